@@ -1,0 +1,60 @@
+# Privacy Workbench — the two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+PORT ?= 8501
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test test-fast lint format bench chromium clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.runtime-installed: requirements.txt | $(PY)
+	$(PIP) install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
+	$(PIP) install -q -r requirements-dev.txt
+	touch $@
+
+## run: install what the app needs and start it on http://localhost:$(PORT)
+run: $(VENV)/.runtime-installed
+	@mkdir -p data
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests
+CHROMIUM_PKGS := chromium fonts-wqy-zenhei
+chromium:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ]; then \
+	  echo "Installing Debian's $(CHROMIUM_PKGS) for the browser tests"; \
+	  $(SUDO) apt-get install -y -q $(CHROMIUM_PKGS) >/dev/null 2>&1 || \
+	  ( $(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(CHROMIUM_PKGS) >/dev/null ); \
+	fi
+
+## test: install test tools and Chromium, lint, run every test (unit, property, app, browser)
+test: $(VENV)/.dev-installed chromium
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+## test-fast: every test except the browser ones
+test-fast: $(VENV)/.dev-installed
+	$(PY) -m pytest -m "not e2e"
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+## bench: the benchmark scripts; figures go to bench/RESULTS.md by hand after review
+bench: $(VENV)/.dev-installed chromium
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis tests/e2e/artifacts

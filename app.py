@@ -1,0 +1,66 @@
+"""Privacy Workbench: entry point. Page config, sidebar (data set, language), navigation."""
+
+from __future__ import annotations
+
+import logging
+
+import streamlit as st
+
+from privcore.errors import PrivcoreError
+from ui import charts
+from ui.errors import show_error
+from ui.i18n import LANGUAGES, t
+from ui.state import workbench
+
+logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+st.set_page_config(
+    page_title="Privacy Workbench", page_icon=":material/shield_lock:", layout="wide"
+)
+charts.enable()
+
+if "lang" not in st.session_state:
+    st.session_state["lang"] = "en"
+
+wb = workbench()
+
+with st.sidebar:
+    st.radio(
+        t("sidebar.language"),
+        options=list(LANGUAGES),
+        format_func=LANGUAGES.get,
+        key="lang",
+        horizontal=True,
+    )
+    keys = wb.dataset_keys()
+    if wb.active not in keys:
+        wb.active = keys[0]
+    wb.active = st.selectbox(
+        t("sidebar.dataset"),
+        options=keys,
+        index=keys.index(wb.active),
+        format_func=wb.title,
+        help=t("sidebar.dataset_help"),
+    )
+    # Filled after the page has run, so it shows what the page changed (an upload, a
+    # confirmed schema) without another rerun.
+    dataset_status = st.container()
+
+pages = [
+    st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
+    st.Page(
+        "pages/data_roles.py", title=t("nav.data"), icon=":material/table_view:", url_path="data"
+    ),
+    st.Page(
+        "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"
+    ),
+]
+st.navigation(pages).run()
+
+with dataset_status:
+    try:
+        active = wb.dataset()
+        st.caption(t("sidebar.dataset_size", rows=f"{active.n_rows:,}", columns=active.n_columns))
+        st.caption(t("sidebar.schema_ok") if wb.schema() else t("sidebar.schema_missing"))
+    except PrivcoreError as exc:
+        show_error(exc)

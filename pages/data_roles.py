@@ -1,0 +1,80 @@
+"""Data & roles: upload a table, profile it, tag column roles, build hierarchies."""
+
+import streamlit as st
+
+from privcore.data import Schema
+from ui import hierarchy_editor, roles_editor
+from ui.errors import guard, show_error
+from ui.i18n import t
+from ui.state import load_upload, workbench
+
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "ndjson"]
+
+st.title(t("data.title"))
+st.write(t("data.lead"))
+wb = workbench()
+
+upload = st.file_uploader(t("data.upload"), type=UPLOAD_TYPES, help=t("data.upload_help"))
+if upload is not None and wb.seen_uploads.get(upload.file_id) is None:
+    try:
+        dataset = load_upload(upload.getvalue(), upload.name)
+    except Exception as exc:
+        show_error(exc)
+    else:
+        wb.seen_uploads[upload.file_id] = wb.add_upload(upload.name, dataset)
+        st.rerun()
+
+key = wb.active
+with guard():
+    dataset = wb.dataset(key)
+    st.subheader(wb.title(key))
+    st.caption(
+        t(
+            "data.facts",
+            rows=f"{dataset.n_rows:,}",
+            columns=dataset.n_columns,
+            format=dataset.source_format,
+            encoding=dataset.encoding or "—",
+        )
+    )
+    for note in dataset.notes:
+        st.caption(note)
+
+    tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = st.tabs(
+        [
+            t("data.tab_roles"),
+            t("data.tab_profile"),
+            t("data.tab_preview"),
+            t("data.tab_hierarchies"),
+            t("data.tab_schema"),
+        ]
+    )
+    with tab_roles:
+        roles_editor.render_roles(wb, key, dataset)
+    with tab_profile:
+        roles_editor.render_profile(dataset)
+    with tab_preview:
+        st.dataframe(dataset.frame.head(200), hide_index=True)
+        st.caption(
+            t("data.preview_caption", n=min(200, dataset.n_rows), total=f"{dataset.n_rows:,}")
+        )
+    with tab_hier:
+        hierarchy_editor.render(wb, key, dataset)
+    with tab_schema:
+        st.write(t("data.schema_lead"))
+        st.download_button(
+            t("data.schema_download"),
+            data=wb.draft(key).to_json().encode("utf-8"),
+            file_name=f"schema_{key}.json",
+            mime="application/json",
+            on_click="ignore",
+        )
+        schema_file = st.file_uploader(t("data.schema_upload"), type=["json"], key=f"schema::{key}")
+        if schema_file is not None and st.button(t("data.schema_apply")):
+            with guard():
+                schema = Schema.from_json(schema_file.getvalue())
+                suggestions = roles_editor.suggestions_for(dataset)
+                if roles_editor.confirm(wb, key, dataset, schema, suggestions):
+                    wb.drafts[key] = schema
+                    st.session_state.pop(roles_editor.editor_key(key), None)
+                    st.rerun()

@@ -1,0 +1,117 @@
+"""History: every recorded run; filter, inspect, compare, delete, export."""
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from privcore import history
+from privcore.errors import HistoryError
+from ui.errors import guard, show_error
+from ui.i18n import t
+
+KINDS = ["profile", "measure", "anonymize", "attack", "audit", "report"]
+
+st.title(t("history.title"))
+st.write(t("history.lead"))
+
+left, right = st.columns([1, 2])
+kinds = left.multiselect(t("history.kind"), KINDS, format_func=lambda k: t(f"kind.{k}"))
+search = right.text_input(t("history.search"), placeholder=t("history.search_placeholder"))
+
+try:
+    runs = history.runs_frame(kind=kinds or None, search=search or None)
+except HistoryError as exc:
+    show_error(exc)
+    st.stop()
+
+if runs.empty:
+    st.info(t("history.empty"), icon=":material/info:")
+    st.stop()
+
+columns = [
+    "id",
+    "started_at",
+    "kind",
+    "page",
+    "status",
+    "dataset_name",
+    "dataset_rows",
+    "duration_s",
+]
+table = runs[columns]
+st.caption(t("history.count", n=len(runs), path=str(history.history_path())))
+event = st.dataframe(
+    table,
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="multi-row",
+    key="history_table",
+    column_config={
+        "id": st.column_config.NumberColumn(t("history.col_id"), format="%d"),
+        "started_at": st.column_config.TextColumn(t("history.col_started")),
+        "kind": st.column_config.TextColumn(t("history.col_kind")),
+        "page": st.column_config.TextColumn(t("history.col_page")),
+        "status": st.column_config.TextColumn(t("history.col_status")),
+        "dataset_name": st.column_config.TextColumn(t("history.col_dataset")),
+        "dataset_rows": st.column_config.NumberColumn(t("history.col_rows")),
+        "duration_s": st.column_config.NumberColumn(t("history.col_duration"), format="%.3f s"),
+    },
+)
+st.download_button(
+    t("history.export"),
+    data=history.export_csv(kind=kinds or None, search=search or None).encode("utf-8"),
+    file_name="privacy_workbench_history.csv",
+    mime="text/csv",
+    on_click="ignore",
+)
+
+# A selection can outlive the rows it pointed to (after a delete or a new filter).
+rows = [i for i in (event.selection.rows if event else []) if i < len(table)]
+selected = [int(table.iloc[i]["id"]) for i in rows]
+if not selected:
+    st.caption(t("history.select_hint"))
+    st.stop()
+
+tab_details, tab_compare = st.tabs([t("history.tab_details"), t("history.tab_compare")])
+with tab_details:
+    for run_id in selected:
+        with guard():
+            run = history.get_run(run_id)
+            if run is None:
+                continue
+            with st.container(border=True):
+                st.markdown(f"**#{run_id} · {t('kind.' + run['kind'])} · {run['status']}**")
+                st.caption(
+                    f"{run['started_at']} · {run.get('dataset_name') or '—'} · "
+                    f"sha256 {str(run.get('dataset_sha256') or '—')[:16]}…"
+                )
+                c1, c2 = st.columns(2)
+                c1.markdown(f"*{t('history.params')}*")
+                c1.json(run.get("params") or {}, expanded=False)
+                c2.markdown(f"*{t('history.results')}*")
+                c2.json(run.get("results") or {}, expanded=True)
+                if run.get("error"):
+                    st.error(run["error"])
+                if st.button(t("history.delete"), key=f"delete::{run_id}"):
+                    history.delete_run(run_id)
+                    st.toast(t("history.deleted", id=run_id))
+                    st.rerun()
+
+with tab_compare:
+    if len(selected) < 2:
+        st.caption(t("history.compare_hint"))
+    else:
+        rows = {}
+        for run_id in selected[:6]:
+            run = history.get_run(run_id) or {}
+            flat = pd.json_normalize(
+                {"params": run.get("params") or {}, "results": run.get("results") or {}}, sep="."
+            )
+            rows[f"#{run_id}"] = {
+                k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+                for k, v in flat.iloc[0].to_dict().items()
+            }
+        comparison = pd.DataFrame(rows).astype("str")
+        comparison.index.name = t("history.field")
+        st.dataframe(comparison)

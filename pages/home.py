@@ -1,0 +1,26 @@
+"""Home: what the workbench answers, and where to start."""
+
+import streamlit as st
+
+from ui.i18n import t
+from ui.state import workbench
+
+st.title(t("home.title"))
+st.write(t("home.lead"))
+
+wb = workbench()
+dataset = wb.dataset()
+cols = st.columns(3)
+cols[0].metric(t("home.metric_dataset"), wb.title(wb.active))
+cols[1].metric(t("home.metric_rows"), f"{dataset.n_rows:,}")
+schema = wb.schema()
+cols[2].metric(
+    t("home.metric_qis"), len(schema.quasi_identifiers) if schema else t("home.not_confirmed")
+)
+
+st.subheader(t("home.start"))
+st.page_link("pages/data_roles.py", label=t("home.link_data"), icon=":material/table_view:")
+st.page_link("pages/history.py", label=t("home.link_history"), icon=":material/history:")
+
+with st.expander(t("home.about_title")):
+    st.write(t("home.about"))

@@ -1,0 +1,48 @@
+"""Limits of this installation, read from environment variables.
+
+A hosted demo lowers them; a workstation can raise them. Every limit is named in the
+message a user sees when a file or a parameter exceeds it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds on input sizes (environment variable in brackets)."""
+
+    max_rows: int  # PRIVCORE_MAX_ROWS
+    max_columns: int  # PRIVCORE_MAX_COLUMNS
+    max_file_mb: int  # PRIVCORE_MAX_FILE_MB
+
+
+def limits() -> Limits:
+    """Current limits; read on every call so tests and deployments can change them."""
+    return Limits(
+        max_rows=_env_int("PRIVCORE_MAX_ROWS", 5_000_000),
+        max_columns=_env_int("PRIVCORE_MAX_COLUMNS", 500),
+        max_file_mb=_env_int("PRIVCORE_MAX_FILE_MB", 1024),
+    )
+
+
+def assets_dir() -> Path:
+    """Folder of the bundled sample data (``PRIVCORE_ASSETS`` overrides)."""
+    override = os.environ.get("PRIVCORE_ASSETS")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parent.parent / "assets"

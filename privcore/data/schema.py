@@ -1,0 +1,155 @@
+"""A schema: the role of every column and the hierarchies of the generalizable ones."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+from privcore.data.hierarchy import Hierarchy
+from privcore.data.roles import Role, RoleSuggestion
+from privcore.errors import HierarchyError, RoleError
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Roles per column (in column order) and generalization hierarchies per column.
+
+    Immutable: :meth:`with_role` and :meth:`with_hierarchy` return a new schema.
+    JSON round-trip: :meth:`to_json` / :meth:`from_json`.
+    """
+
+    roles: Mapping[str, Role]
+    hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        roles = {}
+        for column, role in dict(self.roles).items():
+            try:
+                roles[str(column)] = Role(role)
+            except ValueError as exc:
+                allowed = ", ".join(r.value for r in Role)
+                raise RoleError(
+                    f"Unknown role '{role}' for column '{column}'. Allowed: {allowed}.",
+                    code="roles.unknown",
+                    column=str(column),
+                    role=str(role),
+                ) from exc
+        object.__setattr__(self, "roles", roles)
+        object.__setattr__(self, "hierarchies", dict(self.hierarchies))
+
+    # --- views -------------------------------------------------------------------
+    def columns_with(self, role: Role) -> list[str]:
+        return [c for c, r in self.roles.items() if r is role]
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.columns_with(Role.QUASI_IDENTIFIER)
+
+    @property
+    def sensitive(self) -> list[str]:
+        return self.columns_with(Role.SENSITIVE)
+
+    @property
+    def identifiers(self) -> list[str]:
+        return self.columns_with(Role.IDENTIFIER)
+
+    @property
+    def insensitive(self) -> list[str]:
+        return self.columns_with(Role.INSENSITIVE)
+
+    # --- changes -----------------------------------------------------------------
+    def with_role(self, column: str, role: Role | str) -> Schema:
+        return replace(self, roles={**self.roles, column: Role(role)})
+
+    def with_hierarchy(self, column: str, hierarchy: Hierarchy | None) -> Schema:
+        hierarchies = dict(self.hierarchies)
+        if hierarchy is None:
+            hierarchies.pop(column, None)
+        else:
+            hierarchies[column] = hierarchy
+        return replace(self, hierarchies=hierarchies)
+
+    @classmethod
+    def from_suggestions(cls, suggestions: Iterable[RoleSuggestion]) -> Schema:
+        return cls({s.column: s.role for s in suggestions})
+
+    # --- checks ------------------------------------------------------------------
+    def validate(self, frame: pd.DataFrame) -> None:
+        """Raise RoleError/HierarchyError unless the schema fits ``frame`` exactly.
+
+        Every column of the table has a role, every role names a column of the table,
+        every hierarchy belongs to a column of the table and covers all its values.
+        """
+        columns = [str(c) for c in frame.columns]
+        unknown = [c for c in self.roles if c not in columns]
+        if unknown:
+            raise RoleError(
+                f"The schema names columns the table does not have: {', '.join(unknown[:5])}.",
+                code="roles.unknown_columns",
+                columns=unknown,
+            )
+        untagged = [c for c in columns if c not in self.roles]
+        if untagged:
+            raise RoleError(
+                f"These columns have no role yet: {', '.join(untagged[:5])}.",
+                code="roles.untagged",
+                columns=untagged,
+            )
+        for column, hierarchy in self.hierarchies.items():
+            if column not in columns:
+                raise HierarchyError(
+                    f"There is a hierarchy for '{column}', which the table does not have.",
+                    code="hierarchy.unknown_column",
+                    column=column,
+                )
+            missing = hierarchy.uncovered_values(frame[column])
+            if missing:
+                shown = ", ".join(map(str, missing[:5]))
+                raise HierarchyError(
+                    f"The hierarchy of '{column}' does not cover {len(missing)} value(s) "
+                    f"of the table: {shown}.",
+                    code="hierarchy.uncovered",
+                    column=column,
+                    count=len(missing),
+                    values=missing[:5],
+                )
+
+    # --- JSON --------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": SCHEMA_VERSION,
+            "roles": {c: r.value for c, r in self.roles.items()},
+            "hierarchies": {c: h.to_dict() for c, h in self.hierarchies.items()},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Schema:
+        if not isinstance(data, Mapping) or "roles" not in data:
+            raise RoleError(
+                "This is not a schema file: it has no 'roles'.", code="roles.bad_schema_file"
+            )
+        if not isinstance(data["roles"], Mapping):
+            raise RoleError("'roles' must map column names to roles.", code="roles.bad_schema_file")
+        hierarchies = {
+            str(c): Hierarchy.from_dict(h) for c, h in dict(data.get("hierarchies") or {}).items()
+        }
+        return cls(dict(data["roles"]), hierarchies)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Schema:
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise RoleError(
+                "The schema file is not valid JSON.", code="roles.bad_schema_file"
+            ) from exc
+        return cls.from_dict(data)

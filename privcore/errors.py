@@ -1,0 +1,71 @@
+"""Errors raised by privcore.
+
+Every error a user can cause is a :class:`PrivcoreError` subclass whose message is
+written for that user (English), plus a stable ``code`` the interface can translate
+and ``params`` that fill the translated template. Any other exception is a bug.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class PrivcoreError(Exception):
+    """Base class of every user-facing error.
+
+    ``code`` is a stable identifier (``"data.empty_file"``); ``params`` are the values
+    named in the message, so a UI can render the same message in another language.
+    """
+
+    default_code = "error"
+
+    def __init__(self, message: str, *, code: str | None = None, **params: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.default_code
+        self.params = params
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class DataFormatError(PrivcoreError):
+    """A file or table could not be read as a data set."""
+
+    default_code = "data.format"
+
+
+class RoleError(PrivcoreError):
+    """Column roles are missing, unknown or inconsistent with the table."""
+
+    default_code = "roles.invalid"
+
+
+class HierarchyError(PrivcoreError):
+    """A generalization hierarchy is malformed or does not cover the data."""
+
+    default_code = "hierarchy.invalid"
+
+
+class ParameterError(PrivcoreError):
+    """A parameter is outside its allowed range (k < 1, epsilon <= 0, ...)."""
+
+    default_code = "parameter.invalid"
+
+
+class InfeasibleError(PrivcoreError):
+    """The privacy constraints cannot be met on this table."""
+
+    default_code = "anonymize.infeasible"
+
+
+class HistoryError(PrivcoreError):
+    """The run history database cannot be read or written."""
+
+    default_code = "history.unavailable"
+
+
+class CancelledError(PrivcoreError):
+    """Long work was cancelled by the user between two steps."""
+
+    default_code = "cancelled"

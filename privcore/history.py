@@ -1,0 +1,718 @@
+"""Run history: one SQLite row per analysis run (SPEC §8).
+
+Every run of an analysis (profile, anonymize, measure, attack, audit, report) is written
+to the ``runs`` table of a SQLite database through sqlite-utils: when it started and
+finished, what kind of run it was and on which page, its status, a fingerprint of the
+data set (name, SHA-256, row and column counts), its parameters and a summary of its
+results as JSON. The user's data itself is stored only when the caller passes ``data=``,
+that is when the user opted in.
+
+The database lives at ``$PRIVCORE_HISTORY`` (default ``data/history.db``); its folder is
+created on first write. Each call opens its own connection in WAL mode with a 30 second
+busy timeout and closes it again, so several sessions and processes can write at once.
+
+A database that cannot be used raises :class:`~privcore.errors.HistoryError` with one of
+the codes ``history.corrupt``, ``history.locked`` or ``history.unwritable``; the app is
+expected to show the message and carry on without history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import json
+import logging
+import math
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlite_utils import Database
+
+from privcore import __version__
+from privcore.errors import CancelledError, HistoryError, ParameterError
+
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_PATH",
+    "ENV_VAR",
+    "KINDS",
+    "STATUSES",
+    "RunRecorder",
+    "delete_run",
+    "export_csv",
+    "get_run",
+    "history_path",
+    "list_runs",
+    "record_run",
+    "recording",
+    "runs_frame",
+    "to_json",
+]
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "PRIVCORE_HISTORY"
+DEFAULT_PATH = "data/history.db"
+TABLE = "runs"
+
+#: Kinds of run the app records. Other non-empty kinds are accepted too.
+KINDS = ("profile", "anonymize", "measure", "attack", "audit", "report")
+#: Allowed values of the ``status`` column.
+STATUSES = ("ok", "error", "cancelled")
+
+#: How long a connection waits for another writer before giving up (milliseconds).
+BUSY_TIMEOUT_MS = 30_000
+
+#: Columns of the ``runs`` table, in table order.
+COLUMNS = (
+    "id",
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "kind",
+    "page",
+    "status",
+    "error",
+    "dataset_name",
+    "dataset_sha256",
+    "dataset_rows",
+    "dataset_columns",
+    "params",
+    "results",
+    "data",
+    "app_version",
+)
+_JSON_COLUMNS = ("params", "results")
+_SEARCH_COLUMNS = ("kind", "page", "dataset_name", "status", "error", "params", "results")
+_INT_COLUMNS = ("id", "dataset_rows", "dataset_columns")
+_FLOAT_COLUMNS = ("duration_s",)
+_TEXT_COLUMNS = tuple(c for c in COLUMNS if c not in (*_INT_COLUMNS, *_FLOAT_COLUMNS, "data"))
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at TEXT,
+    finished_at TEXT,
+    duration_s REAL,
+    kind TEXT,
+    page TEXT,
+    status TEXT,
+    error TEXT,
+    dataset_name TEXT,
+    dataset_sha256 TEXT,
+    dataset_rows INTEGER,
+    dataset_columns INTEGER,
+    params TEXT,
+    results TEXT,
+    data TEXT,
+    app_version TEXT
+)
+"""
+_INDEXES = (
+    f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_kind ON {TABLE} (kind)",
+    f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_started_at ON {TABLE} (started_at)",
+)
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def history_path() -> Path:
+    """Return the history database path: ``$PRIVCORE_HISTORY`` or ``data/history.db``.
+
+    The path is read from the environment on every call, so changing the variable
+    takes effect immediately. Relative paths are relative to the working directory.
+    """
+    return Path(os.environ.get(ENV_VAR, DEFAULT_PATH))
+
+
+def _resolve(path: str | os.PathLike[str] | None) -> Path:
+    return history_path() if path is None else Path(path)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _corrupt(path: Path) -> HistoryError:
+    return HistoryError(
+        f"The run history file {path} is damaged or is not a SQLite database; move it "
+        f"away or set {ENV_VAR} to another file. The app keeps working without history.",
+        code="history.corrupt",
+        path=str(path),
+    )
+
+
+def _locked(path: Path) -> HistoryError:
+    seconds = BUSY_TIMEOUT_MS / 1000
+    return HistoryError(
+        f"The run history file {path} stayed locked by another process for more than "
+        f"{seconds:g} seconds; try again later or set {ENV_VAR} to another file. "
+        "The app keeps working without history.",
+        code="history.locked",
+        path=str(path),
+        seconds=seconds,
+    )
+
+
+def _unwritable(path: Path) -> HistoryError:
+    return HistoryError(
+        f"The run history file {path} cannot be created or written (read-only location "
+        f"or missing permission); make its folder writable or set {ENV_VAR} to another "
+        "file. The app keeps working without history.",
+        code="history.unwritable",
+        path=str(path),
+    )
+
+
+_LOCKED_NAMES = ("SQLITE_BUSY", "SQLITE_LOCKED")
+_UNWRITABLE_NAMES = (
+    "SQLITE_READONLY",
+    "SQLITE_CANTOPEN",
+    "SQLITE_IOERR",
+    "SQLITE_FULL",
+    "SQLITE_PERM",
+    "SQLITE_AUTH",
+)
+_LOCKED_TEXT = ("database is locked", "database table is locked")
+_UNWRITABLE_TEXT = ("readonly", "read-only", "unable to open", "disk i/o", "disk is full")
+
+
+def _is_locked(exc: BaseException) -> bool:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(_LOCKED_NAMES) or any(t in str(exc).lower() for t in _LOCKED_TEXT)
+
+
+def _translate(exc: sqlite3.Error, path: Path) -> HistoryError:
+    """Map a sqlite3 error to the HistoryError a user can act on."""
+    if _is_locked(exc):
+        return _locked(path)
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    if name.startswith(_UNWRITABLE_NAMES) or any(t in text for t in _UNWRITABLE_TEXT):
+        return _unwritable(path)
+    # SQLITE_NOTADB, SQLITE_CORRUPT, or a file whose "runs" table is not ours.
+    return _corrupt(path)
+
+
+# --------------------------------------------------------------------------- connections
+
+
+def _prepare(db: Database) -> None:
+    """Set the pragmas and create the table and indexes if they are missing."""
+    db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # Switching to WAL needs a moment of exclusive access. SQLite does not always call
+    # the busy handler for it, so retry while another process holds the file.
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    db.execute(_SCHEMA)
+    for sql in _INDEXES:
+        db.execute(sql)
+
+
+@contextmanager
+def _connect(path: Path, *, create: bool = True) -> Iterator[Database | None]:
+    """Open the history database for one call and close it afterwards.
+
+    With ``create=False`` a missing file yields ``None`` instead of being created, so
+    that reading an empty history never writes anything. Every sqlite3 or file system
+    failure leaves as a :class:`HistoryError`.
+    """
+    if not path.exists():
+        if not create:
+            yield None
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _unwritable(path) from exc
+    conn: sqlite3.Connection | None = None
+    try:
+        try:
+            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+            db = Database(conn, execute_plugins=False)
+            _prepare(db)
+            yield db
+        finally:
+            if conn is not None:
+                conn.close()
+    except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+        raise  # misuse of the API is a bug, not a property of the file
+    except sqlite3.Error as exc:
+        raise _translate(exc, path) from exc
+    except OSError as exc:
+        raise _unwritable(path) from exc
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _clean(obj: Any) -> Any:
+    """Turn ``obj`` into plain JSON types; NaN and infinities become ``None``."""
+    if obj is None or isinstance(obj, (bool, str, int)):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {_key(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        items = [_clean(v) for v in obj]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(obj, np.ndarray):
+        return _clean(obj.tolist())
+    if isinstance(obj, np.datetime64):
+        return None if np.isnat(obj) else pd.Timestamp(obj).isoformat()
+    if isinstance(obj, np.timedelta64):
+        return None if np.isnat(obj) else pd.Timedelta(obj).total_seconds()
+    if isinstance(obj, np.generic):
+        return _clean(obj.item())
+    if obj is pd.NA or obj is pd.NaT:
+        return None
+    if isinstance(obj, (dt.datetime, dt.date, dt.time)):
+        return obj.isoformat()
+    if isinstance(obj, dt.timedelta):
+        return obj.total_seconds()
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, Decimal):
+        return _clean(float(obj))
+    if isinstance(obj, enum.Enum):
+        return _clean(obj.value)
+    if isinstance(obj, (bytes, bytearray)):
+        return bytes(obj).decode("utf-8", errors="replace")
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict):
+        return _clean(to_dict())
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return _clean(dataclasses.asdict(obj))
+    tolist = getattr(obj, "tolist", None)  # pandas Index / arrays
+    if callable(tolist):
+        return _clean(tolist())
+    return str(obj)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    value = _clean(key)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False) if value is not None else "null"
+
+
+def to_json(obj: Any) -> str:
+    """Serialize ``obj`` to JSON text, accepting the values analyses produce.
+
+    Handles numpy scalars and arrays, pandas ``NA``/``NaT``/``Timestamp``, datetimes,
+    dates and timedeltas (seconds), :class:`~pathlib.Path`, sets and tuples (lists),
+    enums, decimals, and objects with a ``to_dict()`` method (including dataclasses;
+    plain dataclasses go through :func:`dataclasses.asdict`). NaN and infinities
+    become ``null``; non-string mapping keys become strings. Anything else is written
+    as its ``str()``, so recording a run never fails on an odd parameter. Non-ASCII
+    text is kept as is (not ``\\u`` escaped) so that searches find it.
+    """
+    return json.dumps(_clean(obj), ensure_ascii=False, allow_nan=False)
+
+
+def _json_or_none(obj: Mapping[str, Any] | None) -> str | None:
+    return None if obj is None else to_json(obj)
+
+
+def _parse_json(text: Any) -> Any:
+    if text is None or not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _utc_iso(moment: dt.datetime) -> str:
+    # Naive datetimes are taken as local time, like datetime.astimezone() does.
+    return moment.astimezone(dt.UTC).isoformat(timespec="microseconds")
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _optional_int(value: Any, name: str) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(
+            f"The data set {name} must be a whole number, not {value!r}.",
+            code="history.dataset",
+            key=name,
+            value=repr(value),
+        ) from exc
+
+
+def record_run(
+    kind: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    results: Mapping[str, Any] | None = None,
+    status: str = "ok",
+    error: str | None = None,
+    started_at: dt.datetime | None = None,
+    finished_at: dt.datetime | None = None,
+    duration_s: float | None = None,
+    dataset: Mapping[str, Any] | None = None,
+    page: str | None = None,
+    data: str | bytes | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> int:
+    """Write one run to the history and return its id.
+
+    ``kind`` is the analysis (see :data:`KINDS`); ``status`` is ``"ok"``, ``"error"`` or
+    ``"cancelled"``; ``params`` and ``results`` are stored as JSON through
+    :func:`to_json`. ``dataset`` is the fingerprint of the input with the keys
+    ``name``, ``sha256``, ``rows`` and ``columns`` (all optional). ``data`` - the
+    user's data itself - is stored only when given, i.e. when the user opted in;
+    bytes are stored as a BLOB.
+
+    Times are stored as ISO 8601 in UTC (naive datetimes count as local time).
+    ``finished_at`` defaults to now, ``started_at`` to ``finished_at`` minus
+    ``duration_s`` (or ``finished_at``), and ``duration_s`` to the difference of the two.
+
+    Raises :class:`ParameterError` for an unknown status or an empty kind, and
+    :class:`HistoryError` when the database cannot be written.
+    """
+    if status not in STATUSES:
+        raise ParameterError(
+            f"A run status must be one of {', '.join(STATUSES)}, not {status!r}.",
+            code="history.status",
+            value=str(status),
+            allowed=", ".join(STATUSES),
+        )
+    if not isinstance(kind, str) or not kind.strip():
+        raise ParameterError(
+            f"A run needs a kind such as {', '.join(KINDS)}; got {kind!r}.",
+            code="history.kind",
+            value=repr(kind),
+        )
+    finished = finished_at or _now()
+    if started_at is not None:
+        started = started_at
+    elif duration_s is not None:
+        started = finished - dt.timedelta(seconds=float(duration_s))
+    else:
+        started = finished
+    if duration_s is None:
+        duration = (finished.astimezone(dt.UTC) - started.astimezone(dt.UTC)).total_seconds()
+    else:
+        duration = float(duration_s)
+    ds = dataset or {}
+    record = {
+        "started_at": _utc_iso(started),
+        "finished_at": _utc_iso(finished),
+        "duration_s": duration,
+        "kind": kind,
+        "page": page,
+        "status": status,
+        "error": error,
+        "dataset_name": None if ds.get("name") is None else str(ds["name"]),
+        "dataset_sha256": None if ds.get("sha256") is None else str(ds["sha256"]),
+        "dataset_rows": _optional_int(ds.get("rows"), "rows"),
+        "dataset_columns": _optional_int(ds.get("columns"), "columns"),
+        "params": _json_or_none(params),
+        "results": _json_or_none(results),
+        "data": bytes(data) if isinstance(data, (bytes, bytearray)) else data,
+        "app_version": __version__,
+    }
+    target = _resolve(path)
+    with _connect(target) as db:
+        assert db is not None
+        table = db.table(TABLE)
+        table.insert(record)
+        run_id = table.last_rowid
+    assert run_id is not None
+    return int(run_id)
+
+
+class RunRecorder:
+    """Context manager that times a block of work and records it as one run.
+
+    Returned by :func:`recording`. Inside the block, set :attr:`results` (and, if the
+    user opted in, :attr:`data`); :attr:`params` may also be updated. On exit the run
+    is written with status ``"ok"``, ``"error"`` (with ``str(exc)``) or
+    ``"cancelled"`` (:class:`~privcore.errors.CancelledError`, or a ``BaseException``
+    such as ``KeyboardInterrupt`` or Streamlit's rerun/stop signals), and the
+    exception, if any, propagates unchanged.
+
+    A history that cannot be written never breaks the analysis: the
+    :class:`HistoryError` is logged and kept in :attr:`history_error`, and
+    :attr:`id` stays ``None``.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        dataset: Mapping[str, Any] | None = None,
+        page: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.params: Mapping[str, Any] | None = params
+        self.dataset = dataset
+        self.page = page
+        self.path = path
+        self.results: dict[str, Any] = {}
+        self.data: str | bytes | None = None
+        self.id: int | None = None
+        self.status: str | None = None
+        self.error: str | None = None
+        self.started_at: dt.datetime | None = None
+        self.finished_at: dt.datetime | None = None
+        self.duration_s: float | None = None
+        self.history_error: HistoryError | None = None
+        self._t0 = 0.0
+
+    def __enter__(self) -> RunRecorder:
+        self.started_at = _now()
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.duration_s = time.perf_counter() - self._t0
+        self.finished_at = _now()
+        if exc is None:
+            self.status, self.error = "ok", None
+        elif isinstance(exc, CancelledError) or not isinstance(exc, Exception):
+            self.status, self.error = "cancelled", str(exc) or exc_type.__name__
+        else:
+            self.status, self.error = "error", str(exc) or type(exc).__name__
+        try:
+            self.id = record_run(
+                self.kind,
+                params=self.params,
+                results=self.results,
+                status=self.status,
+                error=self.error,
+                started_at=self.started_at,
+                finished_at=self.finished_at,
+                duration_s=self.duration_s,
+                dataset=self.dataset,
+                page=self.page,
+                data=self.data,
+                path=self.path,
+            )
+        except HistoryError as history_exc:
+            self.history_error = history_exc
+            log.warning("Run not recorded: %s", history_exc)
+        # Returning None lets the original exception propagate.
+
+
+def recording(
+    kind: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    dataset: Mapping[str, Any] | None = None,
+    page: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> RunRecorder:
+    """Return a :class:`RunRecorder` that records the ``with`` block as one run.
+
+    Example::
+
+        with recording("measure", params=p, dataset=d, page="measure") as run:
+            report = measure(table, **p)
+            run.results = report.summary()
+        run.id  # the new run id (None if the history could not be written)
+    """
+    return RunRecorder(kind, params=params, dataset=dataset, page=page, path=path)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _where(kind: str | Sequence[str] | None, search: str | None) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if kind is not None:
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        if not kinds:
+            clauses.append("0")
+        else:
+            clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")
+            args.extend(kinds)
+    if search:
+        needle = search.strip().lower()
+        if needle:
+            haystack = " OR ".join(
+                f"instr(lower(coalesce({c}, '')), ?) > 0" for c in _SEARCH_COLUMNS
+            )
+            clauses.append(f"({haystack})")
+            args.extend([needle] * len(_SEARCH_COLUMNS))
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
+
+
+def _select(
+    kind: str | Sequence[str] | None,
+    search: str | None,
+    limit: int | None,
+    include_data: bool,
+) -> tuple[str, list[Any]]:
+    if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
+        raise ParameterError(
+            f"The number of runs to list must be at least 1, not {limit!r}.",
+            code="history.limit",
+            value=repr(limit),
+        )
+    columns = [c for c in COLUMNS if include_data or c != "data"]
+    if not include_data:
+        columns.append("data IS NOT NULL AS has_data")
+    where, args = _where(kind, search)
+    sql = f"SELECT {', '.join(columns)} FROM {TABLE}{where} ORDER BY started_at DESC, id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(int(limit))
+    return sql, args
+
+
+def _empty_row_keys(include_data: bool) -> list[str]:
+    keys = [c for c in COLUMNS if include_data or c != "data"]
+    return keys if include_data else [*keys, "has_data"]
+
+
+def list_runs(
+    *,
+    kind: str | Sequence[str] | None = None,
+    search: str | None = None,
+    limit: int | None = 1000,
+    include_data: bool = False,
+    path: str | os.PathLike[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Return recorded runs as dicts, newest first.
+
+    ``kind`` keeps one kind or any of a sequence of kinds (an empty sequence matches
+    nothing); ``search`` keeps runs whose kind, page, data set name, status, error,
+    parameters or results contain the text (case-insensitive substring). At most
+    ``limit`` runs are returned (``None`` for all).
+
+    ``params`` and ``results`` are parsed back from JSON. The stored ``data`` column is
+    left out unless ``include_data`` is true - a ``has_data`` flag says whether it is
+    there; :func:`get_run` always includes it. A missing database file is an empty
+    history (nothing is created).
+    """
+    target = _resolve(path)
+    sql, args = _select(kind, search, limit, include_data)
+    with _connect(target, create=False) as db:
+        if db is None:
+            return []
+        rows = list(db.query(sql, args))
+    for row in rows:
+        for column in _JSON_COLUMNS:
+            row[column] = _parse_json(row[column])
+        if "has_data" in row:
+            row["has_data"] = bool(row["has_data"])
+    return rows
+
+
+def get_run(run_id: int, *, path: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """Return one run (all columns, ``params``/``results`` parsed) or ``None``."""
+    target = _resolve(path)
+    with _connect(target, create=False) as db:
+        if db is None:
+            return None
+        rows = list(db.query(f"SELECT * FROM {TABLE} WHERE id = ?", [int(run_id)]))
+    if not rows:
+        return None
+    row = rows[0]
+    for column in _JSON_COLUMNS:
+        row[column] = _parse_json(row[column])
+    return row
+
+
+def delete_run(run_id: int, *, path: str | os.PathLike[str] | None = None) -> bool:
+    """Delete one run; return ``True`` if it existed."""
+    target = _resolve(path)
+    with _connect(target, create=False) as db:
+        if db is None:
+            return False
+        cursor = db.execute(f"DELETE FROM {TABLE} WHERE id = ?", [int(run_id)])
+        return cursor.rowcount > 0
+
+
+def runs_frame(
+    *,
+    kind: str | Sequence[str] | None = None,
+    search: str | None = None,
+    limit: int | None = 1000,
+    include_data: bool = False,
+    path: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
+    """Return the runs selected as in :func:`list_runs` as a DataFrame, newest first.
+
+    One row per run with the same dtypes whatever the content: ``params``,
+    ``results``, the times (ISO 8601) and the other text columns are pandas
+    ``string`` (missing = ``<NA>``); ``id`` and the data set counts are nullable
+    ``Int64``; ``duration_s`` is float; ``has_data`` is bool (or ``data`` is object
+    when ``include_data``). Made for tables and export.
+    """
+    target = _resolve(path)
+    sql, args = _select(kind, search, limit, include_data)
+    with _connect(target, create=False) as db:
+        if db is None:
+            frame = pd.DataFrame(columns=_empty_row_keys(include_data))
+        else:
+            frame = pd.read_sql_query(sql, db.conn, params=args)
+    # The same dtypes whatever the content (pandas infers per column otherwise).
+    frame = frame.astype(
+        {
+            **dict.fromkeys(_INT_COLUMNS, "Int64"),
+            **dict.fromkeys(_FLOAT_COLUMNS, "float64"),
+            **dict.fromkeys(_TEXT_COLUMNS, "string"),
+        }
+    )
+    if "has_data" in frame:
+        frame["has_data"] = frame["has_data"].astype(bool)
+    return frame
+
+
+def export_csv(
+    *,
+    kind: str | Sequence[str] | None = None,
+    search: str | None = None,
+    limit: int | None = 1000,
+    include_data: bool = False,
+    path: str | os.PathLike[str] | None = None,
+) -> str:
+    """Return the CSV text (header plus one line per run) of :func:`runs_frame`."""
+    frame = runs_frame(kind=kind, search=search, limit=limit, include_data=include_data, path=path)
+    return frame.to_csv(index=False)

@@ -1,0 +1,143 @@
+"""AppTest: the Data & roles page — upload, edit roles, confirm, hierarchies, schema file."""
+
+from __future__ import annotations
+
+import json
+
+from privcore import history
+from tests.app.conftest import new_app, no_exceptions
+
+GBK_CSV = (
+    "姓名,性别,年龄,邮编,疾病\n张三,男,34,47677,流感\n李四,女,29,47602,胃炎\n王五,男,41,47905,流感\n"
+).encode("gbk")
+
+
+def upload(at, name: str, content: bytes):
+    at.file_uploader[0].upload(name, content, "text/csv")
+    at.run()
+    return at
+
+
+def workbench(at):
+    return at.session_state["workbench"]
+
+
+def test_page_renders_with_adult_ready():
+    at = new_app("data_roles.py")
+    no_exceptions(at)
+    assert at.title[0].value == "Data & roles"
+    assert workbench(at).active == "adult"
+    editor = at.data_editor[0].value
+    assert list(editor["column"])[:3] == ["sex", "age", "race"]
+    assert editor.set_index("column").loc["occupation", "role"] == "sensitive"
+
+
+def test_upload_chinese_file_edit_a_role_and_confirm():
+    at = upload(new_app("data_roles.py"), "病人.csv", GBK_CSV)
+    no_exceptions(at)
+    wb = workbench(at)
+    assert wb.active == "病人.csv"
+    assert any("gb18030" in c.value for c in at.caption)
+    editor = at.data_editor[0].value.set_index("column")
+    assert editor.loc["姓名", "role"] == "identifier"
+    assert editor.loc["疾病", "role"] == "sensitive"
+
+    # change 邮编 (row 3) from quasi-identifier to insensitive, as a user edit of the grid
+    at.session_state["roles::病人.csv"] = {
+        "edited_rows": {3: {"role": "insensitive"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert workbench(at).drafts["病人.csv"].roles["邮编"] == "insensitive"
+    at.button(key="confirm::病人.csv").click().run()
+    no_exceptions(at)
+    confirmed = workbench(at).confirmed["病人.csv"]
+    assert confirmed.roles["邮编"] == "insensitive"
+    assert confirmed.quasi_identifiers == ["性别", "年龄"]
+
+    runs = history.list_runs()
+    assert len(runs) == 1 and runs[0]["kind"] == "profile"
+    assert runs[0]["params"]["roles"]["邮编"] == "insensitive"
+    assert runs[0]["results"]["rows"] == 3
+    # only a fingerprint, never the data
+    assert "张三" not in json.dumps(runs[0], ensure_ascii=False, default=str)
+    assert runs[0]["dataset_sha256"] == wb_sha(at)
+
+
+def wb_sha(at) -> str:
+    wb = workbench(at)
+    return wb.dataset(wb.active).fingerprint.sha256
+
+
+def test_bad_upload_shows_error_and_keeps_the_active_dataset():
+    at = upload(new_app("data_roles.py"), "ragged.csv", b"a,b,c\n1,2,3\n4,5\n")
+    no_exceptions(at)
+    assert any("Line 3 has 2 fields" in e.value for e in at.error)
+    assert workbench(at).active == "adult"
+    assert "ragged.csv" not in workbench(at).uploads
+
+
+def test_empty_and_binary_uploads_explain_themselves():
+    at = upload(new_app("data_roles.py"), "empty.csv", b"")
+    assert any("empty" in e.value for e in at.error)
+    at = upload(new_app("data_roles.py"), "photo.csv", b"\x89PNG\r\n\x1a\n" + bytes(64))
+    assert any("PNG" in e.value for e in at.error)
+    no_exceptions(at)
+
+
+def test_build_and_use_a_masking_hierarchy():
+    at = upload(
+        new_app("data_roles.py"),
+        "p.csv",
+        b"zip,age,disease\n47677,29,flu\n47602,22,flu\n47905,43,cold\n",
+    )
+    at.selectbox(key="hcol::p.csv").set_value("zip").run()
+    at.radio(key="hm::p.csv::zip").set_value("masking").run()
+    at.button(key="b::zip").click().run()
+    no_exceptions(at)
+    assert any("Covers every value" in s.value for s in at.success)
+    at.button(key="use::zip").click().run()
+    no_exceptions(at)
+    hierarchy = workbench(at).drafts["p.csv"].hierarchies["zip"]
+    assert hierarchy.height == 5
+    assert list(hierarchy.generalize_values(["47677"], 2)) == ["476**"]
+
+
+def test_interval_builder_error_is_shown_inline():
+    at = upload(new_app("data_roles.py"), "p.csv", b"zip,age\n47677,29\n47602,22\n")
+    at.selectbox(key="hcol::p.csv").set_value("age").run()
+    at.radio(key="hm::p.csv::age").set_value("intervals").run()
+    at.number_input(key="w::age").set_value(0.0).run()
+    at.button(key="b::age").click().run()
+    no_exceptions(at)
+    assert at.error, "a zero width must be refused with a message"
+
+
+def test_schema_json_round_trip_through_the_page():
+    at = upload(new_app("data_roles.py"), "p.csv", b"zip,age,disease\n47677,29,flu\n47602,22,flu\n")
+    schema = workbench(at).draft("p.csv").with_role("age", "insensitive")
+    at.file_uploader(key="schema::p.csv").upload(
+        "schema.json", schema.to_json().encode(), "application/json"
+    )
+    at.run()
+    at.button[[b.label for b in at.button].index("Apply and confirm this schema")].click().run()
+    no_exceptions(at)
+    assert workbench(at).confirmed["p.csv"].roles["age"] == "insensitive"
+
+
+def test_bad_schema_file_is_refused():
+    at = upload(new_app("data_roles.py"), "p.csv", b"zip,age\n47677,29\n47602,22\n")
+    at.file_uploader(key="schema::p.csv").upload("schema.json", b"{not json", "application/json")
+    at.run()
+    at.button[[b.label for b in at.button].index("Apply and confirm this schema")].click().run()
+    no_exceptions(at)
+    assert any("not valid JSON" in e.value or "schema" in e.value for e in at.error)
+    assert "p.csv" not in workbench(at).confirmed
+
+
+def test_language_switch_to_chinese():
+    at = new_app("data_roles.py")
+    at.radio(key="lang").set_value("zh").run()
+    no_exceptions(at)
+    assert at.title[0].value == "数据与角色"

@@ -1,0 +1,55 @@
+"""AppTest: the History page — list, filter, search, details, compare, delete."""
+
+from __future__ import annotations
+
+from privcore import history
+from tests.app.conftest import new_app, no_exceptions
+
+
+def seed_runs():
+    ds = {"name": "adult", "sha256": "ab" * 32, "rows": 10, "columns": 3}
+    a = history.record_run(
+        "profile", params={"roles": {"age": "quasi_identifier"}}, results={"rows": 10}, dataset=ds
+    )
+    b = history.record_run("measure", params={"k": 5}, results={"k": 3}, dataset=ds)
+    return a, b
+
+
+def test_empty_history_says_so():
+    at = new_app("history.py")
+    no_exceptions(at)
+    assert any("No runs yet" in i.value for i in at.info)
+
+
+def test_runs_are_listed_filtered_and_searched():
+    seed_runs()
+    at = new_app("history.py")
+    no_exceptions(at)
+    table = at.dataframe[0].value
+    assert list(table["kind"]) == ["measure", "profile"]
+    at.multiselect[0].set_value(["profile"]).run()
+    assert list(at.dataframe[0].value["kind"]) == ["profile"]
+    at.multiselect[0].set_value([]).run()
+    at.text_input[0].set_value("quasi_identifier").run()
+    assert list(at.dataframe[0].value["kind"]) == ["profile"]
+
+
+def test_select_shows_details_compare_and_delete():
+    a, b = seed_runs()
+    at = new_app("history.py")
+    at.session_state["history_table"] = {"selection": {"rows": [0, 1], "columns": [], "cells": []}}
+    at.run()
+    no_exceptions(at)
+    assert any(f"#{b}" in m.value for m in at.markdown)
+    compare = at.dataframe[1].value
+    assert set(compare.columns) == {f"#{a}", f"#{b}"}
+    at.button(key=f"delete::{b}").click().run()
+    no_exceptions(at)
+    assert [r["id"] for r in history.list_runs()] == [a]
+
+
+def test_corrupt_history_database_is_explained(isolated_history):
+    isolated_history.write_bytes(b"this is not a database" * 100)
+    at = new_app("history.py")
+    no_exceptions(at)
+    assert any("damaged" in e.value for e in at.error)

@@ -1,0 +1,107 @@
+"""The main flow in a real browser: upload, change a role, confirm, see the run in History."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from privcore import history
+
+pytestmark = pytest.mark.e2e
+
+PATIENTS = (
+    "name,age,zip,disease\n"
+    "Alice,34,47677,flu\n"
+    "Bob,29,47602,gastritis\n"
+    "Carol,41,47905,flu\n"
+    "Dan,52,47909,bronchitis\n"
+)
+
+
+def cell(grid, text: str):
+    """Cells of a Streamlit grid (its accessible layer) whose whole text is ``text``."""
+    return grid.locator("[role=gridcell]", has_text=re.compile(f"^{re.escape(text)}$"))
+
+
+def wait_idle(page: Page) -> None:
+    """Wait until Streamlit has finished the current run."""
+    page.wait_for_timeout(300)
+    expect(page.locator("[data-testid=stStatusWidget]")).to_have_count(0, timeout=30_000)
+
+
+def open_page(page: Page, base: str, link: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=link).click()
+    wait_idle(page)
+
+
+def test_upload_tag_confirm_and_see_history(page: Page, app_server, tmp_path, artifacts):
+    base, history_db = app_server
+    csv_path = tmp_path / "patients.csv"
+    csv_path.write_text(PATIENTS, encoding="utf-8")
+
+    page.goto(base)
+    expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+    open_page(page, base, "Data & roles")
+
+    page.locator("input[type=file]").first.set_input_files(str(csv_path))
+    expect(page.get_by_role("heading", name="patients.csv")).to_be_visible(timeout=30_000)
+    wait_idle(page)
+
+    # The role editor is a canvas grid with an accessible cell layer: find the Role cell
+    # of the row "age", double-click it and pick "insensitive".
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(cell(grid, "age")).to_have_count(1)
+    texts = grid.locator("[role=gridcell]").all_inner_texts()
+    age_row = texts.index("age") // 5
+    box = grid.bounding_box()
+    header = 35
+    row_height = 35
+    role_x = box["x"] + 160
+    role_y = box["y"] + header + row_height * age_row + row_height / 2
+    page.mouse.dblclick(role_x, role_y)
+    page.get_by_role("option", name="insensitive", exact=True).click()
+    page.keyboard.press("Escape")
+    wait_idle(page)
+    expect(cell(grid, "insensitive")).to_have_count(1)
+
+    page.get_by_role("button", name="Confirm roles").click()
+    wait_idle(page)
+    expect(page.get_by_text("These roles are confirmed")).to_be_visible(timeout=30_000)
+    page.screenshot(path=str(artifacts / "data_roles.png"), full_page=True)
+
+    # The confirmation recorded a "profile" run with the edited role.
+    runs = history.list_runs(path=history_db)
+    assert [r["kind"] for r in runs] == ["profile"]
+    assert runs[0]["params"]["roles"]["age"] == "insensitive"
+    assert runs[0]["dataset_name"] == "patients.csv"
+
+    open_page(page, base, "History")
+    expect(page.get_by_role("heading", name="History")).to_be_visible()
+    expect(page.get_by_text("1 run(s) in")).to_be_visible(timeout=30_000)
+    table = page.get_by_test_id("stDataFrame").first
+    expect(cell(table, "profile")).to_have_count(1)
+    expect(cell(table, "patients.csv")).to_have_count(1)
+    page.screenshot(path=str(artifacts / "history.png"), full_page=True)
+
+    readme_shot = artifacts.parent.parent.parent / "docs" / "screenshot.png"
+    if not readme_shot.exists() or os.environ.get("PRIVCORE_UPDATE_SCREENSHOTS") == "1":
+        readme_shot.parent.mkdir(exist_ok=True)
+        shutil.copy(artifacts / "data_roles.png", readme_shot)
+
+
+def test_bad_upload_shows_a_message_not_a_traceback(page: Page, app_server, tmp_path):
+    base, _ = app_server
+    bad = tmp_path / "ragged.csv"
+    bad.write_text("a,b,c\n1,2,3\n4,5\n", encoding="utf-8")
+    page.goto(base)
+    open_page(page, base, "Data & roles")
+    page.locator("input[type=file]").first.set_input_files(str(bad))
+    wait_idle(page)
+    expect(page.get_by_text("Line 3 has 2 fields but the header has 3")).to_be_visible(
+        timeout=30_000
+    )
+    expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -1,0 +1,57 @@
+"""The command line: profile and history, exit codes and JSON keys."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from privcore import history
+from privcore.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_profile_json(capsys, adult_path):
+    assert main(["profile", str(adult_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["rows"], out["columns"], out["delimiter"]) == (30162, 9, ";")
+    by_column = {c["column"]: c for c in out["profile"]}
+    assert by_column["age"]["suggested_role"] == "quasi_identifier"
+    assert by_column["age"]["distinct"] == 72
+    assert len(out["sha256"]) == 64
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2,3\n")
+    assert main(["profile", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: Line 2 has 3 fields") and "\n" not in err
+
+
+def test_history_list_and_show(capsys):
+    run_id = history.record_run("profile", params={"x": 1}, results={"rows": 3})
+    assert main(["history", "list", "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert [r["id"] for r in runs] == [run_id]
+    assert main(["history", "show", str(run_id)]) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == {"rows": 3}
+    assert main(["history", "show", "999"]) == 2
+
+
+def test_python_dash_m_entry_point(adult_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "privcore", "profile", str(adult_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "30,162 rows" in proc.stdout
+    proc = subprocess.run(
+        [sys.executable, "-m", "privcore", "nope"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 2

@@ -1,0 +1,1 @@
+"""Streamlit helpers shared by the pages: state, strings, errors, charts, components."""

@@ -1,0 +1,72 @@
+"""User-facing strings in English and Simplified Chinese.
+
+One JSON catalogue per language in ``ui/locales/`` with the same keys (a test fails when
+a key is missing in either). ``t(key, **params)`` formats the string of the current
+language; a key missing in Chinese falls back to English, a missing key shows itself.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from privcore.errors import PrivcoreError
+
+LANGUAGES = {"en": "English", "zh": "简体中文"}
+DEFAULT_LANGUAGE = "en"
+_LOCALES = Path(__file__).resolve().parent / "locales"
+
+
+@cache
+def catalogue(lang: str) -> dict[str, str]:
+    """The strings of one language (cached for the process)."""
+    return json.loads((_LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def current_language() -> str:
+    lang = st.session_state.get("lang", DEFAULT_LANGUAGE)
+    return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+class _Lenient(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def format_text(template: str, params: dict[str, Any]) -> str:
+    """``str.format_map`` that leaves unknown placeholders as they are."""
+    try:
+        return string.Formatter().vformat(template, (), _Lenient(params))
+    except (ValueError, IndexError):
+        return template
+
+
+def t(key: str, **params: Any) -> str:
+    """The string ``key`` in the current language, with ``params`` filled in."""
+    lang = current_language()
+    template = catalogue(lang).get(key) or catalogue(DEFAULT_LANGUAGE).get(key) or key
+    return format_text(template, params)
+
+
+def has(key: str) -> bool:
+    return key in catalogue(DEFAULT_LANGUAGE)
+
+
+def error_text(exc: PrivcoreError) -> str:
+    """A privcore error in the current language: by its code when translated, else its message."""
+    key = f"error.{exc.code}"
+    template = catalogue(current_language()).get(key)
+    if template is None:
+        return exc.message
+    return format_text(template, {k: _plain(v) for k, v in exc.params.items()})
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return value

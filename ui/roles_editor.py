@@ -1,0 +1,202 @@
+"""The role editor and the column profile of the Data & roles page."""
+
+from __future__ import annotations
+
+import time
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
+from ui.errors import show_error
+from ui.history import record
+from ui.i18n import t
+from ui.state import Workbench
+
+
+def role_label(role: str) -> str:
+    return t(f"role.{role}")
+
+
+def editor_key(dataset_key: str) -> str:
+    return f"roles::{dataset_key}"
+
+
+@st.cache_data(scope="session", max_entries=16, show_spinner=False)
+def _suggestions(_dataset: Dataset, sha256: str) -> list[dict]:
+    return [s.to_dict() for s in suggest_roles(_dataset.frame)]
+
+
+@st.cache_data(scope="session", max_entries=16, show_spinner=False)
+def _profile(_dataset: Dataset, sha256: str) -> pd.DataFrame:
+    return profile(_dataset.frame)
+
+
+def suggestions_for(dataset: Dataset) -> list[dict]:
+    return _suggestions(dataset, dataset.fingerprint.sha256)
+
+
+def profile_for(dataset: Dataset) -> pd.DataFrame:
+    return _profile(dataset, dataset.fingerprint.sha256)
+
+
+def reason_text(suggestion: dict) -> str:
+    """The reason of a suggestion in the current language."""
+    details = suggestion.get("details", {})
+    ratio = details.get("unique_ratio")
+    params = {
+        "word": details.get("word", ""),
+        "pattern": t(f"pattern.{details.get('pattern', '')}") if details.get("pattern") else "",
+        "ratio": f"{ratio:.0%}" if isinstance(ratio, (int, float)) else "",
+    }
+    key = f"reason.{suggestion['rule']}"
+    text = t(key, **params)
+    if suggestion["rule"] == "name_pattern" and "unique" in suggestion["reason"]:
+        text += " " + t("reason.also_unique", **params)
+    return text
+
+
+def render_profile(dataset: Dataset) -> None:
+    table = profile_for(dataset)
+    shown = table.rename(
+        columns={
+            "column": t("profile.column"),
+            "type": t("profile.type"),
+            "distinct": t("profile.distinct"),
+            "missing": t("profile.missing"),
+            "missing_share": t("profile.missing_share"),
+            "uniqueness": t("profile.uniqueness"),
+            "examples": t("profile.examples"),
+        }
+    )
+    st.dataframe(
+        shown,
+        hide_index=True,
+        column_config={
+            t("profile.missing_share"): st.column_config.NumberColumn(format="percent"),
+            t("profile.uniqueness"): st.column_config.ProgressColumn(
+                min_value=0.0, max_value=1.0, format="percent", help=t("profile.uniqueness_help")
+            ),
+        },
+    )
+    chart = (
+        alt.Chart(table)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "uniqueness:Q", title=t("profile.uniqueness_axis"), scale=alt.Scale(domain=[0, 1])
+            ),
+            y=alt.Y("column:N", title=None, sort="-x"),
+            tooltip=[
+                alt.Tooltip("column:N", title=t("profile.column")),
+                alt.Tooltip("distinct:Q", title=t("profile.distinct")),
+                alt.Tooltip("uniqueness:Q", title=t("profile.uniqueness"), format=".1%"),
+            ],
+        )
+    )
+    rule = alt.Chart(pd.DataFrame({"x": [0.95]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
+    st.altair_chart(chart + rule, width="stretch")
+    st.caption(t("profile.chart_caption"))
+
+
+def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
+    """The role editor; returns nothing, keeps the draft schema in sync with the edits."""
+    suggestions = suggestions_for(dataset)
+    base = wb.schema(key) or Schema.from_suggestions(suggest_roles(dataset.frame))
+    frame = pd.DataFrame(
+        {
+            "column": [s["column"] for s in suggestions],
+            "role": [base.roles.get(s["column"], Role(s["role"])).value for s in suggestions],
+            "suggested": [s["role"] for s in suggestions],
+            "review": [s["confidence"] == "low" for s in suggestions],
+            "reason": [reason_text(s) for s in suggestions],
+        }
+    )
+    st.caption(t("roles.help"))
+    edited = st.data_editor(
+        frame,
+        key=editor_key(key),
+        hide_index=True,
+        disabled=["column", "suggested", "review", "reason"],
+        column_config={
+            "column": st.column_config.TextColumn(t("roles.column")),
+            "role": st.column_config.SelectboxColumn(
+                t("roles.role"),
+                options=[r.value for r in ROLES],
+                format_func=role_label,
+                required=True,
+                help=t("roles.role_help"),
+            ),
+            "suggested": st.column_config.SelectboxColumn(
+                t("roles.suggested"), options=[r.value for r in ROLES], format_func=role_label
+            ),
+            "review": st.column_config.CheckboxColumn(
+                t("roles.review"), help=t("roles.review_help")
+            ),
+            "reason": st.column_config.TextColumn(t("roles.reason"), width="large"),
+        },
+    )
+    roles = dict(zip(edited["column"], edited["role"], strict=True))
+    draft = wb.draft(key)
+    wb.drafts[key] = Schema(roles, draft.hierarchies)
+    schema = wb.drafts[key]
+
+    n_review = int(frame["review"].sum())
+    if n_review:
+        st.warning(t("roles.needs_review", n=n_review), icon=":material/rate_review:")
+    if not schema.quasi_identifiers:
+        st.warning(t("roles.no_qi"), icon=":material/warning:")
+    if not schema.sensitive:
+        st.info(t("roles.no_sa"), icon=":material/info:")
+    missing_h = [c for c in schema.quasi_identifiers if c not in schema.hierarchies]
+    if missing_h:
+        st.info(
+            t("roles.qi_without_hierarchy", columns=", ".join(missing_h)), icon=":material/info:"
+        )
+
+    if st.button(t("roles.confirm"), type="primary", key=f"confirm::{key}"):
+        confirm(wb, key, dataset, schema, suggestions)
+    confirmed = wb.confirmed.get(key)
+    if confirmed is not None and confirmed == schema:
+        st.success(t("roles.confirmed_state"), icon=":material/check_circle:")
+
+
+def confirm(
+    wb: Workbench, key: str, dataset: Dataset, schema: Schema, suggestions: list[dict]
+) -> bool:
+    """Validate ``schema``, keep it as the confirmed one, record a profile run.
+
+    Returns whether it was confirmed (a validation error is shown inline).
+    """
+    started = time.perf_counter()
+    try:
+        schema.validate(dataset.frame)
+    except Exception as exc:
+        show_error(exc)
+        return False
+    wb.confirmed[key] = schema
+    changed = sum(1 for s in suggestions if schema.roles.get(s["column"]) != s["role"])
+    table = profile_for(dataset)
+    run_id = record(
+        "profile",
+        params={
+            "roles": {c: r.value for c, r in schema.roles.items()},
+            "hierarchies": sorted(schema.hierarchies),
+        },
+        results={
+            "rows": dataset.n_rows,
+            "columns": dataset.n_columns,
+            "quasi_identifiers": len(schema.quasi_identifiers),
+            "sensitive": len(schema.sensitive),
+            "identifiers": len(schema.identifiers),
+            "missing_cells": int(table["missing"].sum()),
+            "roles_changed_from_suggestion": changed,
+        },
+        dataset=dataset,
+        page="data",
+        duration_s=time.perf_counter() - started,
+    )
+    if run_id is not None:
+        st.toast(t("roles.confirmed_toast", id=run_id), icon=":material/check_circle:")
+    return True
