@@ -17,8 +17,11 @@ $(VENV)/.runtime-installed: requirements.txt | $(PY)
 	$(PIP) install -q -r requirements.txt
 	touch $@
 
+PYCANON := pycanon==1.3.6
+
 $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 	$(PIP) install -q -r requirements-dev.txt
+	$(PIP) install -q --no-deps $(PYCANON)
 	touch $@
 
 ## run: install what the app needs and start it on http://localhost:$(PORT)

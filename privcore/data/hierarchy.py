@@ -191,6 +191,15 @@ def value_keys(values: Any) -> pd.Series:
     return pd.Series(ext[codes], index=index, name=name, dtype="string")
 
 
+_STR = np.dtypes.StringDType()
+
+
+def _blank(labels: np.ndarray) -> np.ndarray:
+    """Boolean mask of the labels that are empty or whitespace only (vectorized)."""
+    arr = np.asarray(labels, dtype=object).astype(_STR)
+    return (np.strings.str_len(arr) == 0) | np.strings.isspace(arr)
+
+
 def _quote_list(items: Sequence[Any]) -> str:
     return ", ".join(f"'{x}'" for x in items)
 
@@ -335,9 +344,9 @@ class Hierarchy:
         # distinct labels of each level are inspected; their codes locate the rows.
         first_blank: tuple[int, int] | None = None
         for j in range(width):
-            is_blank = pd.Series(self._labels[j], dtype=object).str.strip().eq("")
+            is_blank = _blank(self._labels[j])
             if is_blank.any():
-                i = int(np.flatnonzero(is_blank.to_numpy(dtype=bool)[self._codes[j]])[0])
+                i = int(np.flatnonzero(is_blank[self._codes[j]])[0])
                 if first_blank is None or i < first_blank[0]:
                     first_blank = (i, j)
         if first_blank is not None:
@@ -369,17 +378,17 @@ class Hierarchy:
                 count=n_dup,
                 **{f"{unit}s": [a, b]},
             )
-        # Monotone: every label has one parent.
+        # Monotone: every label has one parent. Scatter each row's parent onto its
+        # label (any row wins), then every row must agree with what its label holds.
         for lvl in range(width - 1):
             child, parent = self._codes[lvl], self._codes[lvl + 1]
-            n_child, n_parent = len(self._labels[lvl]), len(self._labels[lvl + 1])
-            pairs = np.unique(child * n_parent + parent)
-            n_parents = np.bincount(pairs // n_parent, minlength=n_child)
-            bad = np.flatnonzero(n_parents > 1)
-            if bad.size:
-                c = int(bad[0])  # smallest code = first to appear
-                rows = np.flatnonzero(child == c)
-                parents = pd.unique(parent[rows])[:2]
+            parent_of = np.empty(len(self._labels[lvl]), dtype=np.int64)
+            parent_of[child] = parent
+            disagree = parent_of[child] != parent
+            if disagree.any():
+                bad_labels = np.unique(child[disagree])
+                c = int(bad_labels[0])  # smallest code = first to appear
+                parents = pd.unique(parent[child == c])[:2]
                 label = self._labels[lvl][c]
                 p1, p2 = (self._labels[lvl + 1][p] for p in parents)
                 raise HierarchyError(
@@ -390,7 +399,7 @@ class Hierarchy:
                     label=label,
                     level=lvl,
                     parents=[p1, p2],
-                    count=int(bad.size),
+                    count=len(bad_labels),
                 )
         top = self._labels[-1]
         if len(top) != 1:
@@ -500,11 +509,17 @@ class Hierarchy:
 
         ``source`` is a path (``str`` or ``Path``), ``bytes``, or a text or binary
         file-like object (e.g. an upload). Bytes are decoded as UTF-8 (with or without
-        BOM), else GB18030, else Latin-1. Blank lines are skipped; a final line without
+        BOM), else GB18030, else Latin-1. Empty lines are skipped; a final line without
         newline is fine. Errors name the 1-based line number (``line=``). When ``name``
         is not given it is taken from the file name, keeping the part after
         ``hierarchy_`` (ARX's ``adult_hierarchy_age.csv`` gives ``"age"``).
         """
+        if not isinstance(sep, str) or len(sep) != 1:
+            raise ParameterError(
+                f"The separator must be a single character, got {sep!r}.",
+                code="hierarchy.bad_separator",
+                value=str(sep),
+            )
         text, file_name = _read_source(source)
         if name is None and file_name:
             stem = Path(file_name).stem
@@ -514,8 +529,8 @@ class Hierarchy:
         lines: list[int] = []
         try:
             for row in reader:
-                if not row or all(not c.strip() for c in row):
-                    continue
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue  # an empty line
                 rows.append(row)
                 lines.append(reader.line_num)
         except csv.Error as exc:
@@ -977,19 +992,16 @@ def masking_hierarchy(values: Any, *, mask_char: str = "*") -> Hierarchy:
             value=str(mask_char),
         )
     keys, _ = _distinct(values)
-    s = pd.Series(keys, dtype=object)
-    lengths = s.str.len().to_numpy()
-    longest = int(lengths.max())
+    text = keys.astype(_STR)
+    lengths = np.strings.str_len(text)
+    mask = np.array(mask_char, dtype=_STR)
     out: list[np.ndarray] = []
-    for i in range(1, longest):
-        lab = np.empty(len(keys), dtype=object)
-        for length in np.unique(lengths).tolist():  # few distinct lengths
-            sel = lengths == length
-            keep = max(length - i, 0)
-            lab[sel] = (s[sel].str.slice(0, keep) + mask_char * (length - keep)).to_numpy(
-                dtype=object
-            )
-        out.append(lab)
+    for i in range(1, int(lengths.max())):
+        keep = np.maximum(lengths - i, 0)
+        masked = np.strings.add(
+            np.strings.slice(text, 0, keep), np.strings.multiply(mask, lengths - keep)
+        )
+        out.append(masked.astype(object))
     order = np.argsort(keys.astype(str), kind="stable")
     return _finish(keys, out, order, name=_column_name(values), kind="masking")
 

@@ -34,7 +34,7 @@ MISSING_MARKERS: tuple[str, ...] = ("", "?", "NA", "NaN", "nan", "null", "NULL")
 TEXT_FORMATS = ("csv", "tsv", "txt")
 FORMATS = (*TEXT_FORMATS, "xlsx", "parquet", "jsonl")
 
-_SAMPLE_BYTES = 1 << 20
+_SAMPLE_BYTES = 1 << 16  # enough to sniff; a later decoding error re-reads the whole file
 _DELIMITERS = (",", ";", "\t", "|")
 _MAGIC = {
     b"%PDF": "a PDF document",
@@ -405,7 +405,6 @@ def _parse_text(
             na_values=list(MISSING_MARKERS),
             keep_default_na=False,
             skipinitialspace=skip_space,
-            nrows=max_rows + 1,
             skip_blank_lines=True,
             dtype={name: "str" for name in text_columns} or None,
         )

@@ -432,3 +432,18 @@ def test_adult_age_example(adult):
     assert chain(h, "39")[0] == "39"
     assert h.generalize_values(pd.Series([39]), 0).tolist() == ["39"]
     assert h.generalize_values(adult["age"], 0).tolist() == value_keys(adult["age"]).tolist()
+
+
+def test_read_arx_line_of_separators_is_not_skipped():
+    err = raises("hierarchy.blank_label", Hierarchy.read_arx, b"a;x;*\n;;\nb;x;*\n")
+    assert err.params["line"] == 2
+
+
+def test_builders_merge_equal_keys_and_pickle():
+    import pickle
+
+    h = masking_hierarchy(pd.Series([39, "39", 39.0, None, 41], dtype=object))
+    assert h.leaves == ("39", "41")
+    back = pickle.loads(pickle.dumps(h))
+    assert back == h and back.kind == "masking"
+    assert back.encode([41, 39.0]).tolist() == [1, 0]

@@ -1,0 +1,21 @@
+"""Run every benchmark and print its table (copy reviewed figures to bench/RESULTS.md)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SCRIPTS = ["bench_load", "bench_app_start"]
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or SCRIPTS
+    for name in chosen:
+        started = time.perf_counter()
+        module = importlib.import_module(name)
+        print(f"## {name}\n\n{(module.__doc__ or '').strip()}\n")
+        print(module.main())
+        print(f"\n({time.perf_counter() - started:.0f} s)\n", flush=True)

@@ -1,0 +1,311 @@
+"""Equivalence classes: the one vectorized group-by every model, metric and algorithm uses.
+
+An equivalence class (EC) is the set of rows with identical (generalized) QI values.
+Each QI column is factorized to integer codes once; the codes are combined into one
+int64 key (mixed radix) and the key is factorized again — O(n), no per-row Python.
+Missing values are one value of their own (a missing QI matches only missing).
+Suppressed rows — every QI shown as ``*`` — are kept aside: their class id is -1, they
+are counted, and they are excluded from the k/l/t checks, as ARX does (SPEC §2).
+
+Sensitive attributes are factorized once per table (:class:`SensitiveAttribute`) and
+shared by all the partitions an algorithm tries; per-class value counts come from one
+more combined key (:meth:`EquivalenceClasses.value_counts`).
+
+Every group-by/count over rows lives here, so another backend can replace pandas/numpy
+in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from privcore.data.hierarchy import Hierarchy
+from privcore.errors import RoleError
+
+SUPPRESSED = "*"
+_DENSE_CELLS = 4_000_000  # cells per chunk when per-class distributions are made dense
+
+
+def factorize(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes 0..m-1 per row and the m distinct values; missing is one value."""
+    codes, uniques = pd.factorize(pd.Series(values, copy=False), use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def combine_codes(columns: Sequence[np.ndarray], cardinalities: Sequence[int]) -> np.ndarray:
+    """One int64 key per row that is equal exactly when every column's code is equal.
+
+    Mixed radix: key = ((c0·m1 + c1)·m2 + c2)…; when the product of cardinalities would
+    overflow int64 the partial key is re-factorized first (its cardinality ≤ n).
+    """
+    if not columns:
+        raise RoleError("No quasi-identifier was given.", code="roles.no_qi")
+    key = np.asarray(columns[0], dtype=np.int64)
+    span = max(int(cardinalities[0]), 1)
+    for codes, card in zip(columns[1:], cardinalities[1:], strict=True):
+        card = max(int(card), 1)
+        if span * card >= 2**62:
+            key, uniques = pd.factorize(key)
+            key = key.astype(np.int64, copy=False)
+            span = max(len(uniques), 1)
+        key = key * card + np.asarray(codes, dtype=np.int64)
+        span *= card
+    return key
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveAttribute:
+    """A sensitive column factorized over the whole table.
+
+    ``codes`` per row index ``values``; ``rank`` gives each code's position in the
+    ordered domain (numeric order for numbers, text order otherwise) used by the ordered
+    distance; ``hierarchy`` (optional) serves the hierarchical distance.
+    """
+
+    name: str
+    codes: np.ndarray
+    values: np.ndarray
+    numeric: bool
+    rank: np.ndarray
+    hierarchy: Hierarchy | None = None
+
+    @classmethod
+    def from_series(
+        cls, series: pd.Series, hierarchy: Hierarchy | None = None
+    ) -> SensitiveAttribute:
+        codes, values = factorize(series)
+        numeric = bool(pd.api.types.is_numeric_dtype(series.dtype))
+        present = pd.Series(values)
+        if numeric:
+            order = np.argsort(
+                pd.to_numeric(present, errors="coerce").to_numpy(float), kind="stable"
+            )
+        else:
+            order = np.argsort(present.astype("str").to_numpy(), kind="stable")
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[order] = np.arange(len(values))
+        return cls(str(series.name), codes, values, numeric, rank, hierarchy)
+
+    @property
+    def n_values(self) -> int:
+        return len(self.values)
+
+    @cached_property
+    def distribution(self) -> np.ndarray:
+        """Q: the share of each value in the whole table (rows not suppressed excluded
+        by the caller when it matters)."""
+        counts = np.bincount(self.codes, minlength=self.n_values).astype(float)
+        return counts / counts.sum()
+
+
+def sensitive_attributes(
+    frame: pd.DataFrame, columns: Sequence[str], hierarchies: Mapping[str, Hierarchy] | None = None
+) -> dict[str, SensitiveAttribute]:
+    """Factorize each sensitive column once (shared by every partition of the table)."""
+    hierarchies = hierarchies or {}
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise RoleError(
+            f"The table has no column {', '.join(missing)}.",
+            code="roles.unknown_columns",
+            columns=missing,
+        )
+    return {c: SensitiveAttribute.from_series(frame[c], hierarchies.get(c)) for c in columns}
+
+
+@dataclass(frozen=True)
+class ValueCounts:
+    """Counts of each (class, sensitive value) pair present, sorted by class then value.
+
+    ``starts[j]`` is the offset of class j's first pair; classes are 0..n_classes-1.
+    """
+
+    cls: np.ndarray
+    value: np.ndarray
+    count: np.ndarray
+    starts: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class EquivalenceClasses:
+    """A partition of the rows into equivalence classes.
+
+    ``ids[i]`` is the class of row i (-1: suppressed); ``sizes[j]`` the size of class j;
+    ``first_row[j]`` a representative row of class j (its QI values name the class).
+    """
+
+    ids: np.ndarray
+    sizes: np.ndarray
+    first_row: np.ndarray
+    qi: tuple[str, ...]
+    sensitive: Mapping[str, SensitiveAttribute] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.sizes)
+
+    @cached_property
+    def suppressed(self) -> np.ndarray:
+        return self.ids < 0
+
+    @property
+    def n_suppressed(self) -> int:
+        return int(self.suppressed.sum())
+
+    @property
+    def row_sizes(self) -> np.ndarray:
+        """Size of each row's class (0 for suppressed rows)."""
+        out = np.zeros(self.n_rows, dtype=np.int64)
+        kept = ~self.suppressed
+        out[kept] = self.sizes[self.ids[kept]]
+        return out
+
+    def attribute(self, name: str) -> SensitiveAttribute:
+        try:
+            return self.sensitive[name]
+        except KeyError as exc:
+            raise RoleError(
+                f"'{name}' is not a sensitive attribute of this partition.",
+                code="roles.not_sensitive",
+                column=name,
+            ) from exc
+
+    def value_counts(self, name: str) -> ValueCounts:
+        """Per (class, value) counts of sensitive attribute ``name`` (cached)."""
+        cache = self.__dict__.setdefault("_value_counts", {})
+        if name not in cache:
+            cache[name] = self._count_pairs(self.attribute(name))
+        return cache[name]
+
+    def _count_pairs(self, attribute: SensitiveAttribute) -> ValueCounts:
+        kept = ~self.suppressed
+        m = max(attribute.n_values, 1)
+        key = self.ids[kept] * m + attribute.codes[kept]
+        if self.n_classes * m <= 8 * max(len(key), 1) + 1024:
+            dense = np.bincount(key, minlength=self.n_classes * m)
+            pairs = np.flatnonzero(dense)
+            counts = dense[pairs]
+        else:
+            pairs, counts = np.unique(key, return_counts=True)
+        cls = pairs // m
+        starts = np.searchsorted(cls, np.arange(self.n_classes))
+        return ValueCounts(cls, pairs % m, counts.astype(np.int64), starts)
+
+    def distributions(self, name: str, *, order: str = "code") -> Iterator[tuple[int, np.ndarray]]:
+        """Per-class value distributions as dense row blocks: yields (first class, P).
+
+        P[i, v] is the share of value v in class first+i. ``order="rank"`` puts columns
+        in the ordered domain (for the ordered distance). Blocks hold at most about
+        4 million cells, so memory stays bounded for large domains.
+        """
+        counts = self.value_counts(name)
+        attribute = self.attribute(name)
+        m = max(attribute.n_values, 1)
+        column = attribute.rank[counts.value] if order == "rank" else counts.value
+        block = max(1, _DENSE_CELLS // m)
+        for first in range(0, self.n_classes, block):
+            last = min(first + block, self.n_classes)
+            lo, hi = (
+                counts.starts[first],
+                (counts.starts[last] if last < self.n_classes else len(counts.cls)),
+            )
+            matrix = np.zeros((last - first, m))
+            np.add.at(matrix, (counts.cls[lo:hi] - first, column[lo:hi]), counts.count[lo:hi])
+            matrix /= self.sizes[first:last, None]
+            yield first, matrix
+
+    def class_keys(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The QI values naming each class (from its representative row)."""
+        return frame.iloc[self.first_row][list(self.qi)].reset_index(drop=True)
+
+
+def _is_suppressed(frame: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
+    mask = np.ones(len(frame), dtype=bool)
+    for column in qi:
+        series = frame[column]
+        if pd.api.types.is_numeric_dtype(series.dtype):
+            return np.zeros(len(frame), dtype=bool)
+        mask &= (series == SUPPRESSED).fillna(False).to_numpy(dtype=bool)
+    return mask
+
+
+def classes_from_codes(
+    codes: Sequence[np.ndarray],
+    cardinalities: Sequence[int],
+    *,
+    qi: Sequence[str],
+    suppressed: np.ndarray | None = None,
+    sensitive: Mapping[str, SensitiveAttribute] | None = None,
+) -> EquivalenceClasses:
+    """Partition from per-QI integer codes (what the anonymization lattice produces).
+
+    Rows flagged in ``suppressed`` get class -1 and do not form a class.
+    """
+    key = combine_codes(codes, cardinalities)
+    n = len(key)
+    if suppressed is not None and suppressed.any():
+        kept = np.flatnonzero(~suppressed)
+        sub_ids, _ = pd.factorize(key[kept])
+        ids = np.full(n, -1, dtype=np.int64)
+        ids[kept] = sub_ids
+        first_row = kept[_first_occurrence(sub_ids)]
+    else:
+        ids, _ = pd.factorize(key)
+        ids = ids.astype(np.int64, copy=False)
+        first_row = _first_occurrence(ids)
+    n_classes = len(first_row)
+    sizes = np.bincount(ids[ids >= 0], minlength=n_classes).astype(np.int64)
+    return EquivalenceClasses(ids, sizes, first_row, tuple(qi), dict(sensitive or {}))
+
+
+def _first_occurrence(ids: np.ndarray) -> np.ndarray:
+    """Index of the first row of each class id 0..m-1 (pd.factorize numbers classes
+    in order of first appearance, so the first rows are found by one pass)."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    m = int(ids.max()) + 1
+    first = np.full(m, len(ids), dtype=np.int64)
+    np.minimum.at(first, ids, np.arange(len(ids)))
+    return first
+
+
+def equivalence_classes(
+    frame: pd.DataFrame,
+    qi: Sequence[str],
+    sensitive: Sequence[str] | Mapping[str, SensitiveAttribute] = (),
+    *,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> EquivalenceClasses:
+    """Equivalence classes of ``frame`` over the columns ``qi``.
+
+    ``sensitive`` names the sensitive columns (or passes them already factorized);
+    ``hierarchies`` gives sensitive attributes their hierarchy for the hierarchical
+    t-closeness distance. Rows whose QIs are all ``*`` are suppressed.
+    """
+    qi = [str(c) for c in qi]
+    unknown = [c for c in qi if c not in frame.columns]
+    if unknown:
+        raise RoleError(
+            f"The table has no column {', '.join(unknown)}.",
+            code="roles.unknown_columns",
+            columns=unknown,
+        )
+    if not qi:
+        raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
+    factorized = [factorize(frame[c]) for c in qi]
+    codes = [c for c, _ in factorized]
+    cards = [len(u) for _, u in factorized]
+    if not isinstance(sensitive, Mapping):
+        sensitive = sensitive_attributes(frame, list(sensitive), hierarchies)
+    return classes_from_codes(
+        codes, cards, qi=qi, suppressed=_is_suppressed(frame, qi), sensitive=sensitive
+    )
