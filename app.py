@@ -35,12 +35,21 @@ with st.sidebar:
     keys = wb.dataset_keys()
     if wb.active not in keys:
         wb.active = keys[0]
-    wb.active = st.selectbox(
+    # The widget mirrors wb.active (a page may change it, e.g. after an upload) and
+    # writes back through its callback.
+    if st.session_state.get("active_dataset") != wb.active:
+        st.session_state["active_dataset"] = wb.active
+
+    def _choose_dataset() -> None:
+        wb.active = st.session_state["active_dataset"]
+
+    st.selectbox(
         t("sidebar.dataset"),
         options=keys,
-        index=keys.index(wb.active),
         format_func=wb.title,
         help=t("sidebar.dataset_help"),
+        key="active_dataset",
+        on_change=_choose_dataset,
     )
     # Filled after the page has run, so it shows what the page changed (an upload, a
     # confirmed schema) without another rerun.
@@ -50,6 +59,12 @@ pages = [
     st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
     st.Page(
         "pages/data_roles.py", title=t("nav.data"), icon=":material/table_view:", url_path="data"
+    ),
+    st.Page(
+        "pages/privacy_level.py",
+        title=t("nav.privacy"),
+        icon=":material/verified_user:",
+        url_path="privacy",
     ),
     st.Page(
         "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"

@@ -4,6 +4,7 @@ import streamlit as st
 
 from privcore.data import Schema
 from ui import hierarchy_editor, roles_editor
+from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import t
 from ui.state import load_upload, workbench
@@ -18,7 +19,7 @@ upload = st.file_uploader(t("data.upload"), type=UPLOAD_TYPES, help=t("data.uplo
 if upload is not None and wb.seen_uploads.get(upload.file_id) is None:
     try:
         dataset = load_upload(upload.getvalue(), upload.name)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - shown to the user; nothing else changes
         show_error(exc)
     else:
         wb.seen_uploads[upload.file_id] = wb.add_upload(upload.name, dataset)
@@ -27,7 +28,7 @@ if upload is not None and wb.seen_uploads.get(upload.file_id) is None:
 key = wb.active
 with guard():
     dataset = wb.dataset(key)
-    st.subheader(wb.title(key))
+    st.subheader(escape_md(wb.title(key)))
     st.caption(
         t(
             "data.facts",
@@ -38,7 +39,7 @@ with guard():
         )
     )
     for note in dataset.notes:
-        st.caption(note)
+        st.caption(escape_md(note))
 
     tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = st.tabs(
         [

@@ -7,6 +7,7 @@ import streamlit as st
 
 from privcore import history
 from privcore.errors import HistoryError
+from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import t
 
@@ -83,7 +84,7 @@ with tab_details:
             with st.container(border=True):
                 st.markdown(f"**#{run_id} · {t('kind.' + run['kind'])} · {run['status']}**")
                 st.caption(
-                    f"{run['started_at']} · {run.get('dataset_name') or '—'} · "
+                    f"{run['started_at']} · {escape_md(run.get('dataset_name') or '—')} · "
                     f"sha256 {str(run.get('dataset_sha256') or '—')[:16]}…"
                 )
                 c1, c2 = st.columns(2)
@@ -92,7 +93,7 @@ with tab_details:
                 c2.markdown(f"*{t('history.results')}*")
                 c2.json(run.get("results") or {}, expanded=True)
                 if run.get("error"):
-                    st.error(run["error"])
+                    st.error(escape_md(run["error"]))
                 if st.button(t("history.delete"), key=f"delete::{run_id}"):
                     history.delete_run(run_id)
                     st.toast(t("history.deleted", id=run_id))

@@ -20,6 +20,9 @@ cols[2].metric(
 
 st.subheader(t("home.start"))
 st.page_link("pages/data_roles.py", label=t("home.link_data"), icon=":material/table_view:")
+st.page_link(
+    "pages/privacy_level.py", label=t("home.link_privacy"), icon=":material/verified_user:"
+)
 st.page_link("pages/history.py", label=t("home.link_history"), icon=":material/history:")
 
 with st.expander(t("home.about_title")):

@@ -86,7 +86,9 @@ class SensitiveAttribute:
                 pd.to_numeric(present, errors="coerce").to_numpy(float), kind="stable"
             )
         else:
-            order = np.argsort(present.astype("str").to_numpy(), kind="stable")
+            # Text order; a missing value sorts last (it has no text to compare).
+            text = np.array(["\U0010ffff" if pd.isna(v) else str(v) for v in values], dtype=object)
+            order = np.argsort(text, kind="stable")
         rank = np.empty(len(values), dtype=np.int64)
         rank[order] = np.arange(len(values))
         return cls(str(series.name), codes, values, numeric, rank, hierarchy)
@@ -97,8 +99,8 @@ class SensitiveAttribute:
 
     @cached_property
     def distribution(self) -> np.ndarray:
-        """Q: the share of each value in the whole table (rows not suppressed excluded
-        by the caller when it matters)."""
+        """Q: the share of each value over every row of the table, suppressed rows
+        included (their sensitive values are released too) — t-closeness's reference."""
         counts = np.bincount(self.codes, minlength=self.n_values).astype(float)
         return counts / counts.sum()
 

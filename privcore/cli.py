@@ -11,11 +11,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from privcore import __version__, history
-from privcore.data import load, profile, suggest_roles
-from privcore.errors import PrivcoreError
+from privcore.data import Hierarchy, load, profile, suggest_roles
+from privcore.errors import ParameterError, PrivcoreError
+from privcore.measure.report import measure_release
+from privcore.models import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    RecursiveCLDiversity,
+    TCloseness,
+)
 
 EXIT_OK = 0
 EXIT_VERDICT = 1
@@ -69,6 +78,79 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _columns(text: str, option: str) -> list[str]:
+    columns = [c.strip() for c in text.split(",") if c.strip()]
+    if not columns:
+        raise ParameterError(f"{option} needs at least one column name.", code="cli.empty_list")
+    return columns
+
+
+def _hierarchies(pairs: Sequence[str]) -> dict[str, Hierarchy]:
+    result = {}
+    for pair in pairs or ():
+        column, sep, path = pair.partition("=")
+        if not sep or not column or not path:
+            raise ParameterError(
+                f"--hierarchy takes COLUMN=FILE, not '{pair}'.", code="cli.hierarchy_option"
+            )
+        result[column.strip()] = Hierarchy.read_arx(Path(path), name=column.strip())
+    return result
+
+
+def _models(args: argparse.Namespace) -> list:
+    models: list = []
+    if args.k is not None:
+        models.append(KAnonymity(args.k))
+    if args.l is not None:
+        if args.l_kind == "entropy":
+            models.append(EntropyLDiversity(args.l))
+        elif args.l_kind == "recursive":
+            models.append(RecursiveCLDiversity(args.c, int(args.l)))
+        else:
+            models.append(DistinctLDiversity(int(args.l)))
+    if args.t is not None:
+        models.append(TCloseness(args.t, args.t_distance))
+    return models
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    original = load(args.original).frame
+    release = load(args.release).frame
+    result = measure_release(
+        original,
+        release,
+        qi=_columns(args.qi, "--qi"),
+        sa=_columns(args.sa, "--sa"),
+        models=_models(args),
+        hierarchies=_hierarchies(args.hierarchy),
+        key=args.key,
+        risk_threshold=args.risk_threshold,
+    )
+    payload = result.to_dict()
+    lines = [
+        f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
+        f"{payload['suppressed_rows']} suppressed)",
+        *(
+            f"{sa}: distinct l = {payload['l_distinct'][sa]}, entropy l = "
+            f"{payload['l_entropy'][sa]:.3f}, t = {payload['t_closeness'][sa]['t']:.4f} "
+            f"({payload['t_closeness'][sa]['distance']})"
+            for sa in payload["sa"]
+        ),
+        "PL: " + ", ".join(f"{a} = {v:.3f}" for a, v in payload["pl"].items() if v is not None),
+        f"DR = {payload['dr']:.3f}   UL = {payload['ul']:.3f}",
+        f"risk: prosecutor max {payload['risk']['prosecutor_max']:.3f}, average "
+        f"{payload['risk']['prosecutor_avg']:.3f} (record-weighted), marketer "
+        f"{payload['risk']['marketer']:.3f}",
+        *(
+            f"{'PASS' if v['passed'] else 'FAIL'} {v['requirement']}: achieved {v['achieved']}"
+            for v in payload["verdicts"]
+        ),
+        *(f"note: {n}" for n in payload["notes"]),
+    ]
+    _emit(payload, args.json, lines)
+    return EXIT_OK
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     if args.action == "list":
         runs = history.list_runs(kind=args.kind, search=args.search, limit=args.limit)
@@ -108,6 +190,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_profile)
+
+    m = sub.add_parser(
+        "measure",
+        help="measure a release against its original: k, l, t, PL/DR/UL, risk, loss",
+        description="Measure how private a release is. --json prints one object with k, "
+        "classes, suppressed_rows, l_distinct, l_entropy, t_closeness, pl, dr, ul, risk, "
+        "loss, verdicts.",
+    )
+    m.add_argument("--original", required=True, help="the original table")
+    m.add_argument("--release", required=True, help="the released (anonymized) table")
+    m.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
+    m.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
+    m.add_argument("--key", help="row key present in both tables (default: row order)")
+    m.add_argument(
+        "--hierarchy",
+        action="append",
+        metavar="COL=FILE",
+        help="ARX hierarchy file of a column (repeatable)",
+    )
+    m.add_argument("--k", type=int, help="verdict: k-anonymity with this k")
+    m.add_argument("--l", type=float, help="verdict: l-diversity with this l")
+    m.add_argument("--l-kind", choices=["distinct", "entropy", "recursive"], default="distinct")
+    m.add_argument("--c", type=float, default=1.0, help="c of recursive (c,l)-diversity")
+    m.add_argument("--t", type=float, help="verdict: t-closeness with this t")
+    m.add_argument(
+        "--t-distance", choices=["auto", "equal", "ordered", "hierarchical", "kl"], default="auto"
+    )
+    m.add_argument(
+        "--risk-threshold",
+        type=float,
+        default=0.2,
+        help="record risk above which a record counts as at risk",
+    )
+    m.add_argument("--json", action="store_true", help="print one JSON object")
+    m.set_defaults(func=cmd_measure)
 
     h = sub.add_parser("history", help="list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])

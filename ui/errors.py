@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from privcore.errors import PrivcoreError
+from ui.components import escape_md
 from ui.i18n import error_text, t
 
 log = logging.getLogger("privacy_workbench")
@@ -19,7 +20,7 @@ log = logging.getLogger("privacy_workbench")
 def show_error(exc: BaseException) -> None:
     """Render ``exc`` for the visitor (never a traceback)."""
     if isinstance(exc, PrivcoreError):
-        st.error(error_text(exc), icon=":material/error:")
+        st.error(escape_md(error_text(exc)), icon=":material/error:")
         return
     ref = uuid.uuid4().hex[:8]
     log.error("unexpected error ref=%s", ref, exc_info=exc)
@@ -31,5 +32,5 @@ def guard() -> Iterator[None]:
     """``with guard(): ...`` shows any error of the block and lets the page go on."""
     try:
         yield
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - shown to the user, logged when unexpected
         show_error(exc)

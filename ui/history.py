@@ -10,6 +10,7 @@ import streamlit as st
 from privcore import history
 from privcore.data import Dataset
 from privcore.errors import HistoryError
+from ui.components import escape_md
 from ui.i18n import error_text, t
 
 
@@ -37,5 +38,8 @@ def record(
             error=error,
         )
     except HistoryError as exc:
-        st.warning(t("history.unavailable_note") + " " + error_text(exc), icon=":material/warning:")
+        st.warning(
+            t("history.unavailable_note") + " " + escape_md(error_text(exc)),
+            icon=":material/warning:",
+        )
         return None

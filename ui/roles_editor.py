@@ -172,7 +172,7 @@ def confirm(
     started = time.perf_counter()
     try:
         schema.validate(dataset.frame)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - shown inline
         show_error(exc)
         return False
     wb.confirmed[key] = schema

@@ -100,3 +100,19 @@ def browser_context_args(browser_context_args):
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On a failed browser test, keep a screenshot of the page for the log reader."""
+    outcome = yield
+    report = outcome.get_result()
+    page = item.funcargs.get("page") if hasattr(item, "funcargs") else None
+    if report.when == "call" and report.failed and page is not None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"FAILED-{item.name}.png"
+        try:
+            page.screenshot(path=str(path), full_page=True)
+            report.sections.append(("failure screenshot", str(path)))
+        except Exception:  # noqa: BLE001 - best effort only
+            pass

@@ -27,6 +27,35 @@ def cell(grid, text: str):
     return grid.locator("[role=gridcell]", has_text=re.compile(f"^{re.escape(text)}$"))
 
 
+def choose_in_grid(page: Page, grid, *, row: int, x_offset: float, option: str) -> None:
+    """Pick ``option`` in the select cell of data row ``row`` (0-based) of a grid.
+
+    Glide grids draw on a canvas: double-click the cell to open its editor, click the
+    option, then click outside so the edit is committed. Retried, since the grid may
+    still be laying out after a rerun.
+    """
+    header = row_height = 35
+    for _attempt in range(3):
+        box = grid.bounding_box()
+        y = box["y"] + header + row_height * row + row_height / 2
+        page.mouse.dblclick(box["x"] + x_offset, y)
+        choice = page.get_by_role("option", name=option, exact=True)
+        try:
+            choice.wait_for(timeout=5_000)
+        except Exception:  # noqa: BLE001 - the editor did not open yet: try again
+            page.wait_for_timeout(500)
+            continue
+        choice.click()
+        page.locator("h1").first.click()  # leave the cell so the edit is committed
+        wait_idle(page)
+        try:
+            expect(cell(grid, option)).to_have_count(1, timeout=5_000)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(f"could not choose {option!r} in row {row} of the grid")
+
+
 def wait_idle(page: Page) -> None:
     """Wait until Streamlit has finished the current run."""
     page.wait_for_timeout(300)
@@ -56,16 +85,7 @@ def test_upload_tag_confirm_and_see_history(page: Page, app_server, tmp_path, ar
     grid = page.get_by_test_id("stDataFrame").first
     expect(cell(grid, "age")).to_have_count(1)
     texts = grid.locator("[role=gridcell]").all_inner_texts()
-    age_row = texts.index("age") // 5
-    box = grid.bounding_box()
-    header = 35
-    row_height = 35
-    role_x = box["x"] + 160
-    role_y = box["y"] + header + row_height * age_row + row_height / 2
-    page.mouse.dblclick(role_x, role_y)
-    page.get_by_role("option", name="insensitive", exact=True).click()
-    page.keyboard.press("Escape")
-    wait_idle(page)
+    choose_in_grid(page, grid, row=texts.index("age") // 5, x_offset=160, option="insensitive")
     expect(cell(grid, "insensitive")).to_have_count(1)
 
     page.get_by_role("button", name="Confirm roles").click()
@@ -105,3 +125,25 @@ def test_bad_upload_shows_a_message_not_a_traceback(page: Page, app_server, tmp_
         timeout=30_000
     )
     expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_measure_the_worked_example(page: Page, app_server, artifacts):
+    base, history_db = app_server
+    page.goto(base)
+    expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="Hospital (9 patients, SPEC §2)").click()
+    wait_idle(page)
+    open_page(page, base, "Privacy level")
+    expect(page.get_by_role("heading", name="Privacy level")).to_be_visible()
+    page.get_by_role("button", name="Measure").click()
+    wait_idle(page)
+    # verdict cards: k = 3 fails the default k ≥ 5, distinct 2-diversity passes
+    expect(page.get_by_text("k ≥ 5")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("l ≥ 2 (distinct)")).to_be_visible()
+    metric = page.get_by_test_id("stMetric").filter(has_text="PL").first
+    expect(metric).to_contain_text("0.500")
+    page.screenshot(path=str(artifacts / "privacy_level.png"), full_page=True)
+    measured = [r for r in history.list_runs(path=history_db) if r["kind"] == "measure"]
+    assert measured and measured[0]["results"]["ul"] == 0.75

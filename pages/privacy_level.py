@@ -1,0 +1,138 @@
+"""Privacy level: how private is a release of the active data set?"""
+
+import time
+
+import streamlit as st
+
+from privcore.measure.report import measure_release
+from ui import measure_view
+from ui.components import escape_md
+from ui.errors import show_error
+from ui.history import record
+from ui.i18n import t
+from ui.state import load_upload, workbench
+
+RESULT = "measure_result"
+
+st.title(t("pl.title"))
+st.write(t("pl.lead"))
+wb = workbench()
+original = wb.dataset()
+schema = wb.schema()
+if schema is None:
+    st.warning(t("pl.confirm_first"), icon=":material/warning:")
+    st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
+    st.stop()
+
+left, right = st.columns([1, 1])
+with left:
+    st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
+    # Releases of this table: loaded data sets that have every column of the original.
+    needed = set(map(str, original.frame.columns))
+    compatible = [
+        k
+        for k in wb.dataset_keys()
+        if k != wb.active and needed <= set(map(str, wb.dataset(k).frame.columns))
+    ]
+    sources = (
+        (["last"] if wb.last_release is not None else [])
+        + (["dataset"] if compatible else [])
+        + ["upload"]
+    )
+    source = st.radio(
+        t("pl.release_source"),
+        sources,
+        horizontal=True,
+        format_func=lambda s: t(f"pl.source_{s}"),
+        key="pl_source",
+    )
+    if not compatible and wb.last_release is None:
+        st.caption(t("pl.no_release_yet"))
+    release_name, release_frame = None, None
+    if source == "last":
+        release_name, release_frame = t("pl.source_last"), wb.last_release.frame
+    elif source == "dataset":
+        preferred = f"{wb.active}_release"
+        release_key = st.selectbox(
+            t("pl.release_dataset"),
+            compatible,
+            index=compatible.index(preferred) if preferred in compatible else 0,
+            format_func=wb.title,
+            key="pl_release_key",
+        )
+        release_name, release_frame = wb.title(release_key), wb.dataset(release_key).frame
+    else:
+        upload = st.file_uploader(
+            t("pl.release_upload"),
+            type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+            key="pl_upload",
+        )
+        if upload is not None:
+            try:
+                release_frame = load_upload(upload.getvalue(), upload.name).frame
+                release_name = upload.name
+            except Exception as exc:  # noqa: BLE001 - shown; nothing else changes
+                show_error(exc)
+with right:
+    columns = [str(c) for c in original.frame.columns]
+    qi = st.multiselect(t("pl.qi"), columns, default=schema.quasi_identifiers, key="pl_qi")
+    sa = st.multiselect(t("pl.sa"), columns, default=schema.sensitive, key="pl_sa")
+    shared = [c for c in columns if release_frame is not None and c in release_frame.columns]
+    key_column = st.selectbox(
+        t("pl.key"),
+        [None, *[c for c in shared if c not in qi + sa]],
+        format_func=lambda c: t("pl.key_row_order") if c is None else c,
+        help=t("pl.key_help"),
+        key="pl_key",
+    )
+
+models, thresholds = measure_view.threshold_inputs(sa)
+
+if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
+    started = time.perf_counter()
+    params = {"release": release_name, "qi": qi, "sa": sa, "key": key_column, **thresholds}
+    try:
+        with st.spinner(t("pl.measuring")):
+            result = measure_release(
+                original.frame,
+                release_frame,
+                qi=qi,
+                sa=sa,
+                models=models,
+                hierarchies=schema.hierarchies,
+                key=key_column,
+                risk_threshold=thresholds["risk_threshold"],
+            )
+    except Exception as exc:  # noqa: BLE001 - shown and recorded
+        show_error(exc)
+        record(
+            "measure",
+            params=params,
+            results={},
+            dataset=original,
+            page="privacy_level",
+            duration_s=time.perf_counter() - started,
+            status="error",
+            error=str(exc),
+        )
+    else:
+        summary = result.to_dict()
+        run_id = record(
+            "measure",
+            params=params,
+            results=measure_view.history_summary(summary),
+            dataset=original,
+            page="privacy_level",
+            duration_s=result.seconds,
+        )
+        st.session_state[RESULT] = {
+            "result": result,
+            "release": release_frame,
+            "release_name": release_name,
+            "run_id": run_id,
+            "original_key": wb.active,
+        }
+
+stored = st.session_state.get(RESULT)
+if stored is not None and stored["original_key"] == wb.active:
+    measure_view.render(stored, original.frame, wb)

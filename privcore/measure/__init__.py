@@ -1,0 +1,62 @@
+"""Measures of a release (SPEC §3, §5, §6).
+
+- :mod:`privcore.measure.entropy`: entropy, discrimination rate, privacy level PL,
+  the PL matrix and utility loss UL (seed 001 §4), and row alignment of two tables;
+- :mod:`privcore.measure.loss`: information loss (WHD, discernibility, C_avg, NCP/GCP,
+  precision, generalization height);
+- :mod:`privcore.measure.risk`: prosecutor, journalist and marketer risk.
+"""
+
+from privcore.measure.entropy import (
+    NOTE_CONSTANT,
+    NOTE_NOT_MEANINGFUL,
+    PrivacyLevel,
+    align,
+    conditional_entropy,
+    discrimination_rate,
+    entropy,
+    local_privacy_level,
+    mutual_information,
+    pl_matrix,
+    privacy_level,
+    utility_loss,
+)
+from privcore.measure.loss import (
+    average_class_size,
+    discernibility,
+    gcp,
+    generalization_height,
+    generalization_levels,
+    ncp,
+    precision,
+    whd,
+    whd_distortion,
+)
+from privcore.measure.risk import RiskSummary, record_risk, risk_summary
+
+__all__ = [
+    "NOTE_CONSTANT",
+    "NOTE_NOT_MEANINGFUL",
+    "PrivacyLevel",
+    "RiskSummary",
+    "align",
+    "average_class_size",
+    "conditional_entropy",
+    "discernibility",
+    "discrimination_rate",
+    "entropy",
+    "gcp",
+    "generalization_height",
+    "generalization_levels",
+    "local_privacy_level",
+    "mutual_information",
+    "ncp",
+    "pl_matrix",
+    "precision",
+    "privacy_level",
+    "record_risk",
+    "risk_summary",
+    "utility_loss",
+    "whd",
+    "whd_distortion",
+]

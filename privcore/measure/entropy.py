@@ -1,0 +1,507 @@
+"""Entropy, discrimination rate, privacy level and utility loss (SPEC §3, seed 001 §4).
+
+Every quantity is a Shannon entropy in bits of an *empirical* distribution: the share
+of rows holding each value of a column, or each combination of values of a tuple of
+columns (a tuple is one random variable). A missing value is one value of its own.
+
+How it is computed: each column is factorized to integer codes once
+(:func:`privcore.classes.factorize`), a tuple of columns is combined into one key
+(:func:`privcore.classes.combine_codes`), and the counts come from one
+:func:`numpy.bincount`. No Python loop runs over rows. (Integer columns of small
+range skip the hash table: their code is value − min.) With c_v the count of value v
+among n rows,
+
+    H = −Σ_v (c_v/n) log2(c_v/n) = log2 n − (1/n) Σ_v c_v log2 c_v.
+
+The measures of seed 001 §4 (the LDP/PL textbook chapter) built on it, with X the
+original and X̄ the released version of the same rows (aligned one to one):
+
+- conditional entropy H(T|G) = H(T,G) − H(G);
+- mutual information I(X;Y) = H(X) + H(Y) − H(X,Y);
+- discrimination rate DR = 1 − H(X̄_prv | X̄_qd) / H(X̄_prv): the share of the
+  uncertainty about the sensitive tuple that the released QIs remove;
+- privacy level PL = DR · I(X_prv; X̄_prv) / H(X_prv), in [0, 1]: near 0 strong
+  protection, near 1 weak; the local version PL_Y(X̄) does the same for any column
+  set X against any column set Y the adversary knows;
+- utility loss UL = (H(X̄_qd) + H(X̄_prv)) / (H(X_qd) + H(X_prv)), the share of the
+  information kept (1 = nothing lost, despite its name; SPEC §3 keeps the seed's name).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privcore.classes import combine_codes, factorize
+from privcore.errors import DataFormatError, RoleError
+
+__all__ = [
+    "NOTE_CONSTANT",
+    "NOTE_NOT_MEANINGFUL",
+    "PrivacyLevel",
+    "align",
+    "conditional_entropy",
+    "discrimination_rate",
+    "entropy",
+    "local_privacy_level",
+    "mutual_information",
+    "pl_matrix",
+    "privacy_level",
+    "utility_loss",
+]
+
+#: Note of a privacy level whose denominator entropy is 0 (its value is then 0).
+NOTE_CONSTANT = "constant column"
+#: Note of a privacy level computed on a release with more entropy than the original.
+NOTE_NOT_MEANINGFUL = (
+    "not meaningful: the release has more entropy than the original (noise added?), "
+    "so I(X; X̄)/H(X) no longer measures what was kept (seed 001 §4.7)"
+)
+
+_ZERO = 1e-12  # entropies at or below this are 0 (a single value)
+_INCREASE = 1e-9  # H(X̄) must exceed H(X) by more than this to count as an increase
+_DENSE_FACTOR = 4  # a combined key is counted densely when its span ≤ 4·n + 1024
+
+
+# --------------------------------------------------------------------------- codes
+
+
+def _as_list(columns: Sequence[str] | str) -> list[str]:
+    """Column names as a list (a bare string is one column, not its characters)."""
+    if isinstance(columns, str):
+        return [columns]
+    return [str(c) for c in columns]
+
+
+def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise RoleError(
+            f"The {what} has no column {', '.join(repr(c) for c in missing)}.",
+            code="roles.unknown_columns",
+            columns=missing,
+        )
+
+
+class _Var:
+    """One random variable over the rows: a code in 0..card-1 per row (codes that no
+    row holds have count 0 and are ignored), with its value counts computed at most
+    once."""
+
+    __slots__ = ("_counts", "card", "codes")
+
+    def __init__(self, codes: np.ndarray, card: int, counts: np.ndarray | None = None) -> None:
+        self.codes = codes
+        self.card = card
+        self._counts = counts
+
+    @property
+    def counts(self) -> np.ndarray:
+        if self._counts is None:
+            self._counts = np.bincount(self.codes, minlength=self.card)
+        return self._counts
+
+    @property
+    def entropy(self) -> float:
+        return _entropy_of_counts(self.counts, len(self.codes))
+
+
+def _entropy_of_counts(counts: np.ndarray, n: int) -> float:
+    """H = log2 n − (1/n) Σ c log2 c over the non-zero counts c (bits)."""
+    counts = counts[counts > 0].astype(np.float64)
+    if n == 0 or len(counts) <= 1:
+        return 0.0
+    return max(math.log2(n) - float(np.dot(counts, np.log2(counts))) / n, 0.0)
+
+
+def _key(variables: Sequence[_Var]) -> tuple[np.ndarray, int | None]:
+    """One int64 key per row for a tuple of variables, and its span when the key is
+    known to lie in [0, span) (combine_codes re-factorizes internally only when the
+    span nears 2**62; below that the key is exactly the mixed-radix number)."""
+    cards = [max(v.card, 1) for v in variables]
+    span = math.prod(cards)
+    key = combine_codes([v.codes for v in variables], cards)
+    return key, (span if span < 2**62 else None)
+
+
+def _small(span: int | None, n: int) -> bool:
+    return span is not None and span <= _DENSE_FACTOR * n + 1024
+
+
+def _joint(variables: Sequence[_Var], n: int) -> _Var:
+    """The tuple of several variables as one variable (no variables: a constant).
+
+    A key of small span is renumbered by one bincount and a cumulative sum (no
+    hashing); a larger one is factorized.
+    """
+    if not variables:
+        return _Var(np.zeros(n, dtype=np.int64), 1 if n else 0)
+    if len(variables) == 1:
+        return variables[0]
+    key, span = _key(variables)
+    if _small(span, n):
+        counts = np.bincount(key, minlength=span)
+        present = counts > 0
+        rank = np.cumsum(present) - 1
+        return _Var(rank[key], int(present.sum()), counts[present])
+    codes, uniques = pd.factorize(key)
+    return _Var(codes.astype(np.int64, copy=False), len(uniques))
+
+
+def _joint_entropy(variables: Sequence[_Var], n: int) -> float:
+    """H of a tuple of variables, without building its dense codes."""
+    if len(variables) <= 1:
+        return variables[0].entropy if variables else 0.0
+    key, span = _key(variables)
+    if _small(span, n):
+        return _entropy_of_counts(np.bincount(key, minlength=span), n)
+    codes, uniques = pd.factorize(key)
+    return _entropy_of_counts(np.bincount(codes, minlength=len(uniques)), n)
+
+
+def _small_int_codes(series: pd.Series) -> _Var | None:
+    """Codes of an integer column of small range without hashing: value − min.
+
+    Codes need not be dense here (unused codes have count 0, and entropy skips zero
+    counts); this saves the hash table of :func:`factorize` on the common case of
+    integer columns (ages, codes, counts). None when the column is not plain integers
+    or its range is large.
+    """
+    dtype = series.dtype
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "iu" or len(series) == 0:
+        return None
+    values = series.to_numpy()
+    lo, hi = int(values.min()), int(values.max())
+    if not _small(hi - lo + 1, len(values)):
+        return None
+    return _Var((values - values.min()).astype(np.int64, copy=False), hi - lo + 1)
+
+
+class _Columns:
+    """Factorizes the columns of one table lazily, each at most once."""
+
+    def __init__(self, frame: pd.DataFrame | pd.Series, what: str) -> None:
+        if isinstance(frame, pd.Series):
+            name = frame.name if frame.name is not None else 0
+            frame = frame.to_frame(name=name)
+        if not isinstance(frame, pd.DataFrame):
+            raise DataFormatError(
+                f"The {what} must be a table (DataFrame) or a column (Series).",
+                code="measure.bad_table",
+            )
+        if not all(isinstance(c, str) for c in frame.columns):
+            frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+        self.frame = frame
+        self.what = what
+        self.n = len(frame)
+        self._cache: dict[str, _Var] = {}
+        self._joint_cache: dict[tuple[str, ...], _Var] = {}
+
+    def var(self, column: str) -> _Var:
+        if column not in self._cache:
+            series = self.frame[column]
+            small = _small_int_codes(series)
+            if small is not None:
+                self._cache[column] = small
+            else:
+                codes, uniques = factorize(series)
+                self._cache[column] = _Var(codes, len(uniques))
+        return self._cache[column]
+
+    def joint(self, columns: Sequence[str]) -> _Var:
+        names = tuple(_as_list(columns))
+        if names not in self._joint_cache:
+            _check_columns(self.frame, names, self.what)
+            self._joint_cache[names] = _joint([self.var(c) for c in names], self.n)
+        return self._joint_cache[names]
+
+    def entropy(self, columns: Sequence[str]) -> float:
+        """H of a tuple of columns (reuses a joint variable already built)."""
+        names = tuple(_as_list(columns))
+        if names in self._joint_cache or len(names) <= 1:
+            return self.joint(names).entropy
+        _check_columns(self.frame, names, self.what)
+        return _joint_entropy([self.var(c) for c in names], self.n)
+
+
+def _check_rows(a: _Columns, b: _Columns) -> None:
+    if a.n != b.n:
+        raise DataFormatError(
+            f"The {a.what} has {a.n} rows but the {b.what} has {b.n}; the measures compare "
+            f"them row by row, so both need the same rows in the same order (see align()).",
+            code="measure.alignment",
+            rows=[a.n, b.n],
+        )
+
+
+def _h_given(table: _Columns, target: Sequence[str], given: Sequence[str]) -> tuple[float, float]:
+    """(H(T), H(T|G)) on one table; G = [] gives H(T|G) = H(T)."""
+    t = table.joint(target)
+    h_t = t.entropy
+    if not _as_list(given):
+        return h_t, h_t
+    g = table.joint(given)
+    h_tg = _joint_entropy([t, g], table.n)
+    return h_t, max(h_tg - g.entropy, 0.0)
+
+
+def _mutual(x: _Var, y: _Var, n: int) -> tuple[float, float, float]:
+    """(H(X), H(Y), I(X;Y)) of two variables over the same rows."""
+    hx, hy = x.entropy, y.entropy
+    hxy = _joint_entropy([x, y], n)
+    mi = min(max(hx + hy - hxy, 0.0), hx, hy)  # clip float noise to the true bounds
+    return hx, hy, mi
+
+
+# --------------------------------------------------------------------------- entropy
+
+
+def entropy(frame: pd.DataFrame | pd.Series, columns: Sequence[str] | None = None) -> float:
+    """Shannon entropy in bits of a column, or of a tuple of columns as one variable.
+
+    H(X) = −Σ_x p(x) log2 p(x) over the empirical distribution (seed 001 §4; Shannon
+    1948). ``frame`` is a Series (its values) or a DataFrame with ``columns`` (default:
+    all of its columns, as one tuple). Missing is one value. ``H(a,a,b,b) = 1``.
+    """
+    table = _Columns(frame, "table")
+    return table.entropy(table.frame.columns if columns is None else columns)
+
+
+def conditional_entropy(frame: pd.DataFrame, target: Sequence[str], given: Sequence[str]) -> float:
+    """H(T|G) = H(T,G) − H(G) in bits: what is left unknown about the tuple T once the
+    tuple G is known (seed 001 §4). ``given = []`` gives H(T)."""
+    return _h_given(_Columns(frame, "table"), target, given)[1]
+
+
+def mutual_information(x: pd.DataFrame | pd.Series, y: pd.DataFrame | pd.Series) -> float:
+    """I(X;Y) = H(X) + H(Y) − H(X,Y) in bits (seed 001 §4).
+
+    ``x`` and ``y`` are a column or a table each (all their columns form one tuple),
+    with rows aligned one to one (same number of rows; see :func:`align`). Symmetric,
+    0 ≤ I ≤ min(H(X), H(Y)).
+    """
+    a, b = _Columns(x, "first table"), _Columns(y, "second table")
+    _check_rows(a, b)
+    return _mutual(a.joint(a.frame.columns), b.joint(b.frame.columns), a.n)[2]
+
+
+def discrimination_rate(
+    release: pd.DataFrame, known: Sequence[str], target: Sequence[str]
+) -> float:
+    """DR(K, T) = 1 − H(T|K) / H(T) on the released table (seed 001 §4).
+
+    The share of the uncertainty about the tuple ``target`` that knowing the tuple
+    ``known`` removes: 0 when K says nothing about T, 1 when K determines T. A constant
+    target (H(T) = 0) has nothing to discriminate: DR = 0.
+    """
+    h_t, h_t_given_k = _h_given(_Columns(release, "release"), target, known)
+    if h_t <= _ZERO:
+        return 0.0
+    return min(max(1.0 - h_t_given_k / h_t, 0.0), 1.0)
+
+
+# --------------------------------------------------------------------------- privacy level
+
+
+@dataclass(frozen=True)
+class PrivacyLevel:
+    """A privacy level PL = DR · information (seed 001 §4), with its two factors.
+
+    ``value`` in [0, 1]: near 0 strong protection, near 1 weak. ``dr`` is the
+    discrimination rate of the target given the known columns in the release;
+    ``information`` = I(X; X̄)/H(X), the share of the original target's information the
+    release keeps. ``meaningful`` is False when H(X̄) > H(X) (noise was added: the
+    release is not a generalization of the original; seed 001 §4.7). ``note`` is
+    :data:`NOTE_CONSTANT` when a denominator entropy is 0 (then PL = 0), or
+    :data:`NOTE_NOT_MEANINGFUL`, or both joined by "; ", else None.
+    """
+
+    value: float
+    dr: float
+    information: float
+    meaningful: bool
+    note: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _level(
+    original: _Columns, release: _Columns, target: Sequence[str], known: Sequence[str]
+) -> PrivacyLevel:
+    target = _as_list(target)
+    if not target:
+        raise RoleError("A privacy level needs at least one target column.", code="roles.no_target")
+    _check_rows(original, release)
+    x, x_bar = original.joint(target), release.joint(target)
+    h_x, h_x_bar, mi = _mutual(x, x_bar, original.n)
+    _, h_cond = _h_given(release, target, known)
+    dr = 0.0 if h_x_bar <= _ZERO else min(max(1.0 - h_cond / h_x_bar, 0.0), 1.0)
+    information = 0.0 if h_x <= _ZERO else min(max(mi / h_x, 0.0), 1.0)
+    meaningful = h_x_bar <= h_x + _INCREASE
+    notes = []
+    if h_x <= _ZERO or h_x_bar <= _ZERO:
+        notes.append(NOTE_CONSTANT)
+    if not meaningful:
+        notes.append(NOTE_NOT_MEANINGFUL)
+    return PrivacyLevel(
+        value=dr * information,
+        dr=dr,
+        information=information,
+        meaningful=meaningful,
+        note="; ".join(notes) or None,
+    )
+
+
+def local_privacy_level(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    target: Sequence[str],
+    known: Sequence[str],
+) -> PrivacyLevel:
+    """Local privacy level PL_Y(X̄) = (1 − H(X̄|Ȳ)/H(X̄)) · I(X; X̄)/H(X) (seed 001 §4).
+
+    X is the tuple ``target`` in the original, X̄ the same columns in the release, Ȳ
+    the tuple ``known`` in the release (what the adversary holds). Rows must be aligned
+    one to one (:func:`align`). On the SPEC §3 example PL_ZIP(Age) = 0.290.
+    """
+    return _level(_Columns(original, "original"), _Columns(release, "release"), target, known)
+
+
+def privacy_level(
+    original: pd.DataFrame, release: pd.DataFrame, qi: Sequence[str], sa: Sequence[str]
+) -> PrivacyLevel:
+    """PL(D̄) = DR(X̄_qd, X̄_prv) · I(X_prv; X̄_prv) / H(X_prv) (seed 001 §4, SPEC §3).
+
+    X_prv is the tuple of all sensitive attributes ``sa``, X̄_qd the tuple of all
+    released quasi-identifiers ``qi``. On the SPEC §3 example PL(D) = 0.500.
+    """
+    return local_privacy_level(original, release, sa, qi)
+
+
+def pl_matrix(
+    original: pd.DataFrame,
+    releases: Mapping[str, pd.DataFrame],
+    qi: Sequence[str],
+    sa: Sequence[str],
+) -> pd.DataFrame:
+    """The matrix of local privacy levels shown by seed 001: one row per release.
+
+    Columns: every QI, then every SA (each once), then ``"all"``. Column A holds
+    PL_Y(A) with Y = every QI other than A (for a sensitive attribute: all QIs; for a
+    QI: the other QIs); ``"all"`` holds :func:`privacy_level`. Notes (constant column,
+    not meaningful) are kept in ``result.attrs["notes"]`` as {release: {column: note}},
+    so a caller can show every warning.
+    """
+    qi, sa = _as_list(qi), _as_list(sa)
+    attributes = list(dict.fromkeys(qi + sa))
+    orig = _Columns(original, "original")
+    rows: dict[str, list[float]] = {}
+    notes: dict[str, dict[str, str]] = {}
+    for name, frame in releases.items():
+        rel = _Columns(frame, f"release '{name}'")
+        values = []
+        for column in [*attributes, "all"]:
+            if column == "all":
+                level = _level(orig, rel, sa, qi)
+            else:
+                level = _level(orig, rel, [column], [q for q in qi if q != column])
+            values.append(level.value)
+            if level.note:
+                notes.setdefault(str(name), {})[column] = level.note
+        rows[str(name)] = values
+    result = pd.DataFrame.from_dict(rows, orient="index", columns=[*attributes, "all"], dtype=float)
+    result.index.name = "release"
+    result.attrs["notes"] = notes
+    return result
+
+
+def utility_loss(
+    original: pd.DataFrame, release: pd.DataFrame, qi: Sequence[str], sa: Sequence[str]
+) -> float:
+    """UL(D̄) = (H(X̄_qd) + H(X̄_prv)) / (H(X_qd) + H(X_prv)) (seed 001 §4, SPEC §3).
+
+    The share of the QI and SA information the release keeps: 1 when nothing was
+    generalized, lower the more was. It stays in [0, 1] for any generalization; above 1
+    means entropy was added (noise). 0/0 (everything constant) gives 1.0; a constant
+    original with a non-constant release gives ``inf``. SPEC §3 example: 0.750.
+    """
+    orig, rel = _Columns(original, "original"), _Columns(release, "release")
+    _check_rows(orig, rel)
+    qi, sa = _as_list(qi), _as_list(sa)
+    kept = rel.entropy(qi) + rel.entropy(sa)
+    total = orig.entropy(qi) + orig.entropy(sa)
+    if total <= _ZERO:
+        return 1.0 if kept <= _ZERO else math.inf
+    return kept / total
+
+
+# --------------------------------------------------------------------------- alignment
+
+
+def align(
+    original: pd.DataFrame, release: pd.DataFrame, key: str | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Put the rows of ``original`` and ``release`` one to one (SPEC §3).
+
+    With ``key``: the key column must be in both tables, unique in each, and hold the
+    same set of keys; the release is reordered to the original's row order. Without a
+    key: rows are matched by position and both tables need the same number of rows.
+    Both results have a fresh 0..n-1 index. Anything else raises
+    :class:`DataFormatError` (code ``measure.alignment``) saying what is wrong.
+    """
+    if key is None:
+        if len(original) != len(release):
+            raise DataFormatError(
+                f"The original has {len(original)} rows but the release has {len(release)}; "
+                f"without a key column rows are matched by position, so both need the same "
+                f"number of rows.",
+                code="measure.alignment",
+                rows=[len(original), len(release)],
+            )
+        return original.reset_index(drop=True), release.reset_index(drop=True)
+    absent = [
+        what for what, f in (("original", original), ("release", release)) if key not in f.columns
+    ]
+    if absent:
+        raise DataFormatError(
+            f"The key column '{key}' is missing from the {' and the '.join(absent)}.",
+            code="measure.alignment",
+            key=key,
+            tables=absent,
+        )
+    indexes = {}
+    for what, frame in (("original", original), ("release", release)):
+        index = pd.Index(frame[key])
+        duplicated = index.duplicated(keep="first")
+        if duplicated.any():
+            example = index[duplicated][0]
+            count = len(pd.unique(index[duplicated]))
+            raise DataFormatError(
+                f"The key column '{key}' of the {what} is not unique: '{example}' appears "
+                f"more than once ({count} key{'s are' if count > 1 else ' is'} repeated).",
+                code="measure.alignment",
+                key=key,
+                table=what,
+                value=str(example),
+                count=count,
+            )
+        indexes[what] = index
+    position = indexes["release"].get_indexer(indexes["original"])
+    only_original = int((position < 0).sum())
+    if only_original or len(original) != len(release):
+        only_release = len(release) - (len(original) - only_original)
+        raise DataFormatError(
+            f"The key sets differ: {only_original} key(s) of the original are not in the "
+            f"release and {only_release} key(s) of the release are not in the original.",
+            code="measure.alignment",
+            key=key,
+            only_original=only_original,
+            only_release=only_release,
+        )
+    return original.reset_index(drop=True), release.iloc[position].reset_index(drop=True)

@@ -1,0 +1,339 @@
+"""Information-loss metrics of a generalized release (SPEC §5).
+
+Levels. A :class:`~privcore.data.hierarchy.Hierarchy` numbers its levels 0 (original
+value) … ``height`` (top, ``*``). Per QI cell, :func:`generalization_levels` finds the
+level at which the released value was produced from the original one; every metric
+here works from those levels:
+
+- weighted hierarchical distance and record/table distortion (seed 004, after Li,
+  Wong, Fu & Pei's KACA): :func:`whd`, :func:`whd_distortion`;
+- discernibility metric (Bayardo & Agrawal 2005, as in ARX): :func:`discernibility`;
+- normalized average equivalence class size C_avg (LeFevre et al. 2006):
+  :func:`average_class_size`;
+- normalized / global certainty penalty (Xu et al. 2006): :func:`ncp`, :func:`gcp`;
+- precision (Sweeney 2002): :func:`precision`;
+- height of a full-domain generalization node (seed 003 §20.3.1.1):
+  :func:`generalization_height`.
+
+Everything proportional to the number of rows is vectorized: values are encoded once
+and compared or looked up per level (a handful of levels), never per row in Python.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privcore.classes import SUPPRESSED, EquivalenceClasses
+from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.errors import ParameterError
+
+__all__ = [
+    "average_class_size",
+    "discernibility",
+    "gcp",
+    "generalization_height",
+    "generalization_levels",
+    "ncp",
+    "precision",
+    "whd",
+    "whd_distortion",
+]
+
+
+def _whole(value: object, what: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ParameterError(
+            f"The {what} must be a whole number ≥ {minimum}, got {value!r}.",
+            code="measure.bad_parameter",
+            parameter=what,
+            value=str(value),
+        )
+    return int(value)
+
+
+def _weights(h: int, beta: float) -> np.ndarray:
+    """w_{j,j−1} = 1/(j−1)^β for j = 2..h (index j−2)."""
+    return 1.0 / np.arange(1, h, dtype=np.float64) ** beta
+
+
+def _check_beta(beta: float) -> float:
+    try:
+        b = float(beta)
+    except (TypeError, ValueError):
+        b = math.nan
+    if isinstance(beta, bool) or not math.isfinite(b):
+        raise ParameterError(
+            f"The WHD weight exponent β must be a finite number, got {beta!r}.",
+            code="measure.bad_parameter",
+            parameter="beta",
+            value=str(beta),
+        )
+    return b
+
+
+def whd(p: int, q: int, h: int, beta: float = 1.0) -> float:
+    """Weighted hierarchical distance of generalizing level ``p`` to level ``q``.
+
+    Levels are numbered as in seed 004: 1 = most general … h = original, so q ≤ p.
+    With weights w_{j,j−1} = 1/(j−1)^β (β = 1 by default: steps near the top cost more),
+
+        WHD(p, q) = Σ_{j=q+1..p} w_{j,j−1} / Σ_{j=2..h} w_{j,j−1}.
+
+    Birth date D/M/Y → M/Y → Y → * (h = 4): WHD(4,3) = (1/3)/(11/6) = 2/11 ≈ 0.18,
+    WHD(2,1) = 1/(11/6) = 6/11 ≈ 0.55. A one-level hierarchy (h = 1) gives 0.
+    """
+    h = _whole(h, "number of hierarchy levels h", 1)
+    p = _whole(p, "level p", 1)
+    q = _whole(q, "level q", 1)
+    if not q <= p <= h:
+        raise ParameterError(
+            f"WHD needs 1 ≤ q ≤ p ≤ h (levels run from 1, most general, to h, original); "
+            f"got p = {p}, q = {q}, h = {h}.",
+            code="measure.bad_parameter",
+            p=p,
+            q=q,
+            h=h,
+        )
+    if h == 1:
+        return 0.0
+    w = _weights(h, _check_beta(beta))
+    return float(w[q - 1 : p - 1].sum() / w.sum())
+
+
+def _whd_by_level(height: int, beta: float) -> np.ndarray:
+    """WHD from the original to each of our levels g = 0..height (SPEC level h − g,
+    h = height + 1): a cumulative sum of the weights from the bottom."""
+    h = height + 1
+    w = _weights(h, beta)  # w[i] is the step between SPEC levels i+2 and i+1
+    steps = w[::-1]  # our step g−1 → g is SPEC h−g+1 → h−g: weight 1/(h−g)^β
+    return np.concatenate([[0.0], np.cumsum(steps)]) / w.sum()
+
+
+def generalization_levels(
+    original: pd.Series, release: pd.Series, hierarchy: Hierarchy
+) -> np.ndarray:
+    """Per row, the level of ``hierarchy`` that turns the original value into the
+    released one.
+
+    The lowest level g (0 = original … ``hierarchy.height`` = top) whose label of the
+    original value equals the released cell; a released ``*`` is the top level; -1
+    when no level matches (the cell was not produced by this hierarchy). Values are
+    compared as keys (:func:`~privcore.data.hierarchy.value_keys`: ``29`` = ``"29"``).
+    A missing original matches a missing released cell at level 0. Original values the
+    hierarchy does not cover raise :class:`~privcore.errors.HierarchyError`.
+
+    Vectorized: the original is encoded once, the distinct released values are looked
+    up among each level's labels, and the rows are compared once per level.
+    """
+    if len(original) != len(release):
+        raise ParameterError(
+            f"The original column has {len(original)} rows but the released one has "
+            f"{len(release)}.",
+            code="measure.alignment",
+            rows=[len(original), len(release)],
+        )
+    leaf = hierarchy.encode(original)
+    # Factorize the released cells once; only their distinct values become keys.
+    released_codes, uniques = pd.factorize(pd.Series(release, copy=False), use_na_sentinel=True)
+    released_codes = np.asarray(released_codes, dtype=np.int64)
+    uniques = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
+    released_keys = pd.Index(value_keys(uniques).to_numpy(dtype=object), dtype=object)
+    top = hierarchy.height
+    levels = np.full(len(leaf), -1, dtype=np.int64)
+    # From the top down, so that the lowest matching level is written last.
+    for g in range(top, -1, -1):
+        label_of_key = pd.Index(hierarchy.labels(g), dtype=object).get_indexer(released_keys)
+        if g == top:
+            label_of_key[released_keys == SUPPRESSED] = 0
+        wanted = np.append(label_of_key, -2)[released_codes]  # missing release: -2
+        match = (hierarchy.generalize(leaf, g) == wanted) & (wanted >= 0)
+        levels[match] = g
+    both_missing = (leaf < 0) & (released_codes < 0)
+    levels[both_missing] = 0
+    return levels
+
+
+def _check_levels(levels: np.ndarray, height: int, name: str) -> np.ndarray:
+    levels = np.asarray(levels)
+    if levels.dtype.kind not in "iu":
+        raise ParameterError(
+            f"The generalization levels of '{name}' must be whole numbers.",
+            code="measure.bad_levels",
+            column=name,
+        )
+    unknown = int((levels < 0).sum())
+    if unknown:
+        raise ParameterError(
+            f"{unknown} released value{'s' if unknown > 1 else ''} of '{name}' "
+            f"{'were' if unknown > 1 else 'was'} not produced by its hierarchy from the "
+            f"original value (level -1); this loss metric needs the level of every cell.",
+            code="measure.level_unknown",
+            column=name,
+            count=unknown,
+        )
+    if levels.size and int(levels.max()) > height:
+        raise ParameterError(
+            f"A level of '{name}' is above the top of its hierarchy (height {height}).",
+            code="measure.bad_levels",
+            column=name,
+            height=height,
+        )
+    return levels.astype(np.int64, copy=False)
+
+
+def _checked(
+    levels: Mapping[str, np.ndarray], hierarchies: Mapping[str, Hierarchy]
+) -> tuple[dict[str, np.ndarray], int]:
+    """Levels per QI checked against the QI's hierarchy; all of one length n."""
+    if not levels:
+        raise ParameterError("No quasi-identifier levels were given.", code="measure.no_qi")
+    absent = [name for name in levels if name not in hierarchies]
+    if absent:
+        raise ParameterError(
+            f"No hierarchy was given for {', '.join(repr(a) for a in absent)}.",
+            code="measure.no_hierarchy",
+            columns=absent,
+        )
+    out = {name: _check_levels(lv, hierarchies[name].height, name) for name, lv in levels.items()}
+    lengths = {len(v) for v in out.values()}
+    if len(lengths) > 1:
+        raise ParameterError(
+            "The level arrays of the quasi-identifiers have different lengths "
+            f"({', '.join(str(n) for n in sorted(lengths))}).",
+            code="measure.alignment",
+        )
+    return out, lengths.pop()
+
+
+def whd_distortion(
+    levels: Mapping[str, np.ndarray],
+    hierarchies: Mapping[str, Hierarchy],
+    beta: float = 1.0,
+) -> tuple[np.ndarray, float]:
+    """Record and table distortion by weighted hierarchical distance (seed 004).
+
+    Record distortion = Σ over QIs of WHD(h, h − g, h), from the original (SPEC level
+    h) to the released level; our level g of a hierarchy of height H is SPEC level
+    h − g with h = H + 1. Table distortion = Σ over records. Returns
+    ``(per-row distortion, table distortion)``.
+    """
+    beta = _check_beta(beta)
+    checked, n = _checked(levels, hierarchies)
+    per_row = np.zeros(n, dtype=np.float64)
+    for name, lv in checked.items():
+        per_row += _whd_by_level(hierarchies[name].height, beta)[lv]
+    return per_row, float(per_row.sum())
+
+
+def discernibility(classes: EquivalenceClasses) -> int:
+    """Discernibility metric DM = Σ_EC |EC|² + (suppressed rows) · n (Bayardo &
+    Agrawal 2005; ARX): each row is charged the number of rows it cannot be told
+    apart from, a suppressed row all n rows."""
+    sizes = classes.sizes.astype(np.int64)
+    return int(np.dot(sizes, sizes)) + classes.n_suppressed * classes.n_rows
+
+
+def average_class_size(classes: EquivalenceClasses, k: int) -> float:
+    """Normalized average equivalence class size C_avg = (rows kept / #EC) / k
+    (LeFevre, DeWitt & Ramakrishnan 2006). 1 is ideal for k-anonymity; suppressed rows
+    are not in a class and not counted. NaN when there is no class (all suppressed)."""
+    k = _whole(k, "k", 1)
+    if classes.n_classes == 0:
+        return math.nan
+    kept = classes.n_rows - classes.n_suppressed
+    return kept / classes.n_classes / k
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    dtype = series.dtype
+    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
+
+
+def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.ndarray:
+    """Normalized certainty penalty of every cell of one QI (Xu et al. 2006).
+
+    Numeric attribute: NCP = (max − min of the data values whose label at the row's
+    level equals the row's label) / (max − min of the column). Categorical attribute:
+    NCP = card(u) / |A| with card(u) the number of distinct data values under the
+    row's label and |A| the number of distinct data values — and 0 when card(u) = 1,
+    as Xu et al. define it (so level 0 always gives 0, and so does a label covering a
+    single value present in the data). The top level (suppression) always gives 1.
+    Only values present in the column count, not every leaf of the hierarchy. A
+    missing original value gives 0 below the top, 1 at the top. A constant numeric
+    column gives 0 below the top.
+    """
+    height = hierarchy.height
+    levels = _check_levels(levels, height, str(original.name))
+    if len(levels) != len(original):
+        raise ParameterError(
+            f"There are {len(levels)} levels for {len(original)} values.",
+            code="measure.alignment",
+            rows=[len(original), len(levels)],
+        )
+    leaf = hierarchy.encode(original)
+    present = np.flatnonzero(np.bincount(leaf[leaf >= 0], minlength=len(hierarchy.leaves)))
+    numeric = _is_numeric(original)
+    if numeric:
+        leaf_values = pd.to_numeric(
+            pd.Series(np.asarray(hierarchy.leaves, dtype=object)[present]), errors="coerce"
+        ).to_numpy(dtype=np.float64)
+        span = float(leaf_values.max() - leaf_values.min()) if len(present) else 0.0
+    out = np.zeros(len(leaf), dtype=np.float64)
+    for g in range(1, height):
+        rows = np.flatnonzero(levels == g)
+        if not len(rows):
+            continue
+        label_codes = hierarchy.codes(g)[present]  # label of each present value
+        n_labels = len(hierarchy.labels(g))
+        if numeric:
+            lo = np.full(n_labels, np.inf)
+            hi = np.full(n_labels, -np.inf)
+            np.minimum.at(lo, label_codes, leaf_values)
+            np.maximum.at(hi, label_codes, leaf_values)
+            penalty = np.where(hi > lo, hi - lo, 0.0) / span if span > 0 else np.zeros(n_labels)
+        else:
+            card = np.bincount(label_codes, minlength=n_labels)
+            penalty = np.where(card > 1, card / max(len(present), 1), 0.0)
+        row_labels = hierarchy.generalize(leaf[rows], g)
+        out[rows] = np.append(penalty, 0.0)[row_labels]  # missing (-1) picks 0
+    out[levels == height] = 1.0
+    return out
+
+
+def gcp(ncps: Mapping[str, np.ndarray]) -> float:
+    """Global certainty penalty GCP = Σ_QI Σ_rows NCP / (n · |QI|) (Xu et al. 2006):
+    the mean NCP over all QI cells, in [0, 1]. Xu et al. weight each class's NCP by its
+    size, which is the same as averaging over rows."""
+    if not ncps:
+        raise ParameterError("No quasi-identifier penalties were given.", code="measure.no_qi")
+    arrays = [np.asarray(v, dtype=np.float64) for v in ncps.values()]
+    if len({len(a) for a in arrays}) > 1:
+        raise ParameterError(
+            "The penalty arrays of the quasi-identifiers have different lengths.",
+            code="measure.alignment",
+        )
+    n = len(arrays[0])
+    if n == 0:
+        return 0.0
+    return float(sum(a.sum() for a in arrays) / (n * len(arrays)))
+
+
+def precision(levels: Mapping[str, np.ndarray], hierarchies: Mapping[str, Hierarchy]) -> float:
+    """Precision Prec = 1 − Σ_rows Σ_QIs (level / height) / (n · |QI|) (Sweeney 2002):
+    1 when nothing is generalized, 0 when everything is suppressed."""
+    checked, n = _checked(levels, hierarchies)
+    if n == 0:
+        return 1.0
+    total = sum(float(lv.sum()) / hierarchies[name].height for name, lv in checked.items())
+    return 1.0 - total / (n * len(checked))
+
+
+def generalization_height(node: Sequence[int]) -> int:
+    """Height of a full-domain generalization node: the sum of its levels (seed 003
+    §20.3.1.1); nodes of equal height form one layer of the lattice."""
+    return sum(_whole(level, "generalization level", 0) for level in node)

@@ -1,0 +1,85 @@
+"""AppTest: the Privacy level page on the worked example and on bad input."""
+
+from __future__ import annotations
+
+from privcore import history
+from tests.app.conftest import ROOT, new_app, no_exceptions
+
+
+def open_with(active: str):
+    at = new_app()
+    at.session_state["workbench"].active = active
+    at.switch_page(str(ROOT / "pages" / "privacy_level.py"))
+    at.run()
+    return at
+
+
+def click(at, label: str):
+    at.button[[b.label for b in at.button].index(label)].click().run()
+    return at
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_worked_example_figures_and_history():
+    at = open_with("hospital")
+    no_exceptions(at)
+    assert at.selectbox(key="pl_release_key").value == "hospital_release"
+    click(at, "Measure")
+    no_exceptions(at)
+    shown = metrics(at)
+    assert (shown["PL"], shown["DR"], shown["UL"], shown["k achieved"]) == (
+        "0.500",
+        "0.500",
+        "0.750",
+        "3",
+    )
+    # verdict cards: k ≥ 5 fails at k = 3, distinct 2-diversity passes
+    cards = [m.value for m in at.markdown]
+    assert any("k ≥ 5" in c and ":red[" in c for c in cards)
+    assert any("l ≥ 2" in c and ":green[" in c for c in cards)
+    # the class table has the three classes of the worked example
+    classes = at.dataframe[0].value
+    assert sorted(classes["size"].tolist()) == [3, 3, 3]
+    runs = history.list_runs(kind="measure")
+    assert len(runs) == 1
+    assert runs[0]["results"]["pl"]["all"] == 0.5
+    assert runs[0]["results"]["k"] == 3
+
+
+def test_thresholds_change_the_verdicts():
+    at = open_with("hospital")
+    at.number_input(key="pl_k").set_value(3).run()
+    click(at, "Measure")
+    cards = [m.value for m in at.markdown]
+    assert any("k ≥ 3" in c and ":green[" in c for c in cards)
+
+
+def test_mismatched_upload_gives_a_clear_error():
+    at = open_with("hospital")
+    at.radio(key="pl_source").set_value("upload").run()
+    at.file_uploader(key="pl_upload").upload("other.csv", b"a,b\n1,2\n3,4\n", "text/csv")
+    at.run()
+    click(at, "Measure")
+    no_exceptions(at)
+    assert any("has no column" in e.value for e in at.error)
+    assert history.list_runs(kind="measure")[0]["status"] == "error"
+
+
+def test_adult_without_a_release_asks_for_one():
+    at = open_with("adult")
+    no_exceptions(at)
+    assert at.radio(key="pl_source").options == ["upload a file"]
+    assert any("No loaded data set" in c.value for c in at.caption)
+
+
+def test_switch_to_chinese_keeps_the_figures():
+    at = open_with("hospital")
+    click(at, "Measure")
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    assert at.title[0].value == "隐私水平"
+    assert metrics(at)["PL"] == "0.500"

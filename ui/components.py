@@ -1,0 +1,71 @@
+"""Small display pieces shared by the pages: verdict cards and explained metrics.
+
+One vocabulary everywhere: pass (green), fail (red), warning (amber), each with the
+number and the threshold ("k = 3 < 5"). User-supplied text goes through st.markdown's
+escaping or into plain text elements — never ``unsafe_allow_html``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from ui.i18n import t
+
+_ICON = {
+    "pass": ":material/check_circle:",
+    "fail": ":material/cancel:",
+    "warn": ":material/warning:",
+}
+_COLOUR = {"pass": "green", "fail": "red", "warn": "orange"}
+
+
+def escape_md(text: Any) -> str:
+    """Text safe to embed in Markdown: every Markdown/HTML-significant character escaped."""
+    out = []
+    for ch in str(text):
+        if ch in "\\`*_{}[]()#+-.!|<>~$&":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def verdict_card(title: str, value: str, status: str, detail: str = "") -> None:
+    """A bordered card: title, a big coloured value, and a one-line detail."""
+    with st.container(border=True):
+        st.caption(title)
+        st.markdown(f":{_COLOUR[status]}[{_ICON[status]} **{escape_md(value)}**]")
+        if detail:
+            st.caption(detail)
+
+
+def verdict_row(cards: Sequence[tuple[str, str, str, str]], per_row: int = 4) -> None:
+    """Cards laid out in rows of ``per_row`` columns."""
+    for start in range(0, len(cards), per_row):
+        columns = st.columns(per_row)
+        for column, card in zip(columns, cards[start : start + per_row], strict=False):
+            with column:
+                verdict_card(*card)
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number for display; None/NaN as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "—"
+        if value == float("inf"):
+            return "∞"
+        return f"{value:.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def explained_metric(column, label: str, value: Any, help_key: str, digits: int = 3) -> None:
+    """st.metric with its plain-language explanation as help."""
+    column.metric(label, fmt(value, digits), help=t(help_key))

@@ -1,0 +1,143 @@
+"""The equivalence-class table with drill-down, and the class-size histogram.
+
+Shared by the Privacy level and Anonymize pages: one row per class (size, per-SA
+distinct values, entropy l, top share, t distance, violated models), violating classes
+highlighted, a filter, and a click on a class shows its rows and SA distribution.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from privcore.classes import EquivalenceClasses
+from ui.charts import ACCENT, FAIL, MUTED
+from ui.i18n import t
+
+MAX_SHOWN = 5000
+
+
+def _highlight(row: pd.Series) -> list[str]:
+    colour = "background-color: rgba(207, 34, 46, 0.12)" if row.get("violates") else ""
+    return [colour] * len(row)
+
+
+def render_class_table(
+    class_table: pd.DataFrame,
+    classes: EquivalenceClasses,
+    release: pd.DataFrame,
+    *,
+    key: str,
+) -> None:
+    """The EC table (sortable, filterable, violations highlighted) and a class drill-down."""
+    only_bad = st.toggle(t("ec.only_violating"), key=f"{key}::bad")
+    order = st.radio(
+        t("ec.sort"),
+        ["size_asc", "size_desc", "class"],
+        horizontal=True,
+        format_func=lambda o: t(f"ec.sort_{o}"),
+        key=f"{key}::order",
+    )
+    table = class_table
+    if only_bad:
+        table = table[table["violates"] != ""]
+    if order != "class":
+        table = table.sort_values(["size", "class"], ascending=[order == "size_asc", True])
+    total = len(table)
+    shown = table.head(MAX_SHOWN)
+    st.caption(
+        t(
+            "ec.count",
+            shown=f"{len(shown):,}",
+            total=f"{total:,}",
+            bad=f"{int((class_table['violates'] != '').sum()):,}",
+        )
+    )
+    event = st.dataframe(
+        shown.style.apply(_highlight, axis=1) if len(shown) <= 2000 else shown,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"{key}::table",
+        column_config={"violates": st.column_config.TextColumn(t("ec.violates"))},
+    )
+    rows = [i for i in (event.selection.rows if event else []) if i < len(shown)]
+    if not rows:
+        st.caption(t("ec.click_hint"))
+        return
+    class_id = int(shown.iloc[rows[0]]["class"])
+    members = np.flatnonzero(classes.ids == class_id)
+    st.markdown(f"**{t('ec.class_title', id=class_id, size=len(members))}**")
+    st.dataframe(release.iloc[members[:1000]], hide_index=True)
+    for sa in classes.sensitive:
+        st.altair_chart(sa_distribution_chart(release[sa], members, sa), width="stretch")
+
+
+def sa_distribution_chart(values: pd.Series, members: np.ndarray, sa: str) -> alt.Chart:
+    """Share of each SA value in the class next to its share in the whole table."""
+    overall = values.astype("str").value_counts(normalize=True)
+    inside = values.iloc[members].astype("str").value_counts(normalize=True)
+    top = overall.index[:30].union(inside.index)
+    data = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "value": top,
+                    "share": inside.reindex(top).fillna(0).to_numpy(),
+                    "where": t("ec.in_class"),
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "value": top,
+                    "share": overall.reindex(top).fillna(0).to_numpy(),
+                    "where": t("ec.in_table"),
+                }
+            ),
+        ]
+    )
+    return (
+        alt.Chart(data, title=t("ec.sa_chart_title", sa=sa))
+        .mark_bar()
+        .encode(
+            x=alt.X("share:Q", title=t("ec.share_axis"), axis=alt.Axis(format="%")),
+            y=alt.Y("value:N", title=sa, sort="-x"),
+            yOffset="where:N",
+            color=alt.Color("where:N", title=None, scale=alt.Scale(range=[ACCENT, MUTED])),
+            tooltip=[
+                alt.Tooltip("value:N", title=sa),
+                "where:N",
+                alt.Tooltip("share:Q", format=".1%", title=t("ec.share_axis")),
+            ],
+        )
+    )
+
+
+def class_size_histogram(sizes: np.ndarray, k: int | None = None) -> alt.Chart:
+    """Histogram of class sizes (log-binned counts when sizes spread widely), k as a rule."""
+    frame = pd.DataFrame({"size": sizes})
+    counts = frame.value_counts("size").rename("classes").reset_index()
+    counts["records"] = counts["size"] * counts["classes"]
+    bars = (
+        alt.Chart(counts, title=t("ec.hist_title"))
+        .mark_bar()
+        .encode(
+            x=alt.X("size:Q", title=t("ec.hist_x"), bin=alt.Bin(maxbins=40)),
+            y=alt.Y("sum(classes):Q", title=t("ec.hist_y")),
+            tooltip=[
+                alt.Tooltip("size:Q", bin=alt.Bin(maxbins=40), title=t("ec.hist_x")),
+                alt.Tooltip("sum(classes):Q", title=t("ec.hist_y")),
+                alt.Tooltip("sum(records):Q", title=t("ec.hist_records")),
+            ],
+        )
+    )
+    if k:
+        rule = (
+            alt.Chart(pd.DataFrame({"k": [k]}))
+            .mark_rule(color=FAIL, strokeDash=[4, 4])
+            .encode(x="k:Q", tooltip=[alt.Tooltip("k:Q", title="k")])
+        )
+        return bars + rule
+    return bars
