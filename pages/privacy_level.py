@@ -87,10 +87,18 @@ with right:
     )
 
 models, thresholds = measure_view.threshold_inputs(sa)
+population = measure_view.population_input()
 
 if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
     started = time.perf_counter()
-    params = {"release": release_name, "qi": qi, "sa": sa, "key": key_column, **thresholds}
+    params = {
+        "release": release_name,
+        "qi": qi,
+        "sa": sa,
+        "key": key_column,
+        "population_rows": None if population is None else len(population),
+        **thresholds,
+    }
     try:
         with st.spinner(t("pl.measuring")):
             result = measure_release(
@@ -102,6 +110,7 @@ if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
                 hierarchies=schema.hierarchies,
                 key=key_column,
                 risk_threshold=thresholds["risk_threshold"],
+                population=population,
             )
     except Exception as exc:  # noqa: BLE001 - shown and recorded
         show_error(exc)

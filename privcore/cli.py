@@ -125,6 +125,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         hierarchies=_hierarchies(args.hierarchy),
         key=args.key,
         risk_threshold=args.risk_threshold,
+        population=load(args.population).frame if args.population else None,
     )
     payload = result.to_dict()
     lines = [
@@ -222,6 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=0.2,
         help="record risk above which a record counts as at risk",
+    )
+    m.add_argument(
+        "--population",
+        help="population table with the QI columns (adds "
+        "journalist risk), e.g. a voter roll containing the data set's people",
     )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_measure)

@@ -26,6 +26,7 @@ from ui.components import explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.errors import show_error
 from ui.i18n import t
+from ui.state import load_upload
 
 DISTANCES = ["auto", "equal", "ordered", "hierarchical", "kl"]
 
@@ -94,6 +95,24 @@ def threshold_inputs(sa: list[str]) -> tuple[list, dict[str, Any]]:
     except PrivcoreError as exc:
         show_error(exc)
     return models, thresholds
+
+
+def population_input() -> pd.DataFrame | None:
+    """An optional population table (e.g. a voter roll) for journalist risk."""
+    with st.expander(t("pl.population")):
+        st.caption(t("pl.population_help"))
+        upload = st.file_uploader(
+            t("pl.population_upload"),
+            type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+            key="pl_population",
+        )
+        if upload is None:
+            return None
+        try:
+            return load_upload(upload.getvalue(), upload.name).frame
+        except PrivcoreError as exc:
+            show_error(exc)
+            return None
 
 
 def history_summary(summary: dict[str, Any]) -> dict[str, Any]:
@@ -187,6 +206,10 @@ def _summary(result, summary: dict[str, Any]) -> None:
         "explain.at_risk",
     )
     explained_metric(c4, t("pl.marketer"), risk["marketer"], "explain.marketer")
+    if risk.get("journalist_max") is not None:
+        c1, c2, _, _ = st.columns(4)
+        explained_metric(c1, t("pl.journalist_max"), risk["journalist_max"], "explain.journalist")
+        explained_metric(c2, t("pl.journalist_avg"), risk["journalist_avg"], "explain.journalist")
     st.caption(t("pl.avg_convention", classes=fmt(risk["prosecutor_avg_classes"])))
 
     st.subheader(t("pl.loss_title"))

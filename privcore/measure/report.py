@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import EquivalenceClasses, equivalence_classes
+from privcore.classes import EquivalenceClasses, equivalence_classes, factorize
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import DataFormatError, HierarchyError, RoleError
 from privcore.measure.entropy import (
@@ -37,7 +37,7 @@ from privcore.measure.loss import (
     precision,
     whd_distortion,
 )
-from privcore.measure.risk import RiskSummary, risk_summary
+from privcore.measure.risk import RiskSummary, population_sizes, risk_summary
 from privcore.models import ModelReport, PrivacyModel, evaluate
 
 
@@ -186,6 +186,11 @@ def information_loss(
     return loss, notes
 
 
+def _codes(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The columns as integer codes (missing is a value), in the frame's row order."""
+    return pd.DataFrame({c: factorize(frame[c])[0] for c in columns}, index=frame.index)
+
+
 def measure_release(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -196,13 +201,16 @@ def measure_release(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     key: str | None = None,
     risk_threshold: float = 0.2,
+    population: pd.DataFrame | None = None,
 ) -> ReleaseMeasurement:
     """Measure ``release`` (an anonymized version of ``original``).
 
     Rows are aligned by ``key`` or by order (:func:`~privcore.measure.entropy.align`);
     ``models`` give the verdicts (k, l, t thresholds); ``hierarchies`` serve the
     hierarchical t distance (SA hierarchies) and the information-loss metrics (QI
-    hierarchies).
+    hierarchies). ``population`` (a table with the QI columns, e.g. a voter roll that
+    contains the data set's people) adds journalist risk and the population-based
+    marketer risk.
     """
     started = time.perf_counter()
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
@@ -213,13 +221,18 @@ def measure_release(
         raise DataFormatError("The release has no rows.", code="data.no_rows")
     classes = equivalence_classes(release, qi, sa, hierarchies=hierarchies)
     report = evaluate(classes, list(models), frame=release)
+    # Entropies depend only on which cells are equal, so every column is factorized
+    # once and the information measures run on integer codes.
+    original_codes, release_codes = _codes(original, (*qi, *sa)), _codes(release, (*qi, *sa))
     # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
     # QIs, a QI against the other QIs.
     pl_by_attribute = {
-        column: local_privacy_level(original, release, [column], [q for q in qi if q != column])
+        column: local_privacy_level(
+            original_codes, release_codes, [column], [q for q in qi if q != column]
+        )
         for column in (*qi, *sa)
     }
-    privacy = privacy_level(original, release, qi, sa)
+    privacy = privacy_level(original_codes, release_codes, qi, sa)
     requested_k = next((m.k for m in models if hasattr(m, "k")), report.summary["k"])
     loss, notes = information_loss(original, release, classes, qi, hierarchies, requested_k)
     notes += [
@@ -232,9 +245,17 @@ def measure_release(
         models=report,
         privacy=privacy,
         pl_by_attribute=pl_by_attribute,
-        dr=discrimination_rate(release, qi, sa),
-        ul=utility_loss(original, release, qi, sa),
-        risk=risk_summary(classes, threshold=risk_threshold),
+        dr=discrimination_rate(release_codes, qi, sa),
+        ul=utility_loss(original_codes, release_codes, qi, sa),
+        risk=risk_summary(
+            classes,
+            threshold=risk_threshold,
+            population_sizes=None
+            if population is None
+            else population_sizes(
+                classes, release, population, qi, original=original, hierarchies=hierarchies
+            ),
+        ),
         loss=loss,
         classes=classes,
         release=release,
