@@ -73,6 +73,7 @@ class SensitiveAttribute:
     numeric: bool
     rank: np.ndarray
     hierarchy: Hierarchy | None = None
+    weights: np.ndarray | None = None  # multiplicity of each row (frequency sets)
 
     @classmethod
     def from_series(
@@ -101,8 +102,18 @@ class SensitiveAttribute:
     def distribution(self) -> np.ndarray:
         """Q: the share of each value over every row of the table, suppressed rows
         included (their sensitive values are released too) — t-closeness's reference."""
-        counts = np.bincount(self.codes, minlength=self.n_values).astype(float)
-        return counts / counts.sum()
+        counts = np.bincount(self.codes, weights=self.weights, minlength=self.n_values)
+        return counts.astype(float) / counts.sum()
+
+    def regrouped(self, codes: np.ndarray, weights: np.ndarray | None) -> SensitiveAttribute:
+        """The same attribute over other rows (e.g. the groups of a frequency set),
+        keeping the table's values, order, hierarchy and — unless the new weights
+        reproduce it — its distribution Q."""
+        clone = SensitiveAttribute(
+            self.name, codes, self.values, self.numeric, self.rank, self.hierarchy, weights
+        )
+        clone.__dict__["distribution"] = self.distribution
+        return clone
 
 
 def sensitive_attributes(
@@ -146,10 +157,12 @@ class EquivalenceClasses:
     first_row: np.ndarray
     qi: tuple[str, ...]
     sensitive: Mapping[str, SensitiveAttribute] = field(default_factory=dict)
+    weights: np.ndarray | None = None  # rows standing for several records (frequency sets)
 
     @property
     def n_rows(self) -> int:
-        return len(self.ids)
+        """Records partitioned (the sum of the weights when rows are weighted)."""
+        return len(self.ids) if self.weights is None else int(self.weights.sum())
 
     @property
     def n_classes(self) -> int:
@@ -161,12 +174,14 @@ class EquivalenceClasses:
 
     @property
     def n_suppressed(self) -> int:
-        return int(self.suppressed.sum())
+        if self.weights is None:
+            return int(self.suppressed.sum())
+        return int(self.weights[self.suppressed].sum())
 
     @property
     def row_sizes(self) -> np.ndarray:
         """Size of each row's class (0 for suppressed rows)."""
-        out = np.zeros(self.n_rows, dtype=np.int64)
+        out = np.zeros(len(self.ids), dtype=np.int64)
         kept = ~self.suppressed
         out[kept] = self.sizes[self.ids[kept]]
         return out
@@ -192,15 +207,19 @@ class EquivalenceClasses:
         kept = ~self.suppressed
         m = max(attribute.n_values, 1)
         key = self.ids[kept] * m + attribute.codes[kept]
+        weights = None if self.weights is None else self.weights[kept]
         if self.n_classes * m <= 8 * max(len(key), 1) + 1024:
-            dense = np.bincount(key, minlength=self.n_classes * m)
+            dense = np.bincount(key, weights=weights, minlength=self.n_classes * m)
             pairs = np.flatnonzero(dense)
             counts = dense[pairs]
-        else:
+        elif weights is None:
             pairs, counts = np.unique(key, return_counts=True)
+        else:
+            pairs, inverse = np.unique(key, return_inverse=True)
+            counts = np.bincount(inverse, weights=weights)
         cls = pairs // m
         starts = np.searchsorted(cls, np.arange(self.n_classes))
-        return ValueCounts(cls, pairs % m, counts.astype(np.int64), starts)
+        return ValueCounts(cls, pairs % m, np.rint(counts).astype(np.int64), starts)
 
     def distributions(self, name: str, *, order: str = "code") -> Iterator[tuple[int, np.ndarray]]:
         """Per-class value distributions as dense row blocks: yields (first class, P).
@@ -247,10 +266,13 @@ def classes_from_codes(
     qi: Sequence[str],
     suppressed: np.ndarray | None = None,
     sensitive: Mapping[str, SensitiveAttribute] | None = None,
+    weights: np.ndarray | None = None,
 ) -> EquivalenceClasses:
     """Partition from per-QI integer codes (what the anonymization lattice produces).
 
-    Rows flagged in ``suppressed`` get class -1 and do not form a class.
+    Rows flagged in ``suppressed`` get class -1 and do not form a class. ``weights``
+    (int per row) makes each row stand for that many records: the rows of a frequency
+    set, whose class sizes and value counts are then weighted.
     """
     key = combine_codes(codes, cardinalities)
     n = len(key)
@@ -265,8 +287,12 @@ def classes_from_codes(
         ids = ids.astype(np.int64, copy=False)
         first_row = _first_occurrence(ids)
     n_classes = len(first_row)
-    sizes = np.bincount(ids[ids >= 0], minlength=n_classes).astype(np.int64)
-    return EquivalenceClasses(ids, sizes, first_row, tuple(qi), dict(sensitive or {}))
+    kept = ids >= 0
+    sizes = np.bincount(
+        ids[kept], weights=None if weights is None else weights[kept], minlength=n_classes
+    )
+    sizes = np.rint(sizes).astype(np.int64)
+    return EquivalenceClasses(ids, sizes, first_row, tuple(qi), dict(sensitive or {}), weights)
 
 
 def _first_occurrence(ids: np.ndarray) -> np.ndarray:

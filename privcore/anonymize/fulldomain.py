@@ -1,0 +1,422 @@
+"""Full-domain generalization: Datafly, Samarati, Incognito and the optimal search.
+
+All four walk the same :class:`~privcore.anonymize.lattice.Lattice` and share its
+cached, rolled-up node checks; they differ in which nodes they visit (SPEC §4). Each
+returns a :class:`~privcore.anonymize.base.Release` whose ``lattice`` trace records the
+walk for the teaching chart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from itertools import combinations, product
+
+import numpy as np
+import pandas as pd
+
+from privcore.anonymize.base import Problem, Progress, Release, finish, prepare, report_progress
+from privcore.anonymize.lattice import LOSS_METRICS, Lattice
+from privcore.data.schema import Schema
+from privcore.errors import InfeasibleError, ParameterError
+from privcore.models import PrivacyModel
+
+
+def _infeasible(problem: Problem, lattice: Lattice) -> InfeasibleError:
+    top = lattice.evaluate(lattice.top)
+    return InfeasibleError(
+        "No generalization meets the constraints within the suppression limit: even "
+        f"generalizing every quasi-identifier to '*' leaves {top.violating_rows} row(s) "
+        f"violating, and at most {problem.budget} may be suppressed. Loosen the "
+        "constraints or allow more suppression.",
+        code="anonymize.infeasible",
+        violating=top.violating_rows,
+        budget=problem.budget,
+    )
+
+
+def _check_metric(metric: str) -> str:
+    if metric not in LOSS_METRICS:
+        raise ParameterError(
+            f"Unknown loss metric '{metric}'. Choose one of {', '.join(LOSS_METRICS)}.",
+            code="anonymize.unknown_metric",
+            metric=metric,
+        )
+    return metric
+
+
+def _release(
+    problem: Problem,
+    lattice: Lattice,
+    node: tuple[int, ...],
+    *,
+    algorithm: str,
+    started: float,
+    params: dict,
+    tags: dict | None = None,
+    losses: dict | None = None,
+    notes: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> Release:
+    search_seconds = time.perf_counter() - started
+    report_progress(progress, 0.9, "Generalizing and measuring the release")
+    frame, suppressed = lattice.release(node)
+    trace = lattice.trace(node, tags, losses)
+    release = finish(
+        problem,
+        frame,
+        suppressed,
+        algorithm=algorithm,
+        node=node,
+        lattice=trace,
+        params={**params, "evaluated_nodes": len(lattice.order), "lattice_size": lattice.size},
+        started=started,
+        search_seconds=search_seconds,
+        record_levels={c: np.full(problem.n_rows, node[q]) for q, c in enumerate(problem.qi)},
+        notes=notes,
+    )
+    report_progress(progress, 1.0, "Done")
+    return release
+
+
+# ---------------------------------------------------------------------------------- Datafly
+
+
+def datafly(
+    df: pd.DataFrame,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    *,
+    max_suppression: float = 0.0,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> Release:
+    """Datafly (Sweeney 1998; seed 004): generalize, one level at a time, the QI with the
+    most distinct values in the current table, until the constraints hold or the rows
+    still violating fit the suppression budget; then suppress those rows."""
+    started = time.perf_counter()
+    problem = prepare(
+        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+    )
+    lattice = Lattice(problem)
+    node = list(lattice.bottom)
+    steps = []
+    while True:
+        result = lattice.evaluate(tuple(node))
+        report_progress(
+            progress,
+            min(0.85, sum(node) / max(sum(lattice.heights), 1)),
+            f"Datafly: node {tuple(node)}, {result.violating_rows} rows violate",
+        )
+        if result.satisfied:
+            break
+        open_qis = [q for q in range(len(node)) if node[q] < lattice.heights[q]]
+        if not open_qis:
+            raise _infeasible(problem, lattice)
+        fs = result.frequencies
+        distinct = [
+            len(np.unique(fs.labels[:, q])) if q in open_qis else -1 for q in range(len(node))
+        ]
+        choice = int(np.argmax(distinct))  # ties: the first QI in schema order
+        steps.append({"qi": problem.qi[choice], "distinct": distinct[choice]})
+        node[choice] += 1
+    return _release(
+        problem,
+        lattice,
+        tuple(node),
+        algorithm="datafly",
+        started=started,
+        params={"steps": steps},
+        progress=progress,
+    )
+
+
+# --------------------------------------------------------------------------------- Samarati
+
+
+def samarati(
+    df: pd.DataFrame,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    *,
+    max_suppression: float = 0.0,
+    seed: int = 0,
+    progress: Progress | None = None,
+    loss_metric: str = "ncp",
+) -> Release:
+    """Samarati (2001; seed 003): binary search on lattice height for the lowest height
+    holding a node that satisfies the constraints within the suppression budget; among
+    all satisfying nodes of that height, the one with the least ``loss_metric``."""
+    started = time.perf_counter()
+    metric = _check_metric(loss_metric)
+    problem = prepare(
+        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+    )
+    lattice = Lattice(problem)
+
+    def satisfying_at(height: int, first_only: bool) -> list[tuple[int, ...]]:
+        found = []
+        for node in lattice.nodes_at(height):
+            if lattice.evaluate(node).satisfied:
+                found.append(node)
+                if first_only:
+                    break
+        return found
+
+    low, high = 0, sum(lattice.heights)
+    if not satisfying_at(high, True):
+        raise _infeasible(problem, lattice)
+    searches = 0
+    while low < high:
+        mid = (low + high) // 2
+        searches += 1
+        report_progress(progress, min(0.8, searches / 8), f"Samarati: trying height {mid}")
+        if satisfying_at(mid, True):
+            high = mid
+        else:
+            low = mid + 1
+    candidates = satisfying_at(low, False)
+    losses = {node: lattice.loss(node, metric) for node in candidates}
+    best = min(candidates, key=lambda n: (losses[n], n))
+    return _release(
+        problem,
+        lattice,
+        best,
+        algorithm="samarati",
+        started=started,
+        params={"height": low, "loss_metric": metric, "candidates": [list(c) for c in candidates]},
+        losses=losses,
+        progress=progress,
+    )
+
+
+# -------------------------------------------------------------------------------- Incognito
+
+
+def minimal_satisfying_nodes(lattice: Lattice, progress: Progress | None = None) -> list:
+    """Incognito's search (LeFevre, DeWitt, Ramakrishnan 2005; seed 003).
+
+    A-priori over QI subsets: for subsets of size 1, 2, … the nodes of each subset's
+    lattice are checked bottom-up, a node whose generalizations of every smaller subset
+    failed is skipped (subset property), and a satisfying node marks its
+    generalizations as satisfying (generalization property). The full QI set's
+    minimal satisfying nodes are returned. Checks on a subset use the frequency set of
+    the full node that leaves the other QIs at their top level (rolled up).
+    """
+    q = len(lattice.qi)
+    heights = lattice.heights
+    # failed[subset] = the levels (of that subset's QIs) known not to satisfy
+    failed: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    minimal: list[tuple[int, ...]] = []
+    subsets_done = 0
+    total_subsets = 2**q - 1
+    for size in range(1, q + 1):
+        for subset in combinations(range(q), size):
+            subsets_done += 1
+            report_progress(
+                progress,
+                0.85 * subsets_done / total_subsets,
+                f"Incognito: QI subset {subsets_done} of {total_subsets}",
+            )
+            sat: set[tuple[int, ...]] = set()
+            fail: set[tuple[int, ...]] = set()
+            nodes = sorted(product(*[range(heights[i] + 1) for i in subset]), key=sum)
+            for levels in nodes:
+                if _tagged(sat, levels):  # generalization property
+                    sat.add(levels)
+                    continue
+                # subset property: a failing projection on a smaller subset fails here too
+                if size > 1 and any(
+                    tuple(levels[j] for j in range(size) if j != drop)
+                    in failed.get(tuple(subset[j] for j in range(size) if j != drop), set())
+                    for drop in range(size)
+                ):
+                    fail.add(levels)
+                    continue
+                full = [heights[i] for i in range(q)]
+                for i, level in zip(subset, levels, strict=True):
+                    full[i] = level
+                if lattice.evaluate(tuple(full)).satisfied:
+                    sat.add(levels)
+                else:
+                    fail.add(levels)
+            failed[subset] = fail
+            if size == q:
+                minimal = [
+                    n
+                    for n in sat
+                    if not any(
+                        n[i] > 0 and tuple(n[j] - (j == i) for j in range(q)) in sat
+                        for i in range(q)
+                    )
+                ]
+    return sorted(minimal, key=lambda n: (sum(n), n))
+
+
+def _tagged(sat: set, levels: tuple[int, ...]) -> list:
+    """Satisfying nodes one level below ``levels`` in some QI (their generalization
+    tags ``levels`` as satisfying)."""
+    below = []
+    for i, level in enumerate(levels):
+        if level > 0:
+            node = tuple(level - 1 if j == i else v for j, v in enumerate(levels))
+            if node in sat:
+                below.append(node)
+    return below
+
+
+def incognito(
+    df: pd.DataFrame,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    *,
+    max_suppression: float = 0.0,
+    seed: int = 0,
+    progress: Progress | None = None,
+    loss_metric: str = "ncp",
+) -> Release:
+    """Incognito: all minimal satisfying full-domain nodes (see
+    :func:`minimal_satisfying_nodes`); the release uses the one with the least
+    ``loss_metric``."""
+    started = time.perf_counter()
+    metric = _check_metric(loss_metric)
+    problem = prepare(
+        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+    )
+    lattice = Lattice(problem)
+    minimal = minimal_satisfying_nodes(lattice, progress)
+    if not minimal:
+        raise _infeasible(problem, lattice)
+    losses = {node: lattice.loss(node, metric) for node in minimal}
+    best = min(minimal, key=lambda n: (losses[n], n))
+    return _release(
+        problem,
+        lattice,
+        best,
+        algorithm="incognito",
+        started=started,
+        params={"loss_metric": metric, "minimal_nodes": [list(n) for n in minimal]},
+        losses=losses,
+        progress=progress,
+    )
+
+
+# ---------------------------------------------------------------------------------- optimal
+
+
+def classify(lattice: Lattice, progress: Progress | None = None) -> np.ndarray:
+    """Satisfaction of every node, evaluating few: binary search along paths.
+
+    Repeatedly take the lowest unclassified node, climb a path from it to the top
+    (raising the lowest QI first), binary-search the path for its first satisfying
+    node, and tag: a satisfying node satisfies for all its generalizations, a failing
+    node fails for all its specializations (monotonicity). Returns a bool per node in
+    the order of :attr:`Lattice.levels_matrix` (Flash, Kohlmayer et al. 2012, uses the
+    same two tags).
+    """
+    levels = lattice.levels_matrix
+    known = np.zeros(len(levels), dtype=bool)
+    value = np.zeros(len(levels), dtype=bool)
+    heights = levels.sum(axis=1)
+
+    def check(node: tuple[int, ...]) -> bool:
+        i = lattice.index(node)
+        if known[i]:
+            return bool(value[i])
+        ok = lattice.evaluate(node).satisfied
+        mask = lattice.successors_mask(node) if ok else lattice.predecessors_mask(node)
+        fresh = mask & ~known
+        value[fresh] = ok
+        known[fresh] = True
+        return ok
+
+    top = lattice.top
+    while not known.all():
+        candidates = np.flatnonzero(~known)
+        start = tuple(int(v) for v in levels[candidates[np.argmin(heights[candidates])]])
+        path = [start]
+        node = list(start)
+        while tuple(node) != top:
+            open_q = [i for i in range(len(node)) if node[i] < lattice.heights[i]]
+            i = min(open_q, key=lambda j: (node[j], j))
+            node[i] += 1
+            path.append(tuple(node))
+        lo, hi = 0, len(path) - 1
+        if not check(path[hi]):
+            continue
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if check(path[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        check(path[lo])
+        report_progress(
+            progress, 0.6 * known.mean(), f"Classified {known.sum()} of {len(known)} nodes"
+        )
+    return value
+
+
+def optimal(
+    df: pd.DataFrame,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    *,
+    max_suppression: float = 0.0,
+    seed: int = 0,
+    progress: Progress | None = None,
+    loss_metric: str = "ncp",
+) -> Release:
+    """The satisfying node of least ``loss_metric`` (ncp, whd, discernibility, ul).
+
+    Branch and bound over the satisfying nodes (:func:`classify`): candidates in order
+    of a lower bound — the generalization cost as if nothing were suppressed, which
+    is monotone under generalization and never above the true loss — and a node is
+    skipped once its bound reaches the best loss found. Exact for every metric.
+    """
+    started = time.perf_counter()
+    metric = _check_metric(loss_metric)
+    problem = prepare(
+        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+    )
+    lattice = Lattice(problem)
+    satisfied = classify(lattice, progress)
+    if not satisfied.any():
+        raise _infeasible(problem, lattice)
+    levels = lattice.levels_matrix
+    candidates = [tuple(int(v) for v in levels[i]) for i in np.flatnonzero(satisfied)]
+    bound = np.array([lattice.lower_bound(n, metric) for n in candidates])
+    order = np.lexsort((np.array([sum(n) for n in candidates]), bound))
+    propagated = np.zeros(len(levels))
+    best, best_loss, losses = None, np.inf, {}
+    for rank, j in enumerate(order):
+        node = candidates[j]
+        i = lattice.index(node)
+        if max(bound[j], propagated[i]) >= best_loss:
+            continue
+        loss = lattice.loss(node, metric)
+        losses[node] = loss
+        if loss < best_loss or (loss == best_loss and node < best):
+            best, best_loss = node, loss
+        no_sup = lattice.no_suppression_loss(node, metric)
+        mask = lattice.successors_mask(node)
+        propagated[mask] = np.maximum(propagated[mask], no_sup)
+        if rank % 25 == 0:
+            report_progress(progress, 0.6 + 0.3 * rank / len(order), f"Loss of {len(losses)} nodes")
+    tags = {
+        tuple(int(v) for v in levels[i]): (
+            "tagged satisfied" if satisfied[i] else "tagged not satisfied"
+        )
+        for i in range(len(levels))
+    }
+    return _release(
+        problem,
+        lattice,
+        best,
+        algorithm="optimal",
+        started=started,
+        params={"loss_metric": metric, "loss": best_loss, "satisfying_nodes": int(satisfied.sum())},
+        tags=tags,
+        losses=losses,
+        progress=progress,
+    )

@@ -1,0 +1,446 @@
+"""The generalization lattice of full-domain anonymization, with rolled-up frequency sets.
+
+A node is a vector of hierarchy levels, one per QI (SPEC §1); nodes are ordered
+component-wise and the height of a node is the sum of its levels (seed 003 §20.3.1.1).
+
+Frequency sets (LeFevre et al. 2005, Incognito): the table is grouped once into the
+distinct combinations of (QI leaf, sensitive values) with their counts — the frequency
+set of the bottom node. The frequency set of a more general node is *rolled up* from
+that of any less general node already computed, by mapping each group's labels one or
+more levels up and summing counts: no rescan of the rows. Privacy models are checked on
+the groups with their counts as weights, so the same model objects serve every node.
+
+Every model of privcore is monotone under generalization (seed 003 lemmas 20.3.1–3):
+if a node satisfies the constraints within the suppression budget, so does every more
+general node — which is what the tagging below exploits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from privcore.anonymize.base import LatticeTrace, Problem, suppress
+from privcore.classes import EquivalenceClasses, classes_from_codes, combine_codes
+from privcore.errors import ParameterError
+
+LOSS_METRICS = ("ncp", "whd", "discernibility", "ul")
+_CACHE_GROUPS = 4_000_000  # groups kept in rolled-up frequency sets (memory bound)
+
+
+@dataclass(frozen=True, eq=False)
+class FrequencySet:
+    """Distinct (QI labels at ``levels``, sensitive codes) combinations and their counts."""
+
+    levels: tuple[int, ...]
+    labels: np.ndarray  # groups × QIs, label index at each QI's level (-1: missing)
+    sensitive: np.ndarray  # groups × SAs, value codes
+    weights: np.ndarray  # records per group
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.weights)
+
+
+@dataclass(frozen=True, eq=False)
+class NodeResult:
+    """A node checked against the constraints (counts are records, not groups)."""
+
+    node: tuple[int, ...]
+    violating_rows: int
+    satisfied: bool  # within the suppression budget
+    classes: EquivalenceClasses
+    failing: np.ndarray  # per class
+    frequencies: FrequencySet
+
+
+class Lattice:
+    """Full-domain generalization lattice of one problem, with cached node checks."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.qi = problem.qi
+        self.hierarchies = [problem.hierarchies[c] for c in self.qi]
+        self.heights = tuple(h.height for h in self.hierarchies)
+        self.size = math.prod(h + 1 for h in self.heights)
+        self._results: dict[tuple[int, ...], NodeResult] = {}
+        self._cache: OrderedDict[tuple[int, ...], FrequencySet] = OrderedDict()
+        self._cached_groups = 0
+        self.order: list[tuple[int, ...]] = []  # evaluation order, for the trace
+        self.bottom = tuple(0 for _ in self.qi)
+        self.top = self.heights
+        self._base = self._bottom_frequencies()
+        self._levels_matrix: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ nodes
+    def height(self, node: tuple[int, ...]) -> int:
+        return int(sum(node))
+
+    def nodes_at(self, height: int) -> list[tuple[int, ...]]:
+        """Every node of a given height (lexicographic order)."""
+        out = []
+
+        def walk(prefix: list[int], i: int, left: int) -> None:
+            if i == len(self.heights):
+                if left == 0:
+                    out.append(tuple(prefix))
+                return
+            rest = sum(self.heights[i + 1 :])
+            for level in range(max(0, left - rest), min(self.heights[i], left) + 1):
+                walk([*prefix, level], i + 1, left - level)
+
+        walk([], 0, height)
+        return out
+
+    @property
+    def levels_matrix(self) -> np.ndarray:
+        """All nodes as rows (mixed-radix order), for vectorized tagging."""
+        if self._levels_matrix is None:
+            if self.size > 2_000_000:
+                raise ParameterError(
+                    f"The lattice has {self.size:,} nodes; choose fewer quasi-identifiers or "
+                    "shallower hierarchies, or use Mondrian.",
+                    code="anonymize.lattice_too_large",
+                    nodes=self.size,
+                )
+            grids = np.meshgrid(*[np.arange(h + 1) for h in self.heights], indexing="ij")
+            self._levels_matrix = np.stack([g.ravel() for g in grids], axis=1)
+        return self._levels_matrix
+
+    def index(self, node: tuple[int, ...]) -> int:
+        idx = 0
+        for level, h in zip(node, self.heights, strict=True):
+            idx = idx * (h + 1) + level
+        return idx
+
+    def successors_mask(self, node: tuple[int, ...]) -> np.ndarray:
+        return np.all(self.levels_matrix >= np.asarray(node), axis=1)
+
+    def predecessors_mask(self, node: tuple[int, ...]) -> np.ndarray:
+        return np.all(self.levels_matrix <= np.asarray(node), axis=1)
+
+    # ------------------------------------------------------------------ frequency sets
+    def _bottom_frequencies(self) -> FrequencySet:
+        problem = self.problem
+        leaf = [problem.leaf_codes[c] for c in self.qi]
+        sens = [problem.sensitive[s].codes for s in problem.sa]
+        cards = [len(h.leaves) + 1 for h in self.hierarchies] + [
+            problem.sensitive[s].n_values for s in problem.sa
+        ]
+        shifted = [c + 1 for c in leaf] + sens  # missing (-1) becomes code 0
+        key = combine_codes(shifted, cards)
+        group = pd.factorize(key)[0]
+        weights = np.bincount(group).astype(np.int64)
+        first = np.full(len(weights), len(group), dtype=np.int64)
+        np.minimum.at(first, group, np.arange(len(group)))
+        labels = np.stack([c[first] for c in leaf], axis=1) if leaf else np.zeros((len(first), 0))
+        sensitive = (
+            np.stack([c[first] for c in sens], axis=1)
+            if sens
+            else np.zeros((len(first), 0), dtype=np.int64)
+        )
+        fs = FrequencySet(self.bottom, labels.astype(np.int64), sensitive, weights)
+        self._remember(fs)
+        return fs
+
+    def _map_levels(self, q: int, source: int, target: int, labels: np.ndarray) -> np.ndarray:
+        """Labels of QI q at level ``source`` mapped to their ancestors at ``target``."""
+        if source == target:
+            return labels
+        hierarchy = self.hierarchies[q]
+        if source == 0:
+            return hierarchy.generalize(labels, target)
+        # ancestor of a level-`source` label = label at `target` of any leaf below it
+        first_leaf = np.zeros(len(hierarchy.labels(source)), dtype=np.int64)
+        codes = hierarchy.codes(source)
+        first_leaf[codes[::-1]] = np.arange(len(codes))[::-1]
+        mapping = hierarchy.codes(target)[first_leaf]
+        out = np.where(labels >= 0, mapping[np.maximum(labels, 0)], -1)
+        if target == hierarchy.height:
+            out = np.zeros_like(out)  # missing joins the top label too
+        return out
+
+    def _roll_up(self, source: FrequencySet, node: tuple[int, ...]) -> FrequencySet:
+        labels = np.stack(
+            [
+                self._map_levels(q, source.levels[q], node[q], source.labels[:, q])
+                for q in range(len(self.qi))
+            ],
+            axis=1,
+        )
+        cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
+        cards += [self.problem.sensitive[s].n_values for s in self.problem.sa]
+        key = combine_codes(
+            [labels[:, q] + 1 for q in range(len(self.qi))]
+            + [source.sensitive[:, j] for j in range(source.sensitive.shape[1])],
+            cards,
+        )
+        group = pd.factorize(key)[0]
+        weights = np.bincount(group, weights=source.weights).astype(np.int64)
+        first = np.full(len(weights), len(group), dtype=np.int64)
+        np.minimum.at(first, group, np.arange(len(group)))
+        return FrequencySet(node, labels[first], source.sensitive[first], weights)
+
+    def _remember(self, fs: FrequencySet) -> None:
+        self._cache[fs.levels] = fs
+        self._cached_groups += fs.n_groups
+        while self._cached_groups > _CACHE_GROUPS and len(self._cache) > 1:
+            for levels in self._cache:
+                if levels != self.bottom:
+                    dropped = self._cache.pop(levels)
+                    self._cached_groups -= dropped.n_groups
+                    break
+
+    def frequencies(self, node: tuple[int, ...]) -> FrequencySet:
+        """The node's frequency set, rolled up from the smallest cached predecessor."""
+        if node in self._cache:
+            self._cache.move_to_end(node)
+            return self._cache[node]
+        best = None
+        for levels, fs in self._cache.items():
+            if all(a <= b for a, b in zip(levels, node, strict=True)) and (
+                best is None or fs.n_groups < best.n_groups
+            ):
+                best = fs
+        fs = self._roll_up(best or self._base, node)
+        self._remember(fs)
+        return fs
+
+    # ------------------------------------------------------------------ checks
+    def evaluate(self, node: tuple[int, ...]) -> NodeResult:
+        """Check the constraints at ``node`` (cached); counts in records."""
+        node = tuple(int(v) for v in node)
+        if node in self._results:
+            return self._results[node]
+        fs = self.frequencies(node)
+        cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
+        sensitive = {
+            name: self.problem.sensitive[name].regrouped(fs.sensitive[:, j], fs.weights)
+            for j, name in enumerate(self.problem.sa)
+        }
+        classes = classes_from_codes(
+            [fs.labels[:, q] + 1 for q in range(len(self.qi))],
+            cards,
+            qi=self.qi,
+            sensitive=sensitive,
+            weights=fs.weights,
+        )
+        failing = np.zeros(classes.n_classes, dtype=bool)
+        for model in self.problem.constraints:
+            failing |= ~model.class_pass(classes)
+        violating = int(classes.sizes[failing].sum())
+        result = NodeResult(node, violating, violating <= self.problem.budget, classes, failing, fs)
+        self._results[node] = result
+        self.order.append(node)
+        return result
+
+    # ------------------------------------------------------------------ loss
+    def loss(self, node: tuple[int, ...], metric: str) -> float:
+        """Information loss of the release at ``node`` (violating classes suppressed).
+
+        ncp: GCP, mean NCP over QI cells (suppressed cell = 1); whd: mean WHD per record
+        (sum over QIs, suppressed cell = 1 per QI); discernibility: Σ|EC|² + n per
+        suppressed row; ul: 1 − UL (entropy kept, seed 001).
+        """
+        result = self.evaluate(node)
+        return self._metrics.loss(result, metric)
+
+    def lower_bound(self, node: tuple[int, ...], metric: str) -> float:
+        """A lower bound of ``loss`` at ``node`` and every more general node that needs
+        no data: the generalization cost as if nothing were suppressed (ncp, whd);
+        0 for the others, whose bounds come from evaluated predecessors."""
+        return self._metrics.data_free_bound(node, metric)
+
+    def no_suppression_loss(self, node: tuple[int, ...], metric: str) -> float:
+        """Loss as if no row were suppressed: monotone under generalization, and never
+        above the loss with suppression — a bound for every more general node."""
+        return self._metrics.loss(self.evaluate(node), metric, suppress=False)
+
+    @property
+    def _metrics(self) -> _LossMetrics:
+        if not hasattr(self, "_loss_metrics"):
+            self._loss_metrics = _LossMetrics(self)
+        return self._loss_metrics
+
+    # ------------------------------------------------------------------ release
+    def release(self, node: tuple[int, ...]) -> tuple[pd.DataFrame, np.ndarray]:
+        """The table generalized at ``node``, rows of violating classes suppressed."""
+        problem = self.problem
+        frame = problem.frame.copy()
+        row_codes = []
+        for q, column in enumerate(self.qi):
+            hierarchy = self.hierarchies[q]
+            codes = hierarchy.generalize(problem.leaf_codes[column], node[q])
+            row_codes.append(codes)
+            labels = np.asarray(hierarchy.labels(node[q]), dtype=object)
+            values = np.where(codes >= 0, labels[np.maximum(codes, 0)], None)
+            frame[column] = pd.Series(values, index=frame.index, dtype="str")
+        cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
+        classes = classes_from_codes(
+            [c + 1 for c in row_codes], cards, qi=self.qi, sensitive=problem.sensitive
+        )
+        failing = np.zeros(classes.n_classes, dtype=bool)
+        for model in problem.constraints:
+            failing |= ~model.class_pass(classes)
+        suppressed = failing[classes.ids]
+        return suppress(frame, self.qi, suppressed), suppressed
+
+    # ------------------------------------------------------------------ trace
+    def trace(
+        self,
+        chosen: tuple[int, ...] | None,
+        tags: dict[tuple[int, ...], str] | None = None,
+        losses: dict[tuple[int, ...], float] | None = None,
+    ) -> LatticeTrace:
+        """Every node with how the search met it (bounded to 5,000 nodes for charts)."""
+        tags = tags or {}
+        losses = losses or {}
+        order = {node: i for i, node in enumerate(self.order)}
+        if self.size > 5000:
+            nodes = list(dict.fromkeys([*self.order, *tags]))
+        else:
+            nodes = [tuple(int(v) for v in row) for row in self.levels_matrix]
+        rows = []
+        for node in nodes:
+            result = self._results.get(node)
+            if result is not None:
+                status = "satisfied" if result.satisfied else "not satisfied"
+            else:
+                status = tags.get(node, "not visited")
+            rows.append(
+                {
+                    **dict(zip(self.qi, node, strict=True)),
+                    "node": "(" + ", ".join(map(str, node)) + ")",
+                    "height": self.height(node),
+                    "status": status,
+                    "order": order.get(node, -1),
+                    "suppressed": None if result is None else result.violating_rows,
+                    "loss": losses.get(node),
+                }
+            )
+        return LatticeTrace(self.qi, pd.DataFrame(rows), chosen)
+
+
+class _LossMetrics:
+    """Per-node loss from the node's frequency set (see :meth:`Lattice.loss`)."""
+
+    def __init__(self, lattice: Lattice) -> None:
+        from privcore.measure.entropy import entropy
+        from privcore.measure.loss import whd
+
+        self.lattice = lattice
+        problem = lattice.problem
+        self.n = problem.n_rows
+        self.q = len(lattice.qi)
+        # NCP of every label at every level, and WHD of every level (from the leaves).
+        self.ncp: list[list[np.ndarray]] = []
+        self.whd: list[np.ndarray] = []
+        self.leaf_counts: list[np.ndarray] = []
+        for q, column in enumerate(lattice.qi):
+            hierarchy = lattice.hierarchies[q]
+            leaf = problem.leaf_codes[column]
+            counts = np.bincount(leaf[leaf >= 0], minlength=len(hierarchy.leaves))
+            self.leaf_counts.append(counts)
+            present = counts > 0
+            numeric = pd.api.types.is_numeric_dtype(problem.frame[column].dtype)
+            values = pd.to_numeric(pd.Series(hierarchy.leaves), errors="coerce").to_numpy(float)
+            per_level = []
+            span = (
+                np.nanmax(values[present]) - np.nanmin(values[present])
+                if numeric and present.any()
+                else 0.0
+            )
+            for level in range(hierarchy.height + 1):
+                codes = hierarchy.codes(level)
+                m = len(hierarchy.labels(level))
+                if level == 0:
+                    per_level.append(np.zeros(m))
+                    continue
+                if level == hierarchy.height:
+                    per_level.append(np.ones(m))
+                    continue
+                if numeric and span > 0:
+                    lo = np.full(m, np.inf)
+                    hi = np.full(m, -np.inf)
+                    np.minimum.at(lo, codes[present], values[present])
+                    np.maximum.at(hi, codes[present], values[present])
+                    per_level.append(np.where(np.isfinite(lo), (hi - lo) / span, 0.0))
+                else:
+                    under = np.bincount(codes[present], minlength=m)
+                    total = max(int(present.sum()), 1)
+                    per_level.append(np.where(under > 1, under / total, 0.0))
+            self.ncp.append(per_level)
+            h = hierarchy.height + 1
+            self.whd.append(np.array([whd(h, h - g, h) if g else 0.0 for g in range(h)]))
+        self.column_ncp_cost = [
+            np.array(
+                [
+                    float(
+                        (
+                            self.ncp[q][g][lattice.hierarchies[q].codes(g)] * self.leaf_counts[q]
+                        ).sum()
+                    )
+                    for g in range(lattice.heights[q] + 1)
+                ]
+            )
+            for q in range(self.q)
+        ]
+        self.h_prv = entropy(problem.frame, list(problem.sa))
+        self.h_qd = entropy(problem.frame, list(problem.qi))
+
+    def data_free_bound(self, node: tuple[int, ...], metric: str) -> float:
+        if metric == "ncp":
+            cost = sum(self.column_ncp_cost[q][node[q]] for q in range(self.q))
+            return cost / (self.n * self.q)
+        if metric == "whd":
+            return float(sum(self.whd[q][node[q]] for q in range(self.q)))
+        return 0.0
+
+    def loss(self, result: NodeResult, metric: str, *, suppress: bool = True) -> float:
+        if metric not in LOSS_METRICS:
+            raise ParameterError(
+                f"Unknown loss metric '{metric}'. Choose one of {', '.join(LOSS_METRICS)}.",
+                code="anonymize.unknown_metric",
+                metric=metric,
+            )
+        fs = result.frequencies
+        classes = result.classes
+        failing = result.failing if suppress else np.zeros_like(result.failing)
+        group_suppressed = failing[classes.ids]
+        w = fs.weights
+        if metric == "ncp":
+            cost = np.zeros(fs.n_groups)
+            for q in range(self.q):
+                table = self.ncp[q][result.node[q]]
+                labels = fs.labels[:, q]
+                cost += np.where(labels >= 0, table[np.maximum(labels, 0)], 0.0)
+            cost = np.where(group_suppressed, float(self.q), cost)
+            return float((cost * w).sum()) / (self.n * self.q)
+        if metric == "whd":
+            per_record = sum(self.whd[q][result.node[q]] for q in range(self.q))
+            cost = np.where(group_suppressed, float(self.q), per_record)
+            return float((cost * w).sum()) / self.n
+        sizes = classes.sizes
+        kept = ~failing
+        n_suppressed = int(sizes[failing].sum())
+        if metric == "discernibility":
+            return float((sizes[kept].astype(float) ** 2).sum() + n_suppressed * self.n)
+        # ul: 1 − (H(X̄_qd) + H(X_prv)) / (H(X_qd) + H(X_prv)); suppressed rows are one value
+        parts = sizes[kept].astype(float)
+        if n_suppressed:
+            parts = np.append(parts, n_suppressed)
+        p = parts / self.n
+        h_release = float(-(p * np.log2(p)).sum())
+        denominator = self.h_qd + self.h_prv
+        if denominator <= 0:
+            return 0.0
+        return 1.0 - (h_release + self.h_prv) / denominator
+
+
+def all_nodes(lattice: Lattice) -> list[tuple[int, ...]]:
+    return list(itertools.product(*[range(h + 1) for h in lattice.heights]))
