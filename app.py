@@ -61,6 +61,12 @@ pages = [
         "pages/data_roles.py", title=t("nav.data"), icon=":material/table_view:", url_path="data"
     ),
     st.Page(
+        "pages/anonymize.py",
+        title=t("nav.anonymize"),
+        icon=":material/blur_on:",
+        url_path="anonymize",
+    ),
+    st.Page(
         "pages/privacy_level.py",
         title=t("nav.privacy"),
         icon=":material/verified_user:",

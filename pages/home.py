@@ -20,6 +20,7 @@ cols[2].metric(
 
 st.subheader(t("home.start"))
 st.page_link("pages/data_roles.py", label=t("home.link_data"), icon=":material/table_view:")
+st.page_link("pages/anonymize.py", label=t("home.link_anonymize"), icon=":material/blur_on:")
 st.page_link(
     "pages/privacy_level.py", label=t("home.link_privacy"), icon=":material/verified_user:"
 )

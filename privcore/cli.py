@@ -152,6 +152,75 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _terminal_progress(enabled: bool):
+    """A tqdm bar on stderr fed by the library's progress callback (or nothing)."""
+    if not enabled:
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=100, unit="%", file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.n = round(100 * fraction)
+        bar.set_description(message[:60])
+        bar.refresh()
+
+    return progress, bar.close
+
+
+def cmd_anonymize(args: argparse.Namespace) -> int:
+    from privcore.anonymize import anonymize
+    from privcore.data import Role, Schema, save
+
+    dataset = load(args.input)
+    frame = dataset.frame
+    qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
+    identifiers = _columns(args.identifiers, "--identifiers") if args.identifiers else []
+    roles = dict.fromkeys(map(str, frame.columns), Role.INSENSITIVE)
+    roles.update(dict.fromkeys(identifiers, Role.IDENTIFIER))
+    roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
+    roles.update(dict.fromkeys(sa, Role.SENSITIVE))
+    unknown = [c for c in roles if c not in frame.columns]
+    if unknown:
+        raise ParameterError(
+            f"{args.input} has no column {', '.join(unknown)}.", code="cli.unknown_columns"
+        )
+    schema = Schema(roles, _hierarchies(args.hierarchy))
+    options = {}
+    if args.algorithm in ("samarati", "incognito", "optimal"):
+        options["loss_metric"] = args.loss_metric
+    if args.algorithm == "mondrian":
+        options["summary"] = args.summary
+    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+    try:
+        release = anonymize(
+            frame,
+            schema,
+            _models(args),
+            algorithm=args.algorithm,
+            max_suppression=args.max_suppression,
+            seed=args.seed,
+            progress=progress,
+            **options,
+        )
+    finally:
+        close()
+    save(release.export(shuffle=not args.keep_order, seed=args.seed), args.out)
+    report = release.to_dict()
+    if args.report:
+        Path(args.report).write_text(history.to_json(report), encoding="utf-8")
+    lines = [
+        f"{args.algorithm}: k = {report['k']}, {report['suppressed_rows']} row(s) suppressed, "
+        f"{report['classes']} classes, {report['seconds']:.3f} s",
+        "loss: " + ", ".join(f"{k} = {v:.4g}" for k, v in report["loss"].items()),
+        f"PL = {report['pl']:.3f}   UL = {report['ul']:.3f}",
+        *([f"node: {report['node']}"] if report["node"] else []),
+        f"wrote {args.out}" + (f" and {args.report}" if args.report else ""),
+    ]
+    _emit(report, args.json, lines)
+    return EXIT_OK
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     if args.action == "list":
         runs = history.list_runs(kind=args.kind, search=args.search, limit=args.limit)
@@ -231,6 +300,68 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_measure)
+
+    a = sub.add_parser(
+        "anonymize",
+        help="anonymize a table under k / l / t constraints with one of seven algorithms",
+        description="Anonymize INPUT and write the release to --out (shuffled unless "
+        "--keep-order). --report writes a JSON report with k, suppressed_rows, seconds, "
+        "loss, pl, ul and node (full-domain algorithms).",
+    )
+    a.add_argument("input", help="the table to anonymize")
+    a.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
+    a.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
+    a.add_argument("--identifiers", help="identifier columns to remove, comma-separated")
+    a.add_argument(
+        "--algorithm",
+        default="optimal",
+        choices=["datafly", "samarati", "incognito", "optimal", "mondrian", "kaca", "condensation"],
+    )
+    a.add_argument("--k", type=int, default=2, help="k-anonymity (default 2)")
+    a.add_argument("--l", type=float, help="l-diversity with this l")
+    a.add_argument("--l-kind", choices=["distinct", "entropy", "recursive"], default="distinct")
+    a.add_argument("--c", type=float, default=1.0, help="c of recursive (c,l)-diversity")
+    a.add_argument("--t", type=float, help="t-closeness with this t")
+    a.add_argument(
+        "--t-distance", choices=["auto", "equal", "ordered", "hierarchical", "kl"], default="auto"
+    )
+    a.add_argument(
+        "--hierarchy",
+        action="append",
+        metavar="COL=FILE",
+        help="ARX hierarchy file of a column (repeatable)",
+    )
+    a.add_argument(
+        "--max-suppression",
+        type=float,
+        default=0.0,
+        help="share of rows that may be suppressed, 0–1 (default 0)",
+    )
+    a.add_argument(
+        "--loss-metric",
+        choices=["ncp", "whd", "discernibility", "ul"],
+        default="ncp",
+        help="loss minimized by samarati/incognito/optimal",
+    )
+    a.add_argument(
+        "--summary",
+        choices=["range", "mean"],
+        default="range",
+        help="how Mondrian shows numeric partitions",
+    )
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument(
+        "--keep-order",
+        action="store_true",
+        help="keep the original row order (shuffling is the default)",
+    )
+    a.add_argument(
+        "--out", required=True, help="release file (.csv, .tsv, .xlsx, .parquet, .jsonl)"
+    )
+    a.add_argument("--report", help="write the JSON report here")
+    a.add_argument("--quiet", action="store_true", help="no progress bar")
+    a.add_argument("--json", action="store_true", help="print the report as JSON")
+    a.set_defaults(func=cmd_anonymize)
 
     h = sub.add_parser("history", help="list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])

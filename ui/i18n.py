@@ -63,6 +63,9 @@ def error_text(exc: PrivcoreError) -> str:
     template = catalogue(current_language()).get(key)
     if template is None:
         return exc.message
+    needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    if not needed <= set(exc.params):
+        return exc.message  # the translation needs a value this error does not carry
     return format_text(template, {k: _plain(v) for k, v in exc.params.items()})
 
 

@@ -133,7 +133,7 @@ def prepare(
             raise HierarchyError(
                 f"This algorithm generalizes along hierarchies; build one for "
                 f"{', '.join(without)} on the Data & roles page.",
-                code="hierarchy.missing",
+                code="hierarchy.missing_qi",
                 columns=without,
             )
     leaf_codes = {c: hierarchies[c].encode(frame[c]) for c in qi if c in hierarchies}

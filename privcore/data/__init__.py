@@ -17,6 +17,7 @@ from privcore.data.loading import (
     detect_encoding,
     fingerprint,
     load,
+    save,
 )
 from privcore.data.profile import column_type, profile
 from privcore.data.roles import ROLES, Role, RoleSuggestion, suggest_roles
@@ -45,6 +46,7 @@ __all__ = [
     "masking_hierarchy",
     "profile",
     "rounding_hierarchy",
+    "save",
     "suggest_roles",
     "value_keys",
 ]

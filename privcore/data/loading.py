@@ -719,3 +719,26 @@ def _check_shape(frame: pd.DataFrame, max_rows: int, max_columns: int) -> None:
         raise _too_many_rows(max_rows)
     if frame.shape[0] == 0:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
+
+
+def save(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a table in the format its extension names: .csv (UTF-8), .tsv, .xlsx,
+    .parquet or .jsonl; anything else is written as CSV."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".xlsx":
+            frame.to_excel(path, index=False)
+        elif suffix in (".parquet", ".pq"):
+            frame.to_parquet(path, index=False)
+        elif suffix in (".jsonl", ".ndjson"):
+            frame.to_json(path, orient="records", lines=True, force_ascii=False)
+        elif suffix == ".tsv":
+            frame.to_csv(path, sep="\t", index=False)
+        else:
+            frame.to_csv(path, index=False)
+    except OSError as exc:
+        raise DataFormatError(
+            f"Cannot write {path}: {exc.strerror or exc}.", code="data.cannot_write", path=str(path)
+        ) from exc
+    return path

@@ -147,3 +147,23 @@ def test_measure_the_worked_example(page: Page, app_server, artifacts):
     page.screenshot(path=str(artifacts / "privacy_level.png"), full_page=True)
     measured = [r for r in history.list_runs(path=history_db) if r["kind"] == "measure"]
     assert measured and measured[0]["results"]["ul"] == 0.75
+
+
+def test_anonymize_adult_at_k5(page: Page, app_server, artifacts):
+    base, history_db = app_server
+    page.goto(base)
+    expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+    open_page(page, base, "Anonymize")
+    expect(page.get_by_role("heading", name="Anonymize")).to_be_visible()
+    wait_idle(page)
+    # the live run of the optimal search at the default k = 5 on Adult
+    expect(page.get_by_text("k ≥ 5")).to_be_visible(timeout=60_000)
+    page.get_by_role("tab", name="Classes").click()
+    grid = page.get_by_test_id("stDataFrame").filter(has=page.locator("[role=gridcell]")).first
+    expect(page.get_by_text("violate a model (highlighted)")).to_be_visible()
+    expect(grid).to_be_visible()
+    page.get_by_role("tab", name="Lattice").click()
+    expect(page.get_by_text("nodes checked on the data")).to_be_visible()
+    page.screenshot(path=str(artifacts / "anonymize.png"), full_page=True)
+    runs = [r for r in history.list_runs(path=history_db) if r["kind"] == "anonymize"]
+    assert runs and runs[0]["results"]["k"] >= 5

@@ -1,0 +1,483 @@
+"""Controls, cached runs and result views of the Anonymize page."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, Release, anonymize
+from privcore.data import Dataset, Schema
+from privcore.errors import PrivcoreError
+from privcore.models import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    PrivacyModel,
+    RecursiveCLDiversity,
+    TCloseness,
+)
+from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
+from ui.components import explained_metric, fmt, verdict_row
+from ui.ec_table import class_size_histogram, render_class_table
+from ui.history import record
+from ui.i18n import t
+
+LOSS_METRICS = ["ncp", "whd", "discernibility", "ul"]
+DISTANCES = ["auto", "equal", "ordered", "hierarchical", "kl"]
+DEFAULT_PARAMS: dict[str, Any] = {
+    "algorithm": "optimal",
+    "k": 5,
+    "l": None,
+    "l_kind": "distinct",
+    "c": 3.0,
+    "t": None,
+    "t_distance": "auto",
+    "max_suppression": 0.0,
+    "seed": 0,
+}
+
+
+def controls(schema: Schema) -> dict[str, Any]:
+    """The parameter widgets; returns the chosen parameters (JSON-able)."""
+    algorithm = st.selectbox(
+        t("an.algorithm"),
+        list(ALGORITHMS),
+        index=list(ALGORITHMS).index("optimal"),
+        format_func=lambda a: t(f"alg.{a}"),
+        help=t("an.algorithm_help"),
+        key="an_algorithm",
+    )
+    st.caption(t(f"alg.{algorithm}.about"))
+    k = st.slider("k", 1, 100, 5, help=t("help.k"), key="an_k")
+    use_l = st.checkbox(t("an.use_l"), key="an_use_l", disabled=algorithm == "condensation")
+    l_kind, l_value, c = "distinct", 2.0, 3.0
+    if use_l:
+        l_kind = st.selectbox(
+            t("pl.l_kind"),
+            ["distinct", "entropy", "recursive"],
+            format_func=lambda x: t(f"pl.l_kind_{x}"),
+            key="an_l_kind",
+        )
+        l_value = st.number_input("l", 1.0, 50.0, 2.0, 1.0, key="an_l")
+        if l_kind == "recursive":
+            c = st.number_input("c", 0.1, 100.0, 3.0, 0.5, key="an_c")
+    use_t = st.checkbox(t("an.use_t"), key="an_use_t", disabled=algorithm == "condensation")
+    t_value, distance = 0.3, "auto"
+    if use_t:
+        t_value = st.number_input("t", 0.0, 5.0, 0.3, 0.05, key="an_t")
+        distance = st.selectbox(
+            t("pl.t_distance"),
+            DISTANCES,
+            format_func=lambda d: t(f"distance.{d}"),
+            key="an_distance",
+        )
+    suppression = st.slider(
+        t("an.max_suppression"),
+        0.0,
+        50.0,
+        0.0,
+        0.5,
+        format="%.1f %%",
+        help=t("an.max_suppression_help"),
+        key="an_sup",
+    )
+    params: dict[str, Any] = {
+        "algorithm": algorithm,
+        "k": int(k),
+        "l": float(l_value) if use_l else None,
+        "l_kind": l_kind,
+        "c": float(c),
+        "t": float(t_value) if use_t else None,
+        "t_distance": distance,
+        "max_suppression": suppression / 100.0,
+    }
+    if algorithm in ("samarati", "incognito", "optimal"):
+        params["loss_metric"] = st.selectbox(
+            t("an.loss_metric"),
+            LOSS_METRICS,
+            format_func=lambda m: t(f"metric.{m}"),
+            key="an_metric",
+        )
+    if algorithm == "mondrian":
+        params["summary"] = st.radio(
+            t("an.summary"),
+            ["range", "mean"],
+            horizontal=True,
+            format_func=lambda s: t(f"an.summary_{s}"),
+            key="an_summary",
+        )
+    params["seed"] = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="an_seed"))
+    return params
+
+
+def models_of(params: dict[str, Any]) -> list[PrivacyModel]:
+    models: list[PrivacyModel] = [KAnonymity(params["k"])]
+    if params.get("l") is not None:
+        if params["l_kind"] == "entropy":
+            models.append(EntropyLDiversity(params["l"]))
+        elif params["l_kind"] == "recursive":
+            models.append(RecursiveCLDiversity(params["c"], int(params["l"])))
+        else:
+            models.append(DistinctLDiversity(int(params["l"])))
+    if params.get("t") is not None:
+        models.append(TCloseness(params["t"], params["t_distance"]))
+    return models
+
+
+def options_of(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: params[k] for k in ("loss_metric", "summary") if k in params}
+
+
+_CACHE = "an_release_cache"
+_CACHE_SIZE = 12
+
+
+def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str) -> Release:
+    """Run (or reuse) one anonymization, with a progress bar.
+
+    Releases are cached in this session by data fingerprint, schema and parameters (a
+    changed slider back to a value seen before costs nothing). A click on Cancel reruns
+    the page, which interrupts the algorithm at its next progress report. Failures are
+    recorded in the history and re-raised.
+    """
+    key = json.dumps(
+        [dataset.fingerprint.sha256, schema.to_dict(), params], sort_keys=True, default=str
+    )
+    cache: OrderedDict[str, Release] = st.session_state.setdefault(_CACHE, OrderedDict())
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    bar = st.progress(0.0, text=label)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=f"{label}: {message}")
+
+    started = time.perf_counter()
+    try:
+        release = anonymize(
+            dataset.frame,
+            schema,
+            models_of(params),
+            algorithm=params["algorithm"],
+            max_suppression=params["max_suppression"],
+            seed=params["seed"],
+            progress=progress,
+            **options_of(params),
+        )
+    except PrivcoreError as exc:
+        record(
+            "anonymize",
+            params=params,
+            results={},
+            dataset=dataset,
+            page="anonymize",
+            duration_s=time.perf_counter() - started,
+            status="error",
+            error=exc.message,
+        )
+        raise
+    finally:
+        bar.empty()
+    cache[key] = release
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return release
+
+
+def summary_results(release: Release) -> dict[str, Any]:
+    out = release.to_dict()
+    return {
+        k: out[k]
+        for k in (
+            "k",
+            "classes",
+            "suppressed_rows",
+            "seconds",
+            "loss",
+            "pl",
+            "ul",
+            "node",
+            "satisfied",
+        )
+    }
+
+
+# --------------------------------------------------------------------------- views
+
+
+def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> None:
+    measured = release.measurement.to_dict()
+    if run_id is not None:
+        st.caption(t("an.recorded", id=run_id, seconds=f"{release.timings['total']:.2f}"))
+    for note in release.notes:
+        st.info(note, icon=":material/info:")
+    cards = [
+        (
+            v["model"],
+            v["requirement"],
+            "pass" if v["passed"] else "fail",
+            t("an.verdict_detail", rows=v["violating_rows"]),
+        )
+        for v in measured["verdicts"]
+    ]
+    verdict_row(cards)
+    c1, c2, c3, c4, c5 = st.columns(5)
+    explained_metric(c1, t("pl.k_achieved"), measured["k"], "explain.k")
+    explained_metric(c2, t("an.suppressed"), release.n_suppressed, "explain.suppressed", 0)
+    explained_metric(c3, "GCP", release.loss.get("gcp", release.loss.get("ncp")), "explain.gcp")
+    explained_metric(c4, "PL", measured["pl"]["all"], "explain.pl")
+    explained_metric(c5, "UL", measured["ul"], "explain.ul")
+
+    tabs = st.tabs(
+        [
+            t("an.tab_tables"),
+            t("tab.classes"),
+            t("tab.charts"),
+            t("an.tab_lattice"),
+            t("tab.download"),
+        ]
+    )
+    with tabs[0]:
+        side_by_side(release, original)
+    with tabs[1]:
+        render_class_table(
+            release.measurement.models.class_table,
+            release.measurement.classes,
+            release.frame,
+            key="an_classes",
+        )
+    with tabs[2]:
+        st.altair_chart(
+            class_size_histogram(release.measurement.classes.sizes, measured["k"]), width="stretch"
+        )
+        st.altair_chart(level_chart(release), width="stretch")
+        loss = {k: v for k, v in release.loss.items() if isinstance(v, (int, float))}
+        st.dataframe(
+            pd.DataFrame({"metric": list(loss), "value": list(loss.values())}), hide_index=True
+        )
+    with tabs[3]:
+        if release.lattice is None:
+            st.info(t("an.no_lattice"), icon=":material/info:")
+        else:
+            st.altair_chart(lattice_chart(release), width="stretch")
+            caption = (
+                "an.lattice_caption_tagged"
+                if release.algorithm == "optimal"
+                else ("an.lattice_caption")
+            )
+            st.caption(
+                t(
+                    caption,
+                    evaluated=release.params.get("evaluated_nodes"),
+                    size=release.params.get("lattice_size"),
+                )
+            )
+    with tabs[4]:
+        downloads(release)
+
+
+def side_by_side(release: Release, original: pd.DataFrame, rows: int = 200) -> None:
+    """The first rows of the original and of the release; changed cells highlighted."""
+    left, right = st.columns(2)
+    shown_original = original.head(rows)
+    shown_release = release.frame.head(rows)
+    left.markdown(f"**{t('an.original')}**")
+    left.dataframe(shown_original, hide_index=True)
+    right.markdown(f"**{t('an.release')}**")
+    changed = pd.DataFrame(False, index=shown_release.index, columns=shown_release.columns)
+    for column in release.qi:
+        if column in shown_original.columns:
+            changed[column] = (
+                shown_release[column].astype(str).to_numpy()
+                != shown_original[column].astype(str).to_numpy()
+            )
+    styled = shown_release.style.apply(
+        lambda col: [
+            "background-color: rgba(191, 135, 0, 0.18)" if c else "" for c in changed[col.name]
+        ],
+        axis=0,
+    )
+    right.dataframe(styled, hide_index=True)
+    st.caption(t("an.tables_caption", rows=min(rows, len(original))))
+
+
+def level_chart(release: Release) -> alt.Chart:
+    """Generalization level of each QI (share of records at each level)."""
+    rows = []
+    for column in release.qi:
+        hierarchy_levels = (release.record_levels or {}).get(column)
+        if hierarchy_levels is None:
+            continue
+        levels, counts = np.unique(hierarchy_levels, return_counts=True)
+        rows += [
+            {"QI": column, "level": int(lv), "records": int(c)}
+            for lv, c in zip(levels, counts, strict=True)
+        ]
+    data = pd.DataFrame(rows or [{"QI": "", "level": 0, "records": 0}])
+    return (
+        alt.Chart(data, title=t("an.levels_title"))
+        .mark_bar()
+        .encode(
+            y=alt.Y("QI:N", title=None),
+            x=alt.X(
+                "records:Q", stack="normalize", title=t("an.levels_x"), axis=alt.Axis(format="%")
+            ),
+            color=alt.Color("level:O", title=t("an.level"), scale=alt.Scale(scheme="oranges")),
+            tooltip=["QI:N", "level:O", "records:Q"],
+        )
+    )
+
+
+_STATUS_COLOURS = {
+    "satisfied": PASS,
+    "not satisfied": FAIL,
+    "tagged satisfied": "#8fd19e",
+    "tagged not satisfied": "#f3a6ac",
+    "not visited": MUTED,
+}
+
+
+def lattice_chart(release: Release) -> alt.Chart:
+    """Lattice nodes by height, coloured by how the search met them; the chosen node
+    is ringed. A teaching view of how Samarati, Incognito and the optimal search walk."""
+    nodes = release.lattice.nodes.copy()
+    nodes["position"] = nodes.groupby("height").cumcount()
+    width = nodes.groupby("height")["position"].transform("max").replace(0, 1)
+    nodes["x"] = nodes["position"] / width
+    chosen = "(" + ", ".join(map(str, release.lattice.chosen or ())) + ")"
+    nodes["chosen"] = nodes["node"] == chosen
+    tooltip = [
+        "node:N",
+        "height:Q",
+        "status:N",
+        "order:Q",
+        "suppressed:Q",
+        alt.Tooltip("loss:Q", format=".4f"),
+    ]
+    base = alt.Chart(nodes, title=t("an.lattice_title")).encode(
+        x=alt.X("x:Q", axis=None),
+        y=alt.Y("height:Q", title=t("an.height")),
+    )
+    points = base.mark_circle(size=60).encode(
+        color=alt.Color(
+            "status:N",
+            title=t("an.status"),
+            scale=alt.Scale(domain=list(_STATUS_COLOURS), range=list(_STATUS_COLOURS.values())),
+        ),
+        tooltip=tooltip,
+    )
+    ring = base.transform_filter("datum.chosen").mark_point(
+        size=400, color=ACCENT, strokeWidth=3, filled=False
+    )
+    label = (
+        base.transform_filter("datum.chosen").mark_text(dy=-18, color=WARN).encode(text="node:N")
+    )
+    return (points + ring + label).properties(height=420)
+
+
+def downloads(release: Release) -> None:
+    keep = st.checkbox(
+        t("an.keep_order"), value=False, help=t("an.keep_order_help"), key="an_keep_order"
+    )
+    st.download_button(
+        t("an.download_release"),
+        data=release.export(shuffle=not keep).to_csv(index=False).encode("utf-8"),
+        file_name=f"release_{release.algorithm}.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    st.download_button(
+        t("an.download_spec"),
+        data=release.spec_json().encode("utf-8"),
+        file_name=f"release_{release.algorithm}_spec.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+    st.download_button(
+        t("an.download_report"),
+        data=json.dumps(release.to_dict(), ensure_ascii=False, indent=2, default=str).encode(
+            "utf-8"
+        ),
+        file_name=f"release_{release.algorithm}_report.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+
+
+def compare(dataset: Dataset, schema: Schema, params: dict[str, Any]) -> None:
+    """Run several algorithms on the same constraints and table their results."""
+    chosen = st.multiselect(
+        t("an.compare_algorithms"),
+        list(ALGORITHMS),
+        default=["datafly", "optimal", "mondrian"]
+        if "mondrian" in ALGORITHMS
+        else list(FULL_DOMAIN)[:2],
+        format_func=lambda a: t(f"alg.{a}"),
+        key="an_compare",
+    )
+    if not st.button(t("an.compare_run"), key="an_compare_run"):
+        return
+    rows = []
+    common = {k: v for k, v in params.items() if k not in ("loss_metric", "summary")}
+    for algorithm in chosen:
+        run_params = {**common, "algorithm": algorithm}
+        if algorithm in ("samarati", "incognito", "optimal"):
+            run_params["loss_metric"] = params.get("loss_metric", "ncp")
+        if algorithm == "mondrian":
+            run_params["summary"] = params.get("summary", "range")
+        try:
+            release = run(dataset, schema, run_params, label=t(f"alg.{algorithm}"))
+        except PrivcoreError as exc:
+            rows.append({"algorithm": t(f"alg.{algorithm}"), "k": None, "error": exc.message})
+            continue
+        out = release.to_dict()
+        record(
+            "anonymize",
+            params=run_params,
+            results=summary_results(release),
+            dataset=dataset,
+            page="anonymize",
+            duration_s=release.timings["total"],
+        )
+        rows.append(
+            {
+                "algorithm": t(f"alg.{algorithm}"),
+                "k": out["k"],
+                "suppressed": out["suppressed_rows"],
+                "classes": out["classes"],
+                "GCP": out["loss"].get("gcp", out["loss"].get("ncp")),
+                "discernibility": out["loss"].get("discernibility"),
+                "precision": out["loss"].get("precision"),
+                "PL": out["pl"],
+                "UL": out["ul"],
+                "seconds": out["seconds"],
+                "error": "",
+            }
+        )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={
+            "GCP": st.column_config.NumberColumn(format="%.4f"),
+            "PL": st.column_config.NumberColumn(format="%.3f"),
+            "UL": st.column_config.NumberColumn(format="%.3f"),
+            "precision": st.column_config.NumberColumn(format="%.3f"),
+            "seconds": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+
+
+def fmt_node(release: Release) -> str:
+    if release.node is None:
+        return "—"
+    return ", ".join(f"{q}={lv}" for q, lv in zip(release.qi, release.node, strict=True))
+
+
+__all__ = ["compare", "controls", "fmt", "render", "run"]
