@@ -320,11 +320,6 @@ def t_distance(classes: EquivalenceClasses, sa: str, distance: str = "auto") -> 
     return _cached(classes, ("t", sa, resolved), lambda: compute(classes, sa))
 
 
-def _table_counts(attribute: SensitiveAttribute) -> np.ndarray:
-    """Count of each value code over every row of the table."""
-    return np.bincount(attribute.codes, minlength=attribute.n_values)
-
-
 def _equal_distance(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     # ½ Σ|p−q| = ½ (Σ_present |p−q| + Σ_absent q) and Σ_absent q = 1 − Σ_present q.
     counts, size = _pairs(classes, sa)
@@ -358,10 +353,9 @@ def _ordered_distance(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     n = classes.n_classes
     if m <= 1 or n == 0:
         return np.zeros(n)
-    table = _table_counts(attribute)
-    by_rank = np.zeros(m, dtype=np.int64)
-    by_rank[attribute.rank] = table
-    f_q = np.cumsum(by_rank) / by_rank.sum()  # F_Q(i), i = 0..m−1
+    by_rank = np.zeros(m)
+    by_rank[attribute.rank] = attribute.distribution  # Q (weighted for frequency sets)
+    f_q = np.cumsum(by_rank)  # F_Q(i), i = 0..m−1
     prefix = np.concatenate(([0.0], np.cumsum(f_q)))  # prefix[x] = Σ_{i<x} F_Q(i)
 
     counts = classes.value_counts(sa)

@@ -13,7 +13,10 @@ from typing import Any
 import pandas as pd
 
 from privcore.anonymize.base import LatticeTrace, Progress, Release
+from privcore.anonymize.condensation import condensation
 from privcore.anonymize.fulldomain import datafly, incognito, optimal, samarati
+from privcore.anonymize.kaca import kaca
+from privcore.anonymize.mondrian import mondrian
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
@@ -23,6 +26,9 @@ ALGORITHMS: dict[str, Callable[..., Release]] = {
     "samarati": samarati,
     "incognito": incognito,
     "optimal": optimal,
+    "mondrian": mondrian,
+    "kaca": kaca,
+    "condensation": condensation,
 }
 FULL_DOMAIN = ("datafly", "samarati", "incognito", "optimal")
 

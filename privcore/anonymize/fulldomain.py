@@ -53,7 +53,7 @@ def _release(
     algorithm: str,
     started: float,
     params: dict,
-    tags: dict | None = None,
+    tagged: np.ndarray | None = None,
     losses: dict | None = None,
     notes: Sequence[str] = (),
     progress: Progress | None = None,
@@ -61,7 +61,7 @@ def _release(
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.9, "Generalizing and measuring the release")
     frame, suppressed = lattice.release(node)
-    trace = lattice.trace(node, tags, losses)
+    trace = lattice.trace(node, tagged, losses)
     release = finish(
         problem,
         frame,
@@ -403,12 +403,6 @@ def optimal(
         propagated[mask] = np.maximum(propagated[mask], no_sup)
         if rank % 25 == 0:
             report_progress(progress, 0.6 + 0.3 * rank / len(order), f"Loss of {len(losses)} nodes")
-    tags = {
-        tuple(int(v) for v in levels[i]): (
-            "tagged satisfied" if satisfied[i] else "tagged not satisfied"
-        )
-        for i in range(len(levels))
-    }
     return _release(
         problem,
         lattice,
@@ -416,7 +410,7 @@ def optimal(
         algorithm="optimal",
         started=started,
         params={"loss_metric": metric, "loss": best_loss, "satisfying_nodes": int(satisfied.sum())},
-        tags=tags,
+        tagged=satisfied,
         losses=losses,
         progress=progress,
     )

@@ -294,36 +294,46 @@ class Lattice:
     def trace(
         self,
         chosen: tuple[int, ...] | None,
-        tags: dict[tuple[int, ...], str] | None = None,
+        tagged: np.ndarray | None = None,
         losses: dict[tuple[int, ...], float] | None = None,
     ) -> LatticeTrace:
-        """Every node with how the search met it (bounded to 5,000 nodes for charts)."""
-        tags = tags or {}
+        """Every node with how the search met it: evaluated (satisfied or not), tagged
+        by monotonicity (``tagged``: the satisfaction of every node, known without
+        evaluating most of them), or not visited. Lattices above 5,000 nodes keep only
+        the evaluated nodes, to stay chartable."""
         losses = losses or {}
-        order = {node: i for i, node in enumerate(self.order)}
-        if self.size > 5000:
-            nodes = list(dict.fromkeys([*self.order, *tags]))
+        evaluated = list(self._results)
+        if self.size <= 5000:
+            levels = self.levels_matrix
         else:
-            nodes = [tuple(int(v) for v in row) for row in self.levels_matrix]
-        rows = []
-        for node in nodes:
-            result = self._results.get(node)
-            if result is not None:
-                status = "satisfied" if result.satisfied else "not satisfied"
-            else:
-                status = tags.get(node, "not visited")
-            rows.append(
-                {
-                    **dict(zip(self.qi, node, strict=True)),
-                    "node": "(" + ", ".join(map(str, node)) + ")",
-                    "height": self.height(node),
-                    "status": status,
-                    "order": order.get(node, -1),
-                    "suppressed": None if result is None else result.violating_rows,
-                    "loss": losses.get(node),
-                }
-            )
-        return LatticeTrace(self.qi, pd.DataFrame(rows), chosen)
+            levels = np.array(evaluated, dtype=np.int64).reshape(-1, len(self.qi))
+            tagged = None
+        radix = np.array([math.prod(h + 1 for h in self.heights[i + 1 :])
+                          for i in range(len(self.qi))], dtype=np.int64)
+        index = levels @ radix if len(levels) else np.zeros(0, dtype=np.int64)
+        position = {int(i): p for p, i in enumerate(index)}
+        status = np.full(len(levels), "not visited", dtype=object)
+        if tagged is not None:
+            status[:] = np.where(tagged[index], "tagged satisfied", "tagged not satisfied")
+        order = np.full(len(levels), -1, dtype=np.int64)
+        suppressed = np.full(len(levels), np.nan)
+        loss = np.full(len(levels), np.nan)
+        for rank, node in enumerate(self.order):
+            p = position[self.index(node)]
+            result = self._results[node]
+            status[p] = "satisfied" if result.satisfied else "not satisfied"
+            order[p] = rank
+            suppressed[p] = result.violating_rows
+        for node, value in losses.items():
+            loss[position[self.index(node)]] = value
+        frame = pd.DataFrame(levels, columns=list(self.qi))
+        frame["node"] = ["(" + ", ".join(map(str, row)) + ")" for row in levels.tolist()]
+        frame["height"] = levels.sum(axis=1)
+        frame["status"] = status
+        frame["order"] = order
+        frame["suppressed"] = suppressed
+        frame["loss"] = loss
+        return LatticeTrace(self.qi, frame, chosen)
 
 
 class _LossMetrics:
