@@ -68,3 +68,28 @@ def test_the_release_feeds_the_privacy_level_page():
     at.button[[b.label for b in at.button].index("Measure")].click().run()
     no_exceptions(at)
     assert metrics(at)["k achieved"] == "3"
+
+
+def test_local_and_synthetic_algorithms_on_the_hospital_table():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    for algorithm in ("mondrian", "kaca", "condensation"):
+        at.selectbox(key="an_algorithm").set_value(algorithm).run()
+        no_exceptions(at)
+        assert not at.error, (algorithm, [e.value for e in at.error])
+        assert int(metrics(at)["k achieved"]) >= 3, algorithm
+        if algorithm == "condensation":
+            assert any("synthetic" in i.value for i in at.info)
+    assert {r["params"]["algorithm"] for r in history.list_runs(kind="anonymize")} >= {
+        "mondrian", "kaca", "condensation"}
+
+
+def test_compare_view_tables_each_algorithm():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    at.multiselect(key="an_compare").set_value(["datafly", "mondrian", "kaca"]).run()
+    at.button(key="an_compare_run").click().run()
+    no_exceptions(at)
+    table = [d.value for d in at.dataframe if "seconds" in d.value.columns][0]
+    assert list(table["algorithm"]) == ["Datafly", "Mondrian", "KACA"]
+    assert (table["k"] >= 3).all()
