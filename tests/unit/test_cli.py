@@ -55,3 +55,64 @@ def test_python_dash_m_entry_point(adult_path):
         [sys.executable, "-m", "privcore", "nope"], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 2
+
+
+def test_anonymize_command_writes_release_and_report(tmp_path, capsys):
+    hospital = ROOT / "assets" / "hospital"
+    out, report = tmp_path / "release.csv", tmp_path / "report.json"
+    code = main(
+        [
+            "anonymize",
+            str(hospital / "hospital.csv"),
+            "--qi",
+            "ZIP,Age",
+            "--sa",
+            "Disease",
+            "--hierarchy",
+            f"ZIP={hospital / 'hospital_hierarchy_ZIP.csv'}",
+            "--hierarchy",
+            f"Age={hospital / 'hospital_hierarchy_Age.csv'}",
+            "--algorithm",
+            "datafly",
+            "--k",
+            "3",
+            "--out",
+            str(out),
+            "--report",
+            str(report),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    data = json.loads(report.read_text())
+    for key in ("k", "suppressed_rows", "seconds", "loss", "pl", "ul", "node"):
+        assert key in data
+    assert data["k"] >= 3 and data["node"] == {"ZIP": 1, "Age": 2}
+    import pandas as pd
+
+    released = pd.read_csv(out, dtype=str)
+    assert len(released) == 9
+    assert set(released["ZIP"]) == {"4767*", "4760*", "4790*"}
+
+
+def test_anonymize_command_infeasible_exits_2(tmp_path, capsys):
+    hospital = ROOT / "assets" / "hospital"
+    code = main(
+        [
+            "anonymize",
+            str(hospital / "hospital.csv"),
+            "--qi",
+            "ZIP,Age",
+            "--sa",
+            "Disease",
+            "--algorithm",
+            "mondrian",
+            "--k",
+            "20",
+            "--out",
+            str(tmp_path / "r.csv"),
+            "--quiet",
+        ]
+    )
+    assert code == 2
+    assert "larger than the table" in capsys.readouterr().err
