@@ -354,8 +354,10 @@ def finish(
     groups_satisfy = None
     if synthetic and class_override is not None:
         groups = classes_from_codes(
-            [np.asarray(class_override) + 1], [int(np.max(class_override)) + 2],
-            qi=problem.qi, sensitive=problem.sensitive,
+            [np.asarray(class_override) + 1],
+            [int(np.max(class_override)) + 2],
+            qi=problem.qi,
+            sensitive=problem.sensitive,
         )
         groups_satisfy = all(model.satisfied(groups) for model in problem.constraints)
     total = time.perf_counter() - started

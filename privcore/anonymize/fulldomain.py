@@ -164,7 +164,13 @@ def samarati(
         return found
 
     low, high = 0, sum(lattice.heights)
-    if not satisfying_at(high, True):
+    if not lattice.monotone:
+        # Binary search needs monotonicity: scan the heights upwards instead.
+        low = next((h for h in range(high + 1) if satisfying_at(h, True)), None)
+        if low is None:
+            raise _infeasible(problem, lattice)
+        high = low
+    elif not satisfying_at(high, True):
         raise _infeasible(problem, lattice)
     searches = 0
     while low < high:
@@ -201,10 +207,26 @@ def minimal_satisfying_nodes(lattice: Lattice, progress: Progress | None = None)
     failed is skipped (subset property), and a satisfying node marks its
     generalizations as satisfying (generalization property). The full QI set's
     minimal satisfying nodes are returned. Checks on a subset use the frequency set of
-    the full node that leaves the other QIs at their top level (rolled up).
+    the full node that leaves the other QIs at their top level (rolled up). Both
+    properties need monotone constraints (:attr:`Lattice.monotone`); otherwise the
+    whole lattice is checked.
     """
     q = len(lattice.qi)
     heights = lattice.heights
+    if not lattice.monotone:
+        # Subset and generalization pruning need monotonicity: check the whole lattice.
+        satisfied = classify(lattice, progress)
+        nodes = {tuple(int(v) for v in row) for row in lattice.levels_matrix[satisfied]}
+        return sorted(
+            (
+                n
+                for n in nodes
+                if not any(
+                    n[i] > 0 and tuple(n[j] - (j == i) for j in range(q)) in nodes for i in range(q)
+                )
+            ),
+            key=lambda n: (sum(n), n),
+        )
     # failed[subset] = the levels (of that subset's QIs) known not to satisfy
     failed: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
     minimal: list[tuple[int, ...]] = []
@@ -315,6 +337,16 @@ def classify(lattice: Lattice, progress: Progress | None = None) -> np.ndarray:
     same two tags).
     """
     levels = lattice.levels_matrix
+    if not lattice.monotone:
+        # No tagging is sound: check every node.
+        value = np.zeros(len(levels), dtype=bool)
+        for i, row in enumerate(levels):
+            value[i] = lattice.evaluate(tuple(int(v) for v in row)).satisfied
+            if i % 50 == 0:
+                report_progress(
+                    progress, 0.6 * i / len(levels), f"Checked {i} of {len(levels)} nodes"
+                )
+        return value
     known = np.zeros(len(levels), dtype=bool)
     value = np.zeros(len(levels), dtype=bool)
     heights = levels.sum(axis=1)

@@ -28,6 +28,7 @@ import pandas as pd
 from privcore.anonymize.base import LatticeTrace, Problem, suppress
 from privcore.classes import EquivalenceClasses, classes_from_codes, combine_codes
 from privcore.errors import ParameterError
+from privcore.models import DistinctLDiversity, KAnonymity
 
 LOSS_METRICS = ("ncp", "whd", "discernibility", "ul")
 _CACHE_GROUPS = 4_000_000  # groups kept in rolled-up frequency sets (memory bound)
@@ -76,6 +77,22 @@ class Lattice:
         self.top = self.heights
         self._base = self._bottom_frequencies()
         self._levels_matrix: np.ndarray | None = None
+
+    @property
+    def monotone(self) -> bool:
+        """Whether "satisfied within the suppression budget" is monotone on this lattice.
+
+        Without suppression every model is (seed 003 lemmas 20.3.1–3). With a budget,
+        only k-anonymity and distinct l-diversity stay so: merging a violating class
+        into a satisfying one can make an entropy-l, recursive-(c,l) or t-close class
+        violate, so the violating rows can grow with generalization. Searches then
+        evaluate every node instead of tagging.
+        """
+        if self.problem.budget == 0:
+            return True
+        return all(
+            isinstance(m, (KAnonymity, DistinctLDiversity)) for m in self.problem.constraints
+        )
 
     # ------------------------------------------------------------------ nodes
     def height(self, node: tuple[int, ...]) -> int:
@@ -308,8 +325,10 @@ class Lattice:
         else:
             levels = np.array(evaluated, dtype=np.int64).reshape(-1, len(self.qi))
             tagged = None
-        radix = np.array([math.prod(h + 1 for h in self.heights[i + 1 :])
-                          for i in range(len(self.qi))], dtype=np.int64)
+        radix = np.array(
+            [math.prod(h + 1 for h in self.heights[i + 1 :]) for i in range(len(self.qi))],
+            dtype=np.int64,
+        )
         index = levels @ radix if len(levels) else np.zeros(0, dtype=np.int64)
         position = {int(i): p for p, i in enumerate(index)}
         status = np.full(len(levels), "not visited", dtype=object)
@@ -351,11 +370,13 @@ class _LossMetrics:
         self.ncp: list[list[np.ndarray]] = []
         self.whd: list[np.ndarray] = []
         self.leaf_counts: list[np.ndarray] = []
+        self.present: list[float] = []  # share of non-missing cells per QI
         for q, column in enumerate(lattice.qi):
             hierarchy = lattice.hierarchies[q]
             leaf = problem.leaf_codes[column]
             counts = np.bincount(leaf[leaf >= 0], minlength=len(hierarchy.leaves))
             self.leaf_counts.append(counts)
+            self.present.append(float((leaf >= 0).mean()) if len(leaf) else 1.0)
             present = counts > 0
             numeric = pd.api.types.is_numeric_dtype(problem.frame[column].dtype)
             values = pd.to_numeric(pd.Series(hierarchy.leaves), errors="coerce").to_numpy(float)
@@ -408,7 +429,13 @@ class _LossMetrics:
             cost = sum(self.column_ncp_cost[q][node[q]] for q in range(self.q))
             return cost / (self.n * self.q)
         if metric == "whd":
-            return float(sum(self.whd[q][node[q]] for q in range(self.q)))
+            return float(
+                sum(
+                    self.whd[q][node[q]]
+                    * (1.0 if node[q] == self.lattice.heights[q] else self.present[q])
+                    for q in range(self.q)
+                )
+            )
         return 0.0
 
     def loss(self, result: NodeResult, metric: str, *, suppress: bool = True) -> float:
@@ -432,8 +459,12 @@ class _LossMetrics:
             cost = np.where(group_suppressed, float(self.q), cost)
             return float((cost * w).sum()) / (self.n * self.q)
         if metric == "whd":
-            per_record = sum(self.whd[q][result.node[q]] for q in range(self.q))
-            cost = np.where(group_suppressed, float(self.q), per_record)
+            # A missing cell stays missing below the top level: it is not generalized.
+            cost = np.zeros(fs.n_groups)
+            for q in range(self.q):
+                level = result.node[q]
+                cost += np.where(fs.labels[:, q] >= 0, self.whd[q][level], 0.0)
+            cost = np.where(group_suppressed, float(self.q), cost)
             return float((cost * w).sum()) / self.n
         sizes = classes.sizes
         kept = ~failing

@@ -90,6 +90,6 @@ def test_compare_view_tables_each_algorithm():
     at.multiselect(key="an_compare").set_value(["datafly", "mondrian", "kaca"]).run()
     at.button(key="an_compare_run").click().run()
     no_exceptions(at)
-    table = [d.value for d in at.dataframe if "seconds" in d.value.columns][0]
+    table = next(d.value for d in at.dataframe if "seconds" in d.value.columns)
     assert list(table["algorithm"]) == ["Datafly", "Mondrian", "KACA"]
     assert (table["k"] >= 3).all()
