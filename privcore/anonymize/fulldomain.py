@@ -157,7 +157,7 @@ def samarati(
     def satisfying_at(height: int, first_only: bool) -> list[tuple[int, ...]]:
         found = []
         for node in lattice.nodes_at(height):
-            if lattice.evaluate(node).satisfied:
+            if lattice.check(node).satisfied:
                 found.append(node)
                 if first_only:
                     break
@@ -258,7 +258,7 @@ def minimal_satisfying_nodes(lattice: Lattice, progress: Progress | None = None)
                 full = [heights[i] for i in range(q)]
                 for i, level in zip(subset, levels, strict=True):
                     full[i] = level
-                if lattice.evaluate(tuple(full)).satisfied:
+                if lattice.check(tuple(full)).satisfied:
                     sat.add(levels)
                 else:
                     fail.add(levels)
@@ -341,7 +341,7 @@ def classify(lattice: Lattice, progress: Progress | None = None) -> np.ndarray:
         # No tagging is sound: check every node.
         value = np.zeros(len(levels), dtype=bool)
         for i, row in enumerate(levels):
-            value[i] = lattice.evaluate(tuple(int(v) for v in row)).satisfied
+            value[i] = lattice.check(tuple(int(v) for v in row)).satisfied
             if i % 50 == 0:
                 report_progress(
                     progress, 0.6 * i / len(levels), f"Checked {i} of {len(levels)} nodes"
@@ -355,7 +355,7 @@ def classify(lattice: Lattice, progress: Progress | None = None) -> np.ndarray:
         i = lattice.index(node)
         if known[i]:
             return bool(value[i])
-        ok = lattice.evaluate(node).satisfied
+        ok = lattice.check(node).satisfied
         mask = lattice.successors_mask(node) if ok else lattice.predecessors_mask(node)
         fresh = mask & ~known
         value[fresh] = ok

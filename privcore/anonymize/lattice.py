@@ -32,6 +32,7 @@ from privcore.models import DistinctLDiversity, KAnonymity
 
 LOSS_METRICS = ("ncp", "whd", "discernibility", "ul")
 _CACHE_GROUPS = 4_000_000  # groups kept in rolled-up frequency sets (memory bound)
+_KEPT_PARTITIONS = 16  # evaluated nodes whose partitions stay in memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +47,15 @@ class FrequencySet:
     @property
     def n_groups(self) -> int:
         return len(self.weights)
+
+
+@dataclass(frozen=True)
+class NodeCheck:
+    """The verdict of one node: records violating, and whether they fit the budget."""
+
+    node: tuple[int, ...]
+    violating_rows: int
+    satisfied: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,7 +79,10 @@ class Lattice:
         self.hierarchies = [problem.hierarchies[c] for c in self.qi]
         self.heights = tuple(h.height for h in self.hierarchies)
         self.size = math.prod(h + 1 for h in self.heights)
-        self._results: dict[tuple[int, ...], NodeResult] = {}
+        # Every checked node keeps its verdict; only the last few keep their partition
+        # (the arrays of a node can be as long as the table).
+        self._checks: dict[tuple[int, ...], NodeCheck] = {}
+        self._results: OrderedDict[tuple[int, ...], NodeResult] = OrderedDict()
         self._cache: OrderedDict[tuple[int, ...], FrequencySet] = OrderedDict()
         self._cached_groups = 0
         self.order: list[tuple[int, ...]] = []  # evaluation order, for the trace
@@ -229,10 +242,20 @@ class Lattice:
         return fs
 
     # ------------------------------------------------------------------ checks
+    def check(self, node: tuple[int, ...]) -> NodeCheck:
+        """The node's verdict (cached for every node; see :meth:`evaluate`)."""
+        node = tuple(int(v) for v in node)
+        found = self._checks.get(node)
+        return found if found is not None else self._checks_of(self.evaluate(node))
+
+    def _checks_of(self, result: NodeResult) -> NodeCheck:
+        return self._checks[result.node]
+
     def evaluate(self, node: tuple[int, ...]) -> NodeResult:
         """Check the constraints at ``node`` (cached); counts in records."""
         node = tuple(int(v) for v in node)
         if node in self._results:
+            self._results.move_to_end(node)
             return self._results[node]
         fs = self.frequencies(node)
         cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
@@ -253,7 +276,11 @@ class Lattice:
         violating = int(classes.sizes[failing].sum())
         result = NodeResult(node, violating, violating <= self.problem.budget, classes, failing, fs)
         self._results[node] = result
-        self.order.append(node)
+        while len(self._results) > _KEPT_PARTITIONS:
+            self._results.popitem(last=False)
+        if node not in self._checks:
+            self._checks[node] = NodeCheck(node, violating, result.satisfied)
+            self.order.append(node)
         return result
 
     # ------------------------------------------------------------------ loss
@@ -319,7 +346,7 @@ class Lattice:
         evaluating most of them), or not visited. Lattices above 5,000 nodes keep only
         the evaluated nodes, to stay chartable."""
         losses = losses or {}
-        evaluated = list(self._results)
+        evaluated = list(self._checks)
         if self.size <= 5000:
             levels = self.levels_matrix
         else:
@@ -339,7 +366,7 @@ class Lattice:
         loss = np.full(len(levels), np.nan)
         for rank, node in enumerate(self.order):
             p = position[self.index(node)]
-            result = self._results[node]
+            result = self._checks[node]
             status[p] = "satisfied" if result.satisfied else "not satisfied"
             order[p] = rank
             suppressed[p] = result.violating_rows
