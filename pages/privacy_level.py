@@ -10,7 +10,8 @@ from ui.components import escape_md
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
-from ui.state import load_upload, workbench
+from ui.release_picker import pick_release
+from ui.state import workbench
 
 RESULT = "measure_result"
 
@@ -27,52 +28,7 @@ if schema is None:
 left, right = st.columns([1, 1])
 with left:
     st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
-    # Releases of this table: loaded data sets that have every column of the original.
-    needed = set(map(str, original.frame.columns))
-    compatible = [
-        k
-        for k in wb.dataset_keys()
-        if k != wb.active and needed <= set(map(str, wb.dataset(k).frame.columns))
-    ]
-    sources = (
-        (["last"] if wb.last_release is not None else [])
-        + (["dataset"] if compatible else [])
-        + ["upload"]
-    )
-    source = st.radio(
-        t("pl.release_source"),
-        sources,
-        horizontal=True,
-        format_func=lambda s: t(f"pl.source_{s}"),
-        key="pl_source",
-    )
-    if not compatible and wb.last_release is None:
-        st.caption(t("pl.no_release_yet"))
-    release_name, release_frame = None, None
-    if source == "last":
-        release_name, release_frame = t("pl.source_last"), wb.last_release.frame
-    elif source == "dataset":
-        preferred = f"{wb.active}_release"
-        release_key = st.selectbox(
-            t("pl.release_dataset"),
-            compatible,
-            index=compatible.index(preferred) if preferred in compatible else 0,
-            format_func=wb.title,
-            key="pl_release_key",
-        )
-        release_name, release_frame = wb.title(release_key), wb.dataset(release_key).frame
-    else:
-        upload = st.file_uploader(
-            t("pl.release_upload"),
-            type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
-            key="pl_upload",
-        )
-        if upload is not None:
-            try:
-                release_frame = load_upload(upload.getvalue(), upload.name).frame
-                release_name = upload.name
-            except Exception as exc:  # noqa: BLE001 - shown; nothing else changes
-                show_error(exc)
+    release_name, release_frame, _ = pick_release(wb, original, schema, key="pl")
 with right:
     columns = [str(c) for c in original.frame.columns]
     qi = st.multiselect(t("pl.qi"), columns, default=schema.quasi_identifiers, key="pl_qi")
