@@ -73,6 +73,12 @@ pages = [
         url_path="privacy",
     ),
     st.Page(
+        "pages/attack.py",
+        title=t("nav.attack"),
+        icon=":material/person_search:",
+        url_path="attack",
+    ),
+    st.Page(
         "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"
     ),
 ]

@@ -81,7 +81,10 @@ def test_local_and_synthetic_algorithms_on_the_hospital_table():
         if algorithm == "condensation":
             assert any("synthetic" in i.value for i in at.info)
     assert {r["params"]["algorithm"] for r in history.list_runs(kind="anonymize")} >= {
-        "mondrian", "kaca", "condensation"}
+        "mondrian",
+        "kaca",
+        "condensation",
+    }
 
 
 def test_compare_view_tables_each_algorithm():

@@ -167,3 +167,27 @@ def test_anonymize_adult_at_k5(page: Page, app_server, artifacts):
     page.screenshot(path=str(artifacts / "anonymize.png"), full_page=True)
     runs = [r for r in history.list_runs(path=history_db) if r["kind"] == "anonymize"]
     assert runs and runs[0]["results"]["k"] >= 5
+
+
+def test_linkage_attack_on_the_worked_example(page: Page, app_server, artifacts):
+    base, history_db = app_server
+    page.goto(base)
+    expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="Hospital (9 patients, SPEC §2)").click()
+    wait_idle(page)
+    open_page(page, base, "Attack simulator")
+    page.get_by_role("button", name="Build the voter roll").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Run the linkage attack").click()
+    wait_idle(page)
+    expect(page.get_by_text("Example victims")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Voter ").first).to_be_visible()
+    page.screenshot(path=str(artifacts / "attack.png"), full_page=True)
+    chart = page.get_by_test_id("stVegaLiteChart").first
+    chart.scroll_into_view_if_needed()
+    expect(chart.locator("canvas, svg").first).to_be_visible(timeout=30_000)
+    chart.screenshot(path=str(artifacts / "attack_chart.png"))
+    attacks = [r for r in history.list_runs(path=history_db) if r["kind"] == "attack"]
+    assert attacks and attacks[0]["results"]["before"]["linkage"]["reidentified"] == 9

@@ -1,0 +1,215 @@
+"""Attack simulator: would this release resist an attacker with a voter roll?"""
+
+import time
+
+import streamlit as st
+
+from privcore.attacks import (
+    background_attack,
+    build_roll,
+    complementary_attack,
+    simulate,
+    unsorted_matching_attack,
+)
+from privcore.attacks.roll import max_roll
+from privcore.errors import PrivcoreError
+from privcore.measure.entropy import align
+from ui import attack_view as view
+from ui.components import escape_md
+from ui.errors import show_error
+from ui.history import record
+from ui.i18n import t
+from ui.release_picker import pick_release
+from ui.state import workbench
+
+ROLL, SIM = "at_roll", "at_sim"
+
+st.title(t("at.title"))
+st.write(t("at.lead"))
+wb = workbench()
+original = wb.dataset()
+schema = wb.schema()
+if schema is None or not schema.quasi_identifiers or not schema.sensitive:
+    st.warning(t("an.schema_first"), icon=":material/warning:")
+    st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
+    st.stop()
+qi, sa = schema.quasi_identifiers, schema.sensitive
+
+left, right = st.columns(2, gap="large")
+with left:
+    st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
+    release_name, release_frame, release_obj = pick_release(wb, original, schema, key="at")
+with right:
+    n = original.n_rows
+    limit = max_roll()
+    if n > limit:
+        st.error(t("at.too_big", rows=f"{n:,}", limit=f"{limit:,}"))
+        st.stop()
+    upper = min(limit, max(n * 50, n + 10))
+    size = st.slider(
+        t("at.roll_size"),
+        n,
+        upper,
+        min(upper, n * 10),
+        help=t("at.roll_size_help"),
+        key="at_roll_size",
+    )
+    c1, c2, c3 = st.columns(3)
+    locale = c1.selectbox(
+        t("at.locale"),
+        ["en", "zh", "mixed"],
+        format_func=lambda x: t(f"at.locale_{x}"),
+        key="at_locale",
+    )
+    seed = int(c2.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="at_seed"))
+    joint = c3.toggle(t("at.joint"), help=t("at.joint_help"), key="at_joint")
+    if st.button(t("at.build_roll"), key="at_build"):
+        try:
+            with st.spinner(t("at.building")):
+                roll = build_roll(
+                    original.frame, qi, size=size, seed=seed, locale=locale, joint=joint
+                )
+            st.session_state[ROLL] = {"data": wb.active, "roll": roll}
+        except PrivcoreError as exc:
+            show_error(exc)
+
+stored_roll = st.session_state.get(ROLL)
+roll = stored_roll["roll"] if stored_roll and stored_roll["data"] == wb.active else None
+if roll is None:
+    st.info(t("at.build_first"), icon=":material/person_search:")
+    st.stop()
+with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{n:,}")):
+    st.dataframe(roll.frame.head(50), hide_index=True)
+if release_frame is None:
+    st.stop()
+try:
+    aligned_original, release = align(original.frame, release_frame)
+except PrivcoreError as exc:
+    show_error(exc)
+    st.stop()
+
+tabs = st.tabs([t("at.tab_linkage"), t("at.tab_background"), t("at.tab_ordering"), t("at.tab_two")])
+with tabs[0]:
+    if st.button(t("at.run_linkage"), type="primary", key="at_run"):
+        bar = st.progress(0.0)
+        started = time.perf_counter()
+        params = {"attack": "linkage+homogeneity", "release": release_name, "roll": roll.to_dict()}
+        try:
+            sim = simulate(
+                aligned_original,
+                release,
+                qi,
+                sa,
+                roll=roll,
+                hierarchies=schema.hierarchies,
+                progress=lambda f, m: bar.progress(f, text=m),
+            )
+        except PrivcoreError as exc:
+            show_error(exc)
+            record(
+                "attack",
+                params=params,
+                results={},
+                dataset=original,
+                page="attack",
+                duration_s=time.perf_counter() - started,
+                status="error",
+                error=exc.message,
+            )
+        else:
+            run_id = record(
+                "attack",
+                params=params,
+                results=sim.to_dict(),
+                dataset=original,
+                page="attack",
+                duration_s=sim.seconds,
+            )
+            st.session_state[SIM] = {
+                "data": wb.active,
+                "release": release_name,
+                "sim": sim,
+                "run_id": run_id,
+            }
+        finally:
+            bar.empty()
+    stored = st.session_state.get(SIM)
+    if stored and stored["data"] == wb.active and stored["release"] == release_name:
+        sim = stored["sim"]
+        st.caption(t("at.recorded", id=stored["run_id"], seconds=f"{sim.seconds:.2f}"))
+        view.headline(sim)
+        st.altair_chart(view.before_after_chart(sim), width="stretch")
+        view.explanations(sim.linkage["after"])
+        st.subheader(t("at.victims"))
+        view.victims(sim.linkage["after"], sa)
+        st.subheader(t("at.homogeneous"))
+        view.explanations(sim.homogeneity["after"])
+        view.homogeneous_classes(sim.homogeneity["after"])
+
+with tabs[1]:
+    st.caption(t("at.background_help"))
+    c1, c2 = st.columns(2)
+    target_sa = c1.selectbox(t("at.sa"), sa, key="at_bg_sa")
+    m = c2.slider(t("at.m"), 0, 10, 1, help=t("at.m_help"), key="at_m")
+    tau = c2.slider(t("at.tau"), 0.5, 1.0, 0.8, 0.05, key="at_tau")
+    try:
+        reports = {
+            "before": background_attack(aligned_original, qi, target_sa, m=m, tau=tau),
+            "after": background_attack(release, qi, target_sa, m=m, tau=tau),
+        }
+        cols = st.columns(2)
+        for col, when in zip(cols, view.WHEN, strict=True):
+            s = reports[when].summary
+            col.metric(
+                t("at.at_risk", when=view.when_label(when), tau=tau),
+                f"{s['records_at_risk']:,}",
+                help=t("at.at_risk_help"),
+            )
+        st.altair_chart(view.posterior_chart(reports), width="stretch")
+    except PrivcoreError as exc:
+        show_error(exc)
+
+with tabs[2]:
+    st.caption(t("at.ordering_help"))
+    if release_obj is None:
+        st.info(t("at.ordering_needs_release"))
+    else:
+        report = unsorted_matching_attack(
+            aligned_original, release_obj, qi=qi, compare_shuffled=True
+        )
+        s = report.summary
+        cols = st.columns(2)
+        cols[0].metric(
+            t("at.in_order"), f"ρ = {view.fmt(s['spearman'])}", help=t("at.spearman_help")
+        )
+        cols[0].caption(t("at.in_place", share=f"{s['rows_in_place']:.0%}"))
+        shuffled = s.get("shuffled") or {}
+        cols[1].metric(t("at.shuffled"), f"ρ = {view.fmt(shuffled.get('spearman'))}")
+        cols[1].caption(t("at.in_place", share=f"{(shuffled.get('rows_in_place') or 0):.1%}"))
+
+with tabs[3]:
+    st.caption(t("at.two_help"))
+    second_name, second_frame, _ = pick_release(wb, original, schema, key="at_b")
+    if second_frame is not None and st.button(t("at.run_two"), key="at_two"):
+        try:
+            _, second = align(original.frame, second_frame)
+            report = complementary_attack(release, second, qi, sa=sa)
+            s = report.summary
+            cols = st.columns(3)
+            cols[0].metric(t("at.k_each"), f"{s['k_a']} / {s['k_b']}")
+            cols[1].metric(t("at.min_effective_k"), s["min_effective_k"])
+            cols[2].metric(t("at.effective_k_1"), f"{s['records_effective_k_1']:,}")
+            st.altair_chart(view.effective_k_chart(report), width="stretch")
+            record(
+                "attack",
+                params={
+                    "attack": "complementary",
+                    "release_a": release_name,
+                    "release_b": second_name,
+                },
+                results=report.to_dict()["summary"],
+                dataset=original,
+                page="attack",
+            )
+        except PrivcoreError as exc:
+            show_error(exc)

@@ -1,0 +1,61 @@
+"""AppTest: the Attack simulator — roll, linkage before/after, background, two releases."""
+
+from __future__ import annotations
+
+from privcore import history
+from tests.app.conftest import ROOT, new_app, no_exceptions
+
+
+def open_page(active: str = "hospital"):
+    at = new_app()
+    at.session_state["workbench"].active = active
+    at.switch_page(str(ROOT / "pages" / "attack.py"))
+    at.run()
+    return at
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_roll_then_linkage_before_and_after():
+    at = open_page()
+    no_exceptions(at)
+    assert any("Build a voter roll" in i.value for i in at.info)
+    at.button(key="at_build").click().run()
+    no_exceptions(at)
+    roll = at.session_state["at_roll"]["roll"]
+    assert len(roll.frame) == 90 and int(roll.frame["in_dataset"].sum()) == 9
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    shown = metrics(at)
+    assert shown["People of the data set in the roll"] == "9"
+    assert shown["Re-identified"] == "0"  # the worked release: classes of 3
+    sim = at.session_state["at_sim"]["sim"]
+    assert sim.linkage["before"].summary["reidentified"] == 9  # the raw table: everyone
+    assert any("Voter" in m.value and "candidates" in m.value for m in at.markdown)
+    runs = history.list_runs(kind="attack")
+    assert len(runs) == 1 and runs[0]["results"]["linkage"]["reidentified"] == 0
+    assert runs[0]["results"]["before"]["linkage"]["reidentified"] == 9
+    # names of the roll never reach the history
+    assert roll.frame["name"].iloc[0] not in str(runs[0])
+
+
+def test_background_knowledge_slider():
+    at = open_page()
+    at.button(key="at_build").click().run()
+    at.slider(key="at_m").set_value(2).run()
+    no_exceptions(at)
+    shown = metrics(at)
+    before = int(shown["Records with confidence ≥ 0.8 (original table)"])
+    after = int(shown["Records with confidence ≥ 0.8 (release)"])
+    assert before == 9 and after <= before
+
+
+def test_chinese_names_in_the_roll():
+    at = open_page()
+    at.selectbox(key="at_locale").set_value("zh").run()
+    at.button(key="at_build").click().run()
+    no_exceptions(at)
+    names = at.session_state["at_roll"]["roll"].frame["name"]
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in name) for name in names.head(20))
