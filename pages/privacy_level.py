@@ -43,7 +43,7 @@ with right:
     )
 
 models, thresholds = measure_view.threshold_inputs(sa)
-population = measure_view.population_input()
+population = measure_view.population_input(wb.active)
 
 if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
     started = time.perf_counter()

@@ -97,22 +97,37 @@ def threshold_inputs(sa: list[str]) -> tuple[list, dict[str, Any]]:
     return models, thresholds
 
 
-def population_input() -> pd.DataFrame | None:
-    """An optional population table (e.g. a voter roll) for journalist risk."""
+def population_input(active: str) -> pd.DataFrame | None:
+    """An optional population for journalist risk: the Attack simulator's voter roll of
+    this data set, or an uploaded table (e.g. a real register)."""
+    roll = st.session_state.get("at_roll")
+    has_roll = roll is not None and roll["data"] == active
     with st.expander(t("pl.population")):
         st.caption(t("pl.population_help"))
-        upload = st.file_uploader(
-            t("pl.population_upload"),
-            type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
-            key="pl_population",
+        options = ["none", *(["roll"] if has_roll else []), "upload"]
+        choice = st.radio(
+            t("pl.population"),
+            options,
+            horizontal=True,
+            format_func=lambda o: t(f"pl.population_{o}"),
+            label_visibility="collapsed",
+            key="pl_population_choice",
         )
-        if upload is None:
-            return None
-        try:
-            return load_upload(upload.getvalue(), upload.name).frame
-        except PrivcoreError as exc:
-            show_error(exc)
-            return None
+        if choice == "roll":
+            return roll["roll"].frame
+        if choice == "upload":
+            upload = st.file_uploader(
+                t("pl.population_upload"),
+                type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+                key="pl_population",
+            )
+            if upload is None:
+                return None
+            try:
+                return load_upload(upload.getvalue(), upload.name).frame
+            except PrivcoreError as exc:
+                show_error(exc)
+        return None
 
 
 def history_summary(summary: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from privcore.measure.loss import (
     whd,
     whd_distortion,
 )
-from privcore.measure.risk import RiskSummary, population_sizes, record_risk, risk_summary
+from privcore.measure.risk import RiskSummary, record_risk, risk_summary
 
 __all__ = [
     "NOTE_CONSTANT",
@@ -52,7 +52,6 @@ __all__ = [
     "mutual_information",
     "ncp",
     "pl_matrix",
-    "population_sizes",
     "precision",
     "privacy_level",
     "record_risk",

@@ -37,7 +37,7 @@ from privcore.measure.loss import (
     precision,
     whd_distortion,
 )
-from privcore.measure.risk import RiskSummary, population_sizes, risk_summary
+from privcore.measure.risk import RiskSummary, risk_summary
 from privcore.models import ModelReport, PrivacyModel, evaluate
 
 
@@ -186,6 +186,30 @@ def information_loss(
     return loss, notes
 
 
+def _population_sizes(
+    classes: EquivalenceClasses,
+    release: pd.DataFrame,
+    population: pd.DataFrame,
+    qi: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy],
+    notes: list[str],
+) -> np.ndarray:
+    """F_j: population records whose values each class's cells contain (the linkage
+    attack's matching: ranges, masks, sets, hierarchy labels). A class matched by fewer
+    population records than it holds (the population misses some of its people) is
+    counted at its own size, with a note."""
+    from privcore.attacks.linkage import match_roll
+
+    sizes = match_roll(release, qi, population, hierarchies=hierarchies).population
+    short = sizes < classes.sizes
+    if short.any():
+        notes.append(
+            f"{int(short.sum())} class(es) match fewer population records than they hold; "
+            "their journalist risk uses the class size."
+        )
+    return np.maximum(sizes, classes.sizes)
+
+
 def _codes(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """The columns as integer codes (missing is a value), in the frame's row order."""
     return pd.DataFrame({c: factorize(frame[c])[0] for c in columns}, index=frame.index)
@@ -252,9 +276,7 @@ def measure_release(
             threshold=risk_threshold,
             population_sizes=None
             if population is None
-            else population_sizes(
-                classes, release, population, qi, original=original, hierarchies=hierarchies
-            ),
+            else _population_sizes(classes, release, population, qi, hierarchies, notes),
         ),
         loss=loss,
         classes=classes,

@@ -18,19 +18,15 @@ suppression lowers every average.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from privcore.classes import EquivalenceClasses, combine_codes, factorize
-from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.classes import EquivalenceClasses
 from privcore.errors import ParameterError
-from privcore.measure.loss import generalization_levels
 
-__all__ = ["RiskSummary", "population_sizes", "record_risk", "risk_summary"]
+__all__ = ["RiskSummary", "record_risk", "risk_summary"]
 
 
 @dataclass(frozen=True)
@@ -172,69 +168,3 @@ def risk_summary(
         suppressed_rows=classes.n_suppressed,
     )
 
-
-def population_sizes(
-    classes: EquivalenceClasses,
-    release: pd.DataFrame,
-    population: pd.DataFrame,
-    qi: Sequence[str],
-    *,
-    original: pd.DataFrame | None = None,
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-) -> np.ndarray:
-    """F_j: how many population records fall in each release class (for journalist risk).
-
-    A QI whose released cells are all labels of one level L of its hierarchy (a
-    full-domain release: checked against ``original``) is generalized to level L in the
-    population; any other QI is compared as released (the population must then be in
-    the release's representation). Counting is one factorized join over the class keys
-    and the population rows. Classes of locally recoded columns (several levels in one
-    column) need containment matching: the attack simulator does that.
-    """
-    hierarchies = hierarchies or {}
-    missing = [c for c in qi if c not in population.columns]
-    if missing:
-        raise ParameterError(
-            f"The population table has no column {', '.join(missing)}.",
-            code="risk.population_columns",
-            columns=missing,
-        )
-    keys = release.iloc[classes.first_row][list(qi)].reset_index(drop=True)
-    pop = pd.DataFrame(index=population.index)
-    for column in qi:
-        values = population[column]
-        hierarchy = hierarchies.get(column)
-        if hierarchy is not None and original is not None:
-            levels = generalization_levels(original[column], release[column], hierarchy)
-            used = np.unique(levels[~classes.suppressed]) if classes.n_classes else levels[:0]
-            if len(used) == 1 and used[0] >= 0:
-                values = _generalize_known(hierarchy, values, int(used[0]))
-            elif len(used) > 1:
-                raise ParameterError(
-                    f"'{column}' is generalized to several levels in this release; journalist "
-                    "risk by exact matching needs one level per column (use the attack "
-                    "simulator for locally recoded releases).",
-                    code="risk.local_recoding",
-                    column=column,
-                )
-        pop[column] = value_keys(values).to_numpy()
-        keys[column] = value_keys(keys[column]).to_numpy()
-    both = pd.concat([keys, pop], ignore_index=True)
-    codes = [factorize(both[c])[0] for c in qi]
-    key = combine_codes(codes, [int(c.max()) + 1 if len(c) else 1 for c in codes])
-    class_key, population_key = key[: len(keys)], key[len(keys) :]
-    uniques, counts = np.unique(population_key, return_counts=True)
-    position = np.searchsorted(uniques, class_key)
-    position = np.minimum(position, max(len(uniques) - 1, 0))
-    found = len(uniques) > 0
-    matched = found & (uniques[position] == class_key) if found else np.zeros(len(keys), bool)
-    return np.where(matched, counts[position] if found else 0, 0).astype(np.int64)
-
-
-def _generalize_known(hierarchy: Hierarchy, values: pd.Series, level: int) -> pd.Series:
-    """Labels at ``level``; values the hierarchy does not know stay missing (they match
-    no class), since a population is usually wider than the data set."""
-    leaf = pd.Index(hierarchy.leaves).get_indexer(value_keys(values).to_numpy())
-    labels = np.asarray(hierarchy.labels(level), dtype=object)[hierarchy.codes(level)]
-    out = np.where(leaf >= 0, labels[np.maximum(leaf, 0)], None)
-    return pd.Series(out, index=values.index, dtype=object)

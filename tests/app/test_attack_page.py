@@ -59,3 +59,17 @@ def test_chinese_names_in_the_roll():
     no_exceptions(at)
     names = at.session_state["at_roll"]["roll"].frame["name"]
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in name) for name in names.head(20))
+
+
+def test_the_roll_is_the_population_of_the_privacy_level_page():
+    at = open_page()
+    at.button(key="at_build").click().run()
+    at.switch_page(str(ROOT / "pages" / "privacy_level.py")).run()
+    at.radio(key="pl_population_choice").set_value("roll").run()
+    at.button[[b.label for b in at.button].index("Measure")].click().run()
+    no_exceptions(at)
+    labels = {m.label for m in at.metric}
+    assert "Journalist risk (highest)" in labels
+    result = at.session_state["measure_result"]["result"]
+    assert result.risk.journalist_max is not None
+    assert result.risk.journalist_max <= result.risk.prosecutor_max
