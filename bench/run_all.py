@@ -10,7 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SCRIPTS = ["bench_load", "bench_app_start"]
+SCRIPTS = ["bench_load", "bench_app_start", "bench_measure", "bench_anonymize", "bench_attacks"]
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or SCRIPTS
