@@ -6,12 +6,10 @@ import streamlit as st
 
 from privcore.attacks import (
     background_attack,
-    build_roll,
     complementary_attack,
     simulate,
     unsorted_matching_attack,
 )
-from privcore.attacks.roll import max_roll
 from privcore.errors import PrivcoreError
 from privcore.measure.entropy import align
 from ui import attack_view as view
@@ -40,45 +38,15 @@ with left:
     st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
     release_name, release_frame, release_obj = pick_release(wb, original, schema, key="at")
 with right:
-    n = original.n_rows
-    limit = max_roll()
-    if n > limit:
-        st.error(t("at.too_big", rows=f"{n:,}", limit=f"{limit:,}"))
-        st.stop()
-    upper = min(limit, max(n * 50, n + 10))
-    size = st.slider(
-        t("at.roll_size"),
-        n,
-        upper,
-        min(upper, n * 10),
-        help=t("at.roll_size_help"),
-        key="at_roll_size",
-    )
-    c1, c2, c3 = st.columns(3)
-    locale = c1.selectbox(
-        t("at.locale"),
-        ["en", "zh", "mixed"],
-        format_func=lambda x: t(f"at.locale_{x}"),
-        key="at_locale",
-    )
-    seed = int(c2.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="at_seed"))
-    joint = c3.toggle(t("at.joint"), help=t("at.joint_help"), key="at_joint")
-    if st.button(t("at.build_roll"), key="at_build"):
-        try:
-            with st.spinner(t("at.building")):
-                roll = build_roll(
-                    original.frame, qi, size=size, seed=seed, locale=locale, joint=joint
-                )
-            st.session_state[ROLL] = {"data": wb.active, "roll": roll}
-        except PrivcoreError as exc:
-            show_error(exc)
+    view.roll_controls(wb, original, qi, key=ROLL)
 
 stored_roll = st.session_state.get(ROLL)
 roll = stored_roll["roll"] if stored_roll and stored_roll["data"] == wb.active else None
 if roll is None:
     st.info(t("at.build_first"), icon=":material/person_search:")
     st.stop()
-with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{n:,}")):
+embedded = int(roll.frame["in_dataset"].sum()) if "in_dataset" in roll.frame else 0
+with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{embedded:,}")):
     st.dataframe(roll.frame.head(50), hide_index=True)
 if release_frame is None:
     st.stop()
@@ -137,6 +105,7 @@ with tabs[0]:
     if stored and stored["data"] == wb.active and stored["release"] == release_name:
         sim = stored["sim"]
         st.caption(t("at.recorded", id=stored["run_id"], seconds=f"{sim.seconds:.2f}"))
+        view.unparsed_warning(sim.linkage["after"])
         view.headline(sim)
         st.altair_chart(view.before_after_chart(sim), width="stretch")
         view.explanations(sim.linkage["after"])
@@ -152,10 +121,11 @@ with tabs[1]:
     target_sa = c1.selectbox(t("at.sa"), sa, key="at_bg_sa")
     m = c2.slider(t("at.m"), 0, 10, 1, help=t("at.m_help"), key="at_m")
     tau = c2.slider(t("at.tau"), 0.5, 1.0, 0.8, 0.05, key="at_tau")
+    prior = view.prior_controls(original.frame[target_sa], key="at_prior")
     try:
         reports = {
-            "before": background_attack(aligned_original, qi, target_sa, m=m, tau=tau),
-            "after": background_attack(release, qi, target_sa, m=m, tau=tau),
+            "before": background_attack(aligned_original, qi, target_sa, m=m, tau=tau, prior=prior),
+            "after": background_attack(release, qi, target_sa, m=m, tau=tau, prior=prior),
         }
         cols = st.columns(2)
         for col, when in zip(cols, view.WHEN, strict=True):

@@ -9,10 +9,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from privcore.attacks import AttackReport, Simulation
+from privcore.attacks import AttackReport, Simulation, VoterRoll, build_roll
+from privcore.attacks.roll import max_roll
+from privcore.data import Dataset
+from privcore.errors import PrivcoreError
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
+from ui.errors import show_error
 from ui.i18n import current_language, t
+from ui.state import Workbench, load_upload
 
 WHEN = ("before", "after")
 
@@ -210,3 +215,104 @@ def effective_k_chart(report: AttackReport) -> alt.Chart:
             tooltip=["k:O", "records:Q"],
         )
     )
+
+
+def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) -> None:
+    """Build a synthetic voter roll, or upload a real one and map its columns to the QIs.
+
+    The roll is kept in the session under ``key`` with the data set it belongs to.
+    """
+    source = st.radio(
+        t("at.roll_source"),
+        ["synthetic", "upload"],
+        horizontal=True,
+        format_func=lambda s: t(f"at.roll_{s}"),
+        key=f"{key}_source",
+    )
+    n = original.n_rows
+    if source == "synthetic":
+        limit = max_roll()
+        if n > limit:
+            st.error(t("at.too_big", rows=f"{n:,}", limit=f"{limit:,}"))
+            return
+        upper = min(limit, max(n * 50, n + 10))
+        size = st.slider(
+            t("at.roll_size"),
+            n,
+            upper,
+            min(upper, n * 10),
+            help=t("at.roll_size_help"),
+            key="at_roll_size",
+        )
+        c1, c2, c3 = st.columns(3)
+        locale = c1.selectbox(
+            t("at.locale"),
+            ["en", "zh", "mixed"],
+            format_func=lambda x: t(f"at.locale_{x}"),
+            key="at_locale",
+        )
+        seed = int(c2.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="at_seed"))
+        joint = c3.toggle(t("at.joint"), help=t("at.joint_help"), key="at_joint")
+        if st.button(t("at.build_roll"), key="at_build"):
+            try:
+                with st.spinner(t("at.building")):
+                    roll = build_roll(
+                        original.frame, qi, size=size, seed=seed, locale=locale, joint=joint
+                    )
+                st.session_state[key] = {"data": wb.active, "roll": roll}
+            except PrivcoreError as exc:
+                show_error(exc)
+        return
+    upload = st.file_uploader(
+        t("at.roll_file"),
+        type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+        help=t("at.roll_file_help"),
+        key=f"{key}_file",
+    )
+    if upload is None:
+        return
+    try:
+        frame = load_upload(upload.getvalue(), upload.name).frame
+    except PrivcoreError as exc:
+        show_error(exc)
+        return
+    columns = [str(c) for c in frame.columns]
+    mapping = {}
+    for column in qi:
+        default = columns.index(column) if column in columns else 0
+        mapping[column] = st.selectbox(
+            t("at.map_column", qi=column), columns, index=default, key=f"{key}_map_{column}"
+        )
+    if st.button(t("at.use_roll"), key=f"{key}_use"):
+        mapped = pd.DataFrame({q: frame[c].to_numpy() for q, c in mapping.items()})
+        mapped.insert(0, "person_id", np.arange(len(frame)))
+        mapped["name"] = (
+            frame[columns[0]].astype(str).to_numpy()
+            if "name" not in frame
+            else (frame["name"].astype(str).to_numpy())
+        )
+        mapped["record"] = -1  # who in the register is in the data set is unknown
+        mapped["in_dataset"] = False
+        roll = VoterRoll(
+            mapped, tuple(qi), {c: q for q, c in mapping.items()}, 0, "uploaded", False
+        )
+        st.session_state[key] = {"data": wb.active, "roll": roll}
+        st.caption(t("at.uploaded_roll_note"))
+
+
+def prior_controls(values: pd.Series, *, key: str) -> dict | None:
+    """An optional prior of the attacker: one value believed n times as likely."""
+    if not st.toggle(t("at.use_prior"), help=t("at.prior_help"), key=f"{key}_on"):
+        return None
+    options = values.dropna().astype(str).value_counts().index.tolist()[:200]
+    c1, c2 = st.columns(2)
+    value = c1.selectbox(t("at.prior_value"), options, key=f"{key}_value")
+    weight = c2.number_input(t("at.prior_weight"), 0.01, 100.0, 3.0, 0.5, key=f"{key}_weight")
+    return {value: float(weight)}
+
+
+def unparsed_warning(report: AttackReport) -> None:
+    unparsed = report.summary.get("unparsed_cells") or {}
+    if any(unparsed.values()):
+        listed = "; ".join(f"{c}: {', '.join(map(str, v[:5]))}" for c, v in unparsed.items() if v)
+        st.warning(escape_md(t("at.unparsed", cells=listed)), icon=":material/warning:")

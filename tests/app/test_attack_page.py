@@ -73,3 +73,24 @@ def test_the_roll_is_the_population_of_the_privacy_level_page():
     result = at.session_state["measure_result"]["result"]
     assert result.risk.journalist_max is not None
     assert result.risk.journalist_max <= result.risk.prosecutor_max
+
+
+def test_uploaded_register_with_mapped_columns_and_a_prior():
+    at = open_page()
+    at.radio(key="at_roll_source").set_value("upload").run()
+    register = "who,postcode,years\nA,47677,29\nB,47602,22\nC,47905,43\nD,47999,60\n"
+    at.file_uploader(key="at_roll_file").upload("register.csv", register.encode(), "text/csv")
+    at.run()
+    at.selectbox(key="at_roll_map_ZIP").set_value("postcode")
+    at.selectbox(key="at_roll_map_Age").set_value("years")
+    at.button(key="at_roll_use").click().run()
+    no_exceptions(at)
+    roll = at.session_state["at_roll"]["roll"]
+    assert list(roll.frame["ZIP"]) == [47677, 47602, 47905, 47999]
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    sim = at.session_state["at_sim"]["sim"]
+    assert sim.linkage["after"].summary["targets"] == 0
+    at.toggle(key="at_prior_on").set_value(True).run()
+    no_exceptions(at)
+    assert any("confidence" in m.label for m in at.metric)
