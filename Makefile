@@ -18,10 +18,11 @@ $(VENV)/.runtime-installed: requirements.txt | $(PY)
 	touch $@
 
 PYCANON := pycanon==1.3.6
+ANJANA := anjana==1.2.3
 
 $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 	$(PIP) install -q -r requirements-dev.txt
-	$(PIP) install -q --no-deps $(PYCANON)
+	$(PIP) install -q --no-deps $(PYCANON) $(ANJANA)
 	touch $@
 
 ## run: install what the app needs and start it on http://localhost:$(PORT)

@@ -79,6 +79,12 @@ pages = [
         url_path="attack",
     ),
     st.Page(
+        "pages/ldp_auditor.py",
+        title=t("nav.ldp"),
+        icon=":material/policy:",
+        url_path="ldp",
+    ),
+    st.Page(
         "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"
     ),
 ]

@@ -1,7 +1,8 @@
 """User-facing strings in English and Simplified Chinese.
 
-One JSON catalogue per language in ``ui/locales/`` with the same keys (a test fails when
-a key is missing in either). ``t(key, **params)`` formats the string of the current
+One JSON catalogue per language in ``ui/locales/`` (``en.json``, ``zh.json``, plus
+topic files such as ``learn_en.json`` merged into them) with the same keys (a test fails
+when a key is missing in either). ``t(key, **params)`` formats the string of the current
 language; a key missing in Chinese falls back to English, a missing key shows itself.
 """
 
@@ -25,7 +26,11 @@ _LOCALES = Path(__file__).resolve().parent / "locales"
 @cache
 def catalogue(lang: str) -> dict[str, str]:
     """The strings of one language (cached for the process)."""
-    return json.loads((_LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
+    merged: dict[str, str] = {}
+    for path in sorted(_LOCALES.glob(f"*{lang}.json")):
+        if path.name == f"{lang}.json" or path.name.endswith(f"_{lang}.json"):
+            merged.update(json.loads(path.read_text(encoding="utf-8")))
+    return merged
 
 
 def current_language() -> str:

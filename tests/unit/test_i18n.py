@@ -14,7 +14,11 @@ LOCALES = ROOT / "ui" / "locales"
 
 
 def catalogue(lang: str) -> dict[str, str]:
-    return json.loads((LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
+    merged: dict[str, str] = {}
+    for path in sorted(LOCALES.glob(f"*{lang}.json")):
+        if path.name == f"{lang}.json" or path.name.endswith(f"_{lang}.json"):
+            merged.update(json.loads(path.read_text(encoding="utf-8")))
+    return merged
 
 
 def test_both_languages_have_the_same_keys():

@@ -1,0 +1,330 @@
+"""LDP auditor: does a local-DP mechanism lose no more privacy than it claims?"""
+
+import time
+
+import numpy as np
+import streamlit as st
+
+from privcore.errors import PrivcoreError
+from privcore.ldp import audit as ldp_audit
+from privcore.ldp.device import device
+from privcore.ldp.mechanisms import MECHANISMS, make
+from privcore.ldp.reconstruction import Noise, randomize, reconstruct, total_variation
+from ui import ldp_view as view
+from ui.errors import show_error
+from ui.history import record
+from ui.i18n import t
+from ui.state import load_upload
+
+RESULT = "ldp_result"
+
+st.title(t("ldp.title"))
+st.write(t("ldp.lead"))
+try:
+    where = device()
+    st.badge(
+        t("ldp.device_cuda") if where.startswith("cuda") else t("ldp.device_cpu"),
+        icon=":material/memory:",
+        color="green" if where.startswith("cuda") else "gray",
+    )
+except PrivcoreError as exc:
+    show_error(exc)
+    st.stop()
+
+tabs = st.tabs(
+    [
+        t("ldp.tab_mechanism"),
+        t("ldp.tab_samples"),
+        t("ldp.tab_sweep"),
+        t("ldp.tab_planner"),
+        t("ldp.tab_reconstruction"),
+    ]
+)
+
+
+def mechanism_label(name: str) -> str:
+    cls = MECHANISMS[name]
+    suffix = t("ldp.broken_suffix") if cls.broken else ""
+    return f"{cls.title}{suffix}"
+
+
+def progress_bar(label: str):
+    bar = st.progress(0.0, text=label)
+    return bar, (lambda fraction, message: bar.progress(fraction, text=f"{label}: {message}"))
+
+
+with tabs[0]:
+    left, right = st.columns([1, 2], gap="large")
+    with left:
+        names = list(MECHANISMS)
+        name = st.selectbox(
+            t("ldp.mechanism"),
+            names,
+            index=names.index("grr"),
+            format_func=mechanism_label,
+            key="ldp_mechanism",
+        )
+        cls = MECHANISMS[name]
+        st.caption(cls.source)
+        epsilon = st.number_input("ε", 0.05, 10.0, 1.0, 0.25, key="ldp_epsilon")
+        d = None
+        if cls.family == "frequency":
+            d = int(st.number_input(t("ldp.domain"), 2, 10_000, 20, key="ldp_d"))
+        methods = st.multiselect(
+            t("ldp.methods"),
+            ["ab", "ob", "lb"],
+            default=["ab", "ob", "lb"],
+            format_func=lambda m: t(f"ldp.method_{m}"),
+            key="ldp_methods",
+        )
+        n_ob = int(st.number_input(t("ldp.n_ob"), 1_000, 1_000_000, 40_000, 10_000, key="ldp_n_ob"))
+        n_lb = int(
+            st.number_input(t("ldp.n_lb"), 1_000, 5_000_000, 200_000, 100_000, key="ldp_n_lb")
+        )
+        density = st.radio(
+            t("ldp.density_mode"),
+            ["kde", "histogram"],
+            horizontal=True,
+            format_func=lambda m: t(f"ldp.density_{m}"),
+            key="ldp_density",
+        )
+        seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="ldp_seed"))
+        run = st.button(t("ldp.run"), type="primary", key="ldp_run")
+        st.button(t("an.cancel"), key="ldp_cancel", help=t("an.cancel_help"))
+    with right:
+        if run:
+            params = {
+                "mechanism": name,
+                "epsilon": epsilon,
+                "d": d,
+                "methods": methods,
+                "n_ob": n_ob,
+                "n_lb": n_lb,
+                "density": density,
+                "seed": seed,
+            }
+            started = time.perf_counter()
+            try:
+                mechanism = make(name, epsilon, d=d)
+                reports = {}
+                bar, progress = progress_bar(t("ldp.auditing"))
+                if "ab" in methods:
+                    reports["ab"] = ldp_audit.audit_ab(
+                        mechanism, n=max(n_ob, 100_000), seed=seed, progress=progress
+                    )
+                if "ob" in methods:
+                    reports["ob"] = ldp_audit.audit_ob(
+                        mechanism, n=n_ob, seed=seed, density=density, progress=progress
+                    )
+                if "lb" in methods:
+                    reports["lb"] = ldp_audit.lower_bound(
+                        mechanism, n=n_lb, seed=seed, progress=progress
+                    )
+                bar.empty()
+            except PrivcoreError as exc:
+                show_error(exc)
+                record(
+                    "audit",
+                    params=params,
+                    results={},
+                    dataset=None,
+                    page="ldp",
+                    duration_s=time.perf_counter() - started,
+                    status="error",
+                    error=exc.message,
+                )
+            else:
+                results = {m: r.to_dict() for m, r in reports.items()}
+                run_id = record(
+                    "audit",
+                    params=params,
+                    results=results,
+                    dataset=None,
+                    page="ldp",
+                    duration_s=time.perf_counter() - started,
+                )
+                st.session_state[RESULT] = {
+                    "reports": reports,
+                    "run_id": run_id,
+                    "mechanism": mechanism.describe(),
+                }
+        stored = st.session_state.get(RESULT)
+        if stored and stored["reports"]:
+            reports = stored["reports"]
+            st.caption(
+                t(
+                    "ldp.recorded",
+                    id=stored["run_id"],
+                    true=view.fmt(stored["mechanism"]["true_epsilon"]),
+                )
+            )
+            deciding = reports.get("lb") or reports.get("ab") or reports.get("ob")
+            view.verdict_banner(deciding)
+            view.summary_metrics(reports)
+            if "ob" in reports:
+                ob = reports["ob"]
+                chart = view.distributions_chart(ob, ob.details["inputs"])
+                if chart is not None:
+                    st.altair_chart(chart, width="stretch")
+                leak = view.leakage_chart(ob)
+                if leak is not None:
+                    st.altair_chart(leak, width="stretch")
+                st.caption(
+                    t(
+                        "ldp.ob_caption",
+                        floor=view.fmt(ob.details.get("floor"), 5),
+                        tau_d=ob.details.get("tau_d"),
+                        tau_c=ob.details.get("tau_c"),
+                    )
+                )
+
+with tabs[1]:
+    st.caption(t("ldp.samples_help"))
+    upload = st.file_uploader(
+        t("ldp.samples_file"),
+        type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+        key="ldp_samples",
+    )
+    if upload is not None:
+        try:
+            samples = load_upload(upload.getvalue(), upload.name).frame
+            columns = [str(c) for c in samples.columns]
+            c1, c2, c3 = st.columns(3)
+            input_col = c1.selectbox(t("ldp.input_col"), columns, key="ldp_in")
+            shape = c2.radio(
+                t("ldp.output_shape"),
+                ["one", "prefix"],
+                horizontal=True,
+                format_func=lambda s: t(f"ldp.output_{s}"),
+                key="ldp_shape",
+            )
+            others = [c for c in columns if c != input_col]
+            if shape == "one":
+                outputs = [c2.selectbox(t("ldp.output_col"), others, key="ldp_out")]
+            else:
+                prefix = c2.text_input(t("ldp.output_prefix"), "y", key="ldp_prefix")
+                outputs = [c for c in others if c.startswith(prefix)]
+                c2.caption(t("ldp.prefix_columns", n=len(outputs)))
+            claimed = c3.number_input(t("ldp.claimed"), 0.05, 20.0, 1.0, 0.25, key="ldp_claim")
+            method = c3.radio(
+                t("ldp.methods"),
+                ["ob", "lb"],
+                horizontal=True,
+                format_func=lambda m: t(f"ldp.method_{m}"),
+                key="ldp_s_method",
+            )
+            if st.button(t("ldp.run_samples"), type="primary", key="ldp_run_samples"):
+                report = ldp_audit.audit_samples(
+                    samples, input_col, outputs, claimed_epsilon=float(claimed), method=method
+                )
+                record(
+                    "audit",
+                    params={
+                        "samples": upload.name,
+                        "input": input_col,
+                        "outputs": outputs,
+                        "claimed": claimed,
+                        "method": method,
+                    },
+                    results=report.to_dict(),
+                    dataset=None,
+                    page="ldp",
+                    duration_s=report.seconds,
+                )
+                view.verdict_banner(report)
+                view.summary_metrics({method: report})
+        except PrivcoreError as exc:
+            show_error(exc)
+
+with tabs[2]:
+    st.caption(t("ldp.sweep_help"))
+    c1, c2 = st.columns(2)
+    sweep_name = c1.selectbox(
+        t("ldp.mechanism"), list(MECHANISMS), format_func=mechanism_label, key="ldp_sweep_mechanism"
+    )
+    eps_text = c2.text_input(t("ldp.sweep_list"), "0.5, 1, 2, 4", key="ldp_sweep_list")
+    sweep_d = 20 if MECHANISMS[sweep_name].family == "frequency" else None
+    if st.button(t("ldp.run_sweep"), key="ldp_run_sweep"):
+        try:
+            epsilons = [float(x) for x in eps_text.replace(";", ",").split(",") if x.strip()]
+            bar, progress = progress_bar(t("ldp.sweeping"))
+            frame = ldp_audit.sweep(
+                lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=progress
+            )
+            bar.empty()
+            st.altair_chart(view.sweep_chart(frame), width="stretch")
+            st.dataframe(frame, hide_index=True)
+            record(
+                "audit",
+                params={"sweep": sweep_name, "epsilons": epsilons},
+                results={"rows": frame.to_dict("records")},
+                dataset=None,
+                page="ldp",
+            )
+        except ValueError:
+            st.error(t("hierarchy.bad_numbers", text=eps_text))
+        except PrivcoreError as exc:
+            show_error(exc)
+
+with tabs[3]:
+    st.caption(t("ldp.planner_help"))
+    c1, c2, c3 = st.columns(3)
+    p = c1.number_input(t("ldp.planner_p"), 0.0001, 0.9999, 0.01, 0.005, format="%.4f", key="ldp_p")
+    margin = c2.number_input(
+        t("ldp.planner_margin"), 0.00001, 0.5, 0.001, 0.0005, format="%.5f", key="ldp_margin"
+    )
+    confidence = c3.number_input(
+        t("ldp.planner_confidence"), 0.5, 0.9999, 0.95, 0.01, key="ldp_conf"
+    )
+    try:
+        st.metric(t("ldp.planner_n"), f"{ldp_audit.sample_size(p, margin, confidence):,}")
+    except PrivcoreError as exc:
+        show_error(exc)
+
+with tabs[4]:
+    st.caption(t("ldp.rc_help"))
+    c1, c2, c3, c4 = st.columns(4)
+    kind = c1.selectbox(
+        t("ldp.rc_noise"),
+        ["uniform", "gaussian"],
+        format_func=lambda k: t(f"ldp.rc_{k}"),
+        key="ldp_rc_kind",
+    )
+    scale = c2.number_input(t("ldp.rc_scale"), 0.5, 200.0, 25.0, 5.0, key="ldp_rc_scale")
+    n_rc = int(c3.number_input(t("ldp.rc_n"), 1_000, 1_000_000, 100_000, 10_000, key="ldp_rc_n"))
+    method = c4.radio(
+        t("ldp.rc_method"),
+        ["bayes", "em"],
+        horizontal=True,
+        format_func=lambda m: t(f"ldp.rc_{m}"),
+        key="ldp_rc_method",
+    )
+    if st.button(t("ldp.rc_run"), key="ldp_rc_run"):
+        try:
+            rng = np.random.default_rng(0)
+            # a bimodal truth on [0, 100]: two normal bumps
+            values = np.where(
+                rng.random(n_rc) < 0.4, rng.normal(25, 7, n_rc), rng.normal(70, 10, n_rc)
+            ).clip(0, 100)
+            noise = Noise(kind, float(scale))
+            perturbed = randomize(values, noise, seed=1)
+            result = reconstruct(perturbed, noise, bins=20, lower=0.0, upper=100.0, method=method)
+            truth = np.histogram(values, bins=result.edges)[0] / len(values)
+            st.altair_chart(
+                view.reconstruction_chart(result.edges, truth, result.perturbed, result.estimate),
+                width="stretch",
+            )
+            st.metric(
+                t("ldp.rc_tv"),
+                view.fmt(total_variation(result.estimate, truth)),
+                help=t("ldp.rc_tv_help"),
+            )
+            st.caption(
+                t(
+                    "ldp.rc_tv_perturbed",
+                    tv=view.fmt(total_variation(result.perturbed, truth)),
+                    iterations=result.iterations,
+                )
+            )
+        except PrivcoreError as exc:
+            show_error(exc)

@@ -1,0 +1,50 @@
+"""Where LDP work runs: CUDA when available, else the CPU; ``PRIVCORE_DEVICE`` overrides.
+
+torch is imported here, lazily, the first time it is needed.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+from privcore.errors import ParameterError
+
+
+@cache
+def torch_module() -> Any:
+    """The torch module (imported on first use)."""
+    import torch
+
+    return torch
+
+
+def device() -> str:
+    """"cuda" when torch sees a GPU, else "cpu"; ``PRIVCORE_DEVICE`` (cpu, cuda, cuda:N)
+    overrides, and asking for CUDA where there is none is a clear error."""
+    torch = torch_module()
+    wanted = os.environ.get("PRIVCORE_DEVICE", "").strip().lower()
+    if wanted:
+        if wanted.startswith("cuda") and not torch.cuda.is_available():
+            raise ParameterError(
+                f"PRIVCORE_DEVICE={wanted} but no CUDA device is available here; use cpu.",
+                code="ldp.no_cuda",
+                device=wanted,
+            )
+        if wanted != "cpu" and not wanted.startswith("cuda"):
+            raise ParameterError(
+                f"PRIVCORE_DEVICE must be cpu, cuda or cuda:N, not '{wanted}'.",
+                code="ldp.bad_device",
+                device=wanted,
+            )
+        return wanted
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def generator(seed: int, on: str | None = None) -> Any:
+    """A seeded torch.Generator on the chosen device."""
+    torch = torch_module()
+    gen = torch.Generator(device=on or device())
+    gen.manual_seed(int(seed))
+    return gen

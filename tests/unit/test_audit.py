@@ -1,0 +1,232 @@
+"""The LDP auditors: AB, OB, the certified lower bound, uploaded samples, the planner."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from privcore.errors import ParameterError
+from privcore.ldp import audit
+from privcore.ldp.device import device, generator
+from privcore.ldp.mechanisms import MECHANISMS, make
+
+CORRECT = [name for name, cls in MECHANISMS.items() if not cls.broken]
+BROKEN = [name for name, cls in MECHANISMS.items() if cls.broken]
+
+
+def build(name: str, epsilon: float, d: int = 10):
+    return make(name, epsilon, d=d if MECHANISMS[name].family == "frequency" else None)
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def test_clopper_pearson_hand_values():
+    # k = 0 of 10: the upper end solves (1 − p)^10 = α/2 → 1 − 0.025^(1/10)
+    lo, hi = audit.clopper_pearson(0, 10, 0.95)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025**0.1)
+    # k = n: the lower end solves p^n = α/2
+    lo, hi = audit.clopper_pearson(10, 10, 0.95)
+    assert hi == 1.0 and lo == pytest.approx(0.025**0.1)
+    # one-sided lower bound at 95 %: p^n = 0.05
+    assert audit.clopper_pearson(10, 10, 0.95, side="lower")[0] == pytest.approx(0.05**0.1)
+
+
+def test_sample_size_planner():
+    # n > z² p(1−p)/l² = 1.959964² · 0.25 / 0.0001 = 9603.6 → 9604
+    assert audit.sample_size(0.5, 0.01, 0.95) == 9604
+    assert audit.sample_size(0.1, 0.01, 0.95) == math.floor(1.959964**2 * 0.09 / 1e-4) + 1
+    with pytest.raises(ParameterError):
+        audit.sample_size(0.0, 0.01)
+
+
+def test_verdict_rules():
+    assert audit.verdict(1.0, lower=1.2) == "violation"
+    assert audit.verdict(1.0, lower=0.9) == "consistent"
+    assert audit.verdict(1.0, lower=0.3) == "inconclusive"
+    assert audit.verdict(1.0, interval=(1.1, 1.3)) == "violation"
+    assert audit.verdict(1.0, interval=(1.1, 1.3), certified=False) == "inconclusive"
+    assert audit.verdict(1.0, interval=(0.9, 1.05)) == "consistent"
+
+
+# --------------------------------------------------------------------------- AB
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+@pytest.mark.parametrize("name", list(MECHANISMS))
+def test_ab_recovers_the_true_epsilon_within_its_interval(name, epsilon):
+    mechanism = build(name, epsilon)
+    report = audit.audit_ab(mechanism, n=200_000, seed=3)
+    lo, hi = report.ci
+    assert lo <= mechanism.true_epsilon() <= hi, (report.epsilon_hat, report.ci)
+    assert abs(report.epsilon_hat - mechanism.true_epsilon()) < 0.15 * max(1.0, epsilon)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "d"), [("grr", 10), ("duchi", None)])
+def test_ab_interval_coverage_over_200_audits(name, d):
+    """The 95 % interval covers the true ε in 90–99 % of 200 independent audits."""
+    mechanism = make(name, 1.0, d=d)
+    covered = 0
+    for seed in range(200):
+        lo, hi = audit.audit_ab(mechanism, n=5_000, seed=10_000 + seed).ci
+        covered += lo <= mechanism.true_epsilon() <= hi
+    assert 180 <= covered <= 198, covered
+
+
+def test_ab_of_broken_grr_is_a_violation():
+    report = audit.audit_ab(make("broken_grr", 1.0, d=10), n=200_000)
+    assert report.verdict == "violation"
+    assert report.ci[0] > 1.0
+    assert report.to_dict()["epsilon_hat"] == pytest.approx(2.0, abs=0.05)
+
+
+# --------------------------------------------------------------------------- lower bound
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+@pytest.mark.parametrize("name", CORRECT)
+def test_lower_bound_never_exceeds_the_true_epsilon(name, epsilon):
+    mechanism = build(name, epsilon)
+    for mode in ("white", "black"):
+        report = audit.lower_bound(mechanism, n=100_000, seed=5, alpha=0.01, mode=mode)
+        assert report.epsilon_lb <= mechanism.true_epsilon() + 1e-9, (mode, report.epsilon_lb)
+        assert report.verdict != "violation"
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_lower_bound_flags_every_broken_variant(name):
+    for mode in ("white", "black"):
+        report = audit.lower_bound(build(name, 1.0), n=200_000, seed=7, mode=mode)
+        assert report.verdict == "violation", (name, mode, report.epsilon_lb)
+        assert report.epsilon_lb > 1.0
+
+
+def test_white_box_bound_is_tight_with_many_samples():
+    mechanism = make("sue", 4.0, d=20)
+    report = audit.lower_bound(mechanism, n=1_000_000, seed=1)
+    assert report.epsilon_lb >= 0.95 * 4.0
+    assert report.details["event_counts"][0] > report.details["event_counts"][1]
+
+
+# --------------------------------------------------------------------------- OB
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_ob_on_correct_mechanisms_is_at_most_the_claim_plus_its_interval(name):
+    mechanism = build(name, 1.0)
+    report = audit.audit_ob(mechanism, n=40_000, seed=2, bootstrap=30)
+    lo, hi = report.ci
+    assert report.epsilon_hat <= mechanism.epsilon + (hi - lo) + 0.05, (report.epsilon_hat, lo, hi)
+    assert report.verdict in ("consistent", "inconclusive")
+    # ε̂_max is measured for the pair half A found worst, so ε̂_avg may exceed it slightly
+    assert report.details["epsilon_avg"] <= report.epsilon_hat + (hi - lo)
+
+
+@pytest.mark.parametrize("name", ["broken_grr", "broken_oue", "broken_piecewise"])
+def test_ob_sees_broken_variants_above_their_claim(name):
+    mechanism = build(name, 1.0)
+    report = audit.audit_ob(mechanism, n=40_000, seed=2, bootstrap=20)
+    assert report.epsilon_hat > 1.2
+    assert report.verdict == "inconclusive"  # OB estimates; only the bound decides
+
+
+def test_ob_reports_both_density_estimators_for_continuous_outputs():
+    report = audit.audit_ob(make("piecewise", 1.0), n=40_000, bootstrap=0)
+    assert report.details["output"] == "continuous"
+    assert "epsilon_max_histogram" in report.details
+    assert report.details["densities"].shape[0] == 5  # five inputs spread over [−1, 1]
+
+
+def test_ob_validates_parameters():
+    with pytest.raises(ParameterError):
+        audit.audit_ob(make("grr", 1.0, d=5), n=10)
+    with pytest.raises(ParameterError):
+        audit.audit_ob(make("grr", 1.0, d=5), density="violin")
+
+
+# --------------------------------------------------------------------------- uploaded samples
+
+
+def logged(name: str, epsilon: float, n: int = 60_000, d: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Samples the project generates itself, as a vendor would log them."""
+    mechanism = make(name, epsilon, d=d if MECHANISMS[name].family == "frequency" else None)
+    gen = generator(seed, device())
+    if mechanism.family == "frequency":
+        inputs = torch.randint(0, d, (n,), generator=gen)
+    else:
+        inputs = torch.tensor(np.random.default_rng(seed).choice([-1.0, 0.0, 1.0], n))
+    vectors = mechanism.vectors(mechanism.perturb(inputs, gen)).cpu().numpy()
+    frame = pd.DataFrame({"x": inputs.cpu().numpy()})
+    if vectors.shape[1] == 1:
+        frame["y"] = vectors[:, 0]
+    else:
+        for c in range(vectors.shape[1]):
+            frame[f"y{c}"] = vectors[:, c]
+    return frame
+
+
+@pytest.mark.parametrize("name", ["grr", "sue", "duchi"])
+def test_uploaded_samples_give_the_built_in_answer(name):
+    frame = logged(name, 1.0)
+    outputs = ["y"] if "y" in frame else [c for c in frame if c.startswith("y")]
+    ob = audit.audit_samples(frame, "x", outputs, claimed_epsilon=1.0, method="ob", bootstrap=20)
+    built_in = audit.audit_ob(build(name, 1.0, d=5), n=20_000, bootstrap=20)
+    assert abs(ob.epsilon_hat - built_in.epsilon_hat) < 0.3
+    assert ob.verdict in ("consistent", "inconclusive")
+    lb = audit.audit_samples(frame, "x", outputs, claimed_epsilon=1.0, method="lb")
+    assert lb.verdict != "violation" and lb.epsilon_lb <= 1.0
+
+
+def test_uploaded_samples_of_a_broken_implementation_are_caught():
+    frame = logged("broken_grr", 1.0, n=120_000)
+    report = audit.audit_samples(frame, "x", ["y"], claimed_epsilon=1.0, method="lb")
+    assert report.verdict == "violation"
+
+
+def test_uploaded_samples_errors():
+    frame = logged("grr", 1.0, n=2_000)
+    with pytest.raises(ParameterError):
+        audit.audit_samples(frame, "nope", ["y"], claimed_epsilon=1.0)
+    with pytest.raises(ParameterError):
+        audit.audit_samples(frame, "x", ["y"], claimed_epsilon=0.0)
+    with pytest.raises(ParameterError):
+        audit.audit_samples(frame.head(150), "x", ["y"], claimed_epsilon=1.0)
+
+
+# --------------------------------------------------------------------------- sweep and device
+
+
+def test_sweep_rows():
+    frame = audit.sweep(
+        lambda e: make("grr", e, d=5), [0.5, 2.0], n_ab=20_000, n_ob=10_000, n_lb=20_000
+    )
+    assert list(frame["epsilon"]) == [0.5, 2.0]
+    assert {"ab", "ab_lo", "ab_hi", "ob", "lb", "verdict"} <= set(frame.columns)
+
+
+def test_device_choice_and_override(monkeypatch):
+    monkeypatch.delenv("PRIVCORE_DEVICE", raising=False)
+    assert device() == ("cuda" if torch.cuda.is_available() else "cpu")
+    monkeypatch.setenv("PRIVCORE_DEVICE", "cpu")
+    assert device() == "cpu"
+    monkeypatch.setenv("PRIVCORE_DEVICE", "tpu")
+    with pytest.raises(ParameterError):
+        device()
+    if not torch.cuda.is_available():
+        monkeypatch.setenv("PRIVCORE_DEVICE", "cuda")
+        with pytest.raises(ParameterError, match="no CUDA"):
+            device()
+
+
+def test_report_json_contract():
+    report = audit.lower_bound(make("grr", 1.0, d=5), n=20_000)
+    out = report.to_dict()
+    for key in ("epsilon_lb", "verdict", "device", "seconds"):
+        assert key in out
+    ab = audit.audit_ab(make("grr", 1.0, d=5), n=20_000).to_dict()
+    assert len(ab["ci"]) == 2 and ab["epsilon_hat"] is not None

@@ -1,0 +1,232 @@
+"""Views of the LDP auditor page: verdict, distributions, leakage, sweep, reconstruction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from privcore.ldp.audit import AuditReport
+from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
+from ui.components import fmt
+from ui.i18n import t
+
+_VERDICT_STYLE = {
+    "consistent": ("green", ":material/check_circle:"),
+    "violation": ("red", ":material/gpp_bad:"),
+    "inconclusive": ("orange", ":material/help:"),
+}
+
+
+def verdict_banner(report: AuditReport) -> None:
+    colour, icon = _VERDICT_STYLE[report.verdict]
+    st.markdown(f":{colour}[{icon} **{t('ldp.verdict_' + report.verdict)}**]")
+    st.caption(t(f"ldp.verdict_{report.verdict}_help", claimed=fmt(report.epsilon_claimed)))
+
+
+def summary_metrics(reports: dict[str, AuditReport]) -> None:
+    cols = st.columns(4)
+    claimed = next(iter(reports.values())).epsilon_claimed
+    cols[0].metric(t("ldp.claimed"), fmt(claimed))
+    if "ab" in reports:
+        ab = reports["ab"]
+        cols[1].metric(t("ldp.ab"), fmt(ab.epsilon_hat), help=t("ldp.ab_help"))
+        cols[1].caption(
+            t("ldp.interval", lo=fmt(ab.ci[0]), hi=fmt(ab.ci[1]), confidence=f"{ab.confidence:.0%}")
+        )
+    if "ob" in reports:
+        ob = reports["ob"]
+        cols[2].metric(t("ldp.ob"), fmt(ob.epsilon_hat), help=t("ldp.ob_help"))
+        if ob.ci:
+            cols[2].caption(
+                t(
+                    "ldp.interval",
+                    lo=fmt(ob.ci[0]),
+                    hi=fmt(ob.ci[1]),
+                    confidence=f"{ob.confidence:.0%}",
+                )
+            )
+        cols[2].caption(t("ldp.ob_avg", avg=fmt(ob.details.get("epsilon_avg"))))
+    if "lb" in reports:
+        lb = reports["lb"]
+        cols[3].metric(t("ldp.lb"), fmt(lb.epsilon_lb), help=t("ldp.lb_help"))
+        cols[3].caption(t("ldp.lb_confidence", confidence=f"{lb.confidence:.0%}"))
+
+
+def distributions_chart(report: AuditReport, inputs: list[Any]) -> alt.Chart | None:
+    """Output distribution per input: pmf bars, or KDE curves with the histogram."""
+    densities = report.details.get("densities")
+    if densities is None:
+        return None
+    densities = np.asarray(densities)
+    if report.details.get("output") == "discrete":
+        coords = min(densities.shape[1], 12)
+        rows = []
+        for i, value in enumerate(inputs):
+            for c in range(coords):
+                for code in range(densities.shape[2]):
+                    share = float(densities[i, c, code])
+                    if share > 0:
+                        rows.append(
+                            {"input": str(value), "coordinate": c, "value": code, "share": share}
+                        )
+        data = pd.DataFrame(rows)
+        if densities.shape[1] == 1:
+            return (
+                alt.Chart(data, title=t("ldp.dist_title"))
+                .mark_bar()
+                .encode(
+                    x=alt.X("value:O", title=t("ldp.output_value")),
+                    y=alt.Y("share:Q", title=t("ldp.probability")),
+                    xOffset="input:N",
+                    color=alt.Color("input:N", title=t("ldp.input")),
+                    tooltip=["input:N", "value:O", alt.Tooltip("share:Q", format=".4f")],
+                )
+            )
+        ones = data[data["value"] == 1]
+        return (
+            alt.Chart(ones, title=t("ldp.bits_title"))
+            .mark_bar()
+            .encode(
+                x=alt.X("coordinate:O", title=t("ldp.coordinate")),
+                y=alt.Y("share:Q", title=t("ldp.p_one")),
+                xOffset="input:N",
+                color=alt.Color("input:N", title=t("ldp.input")),
+                tooltip=["input:N", "coordinate:O", alt.Tooltip("share:Q", format=".4f")],
+            )
+        )
+    grid = np.asarray(report.details["grid"])[0]
+    other_key = "densities_histogram" if report.details.get("density") == "kde" else "densities_kde"
+    rows = []
+    for i, value in enumerate(inputs):
+        for x, y in zip(grid, densities[i, 0], strict=True):
+            rows.append(
+                {
+                    "input": str(value),
+                    "y": float(x),
+                    "density": float(y),
+                    "how": report.details.get("density", "kde"),
+                }
+            )
+        if other_key in report.details:
+            for x, y in zip(grid, np.asarray(report.details[other_key])[i, 0], strict=True):
+                rows.append(
+                    {
+                        "input": str(value),
+                        "y": float(x),
+                        "density": float(y),
+                        "how": other_key.split("_")[1],
+                    }
+                )
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data, title=t("ldp.density_title"))
+        .mark_line()
+        .encode(
+            x=alt.X("y:Q", title=t("ldp.output_value")),
+            y=alt.Y("density:Q", title=t("ldp.density")),
+            color=alt.Color("input:N", title=t("ldp.input")),
+            strokeDash=alt.StrokeDash("how:N", title=t("ldp.estimator")),
+            tooltip=[
+                "input:N",
+                "how:N",
+                alt.Tooltip("y:Q", format=".3f"),
+                alt.Tooltip("density:Q", format=".4f"),
+            ],
+        )
+    )
+
+
+def leakage_chart(report: AuditReport) -> alt.Chart | None:
+    leakage = report.details.get("coordinate_leakage")
+    if leakage is None:
+        return None
+    leakage = np.asarray(leakage).reshape(-1)
+    if len(leakage) <= 1:
+        return None
+    data = pd.DataFrame({"coordinate": np.arange(len(leakage)), "leakage": leakage})
+    return (
+        alt.Chart(data, title=t("ldp.leakage_title"))
+        .mark_bar(color=WARN)
+        .encode(
+            x=alt.X("coordinate:O", title=t("ldp.coordinate")),
+            y=alt.Y("leakage:Q", title=t("ldp.leakage_y")),
+            tooltip=["coordinate:O", alt.Tooltip("leakage:Q", format=".4f")],
+        )
+    )
+
+
+def sweep_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Measured vs claimed ε with the y = x line."""
+    long = []
+    for column, label in (
+        ("ab", "AB"),
+        ("ob", "OB ε̂_max"),
+        ("lb", "ε_LB"),
+        ("true_epsilon", t("ldp.true_eps")),
+    ):
+        if column in frame:
+            long += [
+                {"claimed": e, "measured": v, "measure": label}
+                for e, v in zip(frame["epsilon"], frame[column], strict=True)
+                if v is not None and np.isfinite(v)
+            ]
+    data = pd.DataFrame(long)
+    top = float(max(frame["epsilon"].max(), data["measured"].max() if len(data) else 1)) * 1.1
+    diagonal = (
+        alt.Chart(pd.DataFrame({"x": [0, top], "y": [0, top]}))
+        .mark_line(color=MUTED, strokeDash=[4, 4])
+        .encode(x="x:Q", y="y:Q")
+    )
+    points = (
+        alt.Chart(data, title=t("ldp.sweep_title"))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("claimed:Q", title=t("ldp.claimed")),
+            y=alt.Y("measured:Q", title=t("ldp.measured")),
+            color=alt.Color("measure:N", title=None),
+            tooltip=["measure:N", "claimed:Q", alt.Tooltip("measured:Q", format=".3f")],
+        )
+    )
+    return diagonal + points
+
+
+def reconstruction_chart(
+    edges: np.ndarray, truth: np.ndarray, perturbed: np.ndarray, estimate: np.ndarray
+) -> alt.Chart:
+    centres = 0.5 * (edges[1:] + edges[:-1])
+    rows = []
+    for label, values, colour in (
+        (t("ldp.rc_true"), truth, PASS),
+        (t("ldp.rc_perturbed"), perturbed, FAIL),
+        (t("ldp.rc_estimate"), estimate, ACCENT),
+    ):
+        rows += [
+            {"x": float(x), "share": float(v), "series": label, "colour": colour}
+            for x, v in zip(centres, values, strict=True)
+        ]
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data, title=t("ldp.rc_title"))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("x:Q", title=t("ldp.rc_x")),
+            y=alt.Y("share:Q", title=t("ldp.rc_y")),
+            color=alt.Color(
+                "series:N",
+                title=None,
+                scale=alt.Scale(
+                    domain=[t("ldp.rc_true"), t("ldp.rc_perturbed"), t("ldp.rc_estimate")],
+                    range=[PASS, FAIL, ACCENT],
+                ),
+            ),
+            tooltip=[
+                "series:N",
+                alt.Tooltip("x:Q", format=".1f"),
+                alt.Tooltip("share:Q", format=".3f"),
+            ],
+        )
+    )
