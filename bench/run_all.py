@@ -10,7 +10,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SCRIPTS = ["bench_load", "bench_app_start", "bench_measure", "bench_anonymize", "bench_attacks"]
+SCRIPTS = [
+    "bench_load",
+    "bench_app_start",
+    "bench_measure",
+    "bench_anonymize",
+    "bench_attacks",
+    "bench_ldp",
+]
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or SCRIPTS

@@ -262,6 +262,182 @@ def cmd_attack(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from privcore.ldp import audit as ldp_audit
+
+    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+    try:
+        if args.samples_file:
+            if not args.input_col or not (args.output_col or args.output_prefix):
+                raise ParameterError(
+                    "--samples-file needs --input-col and --output-col or --output-prefix.",
+                    code="cli.samples_options",
+                )
+            if args.claimed_epsilon is None:
+                raise ParameterError(
+                    "--samples-file needs --claimed-epsilon.", code="cli.samples_options"
+                )
+            frame = load(args.samples_file).frame
+            outputs = (
+                [args.output_col]
+                if args.output_col
+                else [c for c in map(str, frame.columns) if c.startswith(args.output_prefix)]
+            )
+            if args.method == "ab":
+                raise ParameterError(
+                    "Uploaded samples are audited black-box: use --method ob or lb.",
+                    code="cli.samples_method",
+                )
+            report = ldp_audit.audit_samples(
+                frame,
+                args.input_col,
+                outputs,
+                claimed_epsilon=args.claimed_epsilon,
+                method=args.method,
+                seed=args.seed,
+                progress=progress,
+            )
+        else:
+            if not args.mechanism or args.epsilon is None:
+                raise ParameterError(
+                    "Give --mechanism and --epsilon, or --samples-file.", code="cli.audit_options"
+                )
+            from privcore.ldp.mechanisms import make
+
+            mechanism = make(args.mechanism, args.epsilon, d=args.domain)
+            runner = {
+                "ab": ldp_audit.audit_ab,
+                "ob": ldp_audit.audit_ob,
+                "lb": ldp_audit.lower_bound,
+            }[args.method]
+            kwargs = {"seed": args.seed, "progress": progress}
+            if args.samples:
+                kwargs["n"] = args.samples
+            report = runner(mechanism, **kwargs)
+    finally:
+        close()
+    payload = report.to_dict()
+    claimed = payload["epsilon_claimed"]
+    lines = [
+        f"{payload['mechanism'].get('mechanism')}: method {payload['method']}, "
+        f"claimed ε = {claimed}, device {payload['device']}, {payload['seconds']:.2f} s"
+    ]
+    if payload["epsilon_hat"] is not None:
+        ci = payload["ci"] or [None, None]
+        lines.append(f"ε̂ = {payload['epsilon_hat']:.4f}  interval [{_num(ci[0])}, {_num(ci[1])}]")
+    if payload["epsilon_lb"] is not None:
+        lines.append(
+            f"certified lower bound ε_LB = {payload['epsilon_lb']:.4f} "
+            f"(confidence {payload['confidence']:.0%})"
+        )
+    lines.append(f"verdict: {payload['verdict']}")
+    _emit(payload, args.json, lines)
+    return EXIT_OK
+
+
+def _num(value: Any) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def _limit_option(text: str) -> float | str:
+    """A threshold on the command line: a number, or "none" (not required)."""
+    if text.strip().lower() in ("none", "off"):
+        return "none"
+    try:
+        return float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', not {text!r}") from exc
+
+
+_REPORT_THRESHOLDS = {
+    "min_k": "min_k",
+    "min_l": "min_l",
+    "max_t": "max_t",
+    "max_pl": "max_pl",
+    "max_prosecutor": "max_prosecutor",
+    "max_journalist": "max_journalist",
+    "max_reidentified": "max_reidentified_share",
+    "max_disclosed": "max_disclosed_share",
+    "max_suppressed": "max_suppressed_share",
+    "min_ul": "min_ul",
+}
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import json
+
+    from privcore.report import Thresholds, readiness
+
+    given = {
+        field: (None if getattr(args, option) == "none" else getattr(args, option))
+        for option, field in _REPORT_THRESHOLDS.items()
+        if getattr(args, option) is not None
+    }
+    thresholds = Thresholds(**given)
+    if not Path(args.out).resolve().parent.is_dir():
+        raise ParameterError(
+            f"Cannot write the report to {args.out}: its folder does not exist.",
+            code="cli.unwritable",
+            path=str(args.out),
+        )
+    algorithm = None
+    if args.algorithm_report:
+        try:
+            made = json.loads(Path(args.algorithm_report).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ParameterError(
+                f"Cannot read the anonymize report {args.algorithm_report}: {exc}",
+                code="cli.algorithm_report",
+            ) from exc
+        if not isinstance(made, dict):
+            raise ParameterError(
+                f"{args.algorithm_report} is not a report of 'privcore anonymize --report'.",
+                code="cli.algorithm_report",
+            )
+        algorithm = {k: made.get(k) for k in ("algorithm", "params", "node", "synthetic")}
+    original = load(args.original).frame
+    release = load(args.release).frame
+    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+    try:
+        result = readiness(
+            original,
+            release,
+            qi=_columns(args.qi, "--qi"),
+            sa=_columns(args.sa, "--sa"),
+            thresholds=thresholds,
+            hierarchies=_hierarchies(args.hierarchy),
+            key=args.key,
+            algorithm=algorithm,
+            roll_size=args.roll_size,
+            seed=args.seed,
+            record=args.record,
+            progress=progress,
+            original_name=Path(args.original).name,
+            release_name=Path(args.release).name,
+        )
+    finally:
+        close()
+    try:
+        Path(args.out).write_text(result.to_html(args.lang), encoding="utf-8")
+    except OSError as exc:
+        raise ParameterError(
+            f"Cannot write the report to {args.out}: {exc.strerror or exc}.",
+            code="cli.unwritable",
+            path=str(args.out),
+        ) from exc
+    verdict = result.verdict.replace("_", " ")
+    lines = [f"verdict: {verdict}"]
+    lines += [f"  FAIL {r['message']}" for r in result.reasons]
+    if result.conditions:
+        lines.append("conditions:")
+        lines += [f"  - {c['message']}" for c in result.conditions]
+    lines.append(f"wrote {args.out}")
+    if result.run_ids:
+        lines.append("history runs: " + ", ".join(f"#{i}" for i in result.run_ids))
+    _emit(result.to_dict(), args.json, lines)
+    return EXIT_OK if result.ready else EXIT_VERDICT
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     if args.action == "list":
         runs = history.list_runs(kind=args.kind, search=args.search, limit=args.limit)
@@ -291,8 +467,9 @@ def cmd_history(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="privcore",
-        description="Privacy Workbench from the command line: profile data, inspect the run "
-        "history. Exit codes: 0 ok, 2 bad input.",
+        description="Privacy Workbench from the command line: profile, anonymize, measure, "
+        "attack, audit, report, history. Exit codes: 0 ok, 1 a 'not ready' report, 2 bad "
+        "input. `privcore COMMAND --help` describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"privcore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -439,6 +616,89 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--json", action="store_true", help="print one JSON object")
     k.set_defaults(func=cmd_attack)
 
+    u = sub.add_parser(
+        "audit",
+        help="audit an LDP mechanism (ab, ob, lb) or logged samples of any implementation",
+        description="Audit a built-in LDP mechanism (--mechanism NAME --epsilon E) or "
+        "uploaded samples (--samples-file). --json prints epsilon_hat, ci [lo, hi] (ab/ob), "
+        "epsilon_lb (lb), verdict, device and seconds.",
+    )
+    u.add_argument(
+        "--mechanism", help="e.g. grr, sue, oue, olh, duchi, piecewise, broken_grr (see the README)"
+    )
+    u.add_argument("--epsilon", type=float, help="the claimed ε of the mechanism")
+    u.add_argument("--domain", type=int, default=None, help="domain size d (frequency oracles)")
+    u.add_argument("--samples", type=int, help="samples per input")
+    u.add_argument("--method", choices=["ab", "ob", "lb"], default="ob")
+    u.add_argument("--samples-file", help="table of logged (input, output) rows")
+    u.add_argument("--input-col", help="the input column of --samples-file")
+    u.add_argument("--output-col", help="the output column (one value per row)")
+    u.add_argument("--output-prefix", help="prefix of the output columns (vector outputs)")
+    u.add_argument("--claimed-epsilon", type=float, help="the ε the implementation claims")
+    u.add_argument("--seed", type=int, default=0)
+    u.add_argument("--quiet", action="store_true", help="no progress bar")
+    u.add_argument("--json", action="store_true", help="print one JSON object")
+    u.set_defaults(func=cmd_audit)
+
+    from privcore.report import Thresholds
+
+    defaults = Thresholds()
+    r = sub.add_parser(
+        "report",
+        help="release readiness: measure and attack a release, check it against thresholds, "
+        "write an HTML report (exit 0 ready, 1 not ready)",
+        description="Decide whether a release may be published: measure it (k, l, t, PL, "
+        "UL, risk), attack it with a synthetic voter roll, check the thresholds, and write "
+        "one self-contained HTML report (--out). Prints the verdict and its reasons or "
+        "conditions, or with --json the whole report (verdict, reasons, conditions, checks, "
+        "fingerprints, thresholds, measurement, attacks). Exit code 0 when ready (also ready "
+        "with conditions), 1 when not ready, 2 on bad input. Thresholds that may be waived "
+        "accept 'none'.",
+    )
+    r.add_argument("--original", required=True, help="the original table")
+    r.add_argument("--release", required=True, help="the release (rows aligned, or --key)")
+    r.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
+    r.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
+    r.add_argument("--key", help="row key present in both tables (default: row order)")
+    r.add_argument(
+        "--hierarchy",
+        action="append",
+        metavar="COL=FILE",
+        help="ARX hierarchy file of a column (repeatable)",
+    )
+    r.add_argument("--min-k", type=int, help=f"smallest class size (default {defaults.min_k})")
+    for option, field, what in (
+        ("--min-l", "min_l", "distinct l per sensitive attribute"),
+        ("--max-t", "max_t", "t-closeness, auto distance"),
+        ("--max-pl", "max_pl", "privacy level PL(all)"),
+        ("--max-prosecutor", "max_prosecutor", "highest prosecutor risk"),
+        ("--max-journalist", "max_journalist", "highest journalist risk"),
+        ("--max-reidentified", "max_reidentified_share", "share re-identified by linkage"),
+        ("--max-disclosed", "max_disclosed_share", "share with a sensitive value disclosed"),
+        ("--max-suppressed", "max_suppressed_share", "share of suppressed rows"),
+        ("--min-ul", "min_ul", "utility floor UL"),
+    ):
+        default = getattr(defaults, field)
+        r.add_argument(
+            option,
+            type=_limit_option,
+            metavar="X",
+            help=f"{what} (default {'none' if default is None else f'{default:g}'})",
+        )
+    r.add_argument("--roll-size", type=int, help="people in the roll (default 10 × rows)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the voter roll")
+    r.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report")
+    r.add_argument("--out", required=True, help="the HTML report to write")
+    r.add_argument(
+        "--algorithm-report",
+        metavar="FILE",
+        help="JSON report of 'privcore anonymize --report', shown as the algorithm used",
+    )
+    r.add_argument("--record", action="store_true", help="record the runs in the history")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    r.set_defaults(func=cmd_report)
+
     h = sub.add_parser("history", help="list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])
     h.add_argument("id", nargs="?", type=int, help="run id (for show)")
@@ -460,3 +720,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PrivcoreError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # output piped into `head` and closed: not an error
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -116,3 +116,85 @@ def test_anonymize_command_infeasible_exits_2(tmp_path, capsys):
     )
     assert code == 2
     assert "larger than the table" in capsys.readouterr().err
+
+
+def test_audit_command_json(capsys):
+    assert (
+        main(
+            [
+                "audit",
+                "--mechanism",
+                "broken_grr",
+                "--epsilon",
+                "1",
+                "--domain",
+                "10",
+                "--samples",
+                "100000",
+                "--method",
+                "lb",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    for key in ("epsilon_lb", "verdict", "device", "seconds"):
+        assert key in out
+    assert out["verdict"] == "violation" and out["epsilon_lb"] > 1
+    assert (
+        main(
+            [
+                "audit",
+                "--mechanism",
+                "grr",
+                "--epsilon",
+                "1",
+                "--domain",
+                "10",
+                "--method",
+                "ab",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["ci"]) == 2 and out["ci"][0] <= 1.0 <= out["ci"][1]
+
+
+def test_audit_command_on_a_samples_file(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 3, 30_000)
+    y = np.where(rng.random(30_000) < 0.6, x, rng.integers(0, 3, 30_000))
+    path = tmp_path / "log.csv"
+    pd.DataFrame({"input": x, "out": y}).to_csv(path, index=False)
+    assert (
+        main(
+            [
+                "audit",
+                "--samples-file",
+                str(path),
+                "--input-col",
+                "input",
+                "--output-col",
+                "out",
+                "--claimed-epsilon",
+                "5",
+                "--method",
+                "ob",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["epsilon_hat"] is not None and out["mechanism"]["mechanism"] == "uploaded samples"
+    assert main(["audit", "--mechanism", "grr", "--epsilon", "-1", "--quiet"]) == 2
+    assert main(["audit", "--samples-file", str(path), "--input-col", "input", "--quiet"]) == 2
