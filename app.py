@@ -85,6 +85,12 @@ pages = [
         url_path="ldp",
     ),
     st.Page(
+        "pages/report.py",
+        title=t("nav.report"),
+        icon=":material/fact_check:",
+        url_path="report",
+    ),
+    st.Page(
         "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"
     ),
 ]

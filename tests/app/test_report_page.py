@@ -1,0 +1,42 @@
+"""AppTest: the Release report page — verdict, reasons, HTML download, history runs."""
+
+from __future__ import annotations
+
+from privcore import history
+from tests.app.conftest import ROOT, new_app, no_exceptions
+
+
+def open_page(active: str = "hospital"):
+    at = new_app()
+    at.session_state["workbench"].active = active
+    at.switch_page(str(ROOT / "pages" / "report.py"))
+    at.run()
+    return at
+
+
+def test_worked_example_is_not_ready_with_its_reasons():
+    at = open_page()
+    no_exceptions(at)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    assert any("Not ready" in m.value for m in at.markdown)
+    assert any("k = 3 < 5" in e.value.replace("\\", "") for e in at.error)
+    report = at.session_state["report_result"]["report"]
+    assert report.verdict == "not_ready" and len(report.run_ids) == 3
+    kinds = sorted(r["kind"] for r in history.list_runs())
+    assert kinds == ["attack", "measure", "report"]
+    html = report.to_html()
+    assert "<script" not in html and "k = 3" in html
+
+
+def test_loose_thresholds_give_ready_with_conditions():
+    at = open_page()
+    at.number_input(key="rp_min_k").set_value(3)
+    at.number_input(key="rp_max_pl").set_value(0.6)
+    at.number_input(key="rp_max_pros").set_value(0.4)
+    at.number_input(key="rp_max_jour").set_value(0.5)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    report = at.session_state["report_result"]["report"]
+    assert report.verdict == "ready_with_conditions", report.reasons
+    assert at.warning  # the conditions are listed
