@@ -94,7 +94,12 @@ pages = [
         "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"
     ),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages)
+st.session_state["_page"] = page.title
+try:
+    page.run()
+except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for visitors
+    show_error(exc)
 
 with dataset_status:
     try:

@@ -11,7 +11,7 @@ from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import t
 
-KINDS = ["profile", "measure", "anonymize", "attack", "audit", "report"]
+KINDS = ["profile", "measure", "anonymize", "attack", "audit", "report", "error"]
 
 st.title(t("history.title"))
 st.write(t("history.lead"))

@@ -26,3 +26,13 @@ def no_exceptions(at: AppTest) -> None:
 @pytest.fixture
 def app():
     return new_app
+
+
+@pytest.fixture(autouse=True)
+def fresh_session_caches():
+    """AppTest sessions share one session id, so session-scoped caches would carry one
+    test's data into the next; start each test with empty data caches."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    yield

@@ -1,0 +1,43 @@
+# Privacy Workbench as a public demo: non-root, health-checked, demo-sized limits.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PRIVCORE_HISTORY=/home/app/data/history.db \
+    PRIVCORE_MAX_FILE_MB=50 \
+    PRIVCORE_MAX_ROWS=200000 \
+    PRIVCORE_MAX_COLUMNS=100 \
+    PRIVCORE_MAX_ROLL=200000 \
+    PRIVCORE_MAX_AUDIT_SAMPLES=1000000
+
+RUN useradd --create-home --uid 10001 app
+WORKDIR /home/app/workbench
+
+# The CPU build of torch keeps the image small; pass --build-arg TORCH_INDEX=… for CUDA.
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
+COPY requirements.txt .
+RUN pip install --no-cache-dir --index-url "$TORCH_INDEX" torch==2.13.0 \
+    && pip install --no-cache-dir -r requirements.txt
+
+COPY --chown=app:app app.py pyproject.toml README.md ./
+COPY --chown=app:app privcore ./privcore
+COPY --chown=app:app ui ./ui
+COPY --chown=app:app pages ./pages
+COPY --chown=app:app assets ./assets
+COPY --chown=app:app .streamlit/config.toml ./.streamlit/config.toml
+COPY --chown=app:app deploy/demo.toml ./.streamlit/demo.toml
+
+USER app
+RUN mkdir -p /home/app/data
+EXPOSE 8501
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"
+
+# The demo overrides: smaller uploads, no usage statistics, bound to all interfaces.
+CMD ["python", "-m", "streamlit", "run", "app.py", \
+     "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", \
+     "--server.maxUploadSize=50", "--server.enableCORS=true", \
+     "--server.enableXsrfProtection=true", "--browser.gatherUsageStats=false", \
+     "--client.showErrorDetails=none", "--client.toolbarMode=viewer"]
