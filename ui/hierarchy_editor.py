@@ -49,7 +49,7 @@ def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
     numeric = pd.api.types.is_numeric_dtype(values.dtype)
     if method == "intervals":
         span = float(values.max() - values.min()) if numeric and values.notna().any() else 10.0
-        default = max(1.0, round(span / 10)) if span else 1.0
+        default = float(max(1.0, round(span / 10))) if span else 1.0
         width = st.number_input(
             t("hierarchy.width"), min_value=0.0, value=default, key=f"w::{column}"
         )

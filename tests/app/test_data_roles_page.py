@@ -141,3 +141,15 @@ def test_language_switch_to_chinese():
     at.radio(key="lang").set_value("zh").run()
     no_exceptions(at)
     assert at.title[0].value == "数据与角色"
+
+
+def test_every_hierarchy_method_renders_for_numbers_and_text():
+    at = upload(
+        new_app("data_roles.py"), "p.csv", b"zip,age,city\n47677,29,Lafayette\n47602,72,Gary\n"
+    )
+    for column in ("age", "city"):
+        at.selectbox(key="hcol::p.csv").set_value(column).run()
+        for method in ("intervals", "cuts", "rounding", "masking", "dates", "mapping", "arx"):
+            at.radio(key=f"hm::p.csv::{column}").set_value(method).run()
+            no_exceptions(at)
+            assert not any("went wrong" in e.value for e in at.error), (column, method)

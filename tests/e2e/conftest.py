@@ -79,6 +79,9 @@ def app_server(tmp_path_factory):
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+    # Any unexpected error the pages caught was logged with its traceback: a bug.
+    logged = (tmp_path_factory.getbasetemp() / "streamlit.log").read_text(errors="replace")
+    assert "unexpected error" not in logged, logged[logged.index("unexpected error") - 200 :][:3000]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,71 @@
+"""The hosted demo in a real browser: no HTML injection, sessions isolated."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.test_browser import open_page, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+EVIL_HEADER = "<img src=x onerror=alert(1)>"
+EVIL_CSV = (
+    f'age,zip,"{EVIL_HEADER}",disease\n'
+    '34,47677,"<script>alert(2)</script>",flu\n'
+    '29,47602,"<b onmouseover=alert(3)>bold</b>",cold\n'
+    '41,47905,"[click](javascript:alert(4))",flu\n'
+    "52,47909,plain,cold\n"
+)
+
+
+def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_path, artifacts):
+    base, _ = app_server
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    evil = tmp_path / "x<img src=y onerror=alert(5)>.csv"
+    evil.write_text(EVIL_CSV, encoding="utf-8")
+    page.goto(base)
+    expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+    open_page(page, base, "Data & roles")
+    page.locator("input[type=file]").first.set_input_files(str(evil))
+    wait_idle(page)
+    expect(page.get_by_text("4 rows · 4 columns").first).to_be_visible(timeout=30_000)
+    for tab in ("Column profile", "Preview", "Hierarchies", "Schema file", "Roles"):
+        page.get_by_role("tab", name=tab).click()
+        wait_idle(page)
+    page.get_by_role("button", name="Confirm roles").click()
+    wait_idle(page)
+    for name in ("Anonymize", "Privacy level", "Attack simulator", "Release report", "History"):
+        open_page(page, base, name)
+    page.screenshot(path=str(artifacts / "xss.png"), full_page=True)
+    assert dialogs == []
+    assert page.locator("img[src=x], img[src=y]").count() == 0
+    assert page.locator("script:text('alert(2)')").count() == 0
+    assert page.locator("b[onmouseover]").count() == 0
+    assert page.locator("a[href^='javascript']").count() == 0
+
+
+def test_two_visitors_do_not_share_uploads(browser: Browser, app_server, tmp_path):
+    base, _ = app_server
+    private = tmp_path / "private_patients.csv"
+    private.write_text("name,age,disease\nAlice,34,flu\nBob,29,cold\nCarol,41,flu\n")
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
+    second = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        a, b = first.new_page(), second.new_page()
+        a.goto(base)
+        expect(a.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+        open_page(a, base, "Data & roles")
+        a.locator("input[type=file]").first.set_input_files(str(private))
+        expect(a.get_by_role("heading", name="private_patients.csv")).to_be_visible(timeout=30_000)
+        b.goto(base)
+        expect(b.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+        open_page(b, base, "Data & roles")
+        b.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
+        options = b.get_by_role("option").all_inner_texts()
+        assert options and not any("private_patients" in o for o in options)
+        expect(b.get_by_role("heading", name="private_patients.csv")).to_have_count(0)
+    finally:
+        first.close()
+        second.close()
