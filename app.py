@@ -10,6 +10,7 @@ from privcore.errors import PrivcoreError
 from ui import charts
 from ui.errors import show_error
 from ui.i18n import LANGUAGES, t
+from ui.shell import VIA_APP
 from ui.state import workbench
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -58,6 +59,12 @@ with st.sidebar:
 pages = [
     st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
     st.Page(
+        "pages/learn.py",
+        title=t("nav.learn"),
+        icon=":material/school:",
+        url_path="learn",
+    ),
+    st.Page(
         "pages/data_roles.py", title=t("nav.data"), icon=":material/table_view:", url_path="data"
     ),
     st.Page(
@@ -96,10 +103,13 @@ pages = [
 ]
 page = st.navigation(pages)
 st.session_state["_page"] = page.title
+st.session_state[VIA_APP] = True
 try:
     page.run()
 except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for visitors
     show_error(exc)
+finally:
+    st.session_state[VIA_APP] = False
 
 with dataset_status:
     try:

@@ -31,17 +31,28 @@ ROLL = "roll = build_roll(frame, qi, size=1_000_000, seed=0, locale='mixed')"
 def main() -> str:
     rows = []
     result = median_probe(SETUP, ROLL)
-    rows.append(["voter roll, 1,000,000 people (mixed English/Chinese names)",
-                 f"{result['seconds']:.2f}", f"{result['peak_mb']:.0f}", "≤ 10 s"])
+    rows.append(
+        [
+            "voter roll, 1,000,000 people (mixed English/Chinese names)",
+            f"{result['seconds']:.2f}",
+            f"{result['peak_mb']:.0f}",
+            "≤ 10 s",
+        ]
+    )
     for name, make in RELEASES.items():
         result = median_probe(
             SETUP + make + "\n" + ROLL,
             "report = linkage_attack(release, roll.frame, qi, sa, truth=frame, "
             "hierarchies=schema.hierarchies)",
         )
-        rows.append([f"linkage: Adult {name} k=5 release vs the 1,000,000-person roll",
-                     f"{result['seconds']:.2f}", f"{result['peak_mb']:.0f}",
-                     "≤ 5 s, ≤ 2,048 MB"])
+        rows.append(
+            [
+                f"linkage: Adult {name} k=5 release vs the 1,000,000-person roll",
+                f"{result['seconds']:.2f}",
+                f"{result['peak_mb']:.0f}",
+                "≤ 5 s, ≤ 2,048 MB",
+            ]
+        )
     out = table(["workload", "seconds", "peak MB", "target"], rows)
     out += (
         "\n\nReference, not run here: Anonymeter's multivariate singling-out on 15,000 Adult "

@@ -47,7 +47,24 @@ def _rate_ours(name: str, n: int = 1_000_000) -> float:
     return n / best
 
 
+def _xxhash_accepts_text() -> None:
+    """pure-ldp 1.2 hashes str values; xxhash ≥ 2 wants bytes. Encode on the way in
+    (costs pure-ldp one .encode() per call, which is negligible next to its hashing)."""
+    import xxhash
+
+    original = xxhash.xxh32
+    if getattr(original, "_accepts_text", False):
+        return
+
+    def xxh32(data, seed=0):
+        return original(data.encode() if isinstance(data, str) else data, seed=seed)
+
+    xxh32._accepts_text = True
+    xxhash.xxh32 = xxh32
+
+
 def throughput_rows() -> list[list]:
+    _xxhash_accepts_text()
     from pure_ldp.frequency_oracles.direct_encoding.de_client import DEClient
     from pure_ldp.frequency_oracles.local_hashing.lh_client import LHClient
     from pure_ldp.frequency_oracles.unary_encoding.ue_client import UEClient

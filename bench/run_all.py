@@ -17,6 +17,7 @@ SCRIPTS = [
     "bench_anonymize",
     "bench_attacks",
     "bench_ldp",
+    "bench_sessions",
 ]
 
 if __name__ == "__main__":

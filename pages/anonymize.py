@@ -9,7 +9,10 @@ from ui import anonymize_view as view
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
+from ui.shell import require_app
 from ui.state import workbench
+
+require_app()
 
 RESULT = "an_result"
 CANCELLED = "an_cancelled"

@@ -18,7 +18,10 @@ from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
 from ui.release_picker import pick_release
+from ui.shell import require_app
 from ui.state import workbench
+
+require_app()
 
 ROLL, SIM = "at_roll", "at_sim"
 

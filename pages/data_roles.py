@@ -7,7 +7,10 @@ from ui import hierarchy_editor, roles_editor
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import t
+from ui.shell import require_app
 from ui.state import load_upload, workbench
+
+require_app()
 
 UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "ndjson"]
 

@@ -10,6 +10,9 @@ from privcore.errors import HistoryError
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import t
+from ui.shell import require_app
+
+require_app()
 
 KINDS = ["profile", "measure", "anonymize", "attack", "audit", "report", "error"]
 

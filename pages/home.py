@@ -3,7 +3,10 @@
 import streamlit as st
 
 from ui.i18n import t
+from ui.shell import require_app
 from ui.state import workbench
+
+require_app()
 
 st.title(t("home.title"))
 st.write(t("home.lead"))
@@ -19,6 +22,7 @@ cols[2].metric(
 )
 
 st.subheader(t("home.start"))
+st.page_link("pages/learn.py", label=t("home.link_learn"), icon=":material/school:")
 st.page_link("pages/data_roles.py", label=t("home.link_data"), icon=":material/table_view:")
 st.page_link("pages/anonymize.py", label=t("home.link_anonymize"), icon=":material/blur_on:")
 st.page_link(

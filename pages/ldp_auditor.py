@@ -14,7 +14,10 @@ from ui import ldp_view as view
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
+from ui.shell import require_app
 from ui.state import load_upload
+
+require_app()
 
 RESULT = "ldp_result"
 

@@ -10,7 +10,10 @@ from ui.components import escape_md
 from ui.errors import show_error
 from ui.i18n import current_language, t
 from ui.release_picker import pick_release
+from ui.shell import require_app
 from ui.state import workbench
+
+require_app()
 
 RESULT = "report_result"
 _STYLE = {

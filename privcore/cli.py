@@ -66,7 +66,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
         "profile": columns,
     }
     lines = [
-        f"{args.file}: {dataset.n_rows:,} rows × {dataset.n_columns} columns "
+        f"{args.file}: {dataset.n_rows:,} {'row' if dataset.n_rows == 1 else 'rows'} × "
+        f"{dataset.n_columns} {'column' if dataset.n_columns == 1 else 'columns'} "
         f"({dataset.source_format}, {dataset.encoding or 'binary'})",
         *(
             f"  {c['column']:<24} {c['type']:<8} distinct={c['distinct']:<7} "

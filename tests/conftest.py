@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
+_PYTEST_MAIN = sys.modules["__main__"]
 
 
 @pytest.fixture
@@ -21,3 +23,11 @@ def isolated_history(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "history.db"
     monkeypatch.setenv("PRIVCORE_HISTORY", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def restore_main_module():
+    """AppTest leaves app.py registered as ``__main__``; put pytest's back, or a process
+    started with ``spawn`` would re-run app.py on start-up."""
+    yield
+    sys.modules["__main__"] = _PYTEST_MAIN

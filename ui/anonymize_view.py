@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import OrderedDict
 from typing import Any
@@ -28,6 +29,7 @@ from ui.components import explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.history import record
 from ui.i18n import t
+from ui.state import is_bundled
 
 LOSS_METRICS = ["ncp", "whd", "discernibility", "ul"]
 DISTANCES = ["auto", "equal", "ordered", "hierarchical", "kl"]
@@ -137,13 +139,21 @@ def options_of(params: dict[str, Any]) -> dict[str, Any]:
 
 _CACHE = "an_release_cache"
 _CACHE_SIZE = 12
+# Releases of the bundled (public) samples are the same for every visitor: one process-
+# wide cache, filled by one session per parameter set while the others wait for it.
+# Nothing derived from an upload ever goes here.
+_SHARED_SIZE = 16
+_shared: OrderedDict[str, Release] = OrderedDict()
+_shared_lock = threading.Lock()
+_computing: dict[str, threading.Lock] = {}
 
 
 def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str) -> Release:
     """Run (or reuse) one anonymization, with a progress bar.
 
     Releases are cached in this session by data fingerprint, schema and parameters (a
-    changed slider back to a value seen before costs nothing). A click on Cancel reruns
+    changed slider back to a value seen before costs nothing); releases of a bundled
+    sample are also shared by all sessions of the process. A click on Cancel reruns
     the page, which interrupts the algorithm at its next progress report. Failures are
     recorded in the history and re-raised.
     """
@@ -154,6 +164,48 @@ def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str)
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
+    if is_bundled(dataset):
+        release = _shared_run(dataset, schema, params, key, label)
+    else:
+        release = _compute(dataset, schema, params, label)
+    cache[key] = release
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return release
+
+
+def _shared_run(
+    dataset: Dataset, schema: Schema, params: dict[str, Any], key: str, label: str
+) -> Release:
+    with _shared_lock:
+        lock = _computing.setdefault(key, threading.Lock())
+    waiting = None
+    # Poll rather than block, so that this session's own reruns (a slider moved, Cancel)
+    # still interrupt it at the progress call.
+    while not lock.acquire(timeout=0.2):
+        if waiting is None:
+            waiting = st.progress(0.0, text=f"{label}: {t('an.waiting_shared')}")
+        waiting.progress(0.0, text=f"{label}: {t('an.waiting_shared')}")
+    try:
+        if waiting is not None:
+            waiting.empty()
+        with _shared_lock:
+            if key in _shared:
+                _shared.move_to_end(key)
+                return _shared[key]
+        release = _compute(dataset, schema, params, label)
+        with _shared_lock:
+            _shared[key] = release
+            while len(_shared) > _SHARED_SIZE:
+                _shared.popitem(last=False)
+        return release
+    finally:
+        lock.release()
+        with _shared_lock:
+            _computing.pop(key, None)
+
+
+def _compute(dataset: Dataset, schema: Schema, params: dict[str, Any], label: str) -> Release:
     bar = st.progress(0.0, text=label)
 
     def progress(fraction: float, message: str) -> None:
@@ -161,7 +213,7 @@ def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str)
 
     started = time.perf_counter()
     try:
-        release = anonymize(
+        return anonymize(
             dataset.frame,
             schema,
             models_of(params),
@@ -185,10 +237,6 @@ def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str)
         raise
     finally:
         bar.empty()
-    cache[key] = release
-    while len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
-    return release
 
 
 def summary_results(release: Release) -> dict[str, Any]:

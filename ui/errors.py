@@ -43,8 +43,11 @@ def show_error(exc: BaseException) -> None:
         st.error(escape_md(error_text(exc)), icon=":material/error:")
         return
     ref = _reference(exc)
-    log.error("unexpected error, run %s\n%s", ref,
-              "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    log.error(
+        "unexpected error, run %s\n%s",
+        ref,
+        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
     st.error(t("error.unexpected", ref=ref), icon=":material/error:")
 
 

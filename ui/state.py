@@ -86,6 +86,11 @@ def sample(key: str) -> tuple[Dataset, Schema]:
     return load_sample(key)
 
 
+def is_bundled(dataset: Dataset) -> bool:
+    """Is this one of the bundled (public, read-only) samples, not a visitor's data?"""
+    return any(dataset is sample(key)[0] for key in SAMPLES)
+
+
 @st.cache_data(scope="session", max_entries=8, show_spinner=False)
 def load_upload(content: bytes, filename: str) -> Dataset:
     """Parse an uploaded file; cached per session so reruns do not parse it again."""

@@ -165,8 +165,8 @@ def check_feasible(problem: Problem) -> None:
     for model in problem.constraints:
         if isinstance(model, KAnonymity) and model.k > n:
             raise InfeasibleError(
-                f"k = {model.k} is larger than the table ({n} rows): no release can be "
-                f"{model.k}-anonymous.",
+                f"k = {model.k} is larger than the table ({n} {'row' if n == 1 else 'rows'}): "
+                f"no release can be {model.k}-anonymous.",
                 code="anonymize.k_too_large",
                 k=model.k,
                 rows=n,

@@ -104,11 +104,16 @@ def _numeric_qis(problem: Problem) -> list[str]:
             "records from each group's mean and covariance.",
             code="anonymize.condensation_no_numeric",
         )
-    incomplete = [c for c in numeric if problem.frame[c].isna().any()]
+    # Infinite values ("inf" in a CSV) would turn a group's mean and covariance into NaN.
+    incomplete = [
+        c
+        for c in numeric
+        if not np.isfinite(problem.frame[c].to_numpy(dtype="float64", na_value=np.nan)).all()
+    ]
     if incomplete:
         raise ParameterError(
             f"Condensation needs complete numeric quasi-identifiers; "
-            f"{', '.join(incomplete)} has missing values. Fill or remove them first.",
+            f"{', '.join(incomplete)} has missing or infinite values. Fill or remove them first.",
             code="anonymize.condensation_missing",
             columns=incomplete,
         )

@@ -134,6 +134,14 @@ def _numeric_dimension(name: str, series: pd.Series) -> _Dimension:
     codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
     numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
     codes, n_values, missing = _with_missing(np.asarray(codes), len(uniques))
+    if np.isinf(numbers).any():
+        # "inf" in a CSV reads as infinity: ranges and NCP would become inf and NaN.
+        raise ParameterError(
+            f"'{name}' has infinite values (inf); Mondrian needs finite numbers. Replace "
+            "them or mark them as missing.",
+            code="anonymize.infinite_values",
+            column=name,
+        )
     text = value_keys(pd.Series(uniques, dtype=object)).to_numpy(dtype=object)
     scale = float(numbers[-1] - numbers[0]) if len(numbers) else 0.0
     return _Dimension(

@@ -269,13 +269,22 @@ def detect_encoding(data: bytes) -> str:
 
     Order: byte-order marks (UTF-8, UTF-16); strict UTF-8; GB18030 when nearly every
     non-ASCII character decoded is a common (GB2312) character — Latin-1 bytes also
-    decode as GB18030, but to rare characters; Windows-1252; Latin-1 (never fails).
+    decode as GB18030, but to rare characters; Windows-1252 (which reads Latin-1 text
+    too). Anything else raises :class:`DataFormatError` (``data.unknown_encoding``).
     """
     if data.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig"
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
     if b"\x00" in data[:8192]:
+        utf16 = _utf16_without_bom(data[:8192])
+        if utf16:
+            raise DataFormatError(
+                f"This looks like {utf16} text without a byte-order mark, which cannot be "
+                "read reliably. Save it as UTF-8 and try again.",
+                code="data.utf16_no_bom",
+                encoding=utf16,
+            )
         raise DataFormatError(
             "This looks like a binary file, not a text table (it contains NUL bytes).",
             code="data.binary",
@@ -301,7 +310,30 @@ def detect_encoding(data: bytes) -> str:
         trimmed.decode("cp1252")
         return "cp1252"
     except UnicodeDecodeError:
-        return "latin-1"
+        pass
+    # Bytes that Windows-1252 leaves undefined are control characters in Latin-1, never
+    # text: the file is in another encoding (Shift-JIS, MacRoman, ...). Reading it as
+    # Latin-1 would give garbled names and values without a word.
+    raise DataFormatError(
+        "The text encoding of this file could not be recognized (it is not UTF-8, "
+        "UTF-16 with a byte-order mark, GB18030/GBK or Windows-1252). Save it as UTF-8 "
+        "and try again.",
+        code="data.unknown_encoding",
+    )
+
+
+def _utf16_without_bom(sample: bytes) -> str | None:
+    """The UTF-16 variant ("UTF-16-LE" or "UTF-16-BE") when the NUL bytes sit on one byte
+    of the pairs only (the high byte of ASCII characters); None for any other data."""
+    n = len(sample) // 2
+    if n < 4:
+        return None
+    even, odd = sample[0 : 2 * n : 2].count(0) / n, sample[1 : 2 * n : 2].count(0) / n
+    if odd >= 0.2 and even <= 0.01:
+        return "UTF-16-LE"
+    if even >= 0.2 and odd <= 0.01:
+        return "UTF-16-BE"
+    return None
 
 
 def _is_gb2312(ch: str) -> bool:
@@ -564,6 +596,9 @@ def _first_short_row(
         if len(bad):
             return int(bad[0]) + 1, int(fields[bad[0]])
         return None
+    # csv's default field limit (131,072 characters) is below what pandas accepts: a long
+    # free-text cell would raise _csv.Error here. Raised only, never lowered (threads).
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     for line_no, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
         if line_no > 1 and row and len(row) < width:
             return line_no, len(row)

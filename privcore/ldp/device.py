@@ -21,7 +21,7 @@ def torch_module() -> Any:
 
 
 def device() -> str:
-    """"cuda" when torch sees a GPU, else "cpu"; ``PRIVCORE_DEVICE`` (cpu, cuda, cuda:N)
+    """ "cuda" when torch sees a GPU, else "cpu"; ``PRIVCORE_DEVICE`` (cpu, cuda, cuda:N)
     overrides, and asking for CUDA where there is none is a clear error."""
     torch = torch_module()
     wanted = os.environ.get("PRIVCORE_DEVICE", "").strip().lower()

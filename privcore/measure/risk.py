@@ -167,4 +167,3 @@ def risk_summary(
         journalist_avg=journalist_avg,
         suppressed_rows=classes.n_suppressed,
     )
-

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,30 @@ def no_exceptions(at: AppTest) -> None:
 @pytest.fixture
 def app():
     return new_app
+
+
+def _through_main_script(main_script_path: str) -> None:
+    """Run app.py itself, as a server does once the app has called st.navigation.
+
+    AppTest forgets the navigation mode before every run; with a ``pages/`` folder next
+    to app.py, Streamlit would then run a switched-to page on its own (its older
+    pages-folder mode), without app.py's sidebar and navigation, and ui.shell would
+    rerun it, dropping the click that started the run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+    source = Path(main_script_path).read_text(encoding="utf-8")
+    module = types.ModuleType("__main__")
+    module.__file__ = main_script_path
+    exec(compile(source, main_script_path, "exec"), module.__dict__)
+
+
+@pytest.fixture(autouse=True)
+def app_as_served(monkeypatch):
+    from streamlit.runtime.scriptrunner import script_runner
+
+    monkeypatch.setattr(script_runner, "_mpa_v1", _through_main_script)
 
 
 @pytest.fixture(autouse=True)

@@ -43,10 +43,49 @@ def test_unexpected_error_shows_a_run_id_and_no_traceback(monkeypatch):
 
 
 def test_every_page_renders_without_exception():
-    for page in ("home.py", "data_roles.py", "anonymize.py", "privacy_level.py", "attack.py",
-                 "ldp_auditor.py", "report.py", "history.py"):
+    for page in (
+        "home.py",
+        "data_roles.py",
+        "anonymize.py",
+        "privacy_level.py",
+        "attack.py",
+        "ldp_auditor.py",
+        "report.py",
+        "history.py",
+    ):
         at = new_app()
         at.switch_page(str(ROOT / "pages" / page))
         at.run()
         no_exceptions(at)
         assert at.title, page
+
+
+def test_releases_of_bundled_samples_are_shared_but_uploads_never():
+    import ui.anonymize_view as view
+
+    view._shared.clear()
+    first = new_app()
+    first.switch_page(str(ROOT / "pages" / "anonymize.py"))
+    first.run()
+    no_exceptions(first)
+    assert len(view._shared) == 1  # the default search on Adult, now public to all
+    second = new_app()
+    second.switch_page(str(ROOT / "pages" / "anonymize.py"))
+    second.run()
+    no_exceptions(second)
+    assert second.session_state["workbench"].last_release is (
+        first.session_state["workbench"].last_release
+    )
+    # the same rows uploaded by a visitor: computed in that session only, never shared
+    third = new_app("data_roles.py")
+    adult = (ROOT / "assets" / "adult" / "adult.csv").read_bytes()
+    third.file_uploader[0].upload("adult_copy.csv", adult, "text/csv")
+    third.run()
+    third.button(key="confirm::adult_copy.csv").click().run()
+    third.switch_page(str(ROOT / "pages" / "anonymize.py"))
+    third.run()
+    third.selectbox(key="an_algorithm").set_value("mondrian").run()
+    no_exceptions(third)
+    release = third.session_state["workbench"].last_release
+    assert release is not None and release.algorithm == "mondrian"
+    assert len(view._shared) == 1

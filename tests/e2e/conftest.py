@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -32,15 +33,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_server(tmp_path_factory):
-    """A running app with its own empty history; yields (base_url, history_path)."""
+@contextlib.contextmanager
+def running_app(workdir: Path):
+    """Start ``streamlit run app.py`` with its own empty history; yield (base_url, history).
+
+    On exit the server stops and its log is checked: any unexpected error the pages
+    caught was logged with its traceback, and that is a bug.
+    """
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make test`, which installs Debian's chromium.")
     port = _free_port()
-    history = tmp_path_factory.mktemp("e2e") / "history.db"
+    history = workdir / "history.db"
     env = {**os.environ, "PRIVCORE_HISTORY": str(history)}
-    log = (tmp_path_factory.getbasetemp() / "streamlit.log").open("w")
+    log_path = workdir / "streamlit.log"
+    log = log_path.open("w")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -71,17 +77,32 @@ def app_server(tmp_path_factory):
             time.sleep(0.3)
     else:
         proc.terminate()
-        pytest.fail("The app did not start within 60 s; see streamlit.log in the pytest tmp dir.")
-    yield base, history
-    proc.terminate()
+        pytest.fail(f"The app did not start within 60 s; see {log_path}.")
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-    # Any unexpected error the pages caught was logged with its traceback: a bug.
-    logged = (tmp_path_factory.getbasetemp() / "streamlit.log").read_text(errors="replace")
+        yield base, history
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+    logged = log_path.read_text(errors="replace")
     assert "unexpected error" not in logged, logged[logged.index("unexpected error") - 200 :][:3000]
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory):
+    """The app shared by most browser tests; yields (base_url, history_path)."""
+    with running_app(tmp_path_factory.mktemp("e2e")) as server:
+        yield server
+
+
+@pytest.fixture
+def fresh_app_server(tmp_path):
+    """A just-started app whose first request is the test's own (for deep links)."""
+    with running_app(tmp_path) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

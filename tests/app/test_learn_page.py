@@ -1,0 +1,250 @@
+"""AppTest: the Learn page — six lessons in both languages, their exercises, the deep
+link ``?lesson=N``, the LDP audit of lesson 5, and the lesson catalogues."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from privcore.attacks import build_roll, linkage_attack
+from privcore.data import load_sample
+from tests.app.conftest import ROOT, no_exceptions
+
+PAGE = ROOT / "pages" / "learn.py"
+LOCALES = ROOT / "ui" / "locales"
+
+
+def strings(lang: str) -> dict[str, str]:
+    return json.loads((LOCALES / f"learn_{lang}.json").read_text(encoding="utf-8"))
+
+
+def open_learn(lesson: int | str | None = None, lang: str = "en") -> AppTest:
+    """The app in ``lang``, switched to Learn (with ``?lesson=`` when given)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["lang"] = lang
+    at.run()
+    if lesson is not None:
+        at.query_params["lesson"] = str(lesson)
+    at.switch_page(str(PAGE))
+    at.run()
+    return at
+
+
+def shown_lesson(at: AppTest) -> int:
+    """The lesson the selector shows (its options read "4 · t-closeness")."""
+    return int(at.radio(key="learn_lesson").value.split(" · ")[0])
+
+
+def choose(at: AppTest, lesson: int) -> AppTest:
+    radio = at.radio(key="learn_lesson")
+    return radio.set_value(radio.options[lesson - 1]).run()
+
+
+def texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def check(at: AppTest, lesson: int) -> AppTest:
+    return at.button(key=f"learn_l{lesson}::check").click().run()
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lesson", [1, 2, 3, 4, 5, 6])
+def test_each_lesson_renders_in_both_languages(lesson, lang):
+    at = open_learn(lesson, lang)
+    no_exceptions(at)
+    assert not at.error, texts(at.error)
+    assert shown_lesson(at) == lesson
+    assert strings(lang)[f"learn.l{lesson}.title"] in texts(at.header)
+    assert at.button(key=f"learn_l{lesson}::check") is not None
+
+
+def test_deep_link_opens_lesson_four():
+    at = open_learn(4)
+    no_exceptions(at)
+    assert shown_lesson(at) == 4
+    assert texts(at.header) == [strings("en")["learn.l4.title"]]
+    assert at.query_params["lesson"] == "4"
+
+
+def test_the_selector_updates_the_query_parameter():
+    at = open_learn()
+    assert shown_lesson(at) == 1
+    choose(at, 6)
+    no_exceptions(at)
+    assert at.query_params["lesson"] == "6"
+    assert texts(at.header) == [strings("en")["learn.l6.title"]]
+
+
+@pytest.mark.parametrize("bad", ["9", "abc"])
+def test_an_unknown_lesson_warns_and_opens_the_first(bad):
+    at = open_learn(bad)
+    no_exceptions(at)
+    assert shown_lesson(at) == 1
+    assert any("There is no lesson" in w for w in texts(at.warning))
+
+
+# --------------------------------------------------------------------------- worked values
+
+
+def test_lesson_two_walks_datafly_and_samarati():
+    at = open_learn(2)
+    steps = at.dataframe[1].value  # hierarchies, then Datafly's steps
+    assert list(steps["Node (ZIP, Age)"]) == ["(0, 0)", "(1, 0)", "(1, 1)", "(1, 2)"]
+    assert any("(ZIP=1, Age=2)" in m for m in texts(at.markdown))
+    assert len(at.get("vega_lite_chart")) == 1  # the lattice chart
+
+
+def test_lesson_four_shows_t_salary_0375():
+    at = open_learn(4)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["t (Salary, ordered)"] == "0.375"
+
+
+def test_lesson_six_shows_the_worked_values():
+    at = open_learn(6)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["PL(D)"] == "0.500"
+    assert shown["PL(Salary)"] == "0.500"
+    assert shown["PL(Disease)"] == "0.367"
+    assert shown["PL_ZIP(Age)"] == "0.290"
+    assert shown["UL"] == "0.750"
+
+
+# --------------------------------------------------------------------------- exercises
+
+
+def reidentified() -> int:
+    """The linkage answer from privcore itself, for the lesson's default roll."""
+    data = load_sample("hospital")[0].frame
+    roll = build_roll(data, ["ZIP", "Age"], size=27, seed=0, locale="en")
+    return linkage_attack(data, roll.frame, ["ZIP", "Age"], ["Disease"], truth=data).summary[
+        "reidentified"
+    ]
+
+
+def answer(at: AppTest, lesson: int, value) -> None:
+    if lesson == 2:
+        at.number_input(key="learn_l2_zip").set_value(value[0])
+        at.number_input(key="learn_l2_age").set_value(value[1])
+    else:
+        at.number_input(key=f"learn_l{lesson}_answer").set_value(value)
+
+
+EXERCISES = [
+    (1, None, 8),  # None: computed by privcore
+    (2, (1, 2), (0, 0)),
+    (3, 2.59, 2.83),
+    (4, 0.30, 0.25),
+    (5, 0.75, 0.5),
+    (6, 0.5, 0.37),
+]
+
+
+@pytest.mark.parametrize(("lesson", "right", "wrong"), EXERCISES)
+def test_each_exercise_accepts_the_right_answer_and_rejects_a_wrong_one(lesson, right, wrong):
+    if right is None:
+        right = reidentified()
+        assert right == 9  # every patient's (ZIP, age) is unique in the raw table
+    at = open_learn(lesson)
+    assert not at.success and not at.error  # nothing to judge before an answer
+    answer(at, lesson, right)
+    check(at, lesson)
+    no_exceptions(at)
+    assert at.success and not at.error, (texts(at.success), texts(at.error))
+    answer(at, lesson, wrong)
+    check(at, lesson)
+    no_exceptions(at)
+    assert at.error and not at.success, (texts(at.success), texts(at.error))
+
+
+def test_a_verdict_does_not_outlive_a_visit_to_another_lesson():
+    at = open_learn(6)
+    answer(at, 6, 0.5)
+    check(at, 6)
+    assert at.success
+    choose(at, 5)
+    choose(at, 6)
+    no_exceptions(at)
+    assert not at.success and not at.error
+    assert at.number_input(key="learn_l6_answer").value is None
+
+
+def test_lesson_two_rejects_a_node_one_step_short():
+    at = open_learn(2)
+    answer(at, 2, (2, 1))
+    check(at, 2)
+    assert at.error and "smallest class has only 1" in at.error[0].value
+    answer(at, 2, (5, 3))  # everything generalized away: one class of 9, still 3-anonymous
+    check(at, 2)
+    assert at.success and "Height 8" in at.success[0].value
+
+
+def test_an_exercise_in_chinese():
+    at = open_learn(5, "zh")
+    answer(at, 5, 0.75)
+    check(at, 5)
+    assert at.success and "正确" in at.success[0].value
+    answer(at, 5, 0.6)
+    check(at, 5)
+    assert at.error and "不对" in at.error[0].value
+
+
+# --------------------------------------------------------------------------- lesson 5 audit
+
+
+def test_lesson_five_audit_finds_the_broken_mechanism():
+    at = open_learn(5)
+    at.button(key="learn_l5_audit").click().run()
+    no_exceptions(at)
+    audits = at.session_state["learn_l5_audits"]
+    assert audits["broken_grr"]["verdict"] == "violation"
+    assert audits["broken_grr"]["epsilon_lb"] > 1.0
+    assert audits["grr"]["verdict"] == "consistent"
+    assert 0.8 <= audits["grr"]["epsilon_lb"] <= 1.0
+    shown = " ".join(texts(at.markdown))
+    assert "violation" in shown and "consistent" in shown
+
+
+def test_lesson_five_coin_flips_change_with_the_button():
+    at = open_learn(5)
+    before = {m.label: m.value for m in at.metric}
+    at.button(key="learn_l5_flip").click().run()
+    no_exceptions(at)
+    after = {m.label: m.value for m in at.metric}
+    assert before["True share"] == after["True share"] == "30.0%"
+    assert at.session_state["learn_l5_seed"] == 1
+
+
+# --------------------------------------------------------------------------- catalogues
+
+
+def placeholders(text: str) -> set[str]:
+    return set(re.findall(r"{(\w+)}", text))
+
+
+def test_learn_catalogues_have_the_same_keys_and_placeholders():
+    en, zh = strings("en"), strings("zh")
+    assert sorted(set(en) ^ set(zh)) == []
+    for key, text in en.items():
+        assert text.strip() and zh[key].strip(), key
+        assert placeholders(text) == placeholders(zh[key]), key
+    assert {"nav.learn", "home.link_learn"} <= set(en)
+
+
+def test_every_learn_key_used_in_the_code_exists():
+    en = strings("en")
+    used = set()
+    for path in (PAGE, ROOT / "ui" / "learn.py"):
+        used |= set(re.findall(r"\bt\(\s*\"([a-z_][\w.-]*)\"", path.read_text(encoding="utf-8")))
+    assert used and sorted(used - set(en)) == []
+    for n in range(1, 7):
+        assert f"learn.l{n}.short" in en and f"learn.l{n}.title" in en
+    for verdict in ("violation", "consistent", "inconclusive"):
+        assert f"learn.l5.verdict_{verdict}" in en
