@@ -480,10 +480,14 @@ def _plan(dist: _Distributions, f: Any, floor: Any, tau_d: float, tau_c: float) 
     return _Plan(pairs, differs, forward, argmax)
 
 
-def _apply(plan: _Plan, f: Any, floor: Any) -> tuple[Any, Any]:
-    """ε̂ per pair (batch × pairs) on other samples, at half A's choices; and the
-    per-coordinate contributions (batch × pairs × coordinates)."""
+def _apply(plan: _Plan, f: Any, floor: Any | None = None) -> tuple[Any, Any]:
+    """ε̂ per pair (batch × pairs) at half A's choices; and the per-coordinate
+    contributions (batch × pairs × coordinates). On half A the floor applies; on the
+    measuring half (floor None) a chosen point only needs both densities positive, so a
+    resample that dips under a floor near the tails does not drop the point to 0."""
     torch = torch_module()
+    if floor is None:
+        floor = torch.tensor(torch.finfo(f.dtype).tiny, dtype=f.dtype, device=f.device)
     values, contributions = [], []
     for (i, j), different, forward, argmax in zip(
         plan.pairs, plan.differs, plan.forward, plan.argmax, strict=True
@@ -532,7 +536,7 @@ def _ob_from(
     worst = int(values_a.argmax())
     f_b = _densities(second, second.counts, density)
     floor_b = _floor(second, f_b, floor_share)
-    per_pair, contributions = _apply(plan, f_b, floor_b)
+    per_pair, contributions = _apply(plan, f_b)
     eps_max, eps_avg = float(per_pair[worst]), float(per_pair.mean())
     draws_max, draws_avg = [], []
     for _ in range(max(bootstrap, 0)):
@@ -544,7 +548,7 @@ def _ob_from(
             second.edges,
             second.bandwidth,
         )
-        values, _ = _apply(plan, _densities(boot, resampled, density), floor_b)
+        values, _ = _apply(plan, _densities(boot, resampled, density))
         draws_max.append(float(values[worst]))
         draws_avg.append(float(values.mean()))
     alpha = 1 - confidence
