@@ -13,6 +13,13 @@ The browser runs on the same 2 cores as the server, so the page times include th
 competition; the CPU seconds of server and browser, and the server's own time per
 search (the ``duration_s`` the page records in the history), show whose cost they are.
 Sessions still waiting at the time limit (5 minutes) are abandoned and counted.
+
+A second load, on a fresh server, replaces the browser by 30 scripted clients that
+speak Streamlit's own WebSocket protocol (``/_stcore/stream``: the protobuf messages a
+browser sends to rerun a page or a fragment with new widget values, and receives back
+until the script run has finished). The same three actions, timed from the request to
+the end of the run, with the same checks (the verdict card's text in the answer, no
+exception element): the server's response time without the browser's rendering.
 """
 
 from __future__ import annotations
@@ -301,6 +308,159 @@ async def _load(base: str, pid: int) -> dict:
     return facts
 
 
+# --------------------------------------------------------------------------- protocol clients
+
+
+async def _rerun(ws, page_hash: str, widgets=(), fragment_id: str = "") -> list:
+    """Ask for a run of a page (or of one fragment) and collect the server's messages
+    until the run has finished."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    request = BackMsg()
+    state = request.rerun_script
+    state.page_script_hash = page_hash
+    state.fragment_id = fragment_id
+    state.widget_states.widgets.extend(widgets)
+    await ws.send(request.SerializeToString())
+    messages = []
+    while True:
+        message = ForwardMsg()
+        message.ParseFromString(await ws.recv())
+        messages.append(message)
+        if message.WhichOneof("type") == "script_finished":
+            return messages
+
+
+def _elements(messages: list, kind: str) -> list:
+    """(element, fragment id) of every new element of ``kind`` in the answer."""
+    found = []
+    for message in messages:
+        if message.WhichOneof("type") != "delta":
+            continue
+        delta = message.delta
+        if delta.WhichOneof("type") == "new_element":
+            element = delta.new_element
+            if element.WhichOneof("type") == kind:
+                found.append((getattr(element, kind), delta.fragment_id))
+    return found
+
+
+def _check(messages: list, expected: str | None) -> None:
+    finished = messages[-1].script_finished
+    if finished not in (0, 3):  # finished successfully (page / fragment)
+        raise AssertionError(f"script ended with status {finished}")
+    if _elements(messages, "exception"):
+        raise AssertionError("exception element in the answer")
+    if expected and not any(expected in md.body for md, _ in _elements(messages, "markdown")):
+        raise AssertionError(f"{expected!r} not in the answer")
+
+
+async def _protocol_session(url: str, index: int, deadline: float, out: dict, release) -> None:
+    """One scripted user: Home, Anonymize, then k one step up (a fragment run, as the
+    browser sends it). Keeps the connection open until ``release`` is set."""
+    import websockets
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    out.update(index=index, times={}, error=None)
+    action = HOME
+
+    def budget() -> float:
+        return max(0.1, min(STEP_TIMEOUT_S, deadline - time.monotonic()))
+
+    try:
+        async with websockets.connect(
+            url, subprotocols=["streamlit"], max_size=None, open_timeout=budget()
+        ) as ws:
+            started = time.perf_counter()
+            messages = await asyncio.wait_for(_rerun(ws, ""), budget())
+            _check(messages, None)
+            out["times"][HOME] = time.perf_counter() - started
+            pages = {
+                page.url_pathname: page.page_script_hash
+                for message in messages
+                if message.WhichOneof("type") == "navigation"
+                for page in message.navigation.app_pages
+            }
+
+            action = OPEN
+            started = time.perf_counter()
+            messages = await asyncio.wait_for(_rerun(ws, pages["anonymize"]), budget())
+            _check(messages, "k ≥ 5")
+            out["times"][OPEN] = time.perf_counter() - started
+            slider, fragment = next(
+                (e, f) for e, f in _elements(messages, "slider") if e.label == "k"
+            )
+
+            for k in range(6, 6 + K_STEPS):
+                action = _k_action(k)
+                state = WidgetState(id=slider.id)
+                state.double_array_value.data.append(float(k))
+                started = time.perf_counter()
+                messages = await asyncio.wait_for(
+                    _rerun(ws, pages["anonymize"], [state], fragment), budget()
+                )
+                _check(messages, f"k ≥ {k}")
+                out["times"][action] = time.perf_counter() - started
+            out["finished"] = True
+            await release.wait()
+    except (OSError, AssertionError, TimeoutError, StopIteration, KeyError) as exc:
+        out["error"] = f"{action}: {type(exc).__name__}: {str(exc)[:160]}"
+    except websockets.exceptions.WebSocketException as exc:
+        out["error"] = f"{action}: {type(exc).__name__}: {str(exc)[:160]}"
+
+
+async def _load_protocol(base: str, pid: int) -> dict:
+    url = base.replace("http://", "ws://") + "/_stcore/stream"
+    facts: dict = {"rss_idle": _rss_mb(pid)}
+    release = asyncio.Event()
+    alone: dict = {}
+    release.set()  # the lone session closes as soon as it is done
+    await _protocol_session(url, -1, time.monotonic() + LOAD_BUDGET_S, alone, release)
+    facts["alone"] = alone
+    if alone.get("error"):
+        raise RuntimeError(f"a single scripted session already fails: {alone['error']}")
+    await asyncio.sleep(2)
+    facts["rss_before"] = _rss_mb(pid)
+
+    release = asyncio.Event()
+    outs: list[dict] = [{} for _ in range(SESSIONS)]
+    peak = [facts["rss_before"]]
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(_sample_rss(pid, peak, stop))
+    cpu0, wall0 = _cpu_s(pid), time.monotonic()
+    client0, machine0 = _tree_cpu_s(os.getpid(), pid), _machine_busy_s()
+    deadline = wall0 + LOAD_BUDGET_S
+    tasks = [
+        asyncio.create_task(_protocol_session(url, i, deadline, outs[i], release))
+        for i in range(SESSIONS)
+    ]
+    while time.monotonic() < deadline + 10 and not all(
+        out.get("finished") or out.get("error") or task.done()
+        for out, task in zip(outs, tasks, strict=True)
+    ):
+        await asyncio.sleep(0.1)
+    facts["wall_s"] = time.monotonic() - wall0
+    facts["cpu_s"] = _cpu_s(pid) - cpu0
+    facts["client_cpu_s"] = _tree_cpu_s(os.getpid(), pid) - client0
+    machine1 = _machine_busy_s()
+    facts["machine_busy"] = (machine1[0] - machine0[0]) / (machine1[1] - machine0[1])
+    facts["rss_open"] = _rss_mb(pid)  # every finished session still connected
+    stop.set()
+    await sampler
+    facts["rss_peak"] = max(peak[0], facts["rss_open"])
+    release.set()
+    _done, pending = await asyncio.wait(tasks, timeout=30)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for out, task in zip(outs, tasks, strict=True):
+        if task in pending and not out.get("finished"):
+            out["error"] = out.get("error") or "cancelled at the time limit"
+    facts["outs"] = outs
+    return facts
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -328,7 +488,9 @@ def _log_problems(log_path: Path) -> list[str]:
     return [line.strip()[:200] for line in lines if any(k in line for k in keys)]
 
 
-def _report(facts: dict, runs: list[dict], history_note: str, problems: list[str]) -> str:
+def _report(
+    facts: dict, runs: list[dict], history_note: str, problems: list[str], client: str
+) -> str:
     outs = facts["outs"]
     alone = facts["alone"]["times"]
     rows = []
@@ -370,7 +532,7 @@ def _report(facts: dict, runs: list[dict], history_note: str, problems: list[str
             f"{facts['cpu_s']:.1f} ({facts['cpu_s'] / facts['wall_s']:.2f})",
         ],
         [
-            "browser + driver CPU during the load, s (cores busy)",
+            f"{client} CPU during the load, s (cores busy)",
             f"{facts['client_cpu_s']:.1f} ({facts['client_cpu_s'] / facts['wall_s']:.2f})",
         ],
         [
@@ -413,16 +575,26 @@ def _report(facts: dict, runs: list[dict], history_note: str, problems: list[str
     return out
 
 
-def main() -> str:
+def _phase(load, client: str) -> str:
+    """One load on a fresh server (its own history database), reported."""
     with tempfile.TemporaryDirectory(prefix="bench_sessions_") as tmp:
         workdir = Path(tmp)
         proc, base, log_path = _start_server(workdir)
         try:
-            facts = asyncio.run(_load(base, proc.pid))
+            facts = asyncio.run(load(base, proc.pid))
         finally:
             _stop_server(proc)
         runs, note = _history_runs(workdir / "history.db")  # before the folder goes
-        return _report(facts, runs, note, _log_problems(log_path))
+        return _report(facts, runs, note, _log_problems(log_path), client)
+
+
+def main() -> str:
+    browsers = _phase(_load, "browser + driver")
+    scripted = _phase(_load_protocol, "scripted clients")
+    return (
+        f"### {SESSIONS} Chromium contexts\n\n{browsers}\n\n"
+        f"### {SESSIONS} scripted WebSocket clients (no browser)\n\n{scripted}"
+    )
 
 
 if __name__ == "__main__":

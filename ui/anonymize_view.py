@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
@@ -28,7 +30,7 @@ from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.history import record
-from ui.i18n import t
+from ui.i18n import current_language, t
 from ui.state import is_bundled
 
 LOSS_METRICS = ["ncp", "whd", "discernibility", "ul"]
@@ -316,10 +318,12 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
             key="an_classes",
         )
     with tabs[2]:
-        st.altair_chart(
-            class_size_histogram(release.measurement.classes.sizes, measured["k"]), width="stretch"
+        chart(
+            release,
+            "sizes",
+            lambda: class_size_histogram(release.measurement.classes.sizes, measured["k"]),
         )
-        st.altair_chart(level_chart(release), width="stretch")
+        chart(release, "levels", lambda: level_chart(release))
         loss = {k: v for k, v in release.loss.items() if isinstance(v, (int, float))}
         st.dataframe(
             pd.DataFrame({"metric": list(loss), "value": list(loss.values())}), hide_index=True
@@ -328,7 +332,7 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
         if release.lattice is None:
             st.info(t("an.no_lattice"), icon=":material/info:")
         else:
-            st.altair_chart(lattice_chart(release), width="stretch")
+            chart(release, "lattice", lambda: lattice_chart(release))
             caption = (
                 "an.lattice_caption_tagged"
                 if release.algorithm == "optimal"
@@ -343,6 +347,27 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
             )
     with tabs[4]:
         downloads(release)
+
+
+_SPECS: weakref.WeakKeyDictionary[Release, dict[tuple[str, str], dict]] = (
+    weakref.WeakKeyDictionary()
+)
+_SPECS_LOCK = threading.Lock()
+
+
+def chart(release: Release, name: str, build: Callable[[], alt.TopLevelMixin]) -> None:
+    """Show a chart of ``release``. Its Vega-Lite spec is built once per release and
+    language and kept while the release lives: a rerun (a widget elsewhere on the page)
+    and the sessions sharing a bundled sample's release reuse it."""
+    key = (name, current_language())
+    with _SPECS_LOCK:
+        spec = _SPECS.setdefault(release, {}).get(key)
+    if spec is None:
+        with alt.data_transformers.disable_max_rows():
+            spec = build().to_dict()
+        with _SPECS_LOCK:
+            _SPECS.setdefault(release, {})[key] = spec
+    st.vega_lite_chart(spec=spec, width="stretch")
 
 
 def side_by_side(release: Release, original: pd.DataFrame, rows: int = 200) -> None:
@@ -450,7 +475,8 @@ def downloads(release: Release) -> None:
     )
     st.download_button(
         t("an.download_release"),
-        data=release.export(shuffle=not keep).to_csv(index=False).encode("utf-8"),
+        # built on click, on its own thread: not on every rerun of the page
+        data=lambda: release.export(shuffle=not keep).to_csv(index=False).encode("utf-8"),
         file_name=f"release_{release.algorithm}.csv",
         mime="text/csv",
         on_click="ignore",

@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 
+import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -149,7 +150,7 @@ def test_measure_the_worked_example(page: Page, app_server, artifacts):
     assert measured and measured[0]["results"]["ul"] == 0.75
 
 
-def test_anonymize_adult_at_k5(page: Page, app_server, artifacts):
+def test_anonymize_adult_at_k5(page: Page, app_server, tmp_path, artifacts):
     base, history_db = app_server
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
@@ -164,7 +165,24 @@ def test_anonymize_adult_at_k5(page: Page, app_server, artifacts):
     expect(grid).to_be_visible()
     page.get_by_role("tab", name="Lattice").click()
     expect(page.get_by_text("nodes checked on the data")).to_be_visible()
+    lattice = page.get_by_test_id("stVegaLiteChart").locator("canvas, svg").first
+    expect(lattice).to_be_visible(timeout=30_000)
     page.screenshot(path=str(artifacts / "anonymize.png"), full_page=True)
+    page.get_by_role("tab", name="Charts").click()
+    charts = page.locator("[role=tabpanel]:visible [data-testid=stVegaLiteChart]")
+    expect(charts).to_have_count(2, timeout=30_000)  # class sizes, generalization levels
+    expect(charts.nth(1).locator("canvas, svg").first).to_be_visible(timeout=30_000)
+
+    # the release file is written when the button is pressed, not on every rerun
+    page.get_by_role("tab", name="Download").click()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download the release (CSV)").click()
+    saved = tmp_path / info.value.suggested_filename
+    info.value.save_as(saved)
+    released = pd.read_csv(saved, dtype=str)
+    assert len(released) == 30_162
+    assert not released["age"].str.fullmatch(r"\d+").all()  # ages generalized
+    expect(page.get_by_test_id("stException")).to_have_count(0)
     runs = [r for r in history.list_runs(path=history_db) if r["kind"] == "anonymize"]
     assert runs and runs[0]["results"]["k"] >= 5
 
