@@ -56,7 +56,7 @@ def main() -> str:
     out = table(["workload", "seconds", "peak MB", "target"], rows)
     out += (
         "\n\nReference, not run here: Anonymeter's multivariate singling-out on 15,000 Adult "
-        "rows takes 9–12 s on this machine class (figure from the project brief); "
+        "rows takes 9–12 s on this machine class (a reported figure); "
         "Anonymeter 1.1 pins numpy < 1.27 and needs numba, which conflict with this "
         "project's numpy 2.4 environment."
     )

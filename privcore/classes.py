@@ -249,13 +249,16 @@ class EquivalenceClasses:
         return frame.iloc[self.first_row][list(self.qi)].reset_index(drop=True)
 
 
-def _is_suppressed(frame: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
-    mask = np.ones(len(frame), dtype=bool)
-    for column in qi:
-        series = frame[column]
-        if pd.api.types.is_numeric_dtype(series.dtype):
-            return np.zeros(len(frame), dtype=bool)
-        mask &= (series == SUPPRESSED).fillna(False).to_numpy(dtype=bool)
+def _is_suppressed(factorized: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Rows whose every QI is ``*``, from the factorized QIs (one integer comparison
+    per column: the code of ``*`` among that column's distinct values)."""
+    n = len(factorized[0][0])
+    mask = np.ones(n, dtype=bool)
+    for codes, uniques in factorized:
+        star = pd.Index(uniques, dtype=object).get_indexer([SUPPRESSED])[0]
+        if star < 0:
+            return np.zeros(n, dtype=bool)
+        mask &= codes == star
     return mask
 
 
@@ -335,5 +338,5 @@ def equivalence_classes(
     if not isinstance(sensitive, Mapping):
         sensitive = sensitive_attributes(frame, list(sensitive), hierarchies)
     return classes_from_codes(
-        codes, cards, qi=qi, suppressed=_is_suppressed(frame, qi), sensitive=sensitive
+        codes, cards, qi=qi, suppressed=_is_suppressed(factorized), sensitive=sensitive
     )
