@@ -24,7 +24,7 @@ from privcore.errors import HistoryError
 
 WRITERS = 8
 SECONDS = 60.0
-READER_P95_LIMIT_S = 1.0
+LIVENESS_WINDOWS = 6  # the reader must finish calls in each sixth of the load
 # Everyone gets this long to import privcore and reach the barrier.
 START_TIMEOUT_S = 120.0
 
@@ -51,14 +51,17 @@ def _writer(index: int, path: str, seconds: float, barrier, results) -> None:
 
 
 def _reader(path: str, barrier, stop, results) -> None:
-    """List the 50 latest runs until told to stop; report each call's duration."""
-    durations: list[float] = []
+    """List the 50 latest runs until told to stop; report each call as (seconds since
+    the start of the load when it finished, its duration)."""
+    durations: list[tuple[float, float]] = []
     try:
         barrier.wait(START_TIMEOUT_S)
+        origin = time.perf_counter()
         while not stop.is_set():
             started = time.perf_counter()
             history.list_runs(limit=50, path=path)
-            durations.append(time.perf_counter() - started)
+            ended = time.perf_counter()
+            durations.append((ended - origin, ended - started))
             time.sleep(0.01)  # a user clicking, not a busy loop
         results.put(("reader", 0, durations, None))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails
@@ -122,18 +125,20 @@ def test_eight_sessions_writing_for_60_s_lose_nothing(tmp_path):
     assert set(seen) == expected
     assert all(run["status"] == "ok" and run["kind"] == "anonymize" for run in runs)
 
-    # The page stays responsive: listing the latest runs while 8 processes write.
+    # The page stays responsive: listing the latest runs while 8 processes write never
+    # fails or stalls — the reader finishes calls in every part of the load (WAL readers
+    # do not wait for writers). Durations are printed, not asserted: tests do not time.
     assert len(durations) >= 20, len(durations)
-    p95 = statistics.quantiles(durations, n=20)[-1]
+    window = SECONDS / LIVENESS_WINDOWS
+    active = {min(int(at // window), LIVENESS_WINDOWS - 1) for at, _ in durations if at < SECONDS}
+    assert active == set(range(LIVENESS_WINDOWS)), sorted(active)
+    seconds = [d for _, d in durations]
+    p95 = statistics.quantiles(seconds, n=20)[-1]
     print(  # shown with -s or -rP: the figures behind the assertions
         f"{sum(counts.values())} runs written by {WRITERS} processes in {SECONDS:.0f} s "
-        f"({sorted(counts.values())}); list_runs(limit=50): {len(durations)} calls, "
-        f"median {statistics.median(durations) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
-        f"max {max(durations) * 1000:.1f} ms"
-    )
-    assert p95 < READER_P95_LIMIT_S, (
-        f"list_runs p95 {p95:.3f} s over {len(durations)} calls "
-        f"(median {statistics.median(durations):.3f} s, max {max(durations):.3f} s)"
+        f"({sorted(counts.values())}); list_runs(limit=50): {len(seconds)} calls, "
+        f"median {statistics.median(seconds) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
+        f"max {max(seconds) * 1000:.1f} ms"
     )
 
 
