@@ -54,7 +54,9 @@ with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{e
 if release_frame is None:
     st.stop()
 try:
-    aligned_original, release = align(original.frame, release_frame)
+    aligned_original, release = align(
+        original.frame, release_frame, qi=qi, hierarchies=schema.hierarchies
+    )
 except PrivcoreError as exc:
     show_error(exc)
     st.stop()
@@ -165,7 +167,7 @@ with tabs[3]:
     second_name, second_frame, _ = pick_release(wb, original, schema, key="at_b")
     if second_frame is not None and st.button(t("at.run_two"), key="at_two"):
         try:
-            _, second = align(original.frame, second_frame)
+            _, second = align(original.frame, second_frame, qi=qi, hierarchies=schema.hierarchies)
             report = complementary_attack(release, second, qi, sa=sa)
             s = report.summary
             cols = st.columns(3)

@@ -6,25 +6,31 @@ import pandas as pd
 import streamlit as st
 
 from privcore import history
+from privcore.config import history_scope
 from privcore.errors import HistoryError
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import t
 from ui.shell import require_app
+from ui.state import session_owner
 
 require_app()
 
 KINDS = ["profile", "measure", "anonymize", "attack", "audit", "report", "error"]
+# On a hosted demo each visitor sees only their own runs (PRIVCORE_HISTORY_SCOPE=session)
+OWNER = session_owner() if history_scope() == "session" else None
 
 st.title(t("history.title"))
 st.write(t("history.lead"))
+if OWNER is not None:
+    st.caption(t("history.session_only"))
 
 left, right = st.columns([1, 2])
 kinds = left.multiselect(t("history.kind"), KINDS, format_func=lambda k: t(f"kind.{k}"))
 search = right.text_input(t("history.search"), placeholder=t("history.search_placeholder"))
 
 try:
-    runs = history.runs_frame(kind=kinds or None, search=search or None)
+    runs = history.runs_frame(kind=kinds or None, search=search or None, owner=OWNER)
 except HistoryError as exc:
     show_error(exc)
     st.stop()
@@ -64,7 +70,7 @@ event = st.dataframe(
 )
 st.download_button(
     t("history.export"),
-    data=history.export_csv(kind=kinds or None, search=search or None).encode("utf-8"),
+    data=history.export_csv(kind=kinds or None, search=search or None, owner=OWNER).encode("utf-8"),
     file_name="privacy_workbench_history.csv",
     mime="text/csv",
     on_click="ignore",
@@ -81,7 +87,7 @@ tab_details, tab_compare = st.tabs([t("history.tab_details"), t("history.tab_com
 with tab_details:
     for run_id in selected:
         with guard():
-            run = history.get_run(run_id)
+            run = history.get_run(run_id, owner=OWNER)
             if run is None:
                 continue
             with st.container(border=True):
@@ -98,7 +104,7 @@ with tab_details:
                 if run.get("error"):
                     st.error(escape_md(run["error"]))
                 if st.button(t("history.delete"), key=f"delete::{run_id}"):
-                    history.delete_run(run_id)
+                    history.delete_run(run_id, owner=OWNER)
                     st.toast(t("history.deleted", id=run_id))
                     st.rerun()
 
@@ -108,7 +114,7 @@ with tab_compare:
     else:
         rows = {}
         for run_id in selected[:6]:
-            run = history.get_run(run_id) or {}
+            run = history.get_run(run_id, owner=OWNER) or {}
             flat = pd.json_normalize(
                 {"params": run.get("params") or {}, "results": run.get("results") or {}}, sep="."
             )

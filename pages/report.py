@@ -11,7 +11,7 @@ from ui.errors import show_error
 from ui.i18n import current_language, t
 from ui.release_picker import pick_release
 from ui.shell import require_app
-from ui.state import workbench
+from ui.state import session_owner, workbench
 
 require_app()
 
@@ -107,6 +107,7 @@ if st.button(t("rp.generate"), type="primary", disabled=release_frame is None, k
             hierarchies=schema.hierarchies,
             algorithm=algorithm,
             record=True,
+            owner=session_owner(),
             original_name=wb.title(wb.active),
             release_name=release_name,
             progress=lambda f, m: bar.progress(f, text=m),

@@ -229,7 +229,8 @@ def cmd_attack(args: argparse.Namespace) -> int:
     original = load(args.original).frame
     release = load(args.release).frame
     qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
-    original, release = align(original, release, args.key)
+    hierarchies = _hierarchies(args.hierarchy)
+    original, release = align(original, release, args.key, qi=qi, hierarchies=hierarchies)
     progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
     try:
         result = simulate(
@@ -240,7 +241,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
             roll_size=args.roll_size,
             seed=args.seed,
             locale=args.locale,
-            hierarchies=_hierarchies(args.hierarchy),
+            hierarchies=hierarchies,
             tau=args.tau,
             progress=progress,
         )

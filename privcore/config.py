@@ -46,3 +46,14 @@ def assets_dir() -> Path:
     if override:
         return Path(override)
     return Path(__file__).resolve().parent.parent / "assets"
+
+
+HISTORY_SCOPES = ("all", "session")
+
+
+def history_scope() -> str:
+    """Whose runs the History page lists (``PRIVCORE_HISTORY_SCOPE``): ``"all"`` on a
+    workstation (the default: one user, runs kept across visits), ``"session"`` on a
+    hosted demo (each visitor sees, compares and deletes only their own runs)."""
+    raw = os.environ.get("PRIVCORE_HISTORY_SCOPE", "").strip().lower()
+    return raw if raw in HISTORY_SCOPES else "all"

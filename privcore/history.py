@@ -91,6 +91,7 @@ COLUMNS = (
     "results",
     "data",
     "app_version",
+    "owner",
 )
 _JSON_COLUMNS = ("params", "results")
 _SEARCH_COLUMNS = ("kind", "page", "dataset_name", "status", "error", "params", "results")
@@ -115,12 +116,14 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     params TEXT,
     results TEXT,
     data TEXT,
-    app_version TEXT
+    app_version TEXT,
+    owner TEXT
 )
 """
 _INDEXES = (
     f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_kind ON {TABLE} (kind)",
     f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_started_at ON {TABLE} (started_at)",
+    f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_owner ON {TABLE} (owner)",
 )
 
 
@@ -223,6 +226,9 @@ def _prepare(db: Database) -> None:
                 raise
             time.sleep(0.01)
     db.execute(_SCHEMA)
+    present = {row[1] for row in db.execute(f"PRAGMA table_info({TABLE})").fetchall()}
+    if "owner" not in present:  # a history written before runs had an owner
+        db.execute(f"ALTER TABLE {TABLE} ADD COLUMN owner TEXT")
     for sql in _INDEXES:
         db.execute(sql)
 
@@ -388,9 +394,14 @@ def record_run(
     dataset: Mapping[str, Any] | None = None,
     page: str | None = None,
     data: str | bytes | None = None,
+    owner: str | None = None,
     path: str | os.PathLike[str] | None = None,
 ) -> int:
     """Write one run to the history and return its id.
+
+    ``owner`` (optional) is an opaque token of who recorded the run - the app passes
+    its browser session's - so that a hosted demo can show each visitor only their
+    own runs (``owner=`` of :func:`list_runs`, :func:`get_run`, :func:`delete_run`).
 
     ``kind`` is the analysis (see :data:`KINDS`); ``status`` is ``"ok"``, ``"error"`` or
     ``"cancelled"``; ``params`` and ``results`` are stored as JSON through
@@ -447,6 +458,7 @@ def record_run(
         "results": _json_or_none(results),
         "data": bytes(data) if isinstance(data, (bytes, bytearray)) else data,
         "app_version": __version__,
+        "owner": None if owner is None else str(owner),
     }
     target = _resolve(path)
     with _connect(target) as db:
@@ -561,9 +573,14 @@ def recording(
 # --------------------------------------------------------------------------- reading
 
 
-def _where(kind: str | Sequence[str] | None, search: str | None) -> tuple[str, list[Any]]:
+def _where(
+    kind: str | Sequence[str] | None, search: str | None, owner: str | None = None
+) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     args: list[Any] = []
+    if owner is not None:
+        clauses.append("owner = ?")
+        args.append(str(owner))
     if kind is not None:
         kinds = [kind] if isinstance(kind, str) else list(kind)
         if not kinds:
@@ -587,6 +604,7 @@ def _select(
     search: str | None,
     limit: int | None,
     include_data: bool,
+    owner: str | None = None,
 ) -> tuple[str, list[Any]]:
     if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
         raise ParameterError(
@@ -597,7 +615,7 @@ def _select(
     columns = [c for c in COLUMNS if include_data or c != "data"]
     if not include_data:
         columns.append("data IS NOT NULL AS has_data")
-    where, args = _where(kind, search)
+    where, args = _where(kind, search, owner)
     sql = f"SELECT {', '.join(columns)} FROM {TABLE}{where} ORDER BY started_at DESC, id DESC"
     if limit is not None:
         sql += " LIMIT ?"
@@ -616,6 +634,7 @@ def list_runs(
     search: str | None = None,
     limit: int | None = 1000,
     include_data: bool = False,
+    owner: str | None = None,
     path: str | os.PathLike[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Return recorded runs as dicts, newest first.
@@ -627,11 +646,12 @@ def list_runs(
 
     ``params`` and ``results`` are parsed back from JSON. The stored ``data`` column is
     left out unless ``include_data`` is true - a ``has_data`` flag says whether it is
-    there; :func:`get_run` always includes it. A missing database file is an empty
+    there; :func:`get_run` always includes it. ``owner`` keeps only the runs recorded
+    with that token (see :func:`record_run`). A missing database file is an empty
     history (nothing is created).
     """
     target = _resolve(path)
-    sql, args = _select(kind, search, limit, include_data)
+    sql, args = _select(kind, search, limit, include_data, owner)
     with _connect(target, create=False) as db:
         if db is None:
             return []
@@ -644,13 +664,17 @@ def list_runs(
     return rows
 
 
-def get_run(run_id: int, *, path: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
-    """Return one run (all columns, ``params``/``results`` parsed) or ``None``."""
+def get_run(
+    run_id: int, *, owner: str | None = None, path: str | os.PathLike[str] | None = None
+) -> dict[str, Any] | None:
+    """Return one run (all columns, ``params``/``results`` parsed) or ``None`` (also
+    when ``owner`` is given and the run was recorded by another)."""
     target = _resolve(path)
+    where, args = _owned(run_id, owner)
     with _connect(target, create=False) as db:
         if db is None:
             return None
-        rows = list(db.query(f"SELECT * FROM {TABLE} WHERE id = ?", [int(run_id)]))
+        rows = list(db.query(f"SELECT * FROM {TABLE} WHERE {where}", args))
     if not rows:
         return None
     row = rows[0]
@@ -659,13 +683,22 @@ def get_run(run_id: int, *, path: str | os.PathLike[str] | None = None) -> dict[
     return row
 
 
-def delete_run(run_id: int, *, path: str | os.PathLike[str] | None = None) -> bool:
-    """Delete one run; return ``True`` if it existed."""
+def _owned(run_id: int, owner: str | None) -> tuple[str, list[Any]]:
+    if owner is None:
+        return "id = ?", [int(run_id)]
+    return "id = ? AND owner = ?", [int(run_id), str(owner)]
+
+
+def delete_run(
+    run_id: int, *, owner: str | None = None, path: str | os.PathLike[str] | None = None
+) -> bool:
+    """Delete one run; return ``True`` if it existed (and, with ``owner``, was theirs)."""
     target = _resolve(path)
+    where, args = _owned(run_id, owner)
     with _connect(target, create=False) as db:
         if db is None:
             return False
-        cursor = db.execute(f"DELETE FROM {TABLE} WHERE id = ?", [int(run_id)])
+        cursor = db.execute(f"DELETE FROM {TABLE} WHERE {where}", args)
         return cursor.rowcount > 0
 
 
@@ -675,6 +708,7 @@ def runs_frame(
     search: str | None = None,
     limit: int | None = 1000,
     include_data: bool = False,
+    owner: str | None = None,
     path: str | os.PathLike[str] | None = None,
 ) -> pd.DataFrame:
     """Return the runs selected as in :func:`list_runs` as a DataFrame, newest first.
@@ -686,7 +720,7 @@ def runs_frame(
     when ``include_data``). Made for tables and export.
     """
     target = _resolve(path)
-    sql, args = _select(kind, search, limit, include_data)
+    sql, args = _select(kind, search, limit, include_data, owner)
     with _connect(target, create=False) as db:
         if db is None:
             frame = pd.DataFrame(columns=_empty_row_keys(include_data))
@@ -711,8 +745,16 @@ def export_csv(
     search: str | None = None,
     limit: int | None = 1000,
     include_data: bool = False,
+    owner: str | None = None,
     path: str | os.PathLike[str] | None = None,
 ) -> str:
     """Return the CSV text (header plus one line per run) of :func:`runs_frame`."""
-    frame = runs_frame(kind=kind, search=search, limit=limit, include_data=include_data, path=path)
+    frame = runs_frame(
+        kind=kind,
+        search=search,
+        limit=limit,
+        include_data=include_data,
+        owner=owner,
+        path=path,
+    )
     return frame.to_csv(index=False)

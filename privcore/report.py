@@ -336,6 +336,7 @@ def readiness(
     roll_size: int | None = None,
     seed: int = 0,
     record: bool = False,
+    owner: str | None = None,
     progress: Progress | None = None,
     original_name: str | None = None,
     release_name: str | None = None,
@@ -349,7 +350,8 @@ def readiness(
     ``algorithm`` (how the release was made: name and parameters) is reported as given.
     ``record=True`` writes the ``measure``, ``attack`` and ``report`` runs to the
     history (a history that cannot be written is logged, never fatal: ``run_ids`` then
-    holds what was written). ``progress(fraction, message)`` follows the work.
+    holds what was written), with ``owner`` (see :func:`privcore.history.record_run`).
+    ``progress(fraction, message)`` follows the work.
     ``original_name``/``release_name`` (e.g. file names) label the fingerprints.
 
     Bad input raises the :class:`~privcore.errors.PrivcoreError` of the step that meets
@@ -391,7 +393,9 @@ def readiness(
     )
     measurement = _json_safe(measured.to_dict())
     measured_at = _now()
-    aligned_original, aligned_release = align(original, release, key)
+    aligned_original, aligned_release = align(
+        original, release, key, qi=qi, hierarchies=hierarchies
+    )
 
     def attack_progress(fraction: float, message: str) -> None:
         report(0.15 + 0.75 * fraction, message)
@@ -445,6 +449,7 @@ def readiness(
             roll={"roll_size": roll_size, "seed": seed},
             times=(started, measured_at, attacked_at),
             created=created,
+            owner=owner,
         )
     report(1.0, "Done")
     return ReadinessReport(
@@ -869,6 +874,7 @@ def _record(
     roll: dict[str, Any],
     times: tuple[dt.datetime, dt.datetime, dt.datetime],
     created: str,
+    owner: str | None = None,
 ) -> list[int]:
     """Write the measure, attack and report runs; stop (and log) if history fails."""
     started, measured_at, attacked_at = times
@@ -884,6 +890,7 @@ def _record(
                 started_at=started,
                 finished_at=measured_at,
                 page="report",
+                owner=owner,
             )
         )
         ids.append(
@@ -895,6 +902,7 @@ def _record(
                 started_at=measured_at,
                 finished_at=attacked_at,
                 page="report",
+                owner=owner,
             )
         )
         ids.append(
@@ -916,6 +924,7 @@ def _record(
                 dataset=dataset,
                 started_at=started,
                 page="report",
+                owner=owner,
             )
         )
     except HistoryError as exc:

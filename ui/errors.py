@@ -16,6 +16,7 @@ from privcore import history
 from privcore.errors import PrivcoreError
 from ui.components import escape_md
 from ui.i18n import error_text, t
+from ui.state import session_owner
 
 log = logging.getLogger("privacy_workbench")
 
@@ -31,6 +32,7 @@ def _reference(exc: BaseException) -> str:
             status="error",
             # the type only: a message may quote the visitor's data (the log has it all)
             error=type(exc).__name__,
+            owner=session_owner(),
         )
         return f"#{run_id}"
     except Exception:  # noqa: BLE001 - the history may be the problem; never fail here

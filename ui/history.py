@@ -12,6 +12,7 @@ from privcore.data import Dataset
 from privcore.errors import HistoryError
 from ui.components import escape_md
 from ui.i18n import error_text, t
+from ui.state import session_owner
 
 
 def record(
@@ -36,6 +37,7 @@ def record(
             duration_s=duration_s,
             status=status,
             error=error,
+            owner=session_owner(),
         )
     except HistoryError as exc:
         st.warning(

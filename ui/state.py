@@ -7,6 +7,7 @@ cached for the process.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +85,15 @@ def workbench() -> Workbench:
 def sample(key: str) -> tuple[Dataset, Schema]:
     """A bundled data set with its schema (read-only, shared by sessions)."""
     return load_sample(key)
+
+
+def session_owner() -> str:
+    """An opaque random token of this browser session, recorded with every run, so
+    that a hosted demo lists, compares and deletes only the visitor's own runs."""
+    token = st.session_state.get("_owner")
+    if not isinstance(token, str):
+        token = st.session_state["_owner"] = secrets.token_hex(16)
+    return token
 
 
 def is_bundled(dataset: Dataset) -> bool:

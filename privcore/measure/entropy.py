@@ -445,15 +445,23 @@ def utility_loss(
 
 
 def align(
-    original: pd.DataFrame, release: pd.DataFrame, key: str | None = None
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    key: str | None = None,
+    *,
+    qi: Sequence[str] = (),
+    hierarchies: Mapping[str, Any] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Put the rows of ``original`` and ``release`` one to one (SPEC §3).
 
     With ``key``: the key column must be in both tables, unique in each, and hold the
     same set of keys; the release is reordered to the original's row order. Without a
-    key: rows are matched by position and both tables need the same number of rows.
-    Both results have a fresh 0..n-1 index. Anything else raises
-    :class:`DataFormatError` (code ``measure.alignment``) saying what is wrong.
+    key: rows are matched by position and both tables need the same number of rows;
+    given the quasi-identifiers ``qi`` (and their ``hierarchies``), the order itself is
+    checked too (:func:`check_row_order`), so a shuffled release is refused instead of
+    being measured against the wrong rows. Both results have a fresh 0..n-1 index.
+    Anything else raises :class:`DataFormatError` (code ``measure.alignment``, or
+    ``measure.row_order``) saying what is wrong.
     """
     if key is None:
         if len(original) != len(release):
@@ -464,7 +472,10 @@ def align(
                 code="measure.alignment",
                 rows=[len(original), len(release)],
             )
-        return original.reset_index(drop=True), release.reset_index(drop=True)
+        original, release = original.reset_index(drop=True), release.reset_index(drop=True)
+        if qi:
+            check_row_order(original, release, qi, hierarchies)
+        return original, release
     absent = [
         what for what, f in (("original", original), ("release", release)) if key not in f.columns
     ]
@@ -505,3 +516,78 @@ def align(
             only_release=only_release,
         )
     return original.reset_index(drop=True), release.iloc[position].reset_index(drop=True)
+
+
+ROW_ORDER_SAMPLE = 5_000  # rows checked (seeded sample) when rows are matched by position
+ROW_ORDER_PERMUTATIONS = 20  # random pairings that give the chance level
+
+
+def check_row_order(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: Sequence[str],
+    hierarchies: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 0,
+) -> dict[str, tuple[float, float]]:
+    """Do the rows of a release (matched by position) hold generalizations of the
+    original rows at the same positions? Raises when the order is evidently wrong.
+
+    For each quasi-identifier, on a seeded sample of rows: the share *s* of rows whose
+    released cell contains the original value at the same position (a mask, range,
+    set, hierarchy label, ``*`` or the value itself — the cell forms of the linkage
+    attack), and the share *b* for rows paired at random (mean over
+    ``ROW_ORDER_PERMUTATIONS`` permutations). A release in the original order has
+    s = 1 for every generalized column. A column is judged misaligned when s < 0.9
+    while its cells do contain original values (b ≥ 0.1), s is nearer to chance than
+    to 1 (s ≤ (b + 1)/2), and position does no better than chance: s < b +
+    max(0.02, 4·√(b(1−b)/m)) for m sampled rows (a random pairing scatters around b
+    by about √(b(1−b)/m)). Columns whose cells do not
+    contain original values (synthetic records, means) have b ≈ 0 and are not judged.
+    Returns {column: (s, b)}; raises :class:`DataFormatError` (code
+    ``measure.row_order``) naming the column.
+    """
+    from privcore.attacks.cells import parse_column  # the cell grammar of SPEC §6
+
+    n = len(release)
+    if n < 2:
+        return {}
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(n, ROW_ORDER_SAMPLE, replace=False)) if n > ROW_ORDER_SAMPLE else None
+    shares: dict[str, tuple[float, float]] = {}
+    for column in qi:
+        released = release[column] if rows is None else release[column].iloc[rows]
+        originals = original[column] if rows is None else original[column].iloc[rows]
+        cells = parse_column(
+            released.reset_index(drop=True),
+            hierarchy=(hierarchies or {}).get(column),
+            column=str(column),
+        )
+        value_codes, values = factorize(originals.reset_index(drop=True))
+        contains = cells.contains(pd.Series(values, dtype=object))  # labels × values
+        same = float(contains[cells.codes, value_codes].mean())
+        chance = float(
+            np.mean(
+                [
+                    contains[cells.codes, value_codes[rng.permutation(len(value_codes))]].mean()
+                    for _ in range(ROW_ORDER_PERMUTATIONS)
+                ]
+            )
+        )
+        shares[str(column)] = (same, chance)
+        # a random pairing scatters around the chance level by about √(b(1−b)/m)
+        margin = max(0.02, 4.0 * math.sqrt(chance * (1.0 - chance) / len(value_codes)))
+        nearer_chance = same <= (chance + 1.0) / 2.0
+        if same < 0.9 and chance >= 0.1 and nearer_chance and same < chance + margin:
+            raise DataFormatError(
+                f"The rows of the release do not line up with the original's: in column "
+                f"'{column}' only {same:.0%} of the released cells contain the original "
+                f"value at the same position ({chance:.0%} for rows paired at random). The "
+                f"release looks shuffled: give a key column present in both tables, or "
+                f"export the release in the original order.",
+                code="measure.row_order",
+                column=str(column),
+                same=round(same, 3),
+                chance=round(chance, 3),
+            )
+    return shares

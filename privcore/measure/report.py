@@ -240,7 +240,7 @@ def measure_release(
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
     hierarchies = dict(hierarchies or {})
     _check_columns(original, release, qi, sa, key)
-    original, release = align(original, release, key)
+    original, release = align(original, release, key, qi=qi, hierarchies=hierarchies)
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
     classes = equivalence_classes(release, qi, sa, hierarchies=hierarchies)

@@ -406,3 +406,44 @@ def test_concurrent_writers(tmp_path: Path) -> None:
     by_id = [r["params"]["proc"] for r in sorted(rows, key=lambda r: r["id"])]
     switches = sum(a != b for a, b in itertools.pairwise(by_id))
     assert switches > N_PROCESSES
+
+
+def test_owner_keeps_runs_apart(db_path: Path) -> None:
+    mine = history.record_run("measure", results={"k": 3}, owner="a" * 32, path=db_path)
+    theirs = history.record_run("measure", results={"k": 9}, owner="b" * 32, path=db_path)
+    unowned = history.record_run("profile", path=db_path)  # e.g. the command line
+    assert [r["id"] for r in history.list_runs(owner="a" * 32, path=db_path)] == [mine]
+    assert {r["id"] for r in history.list_runs(path=db_path)} == {mine, theirs, unowned}
+    frame = history.runs_frame(owner="b" * 32, path=db_path)
+    assert frame["id"].tolist() == [theirs]
+    assert "k" in history.export_csv(owner="a" * 32, path=db_path)
+    assert len(history.export_csv(owner="c" * 32, path=db_path).splitlines()) == 1  # header
+    assert history.get_run(theirs, owner="a" * 32, path=db_path) is None
+    assert history.get_run(theirs, owner="b" * 32, path=db_path)["results"] == {"k": 9}
+    assert not history.delete_run(theirs, owner="a" * 32, path=db_path)
+    assert history.get_run(theirs, path=db_path) is not None
+    assert history.delete_run(theirs, owner="b" * 32, path=db_path)
+    assert history.get_run(theirs, path=db_path) is None
+
+
+def test_a_history_without_owners_is_upgraded_in_place(db_path: Path) -> None:
+    """A database written before runs had an owner keeps its runs and gains the column."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(db_path)
+    conn.execute(
+        "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT, "
+        "finished_at TEXT, duration_s REAL, kind TEXT, page TEXT, status TEXT, error TEXT, "
+        "dataset_name TEXT, dataset_sha256 TEXT, dataset_rows INTEGER, "
+        "dataset_columns INTEGER, params TEXT, results TEXT, data TEXT, app_version TEXT)"
+    )
+    conn.execute(
+        "INSERT INTO runs (started_at, finished_at, kind, status) "
+        "VALUES ('2026-01-01T00:00:00+00:00', '2026-01-01T00:00:01+00:00', 'measure', 'ok')"
+    )
+    conn.commit()
+    conn.close()
+    new = history.record_run("anonymize", owner="x" * 32, path=db_path)
+    runs = history.list_runs(path=db_path)
+    assert [r["kind"] for r in runs] == ["anonymize", "measure"]
+    assert runs[1]["owner"] is None and runs[0]["id"] == new
+    assert [r["id"] for r in history.list_runs(owner="x" * 32, path=db_path)] == [new]

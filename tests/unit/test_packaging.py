@@ -191,6 +191,8 @@ def test_dockerfile_runs_as_a_non_root_user():
 
 def test_dockerfile_health_check_and_app_command():
     lines = _dockerfile()
+    env = " ".join(ln for ln in lines if ln.startswith("ENV "))
+    assert "PRIVCORE_HISTORY_SCOPE=session" in env  # visitors see only their own runs
     health = [ln for ln in lines if ln.startswith("HEALTHCHECK ")]
     assert len(health) == 1 and "/_stcore/health" in health[0]
     assert "EXPOSE 8501" in lines
