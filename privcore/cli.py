@@ -127,6 +127,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         key=args.key,
         risk_threshold=args.risk_threshold,
         population=load(args.population).frame if args.population else None,
+        t_distance=args.t_distance,
     )
     payload = result.to_dict()
     lines = [

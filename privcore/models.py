@@ -807,9 +807,10 @@ class ModelReport:
 
 
 def _t_distances_per_attribute(
-    classes: EquivalenceClasses, models: Sequence[PrivacyModel]
+    classes: EquivalenceClasses, models: Sequence[PrivacyModel], default: str = "auto"
 ) -> dict[str, list[str]]:
-    """Per SA, the resolved distances of the t-models covering it (auto when none)."""
+    """Per SA, the resolved distances of the t-models covering it (``default`` when
+    none: the distance to report t with although no t threshold was set)."""
     out: dict[str, list[str]] = {sa: [] for sa in classes.sensitive}
     for model in models:
         if isinstance(model, TCloseness):
@@ -819,7 +820,7 @@ def _t_distances_per_attribute(
                     out[sa].append(resolved)
     for sa, distances in out.items():
         if not distances:
-            distances.append(resolve_distance(classes, sa, "auto"))
+            distances.append(resolve_distance(classes, sa, default))
     return out
 
 
@@ -834,10 +835,13 @@ def evaluate(
     models: Sequence[PrivacyModel] = (),
     *,
     frame: pd.DataFrame | None = None,
+    default_distance: str = "auto",
 ) -> ModelReport:
     """Check ``models`` on ``classes`` and measure every class (see :class:`ModelReport`).
 
     ``frame`` (the released table) names each class by its QI values in the class table.
+    ``default_distance`` is the distance t is reported with for an SA no t-closeness
+    model covers (a model's own distance wins).
     Raises RoleError/HierarchyError as the models do (an l or t model on a partition
     without a sensitive attribute, a hierarchical distance without a hierarchy).
     """
@@ -855,7 +859,7 @@ def evaluate(
         table = pd.concat([table, keys], axis=1)
     table["size"] = classes.sizes
 
-    distances = _t_distances_per_attribute(classes, models)
+    distances = _t_distances_per_attribute(classes, models, default_distance)
     summary: dict[str, Any] = {
         "k": int(classes.sizes.min()) if n else None,
         "classes": n,

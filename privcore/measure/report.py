@@ -226,8 +226,12 @@ def measure_release(
     key: str | None = None,
     risk_threshold: float = 0.2,
     population: pd.DataFrame | None = None,
+    t_distance: str = "auto",
 ) -> ReleaseMeasurement:
     """Measure ``release`` (an anonymized version of ``original``).
+
+    ``t_distance`` is the distance t is reported with where no t-closeness model in
+    ``models`` sets one.
 
     Rows are aligned by ``key`` or by order (:func:`~privcore.measure.entropy.align`);
     ``models`` give the verdicts (k, l, t thresholds); ``hierarchies`` serve the
@@ -244,7 +248,7 @@ def measure_release(
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
     classes = equivalence_classes(release, qi, sa, hierarchies=hierarchies)
-    report = evaluate(classes, list(models), frame=release)
+    report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
     # Entropies depend only on which cells are equal, so every column is factorized
     # once and the information measures run on integer codes.
     original_codes, release_codes = _codes(original, (*qi, *sa)), _codes(release, (*qi, *sa))

@@ -198,3 +198,28 @@ def test_audit_command_on_a_samples_file(tmp_path, capsys):
     assert out["epsilon_hat"] is not None and out["mechanism"]["mechanism"] == "uploaded samples"
     assert main(["audit", "--mechanism", "grr", "--epsilon", "-1", "--quiet"]) == 2
     assert main(["audit", "--samples-file", str(path), "--input-col", "input", "--quiet"]) == 2
+
+
+def test_measure_reports_t_with_the_distance_asked_for_even_without_a_threshold(capsys):
+    hospital = ROOT / "assets" / "hospital"
+    base = [
+        "measure",
+        "--original",
+        str(hospital / "hospital.csv"),
+        "--release",
+        str(hospital / "hospital_release.csv"),
+        "--qi",
+        "ZIP,Age",
+        "--sa",
+        "Disease",
+        "--json",
+    ]
+    shown = {}
+    for distance in ("equal", "kl", "ordered"):
+        assert main([*base, "--t-distance", distance]) == 0
+        shown[distance] = json.loads(capsys.readouterr().out)["t_closeness"]["Disease"]
+        assert shown[distance]["distance"] == distance
+    assert shown["kl"]["t"] != shown["equal"]["t"]
+    # with a threshold the model's distance is the one reported, as before
+    assert main([*base, "--t-distance", "kl", "--t", "0.9"]) == 0
+    assert json.loads(capsys.readouterr().out)["t_closeness"]["Disease"] == shown["kl"]
