@@ -21,10 +21,31 @@ _VERDICT_STYLE = {
 }
 
 
+def verdict_help_key(report: AuditReport) -> str:
+    """The plain-words explanation of a verdict. OB only estimates: when it is
+    inconclusive its estimate is either above the claim (a sign of a leak the
+    certified bound must confirm) or far below it (too little power)."""
+    key = f"ldp.verdict_{report.verdict}_help"
+    if report.method == "ob" and report.verdict == "inconclusive":
+        claimed, ci = report.epsilon_claimed, report.ci
+        above = ci is not None and claimed is not None and ci[0] > claimed
+        key = "ldp.verdict_ob_above_help" if above else "ldp.verdict_ob_low_help"
+    return key
+
+
 def verdict_banner(report: AuditReport) -> None:
     colour, icon = _VERDICT_STYLE[report.verdict]
     st.markdown(f":{colour}[{icon} **{t('ldp.verdict_' + report.verdict)}**]")
-    st.caption(t(f"ldp.verdict_{report.verdict}_help", claimed=fmt(report.epsilon_claimed)))
+    lo, hi = report.ci if report.ci else (None, None)
+    st.caption(
+        t(
+            verdict_help_key(report),
+            claimed=fmt(report.epsilon_claimed),
+            hat=fmt(report.epsilon_hat),
+            lo=fmt(lo),
+            hi=fmt(hi),
+        )
+    )
 
 
 def summary_metrics(reports: dict[str, AuditReport]) -> None:

@@ -39,6 +39,20 @@ def test_broken_mechanism_is_a_violation():
     assert any("Violation" in m.value for m in at.markdown)
 
 
+def test_ob_alone_on_a_broken_mechanism_says_the_estimate_is_above_the_claim():
+    """OB never certifies a violation, but its words must not say nothing was found."""
+    at = open_page()
+    at.selectbox(key="ldp_mechanism").set_value("broken_grr")
+    at.multiselect(key="ldp_methods").set_value(["ob"])
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    assert any("Inconclusive" in m.value for m in at.markdown)
+    captions = " ".join(c.value for c in at.caption)
+    assert "lies above the claimed ε = 1" in captions
+    assert "run the certified lower bound" in captions
+    assert "Nothing above" not in captions
+
+
 def test_impossible_epsilon_is_refused_by_the_widget():
     at = open_page()
     assert at.number_input(key="ldp_epsilon").min == 0.05
