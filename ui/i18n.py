@@ -63,14 +63,21 @@ def has(key: str) -> bool:
 
 
 def error_text(exc: PrivcoreError) -> str:
-    """A privcore error in the current language: by its code when translated, else its message."""
-    key = f"error.{exc.code}"
-    template = catalogue(current_language()).get(key)
-    if template is None:
+    """A privcore error in the current language: by its code when translated, else its
+    message. One code may have several wordings (``error.<code>`` and
+    ``error.<code>.<variant>``, e.g. the ways rows fail to line up): the one whose
+    placeholders the error carries, the most specific first."""
+    base = f"error.{exc.code}"
+    fitting = []
+    for key, template in catalogue(current_language()).items():
+        if key != base and not key.startswith(base + "."):
+            continue
+        needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+        if needed <= set(exc.params):  # else it needs a value this error does not carry
+            fitting.append((len(needed), key, template))
+    if not fitting:
         return exc.message
-    needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
-    if not needed <= set(exc.params):
-        return exc.message  # the translation needs a value this error does not carry
+    _, _, template = max(fitting)
     return format_text(template, {k: _plain(v) for k, v in exc.params.items()})
 
 

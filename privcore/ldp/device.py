@@ -14,9 +14,16 @@ from privcore.errors import ParameterError
 
 @cache
 def torch_module() -> Any:
-    """The torch module (imported on first use)."""
-    import torch
-
+    """The torch module (imported on first use). Without torch (``pip install .``
+    without the ``ldp`` extra) the LDP auditor says so instead of failing."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise ParameterError(
+            "The LDP auditor needs PyTorch, which is not installed here: "
+            "pip install 'privacy-workbench[ldp]' (or torch itself).",
+            code="ldp.no_torch",
+        ) from exc
     return torch
 
 

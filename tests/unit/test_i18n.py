@@ -58,3 +58,20 @@ def test_key_families_built_at_run_time_are_complete():
         assert f"hierarchy.m.{method}" in en
     for kind in ("profile", "measure", "anonymize", "attack", "audit", "report"):
         assert f"kind.{kind}" in en
+
+
+def test_an_error_code_with_several_wordings_picks_the_one_its_values_fit(monkeypatch):
+    from privcore.errors import DataFormatError
+    from ui import i18n
+
+    monkeypatch.setattr(i18n, "current_language", lambda: "zh")
+    rows = DataFormatError("x", code="measure.alignment", rows=[9, 8])
+    assert "9, 8" in i18n.error_text(rows) and "行数" in i18n.error_text(rows)
+    unique = DataFormatError(
+        "x", code="measure.alignment", key="rid", table="release", value="7", count=1
+    )
+    assert "不唯一" in i18n.error_text(unique) and "rid" in i18n.error_text(unique)
+    order = DataFormatError("x", code="measure.row_order", column="ZIP", same=0.3, chance=0.31)
+    assert "ZIP" in i18n.error_text(order) and "打乱" in i18n.error_text(order)
+    # a code without a wording keeps its English message
+    assert i18n.error_text(DataFormatError("plain", code="no.such.code")) == "plain"

@@ -222,3 +222,28 @@ def test_demo_settings_match_the_container_command():
     assert demo["server"]["enableXsrfProtection"] is True
     local = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert local["client"]["showErrorDetails"] == "none"
+
+
+def test_without_torch_the_audit_command_exits_2_with_a_clear_message(capsys, monkeypatch):
+    """`pip install .` without the ldp extra: `privcore audit` explains, no traceback."""
+    import builtins
+
+    from privcore.ldp import device
+
+    real_import = builtins.__import__
+
+    def no_torch(name, *args, **kwargs):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError("No module named 'torch'")
+        return real_import(name, *args, **kwargs)
+
+    device.torch_module.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", no_torch)
+    try:
+        code = main(["audit", "--mechanism", "grr", "--epsilon", "1", "--domain", "4"])
+    finally:
+        monkeypatch.setattr(builtins, "__import__", real_import)
+        device.torch_module.cache_clear()
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: The LDP auditor needs PyTorch") and "\n" not in err
