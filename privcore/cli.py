@@ -170,6 +170,25 @@ def _terminal_progress(enabled: bool):
     return progress, bar.close
 
 
+def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
+    """Columns the role suggestions call identifiers (names, e-mails, IDs, unique
+    columns), other than the chosen QIs and SAs; each is named on stderr with its
+    reason, so a release never carries a direct identifier by default."""
+    from privcore.data import Role, suggest_roles
+
+    chosen = set(_columns(args.qi, "--qi")) | set(_columns(args.sa, "--sa"))
+    found = [
+        s for s in suggest_roles(frame) if s.role == Role.IDENTIFIER and s.column not in chosen
+    ]
+    for suggestion in found:
+        print(
+            f"removed identifier column '{suggestion.column}': {suggestion.reason} "
+            "(--identifiers '' keeps every column)",
+            file=sys.stderr,
+        )
+    return [s.column for s in found]
+
+
 def cmd_anonymize(args: argparse.Namespace) -> int:
     from privcore.anonymize import anonymize
     from privcore.data import Role, Schema, save
@@ -177,7 +196,10 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     dataset = load(args.input)
     frame = dataset.frame
     qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
-    identifiers = _columns(args.identifiers, "--identifiers") if args.identifiers else []
+    if args.identifiers is None:  # not given: the columns suggested as identifiers
+        identifiers = _suggested_identifiers(frame, args)
+    else:
+        identifiers = _columns(args.identifiers, "--identifiers") if args.identifiers else []
     roles = dict.fromkeys(map(str, frame.columns), Role.INSENSITIVE)
     roles.update(dict.fromkeys(identifiers, Role.IDENTIFIER))
     roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
@@ -532,7 +554,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("input", help="the table to anonymize")
     a.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
     a.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
-    a.add_argument("--identifiers", help="identifier columns to remove, comma-separated")
+    a.add_argument(
+        "--identifiers",
+        help="identifier columns to remove, comma-separated (default: the columns the role "
+        "suggestions call identifiers, each named on stderr; '' removes none)",
+    )
     a.add_argument(
         "--algorithm",
         default="optimal",

@@ -223,3 +223,24 @@ def test_measure_reports_t_with_the_distance_asked_for_even_without_a_threshold(
     # with a threshold the model's distance is the one reported, as before
     assert main([*base, "--t-distance", "kl", "--t", "0.9"]) == 0
     assert json.loads(capsys.readouterr().out)["t_closeness"]["Disease"] == shown["kl"]
+
+
+def test_anonymize_removes_suggested_identifiers_unless_told_otherwise(tmp_path, capsys):
+    import pandas as pd
+
+    table = tmp_path / "named.csv"
+    table.write_text(
+        "name,ZIP,Age,Disease\nAlice Smith,47677,29,flu\nBob Jones,47602,22,cold\n"
+        "Carl Wu,47678,27,flu\nDana Li,47905,43,cold\nEve Ng,47909,52,flu\n"
+        "Fay Ho,47906,47,cold\n"
+    )
+    common = ["anonymize", str(table), "--qi", "ZIP,Age", "--sa", "Disease"]
+    common += ["--algorithm", "mondrian", "--k", "2", "--quiet"]
+    out = tmp_path / "release.csv"
+    assert main([*common, "--out", str(out)]) == 0
+    assert "removed identifier column 'name'" in capsys.readouterr().err
+    assert "name" not in pd.read_csv(out).columns
+    kept = tmp_path / "kept.csv"
+    assert main([*common, "--out", str(kept), "--identifiers", ""]) == 0
+    assert "removed identifier" not in capsys.readouterr().err
+    assert "name" in pd.read_csv(kept).columns
