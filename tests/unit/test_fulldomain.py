@@ -737,3 +737,36 @@ def test_no_qi_or_no_sa_is_a_role_error(hospital, algorithm):
     with pytest.raises(RoleError) as info:
         anonymize(frame, no_sa, [KAnonymity(2)], algorithm=algorithm)
     assert info.value.code == "roles.no_sa"
+
+
+@pytest.mark.parametrize("algorithm", sorted(FULL_DOMAIN))
+def test_progress_is_reported_and_cancellation_stops_the_search(algorithm):
+    from privcore.errors import CancelledError
+
+    dataset, schema = load_sample("adult")
+    seen: list[float] = []
+
+    def follow(fraction: float, message: str) -> None:
+        seen.append(fraction)
+
+    anonymize(dataset.frame, schema, [KAnonymity(5)], algorithm=algorithm, progress=follow)
+    assert seen and all(0.0 <= f <= 1.0 for f in seen) and seen[-1] == 1.0
+    assert seen == sorted(seen)  # progress never goes back
+
+    calls = 0
+
+    def cancel_on_second_report(fraction: float, message: str) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise CancelledError("Cancelled by the user.", code="cancelled")
+
+    with pytest.raises(CancelledError):
+        anonymize(
+            dataset.frame,
+            schema,
+            [KAnonymity(5)],
+            algorithm=algorithm,
+            progress=cancel_on_second_report,
+        )
+    assert calls == 2  # nothing reported after the cancellation
