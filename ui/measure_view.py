@@ -237,10 +237,31 @@ def _summary(result, summary: dict[str, Any]) -> None:
     explained_metric(c5, t("pl.whd_mean"), loss.get("whd_mean"), "explain.whd")
 
     with st.expander(t("pl.explain_title")):
-        for key in ("pl", "dr", "ul", "k", "l", "t", "prosecutor_avg", "marketer", "gcp"):
+        for key in EXPLAINED:
             st.markdown(
                 f"**{t('explain.name_' + key)}** — {t('explain.' + key)} {t('improve.' + key)}"
             )
+
+
+# Every figure of the page, in the order explained: what it means, what would improve it.
+EXPLAINED = (
+    "pl",
+    "dr",
+    "ul",
+    "k",
+    "l",
+    "t",
+    "prosecutor_max",
+    "prosecutor_avg",
+    "at_risk",
+    "marketer",
+    "journalist",
+    "dm",
+    "cavg",
+    "gcp",
+    "precision",
+    "whd",
+)
 
 
 def _achieved_text(achieved: Any) -> str:

@@ -83,3 +83,30 @@ def test_switch_to_chinese_keeps_the_figures():
     no_exceptions(at)
     assert at.title[0].value == "隐私水平"
     assert metrics(at)["PL"] == "0.500"
+
+
+def test_every_figure_is_explained_with_what_would_improve_it_in_both_languages():
+    import json
+
+    from ui.i18n import catalogue
+    from ui.measure_view import EXPLAINED
+
+    at = open_with("hospital")
+    click(at, "Measure")
+    no_exceptions(at)
+    # the charts: class sizes and the PL matrix heatmap with its numbers
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(specs) >= 2
+    assert any("orangered" in json.dumps(s) for s in specs)  # the heatmap's scale
+    # the downloads: the JSON report and the CSV of the class table
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert any("JSON" in label for label in labels) and any("CSV" in label for label in labels)
+    for lang in ("en", "zh"):
+        at.session_state["lang"] = lang
+        at.run()
+        no_exceptions(at)
+        text = " ".join(m.value for m in at.markdown)
+        strings = catalogue(lang)
+        for key in EXPLAINED:
+            for part in ("explain.name_", "explain.", "improve."):
+                assert strings[part + key] in text, (lang, part + key)
