@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from privcore import history
-from tests.app.conftest import new_app, no_exceptions
+from tests.app.conftest import ROOT, new_app, no_exceptions
 
 GBK_CSV = (
     "姓名,性别,年龄,邮编,疾病\n张三,男,34,47677,流感\n李四,女,29,47602,胃炎\n王五,男,41,47905,流感\n"
@@ -63,6 +63,15 @@ def test_upload_chinese_file_edit_a_role_and_confirm():
     # only a fingerprint, never the data
     assert "张三" not in json.dumps(runs[0], ensure_ascii=False, default=str)
     assert runs[0]["dataset_sha256"] == wb_sha(at)
+
+    # switch page: the confirmed schema is there for the others, the run on History
+    at.switch_page(str(ROOT / "pages" / "history.py"))
+    at.run()
+    no_exceptions(at)
+    shown = at.dataframe[0].value
+    assert shown["kind"].tolist() == ["profile"]
+    assert shown["dataset_name"].tolist() == ["病人.csv"]
+    assert workbench(at).confirmed["病人.csv"].quasi_identifiers == ["性别", "年龄"]
 
 
 def wb_sha(at) -> str:
