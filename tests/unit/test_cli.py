@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from privcore import history
 from privcore.cli import main
 
@@ -244,3 +246,22 @@ def test_anonymize_removes_suggested_identifiers_unless_told_otherwise(tmp_path,
     assert main([*common, "--out", str(kept), "--identifiers", ""]) == 0
     assert "removed identifier" not in capsys.readouterr().err
     assert "name" in pd.read_csv(kept).columns
+
+
+def test_attack_command_json_contract(capsys):
+    hospital = ROOT / "assets" / "hospital"
+    args = ["attack", "--original", str(hospital / "hospital.csv")]
+    args += ["--release", str(hospital / "hospital_release.csv"), "--qi", "ZIP,Age"]
+    args += ["--sa", "Disease", "--roll-size", "200", "--seed", "4", "--json", "--quiet"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("targets", "unique_matches", "reidentified", "attribute_disclosed"):
+        assert key in out["linkage"] and key in out["before"]["linkage"]
+    assert set(out["homogeneity"]) >= {"classes_exposed", "records_exposed"}
+    assert set(out["risk"]) >= {"prosecutor_max", "journalist_max", "marketer"}
+    assert out["linkage"]["targets"] == out["before"]["linkage"]["targets"] == 9
+    # the 3-anonymous, 3-diverse release: nobody singled out by the release alone, no
+    # homogeneous class, and far fewer re-identifications than on the raw table
+    assert out["risk"]["prosecutor_max"] == pytest.approx(1 / 3)
+    assert out["homogeneity"]["classes_exposed"] == 0
+    assert out["linkage"]["reidentified"] < out["before"]["linkage"]["reidentified"]
