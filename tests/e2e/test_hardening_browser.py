@@ -36,8 +36,29 @@ def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_p
         wait_idle(page)
     page.get_by_role("button", name="Confirm roles").click()
     wait_idle(page)
-    for name in ("Anonymize", "Privacy level", "Attack simulator", "Release report", "History"):
+    for name in (
+        "Anonymize",
+        "Privacy level",
+        "Attack simulator",
+        "Release report",
+        "History",
+        "Learn",
+    ):
         open_page(page, base, name)
+    # logged LDP samples whose column names and values are markup, audited on the page
+    samples = tmp_path / "samples<img src=y onerror=alert(6)>.csv"
+    rows = "\n".join(f"{i % 3},{(i * 7) % 3}" for i in range(600))
+    samples.write_text(f'"{EVIL_HEADER}","<b onmouseover=alert(7)>y</b>"\n{rows}\n')
+    open_page(page, base, "LDP auditor")
+    page.get_by_role("tab", name="Audit logged samples").click()
+    page.locator("[role=tabpanel]:visible input[type=file]").set_input_files(str(samples))
+    wait_idle(page)
+    chosen = page.locator("[role=tabpanel]:visible [data-testid=stSelectbox]")
+    expect(chosen.first.locator("input")).to_have_value(EVIL_HEADER, timeout=30_000)  # text
+    page.get_by_role("button", name="Audit the samples").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(artifacts / "xss.png"), full_page=True)
     assert dialogs == []
     assert page.locator("img[src=x], img[src=y]").count() == 0
