@@ -54,8 +54,11 @@ with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{e
 if release_frame is None:
     st.stop()
 try:
-    aligned_original, release = align(
-        original.frame, release_frame, qi=qi, hierarchies=schema.hierarchies
+    aligned_original, release = align(  # a release made here is in order; a file is checked
+        original.frame,
+        release_frame,
+        qi=qi if release_obj is None else (),
+        hierarchies=schema.hierarchies,
     )
 except PrivcoreError as exc:
     show_error(exc)
@@ -164,10 +167,15 @@ with tabs[2]:
 
 with tabs[3]:
     st.caption(t("at.two_help"))
-    second_name, second_frame, _ = pick_release(wb, original, schema, key="at_b")
+    second_name, second_frame, second_obj = pick_release(wb, original, schema, key="at_b")
     if second_frame is not None and st.button(t("at.run_two"), key="at_two"):
         try:
-            _, second = align(original.frame, second_frame, qi=qi, hierarchies=schema.hierarchies)
+            _, second = align(
+                original.frame,
+                second_frame,
+                qi=qi if second_obj is None else (),
+                hierarchies=schema.hierarchies,
+            )
             report = complementary_attack(release, second, qi, sa=sa)
             s = report.summary
             cols = st.columns(3)

@@ -31,7 +31,7 @@ if schema is None:
 left, right = st.columns([1, 1])
 with left:
     st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
-    release_name, release_frame, _ = pick_release(wb, original, schema, key="pl")
+    release_name, release_frame, release_obj = pick_release(wb, original, schema, key="pl")
 with right:
     columns = [str(c) for c in original.frame.columns]
     qi = st.multiselect(t("pl.qi"), columns, default=schema.quasi_identifiers, key="pl_qi")
@@ -70,6 +70,8 @@ if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
                 key=key_column,
                 risk_threshold=thresholds["risk_threshold"],
                 population=population,
+                # a release made here is in order; a file is checked
+                check_order=release_obj is None,
             )
     except Exception as exc:  # noqa: BLE001 - shown and recorded
         show_error(exc)

@@ -108,6 +108,7 @@ if st.button(t("rp.generate"), type="primary", disabled=release_frame is None, k
             algorithm=algorithm,
             record=True,
             owner=session_owner(),
+            check_order=release_obj is None,  # a release made here is in order
             original_name=wb.title(wb.active),
             release_name=release_name,
             progress=lambda f, m: bar.progress(f, text=m),

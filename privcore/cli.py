@@ -128,6 +128,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         risk_threshold=args.risk_threshold,
         population=load(args.population).frame if args.population else None,
         t_distance=args.t_distance,
+        check_order=True,
     )
     payload = result.to_dict()
     lines = [
@@ -436,6 +437,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             roll_size=args.roll_size,
             seed=args.seed,
             record=args.record,
+            check_order=True,
             progress=progress,
             original_name=Path(args.original).name,
             release_name=Path(args.release).name,

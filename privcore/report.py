@@ -337,6 +337,7 @@ def readiness(
     seed: int = 0,
     record: bool = False,
     owner: str | None = None,
+    check_order: bool = False,
     progress: Progress | None = None,
     original_name: str | None = None,
     release_name: str | None = None,
@@ -351,6 +352,8 @@ def readiness(
     ``record=True`` writes the ``measure``, ``attack`` and ``report`` runs to the
     history (a history that cannot be written is logged, never fatal: ``run_ids`` then
     holds what was written), with ``owner`` (see :func:`privcore.history.record_run`).
+    ``check_order``: refuse a release (read from a file) whose rows evidently do not
+    line up with the original's.
     ``progress(fraction, message)`` follows the work.
     ``original_name``/``release_name`` (e.g. file names) label the fingerprints.
 
@@ -390,12 +393,11 @@ def readiness(
         hierarchies=hierarchies,
         key=key,
         risk_threshold=thresholds.max_prosecutor,
+        check_order=check_order,
     )
     measurement = _json_safe(measured.to_dict())
     measured_at = _now()
-    aligned_original, aligned_release = align(
-        original, release, key, qi=qi, hierarchies=hierarchies
-    )
+    aligned_original, aligned_release = align(original, release, key)  # checked above
 
     def attack_progress(fraction: float, message: str) -> None:
         report(0.15 + 0.75 * fraction, message)

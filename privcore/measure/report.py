@@ -227,11 +227,14 @@ def measure_release(
     risk_threshold: float = 0.2,
     population: pd.DataFrame | None = None,
     t_distance: str = "auto",
+    check_order: bool = False,
 ) -> ReleaseMeasurement:
     """Measure ``release`` (an anonymized version of ``original``).
 
     ``t_distance`` is the distance t is reported with where no t-closeness model in
-    ``models`` sets one.
+    ``models`` sets one. ``check_order`` (for a release read from a file, matched by
+    position): refuse rows that evidently do not line up
+    (:func:`~privcore.measure.entropy.check_row_order`).
 
     Rows are aligned by ``key`` or by order (:func:`~privcore.measure.entropy.align`);
     ``models`` give the verdicts (k, l, t thresholds); ``hierarchies`` serve the
@@ -244,7 +247,9 @@ def measure_release(
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
     hierarchies = dict(hierarchies or {})
     _check_columns(original, release, qi, sa, key)
-    original, release = align(original, release, key, qi=qi, hierarchies=hierarchies)
+    original, release = align(
+        original, release, key, qi=qi if check_order else (), hierarchies=hierarchies
+    )
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
     classes = equivalence_classes(release, qi, sa, hierarchies=hierarchies)
