@@ -22,10 +22,13 @@ _VERDICT_STYLE = {
 
 
 def verdict_help_key(report: AuditReport) -> str:
-    """The plain-words explanation of a verdict. OB only estimates: when it is
-    inconclusive its estimate is either above the claim (a sign of a leak the
-    certified bound must confirm) or far below it (too little power)."""
+    """The plain-words explanation of a verdict. OB only estimates: when the outputs
+    of two inputs never overlap their loss is unbounded (OB sees no common support);
+    when it is inconclusive its estimate is either above the claim (a sign of a leak
+    the certified bound must confirm) or far below it (too little power)."""
     key = f"ldp.verdict_{report.verdict}_help"
+    if report.method == "ob" and report.details.get("disjoint_pairs"):
+        return "ldp.verdict_ob_unbounded_help"
     if report.method == "ob" and report.verdict == "inconclusive":
         claimed, ci = report.epsilon_claimed, report.ci
         above = ci is not None and claimed is not None and ci[0] > claimed
@@ -44,6 +47,7 @@ def verdict_banner(report: AuditReport) -> None:
             hat=fmt(report.epsilon_hat),
             lo=fmt(lo),
             hi=fmt(hi),
+            pairs=", ".join(f"{a}/{b}" for a, b in report.details.get("disjoint_pairs", [])[:5]),
         )
     )
 

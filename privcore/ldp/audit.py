@@ -459,12 +459,13 @@ class _Plan:
     differs: list[Any]  # per pair: bool (coordinates,)
     forward: list[bool]  # per pair: is ln(f_i/f_j) the larger direction
     argmax: list[Any]  # per pair: int (coordinates,) support point in that direction
+    disjoint: list[int]  # per pair: coordinates that differ with no common support
 
 
 def _plan(dist: _Distributions, f: Any, floor: Any, tau_d: float, tau_c: float) -> _Plan:
     torch = torch_module()
     pairs = list(combinations(range(f.shape[0]), 2))
-    differs, forward, argmax = [], [], []
+    differs, forward, argmax, disjoint = [], [], [], []
     for i, j in pairs:
         ratio, support = _log_ratios(f, i, j, floor)
         different = _differs(f, i, j, dist.kind, tau_d, tau_c)
@@ -474,10 +475,14 @@ def _plan(dist: _Distributions, f: Any, floor: Any, tau_d: float, tau_c: float) 
         sum_f = torch.where(different & torch.isfinite(best_f.values), best_f.values, 0.0).sum()
         sum_b = torch.where(different & torch.isfinite(best_b.values), best_b.values, 0.0).sum()
         use_forward = bool(sum_f >= sum_b)
+        # differ, yet no point where both are above the floor: the outputs of the two
+        # inputs do not overlap, and the log-ratio has nothing finite to measure
+        no_support = ~torch.isfinite(best_f.values) & ~torch.isfinite(best_b.values)
+        disjoint.append(int((different & no_support).sum()))
         differs.append(different & torch.isfinite((best_f if use_forward else best_b).values))
         forward.append(use_forward)
         argmax.append((best_f if use_forward else best_b).indices)
-    return _Plan(pairs, differs, forward, argmax)
+    return _Plan(pairs, differs, forward, argmax, disjoint)
 
 
 def _apply(plan: _Plan, f: Any, floor: Any | None = None) -> tuple[Any, Any]:
@@ -578,6 +583,11 @@ def _ob_from(
         "ci_avg": ci_avg,
         "pairs": pair_table,
         "worst_pair": [inputs[pairs[worst][0]], inputs[pairs[worst][1]]],
+        "disjoint_pairs": [
+            [inputs[i], inputs[j]]
+            for (i, j), count in zip(pairs, plan.disjoint, strict=True)
+            if count
+        ],
         "coordinate_leakage": contributions[worst].cpu().numpy(),
         "floor": float(floor_b.max()),
         "densities": f_b.cpu().numpy(),
@@ -744,6 +754,7 @@ def _ob_report(
         "epsilon_avg": result["epsilon_avg"],
         "ci_avg": result["ci_avg"],
         "worst_pair": result["worst_pair"],
+        "disjoint_pairs": result["disjoint_pairs"],
         "floor": result["floor"],
         "output": dist.kind,
         "density": density if dist.kind == "continuous" else "pmf",

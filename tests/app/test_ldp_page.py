@@ -81,3 +81,17 @@ def test_planner_and_reconstruction_tabs():
     no_exceptions(at)
     tv = next(m for m in at.metric if m.label == "Total variation to the truth")
     assert float(tv.value) < 0.1
+
+
+def test_samples_whose_outputs_never_overlap_are_called_unbounded():
+    x = np.arange(3_000) % 3
+    csv = pd.DataFrame({"x": x, "y": x}).to_csv(index=False).encode()
+    at = open_page()
+    at.file_uploader(key="ldp_samples").upload("identity.csv", csv, "text/csv")
+    at.run()
+    at.selectbox(key="ldp_in").set_value("x")
+    at.selectbox(key="ldp_out").set_value("y")
+    at.button(key="ldp_run_samples").click().run()
+    no_exceptions(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "never overlap (0/1, 0/2, 1/2)" in captions and "ε = ∞" in captions

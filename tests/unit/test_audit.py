@@ -238,3 +238,16 @@ def test_report_json_contract():
         assert key in out
     ab = audit.audit_ab(make("grr", 1.0, d=5), n=20_000).to_dict()
     assert len(ab["ci"]) == 2 and ab["epsilon_hat"] is not None
+
+
+def test_ob_flags_inputs_whose_outputs_never_overlap_and_the_bound_catches_them():
+    """An identity 'mechanism' leaks everything; OB's log-ratio has no common support
+    to measure, so it must say so, and the certified bound must call it a violation."""
+    x = np.arange(6_000) % 3
+    samples = pd.DataFrame({"x": x, "y": x})
+    ob = audit.audit_samples(samples, "x", ["y"], claimed_epsilon=1.0, method="ob")
+    assert sorted(map(tuple, ob.details["disjoint_pairs"])) == [(0, 1), (0, 2), (1, 2)]
+    lb = audit.audit_samples(samples, "x", ["y"], claimed_epsilon=1.0, method="lb")
+    assert lb.verdict == "violation" and lb.epsilon_lb > 4
+    # a correct mechanism's outputs overlap everywhere
+    assert audit.audit_ob(make("grr", 1.0, d=5), n=20_000).details["disjoint_pairs"] == []
