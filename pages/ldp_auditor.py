@@ -136,6 +136,17 @@ with tabs[0]:
                     status="error",
                     error=exc.message,
                 )
+            except BaseException:  # Cancel (or any rerun) stops the script mid-audit
+                record(
+                    "audit",
+                    params=params,
+                    results={},
+                    dataset=None,
+                    page="ldp",
+                    duration_s=time.perf_counter() - started,
+                    status="cancelled",
+                )
+                raise
             else:
                 results = {m: r.to_dict() for m, r in reports.items()}
                 run_id = record(

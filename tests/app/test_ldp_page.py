@@ -95,3 +95,20 @@ def test_samples_whose_outputs_never_overlap_are_called_unbounded():
     no_exceptions(at)
     captions = " ".join(c.value for c in at.caption)
     assert "never overlap (0/1, 0/2, 1/2)" in captions and "ε = ∞" in captions
+
+
+def test_an_audit_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch):
+    """Cancel makes Streamlit stop the running script; the audit still leaves its run."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    from privcore.ldp import audit
+
+    def stopped(*_args, **_kwargs):
+        raise StopException()
+
+    monkeypatch.setattr(audit, "lower_bound", stopped)
+    at = open_page()
+    at.multiselect(key="ldp_methods").set_value(["lb"])
+    at.button(key="ldp_run").click().run()
+    [run] = history.list_runs(kind="audit")
+    assert run["status"] == "cancelled" and run["results"] == {}
