@@ -228,18 +228,31 @@ with tabs[1]:
                 key="ldp_s_method",
             )
             if st.button(t("ldp.run_samples"), type="primary", key="ldp_run_samples"):
-                report = ldp_audit.audit_samples(
-                    samples, input_col, outputs, claimed_epsilon=float(claimed), method=method
-                )
+                audit_params = {
+                    "samples": upload.name,
+                    "input": input_col,
+                    "outputs": outputs,
+                    "claimed": claimed,
+                    "method": method,
+                }
+                try:
+                    report = ldp_audit.audit_samples(
+                        samples, input_col, outputs, claimed_epsilon=float(claimed), method=method
+                    )
+                except PrivcoreError as exc:  # recorded, then shown below
+                    record(
+                        "audit",
+                        params=audit_params,
+                        results={},
+                        dataset=None,
+                        page="ldp",
+                        status="error",
+                        error=exc.message,
+                    )
+                    raise
                 record(
                     "audit",
-                    params={
-                        "samples": upload.name,
-                        "input": input_col,
-                        "outputs": outputs,
-                        "claimed": claimed,
-                        "method": method,
-                    },
+                    params=audit_params,
                     results=report.to_dict(),
                     dataset=None,
                     page="ldp",
@@ -279,6 +292,15 @@ with tabs[2]:
             st.error(t("hierarchy.bad_numbers", text=eps_text))
         except PrivcoreError as exc:
             show_error(exc)
+            record(
+                "audit",
+                params={"sweep": sweep_name, "list": eps_text},
+                results={},
+                dataset=None,
+                page="ldp",
+                status="error",
+                error=exc.message,
+            )
 
 with tabs[3]:
     st.caption(t("ldp.planner_help"))

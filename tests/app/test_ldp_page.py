@@ -112,3 +112,20 @@ def test_an_audit_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch):
     at.button(key="ldp_run").click().run()
     [run] = history.list_runs(kind="audit")
     assert run["status"] == "cancelled" and run["results"] == {}
+
+
+def test_failed_sample_and_sweep_audits_are_recorded():
+    csv = pd.DataFrame({"x": [0, 1] * 30, "y": [1, 0] * 30}).to_csv(index=False).encode()
+    at = open_page()
+    at.file_uploader(key="ldp_samples").upload("few.csv", csv, "text/csv")
+    at.run()
+    at.selectbox(key="ldp_in").set_value("x")
+    at.selectbox(key="ldp_out").set_value("y")
+    at.button(key="ldp_run_samples").click().run()
+    no_exceptions(at)
+    assert at.error  # too few samples per input
+    at.text_input(key="ldp_sweep_list").set_value("1, -2").run()
+    at.button(key="ldp_run_sweep").click().run()
+    no_exceptions(at)
+    statuses = [r["status"] for r in history.list_runs(kind="audit")]
+    assert statuses == ["error", "error"], statuses
