@@ -8,9 +8,10 @@ import streamlit as st
 from privcore import history
 from privcore.config import history_scope
 from privcore.errors import HistoryError
+from privcore.report import readiness_from_history
 from ui.components import escape_md
 from ui.errors import guard, show_error
-from ui.i18n import t
+from ui.i18n import current_language, t
 from ui.shell import require_app
 from ui.state import session_owner
 
@@ -103,6 +104,16 @@ with tab_details:
                 c2.json(run.get("results") or {}, expanded=True)
                 if run.get("error"):
                     st.error(escape_md(run["error"]))
+                if run["kind"] == "report" and run["status"] == "ok":
+                    rebuilt = readiness_from_history(run_id, owner=OWNER)
+                    st.download_button(
+                        t("history.report_again"),
+                        data=rebuilt.to_html(current_language()).encode("utf-8"),
+                        file_name=f"release_readiness_report_run{run_id}.html",
+                        mime="text/html",
+                        on_click="ignore",
+                        key=f"report_again::{run_id}",
+                    )
                 if st.button(t("history.delete"), key=f"delete::{run_id}"):
                     history.delete_run(run_id, owner=OWNER)
                     st.toast(t("history.deleted", id=run_id))

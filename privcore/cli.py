@@ -406,6 +406,17 @@ def cmd_report(args: argparse.Namespace) -> int:
             code="cli.unwritable",
             path=str(args.out),
         )
+    if args.from_run is not None:
+        from privcore.report import readiness_from_history
+
+        result = readiness_from_history(args.from_run)
+        return _write_report(result, args)
+    missing = [o for o in ("original", "release", "qi", "sa") if getattr(args, o) is None]
+    if missing:
+        raise ParameterError(
+            "report needs " + ", ".join(f"--{o}" for o in missing) + " (or --from-run ID).",
+            code="cli.missing_options",
+        )
     algorithm = None
     if args.algorithm_report:
         try:
@@ -444,6 +455,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     finally:
         close()
+    return _write_report(result, args)
+
+
+def _write_report(result, args: argparse.Namespace) -> int:
     try:
         Path(args.out).write_text(result.to_html(args.lang), encoding="utf-8")
     except OSError as exc:
@@ -686,10 +701,16 @@ def build_parser() -> argparse.ArgumentParser:
         "with conditions), 1 when not ready, 2 on bad input. Thresholds that may be waived "
         "accept 'none'.",
     )
-    r.add_argument("--original", required=True, help="the original table")
-    r.add_argument("--release", required=True, help="the release (rows aligned, or --key)")
-    r.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
-    r.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
+    r.add_argument("--original", help="the original table (required unless --from-run)")
+    r.add_argument("--release", help="the release (rows aligned, or --key)")
+    r.add_argument("--qi", help="quasi-identifiers, comma-separated")
+    r.add_argument("--sa", help="sensitive attributes, comma-separated")
+    r.add_argument(
+        "--from-run",
+        type=int,
+        metavar="ID",
+        help="write the report of a recorded report run again, from the history alone",
+    )
     r.add_argument("--key", help="row key present in both tables (default: row order)")
     r.add_argument(
         "--hierarchy",

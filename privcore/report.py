@@ -422,12 +422,7 @@ def readiness(
     checks, reasons, conditions, verdict = evaluate_checks(
         measurement, attacks, findings, thresholds
     )
-    notes = list(measurement.get("notes") or [])
-    if key is not None and not findings["key"]["leaks"]:
-        notes.append(
-            f"The key '{key}' neither looks like an identifier nor follows the original row "
-            "order; it can stay as a surrogate unless it appears in another table."
-        )
+    notes = _notes(measurement, findings, key)
     roles = {"qi": qi, "sa": sa, "key": key}
     original_print = _fingerprint(original, original_name)
     release_print = _fingerprint(release, release_name)
@@ -474,6 +469,17 @@ def readiness(
 
 
 # --------------------------------------------------------------------------- findings
+
+
+def _notes(measurement: Mapping[str, Any], findings: Mapping[str, Any], key: str | None):
+    """The report's notes: the measurement's, and what the row key is found to be."""
+    notes = list(measurement.get("notes") or [])
+    if key is not None and not (findings.get("key") or {}).get("leaks"):
+        notes.append(
+            f"The key '{key}' neither looks like an identifier nor follows the original row "
+            "order; it can stay as a surrogate unless it appears in another table."
+        )
+    return notes
 
 
 def _now() -> dt.datetime:
@@ -988,6 +994,51 @@ def report_from_history(run_id: int) -> dict[str, Any]:
         "recomputed_verdict": recomputed,
         "consistent": recomputed == results.get("verdict") if recomputed else None,
     }
+
+
+def readiness_from_history(run_id: int, *, owner: str | None = None) -> ReadinessReport:
+    """The report of a recorded run, rebuilt from the history alone (its own run and
+    the measure and attack runs it names), so that its HTML can be produced again.
+
+    ``owner`` restricts the lookup to that owner's runs (a hosted demo). Raises when
+    the run is not a report or its measure/attack runs were deleted since.
+    """
+    run = history.get_run(run_id, owner=owner)
+    if run is None:
+        raise PrivcoreError(f"There is no run #{run_id}.", code="history.no_run", id=run_id)
+    stored = report_from_history(run_id)
+    if stored["missing_runs"]:
+        missing = ", ".join(f"#{i}" for i in stored["missing_runs"] if i is not None)
+        raise PrivcoreError(
+            f"Run #{run_id} cannot be rebuilt: the runs it rests on ({missing or 'unknown'}) "
+            f"are no longer in the history.",
+            code="report.missing_runs",
+            id=run_id,
+            runs=missing,
+        )
+    results = run.get("results") or {}
+    roles = stored["roles"] or {}
+    fingerprint = {k: v for k, v in stored["fingerprint"].items() if v is not None}
+    return ReadinessReport(
+        verdict=stored["verdict"],
+        reasons=list(stored["reasons"]),
+        conditions=list(stored["conditions"]),
+        checks=list(results.get("checks") or []),
+        fingerprint=fingerprint,
+        release_fingerprint=stored["release_fingerprint"] or {},
+        roles=roles,
+        algorithm=stored["algorithm"],
+        measurement=stored["measurement"],
+        attacks=stored["attacks"],
+        thresholds=Thresholds.from_dict(stored["thresholds"]),
+        run_ids=[int(i) for i in stored["run_ids"] if i is not None],
+        created=stored["created"] or run.get("finished_at") or "",
+        findings=results.get("findings") or {},
+        notes=[
+            *_notes(stored["measurement"], results.get("findings") or {}, roles.get("key")),
+            f"Rebuilt from history run #{int(run_id)}.",
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- texts

@@ -71,3 +71,26 @@ def test_release_report_download(page: Page, app_server, tmp_path, artifacts):
     reports = [r for r in history.list_runs(path=history_db) if r["kind"] == "report"]
     assert reports and reports[0]["results"]["verdict"] == "not_ready"
     page.screenshot(path=str(artifacts / "report.png"), full_page=True)
+
+    # the same report, rebuilt from the history: select its row on the History page
+    # (newest first by start time, as the page lists them)
+    row = [r["id"] for r in history.list_runs(path=history_db)].index(reports[0]["id"])
+    open_page(page, base, "History")
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(grid).to_be_visible(timeout=30_000)
+    again = page.get_by_role(
+        "button", name="Download this report again (HTML, rebuilt from the history)"
+    )
+    for _attempt in range(3):
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 18, box["y"] + 35 * (row + 1) + 17)  # its selection box
+        wait_idle(page)
+        if again.count():
+            break
+        page.wait_for_timeout(500)
+    with page.expect_download() as info:
+        again.click()
+    rebuilt = tmp_path / "again.html"
+    info.value.save_as(rebuilt)
+    text = rebuilt.read_text(encoding="utf-8")
+    assert "Not ready" in text and f"Rebuilt from history run #{reports[0]['id']}." in text

@@ -591,3 +591,39 @@ def test_cli_algorithm_report(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["algorithm"]["algorithm"] == "datafly"
     assert "datafly" in out.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- rebuilt
+
+
+def test_a_recorded_report_is_rebuilt_from_the_history_alone(hospital, tmp_path, capsys):
+    from privcore.report import readiness_from_history
+
+    original, release = hospital
+    made = readiness(original, release, qi=QI, sa=SA, record=True, owner="o" * 32)
+    report_id = made.run_ids[-1]
+    rebuilt = readiness_from_history(report_id)
+    assert rebuilt.verdict == made.verdict == "not_ready"
+    assert rebuilt.checks == made.checks and rebuilt.reasons == made.reasons
+    # the HTML is the same document, with one note saying where it came from
+    note = f"<li>Rebuilt from history run #{report_id}.</li>"
+    assert rebuilt.to_html().replace(note + "\n", "") == made.to_html()
+    # the command line writes it again, with the verdict as exit code
+    out = tmp_path / "again.html"
+    assert main(["report", "--from-run", str(report_id), "--out", str(out)]) == 1
+    assert out.read_text(encoding="utf-8") == rebuilt.to_html()
+    capsys.readouterr()
+    # another visitor's lookup and a report whose measure run is gone
+    with pytest.raises(PrivcoreError) as info:
+        readiness_from_history(report_id, owner="x" * 32)
+    assert info.value.code == "history.no_run"
+    history.delete_run(made.run_ids[0])
+    with pytest.raises(PrivcoreError) as info:
+        readiness_from_history(report_id)
+    assert info.value.code == "report.missing_runs"
+    assert main(["report", "--from-run", str(report_id), "--out", str(out)]) == 2
+
+
+def test_report_command_without_tables_or_a_run_exits_2(tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path / "r.html")]) == 2
+    assert "--original, --release, --qi, --sa (or --from-run ID)" in capsys.readouterr().err
