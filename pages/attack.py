@@ -66,7 +66,11 @@ except PrivcoreError as exc:
 
 tabs = st.tabs([t("at.tab_linkage"), t("at.tab_background"), t("at.tab_ordering"), t("at.tab_two")])
 with tabs[0]:
-    if st.button(t("at.run_linkage"), type="primary", key="at_run"):
+    go_column, cancel_column = st.columns([1, 3])
+    go = go_column.button(t("at.run_linkage"), type="primary", key="at_run")
+    # pressing it stops the running script (Streamlit reruns at the next progress update)
+    cancel_column.button(t("an.cancel"), key="at_cancel", help=t("an.cancel_help"))
+    if go:
         bar = st.progress(0.0)
         started = time.perf_counter()
         params = {"attack": "linkage+homogeneity", "release": release_name, "roll": roll.to_dict()}
@@ -92,6 +96,17 @@ with tabs[0]:
                 status="error",
                 error=exc.message,
             )
+        except BaseException:  # Cancel (or any rerun) stopped it: keep a trace
+            record(
+                "attack",
+                params=params,
+                results={},
+                dataset=original,
+                page="attack",
+                duration_s=time.perf_counter() - started,
+                status="cancelled",
+            )
+            raise
         else:
             run_id = record(
                 "attack",

@@ -8,6 +8,7 @@ from privcore.errors import PrivcoreError
 from privcore.report import Thresholds, readiness
 from ui.components import escape_md
 from ui.errors import show_error
+from ui.history import record
 from ui.i18n import current_language, t
 from ui.release_picker import pick_release
 from ui.shell import require_app
@@ -78,7 +79,11 @@ with right:
     use_t = c1.toggle(t("rp.use_t"), key="rp_use_t")
     max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key="rp_max_t", disabled=not use_t)
 
-if st.button(t("rp.generate"), type="primary", disabled=release_frame is None, key="rp_go"):
+go_column, cancel_column = st.columns([1, 3])
+go = go_column.button(t("rp.generate"), type="primary", disabled=release_frame is None, key="rp_go")
+# pressing it stops the running script (Streamlit reruns at the next progress update)
+cancel_column.button(t("an.cancel"), key="rp_cancel", help=t("an.cancel_help"))
+if go:
     started = time.perf_counter()
     bar = st.progress(0.0, text=t("rp.working"))
     try:
@@ -120,6 +125,17 @@ if st.button(t("rp.generate"), type="primary", disabled=release_frame is None, k
         }
     except PrivcoreError as exc:
         show_error(exc)
+    except BaseException:  # Cancel (or any rerun) stopped it: keep a trace in the history
+        record(
+            "report",
+            params={"release": release_name},
+            results={},
+            dataset=original,
+            page="report",
+            duration_s=time.perf_counter() - started,
+            status="cancelled",
+        )
+        raise
     finally:
         bar.empty()
 

@@ -94,3 +94,20 @@ def test_uploaded_register_with_mapped_columns_and_a_prior():
     at.toggle(key="at_prior_on").set_value(True).run()
     no_exceptions(at)
     assert any("confidence" in m.label for m in at.metric)
+
+
+def test_a_linkage_attack_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch):
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    import privcore.attacks  # the page imports simulate from it on every run
+
+    def stopped(*_args, **_kwargs):
+        raise StopException()
+
+    monkeypatch.setattr(privcore.attacks, "simulate", stopped)
+    at = open_page()
+    at.button(key="at_build").click().run()
+    assert at.button(key="at_cancel")
+    at.button(key="at_run").click().run()
+    [run] = history.list_runs(kind="attack")
+    assert run["status"] == "cancelled"

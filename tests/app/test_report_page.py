@@ -40,3 +40,19 @@ def test_loose_thresholds_give_ready_with_conditions():
     report = at.session_state["report_result"]["report"]
     assert report.verdict == "ready_with_conditions", report.reasons
     assert at.warning  # the conditions are listed
+
+
+def test_a_report_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch):
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    import privcore.report  # the page imports readiness from it on every run
+
+    def stopped(*_args, **_kwargs):
+        raise StopException()
+
+    monkeypatch.setattr(privcore.report, "readiness", stopped)
+    at = open_page()
+    assert at.button(key="rp_cancel")
+    at.button(key="rp_go").click().run()
+    [run] = history.list_runs(kind="report")
+    assert run["status"] == "cancelled"
