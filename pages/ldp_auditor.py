@@ -235,9 +235,15 @@ with tabs[1]:
                     "claimed": claimed,
                     "method": method,
                 }
+                bar, progress = progress_bar(t("ldp.auditing"))
                 try:
                     report = ldp_audit.audit_samples(
-                        samples, input_col, outputs, claimed_epsilon=float(claimed), method=method
+                        samples,
+                        input_col,
+                        outputs,
+                        claimed_epsilon=float(claimed),
+                        method=method,
+                        progress=progress,
                     )
                 except PrivcoreError as exc:  # recorded, then shown below
                     record(
@@ -250,6 +256,8 @@ with tabs[1]:
                         error=exc.message,
                     )
                     raise
+                finally:
+                    bar.empty()
                 record(
                     "audit",
                     params=audit_params,

@@ -1031,8 +1031,10 @@ def audit_samples(
         "outputs": list(output_columns),
         "rows": len(data),
     }
+    _report(progress, 0.2, "Samples read")
     if method == "ob":
         halves = _split_distributions(columns, continuous, gen)
+        _report(progress, 0.4, "OB: distributions and bootstrap")
         result = _ob_from(
             halves,
             tau_d=tau_d,
@@ -1044,6 +1046,7 @@ def audit_samples(
             gen=gen,
             inputs=[_plain(v) for v in inputs],
         )
+        _report(progress, 1.0, "OB: done")
         return _ob_report(
             described,
             float(claimed_epsilon),
@@ -1064,6 +1067,7 @@ def audit_samples(
     # Half A picks the pair of inputs (an OB pass split once more); half B learns and
     # certifies the event (split again inside _learned_bound).
     part_a, part_b = _split(columns, gen)
+    _report(progress, 0.3, "LB: choosing the pair of inputs")
     chosen = _ob_from(
         _split_distributions(part_a, continuous, gen),
         tau_d=tau_d,
@@ -1077,6 +1081,7 @@ def audit_samples(
     )
     i, j = chosen["worst_pair"]
     pair = [part_b[i], part_b[j]]
+    _report(progress, 0.6, "LB: learning and certifying the event")
     forward, details = _learned_bound(
         pair, continuous, alpha / 2, gen, [_plain(inputs[i]), _plain(inputs[j])]
     )
@@ -1084,6 +1089,7 @@ def audit_samples(
         pair[::-1], continuous, alpha / 2, gen, [_plain(inputs[j]), _plain(inputs[i])]
     )
     bound, details = (forward, details) if forward >= backward else (backward, details_b)
+    _report(progress, 1.0, "LB: done")
     return AuditReport(
         method="lb",
         mechanism=described,

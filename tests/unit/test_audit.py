@@ -251,3 +251,20 @@ def test_ob_flags_inputs_whose_outputs_never_overlap_and_the_bound_catches_them(
     assert lb.verdict == "violation" and lb.epsilon_lb > 4
     # a correct mechanism's outputs overlap everywhere
     assert audit.audit_ob(make("grr", 1.0, d=5), n=20_000).details["disjoint_pairs"] == []
+
+
+@pytest.mark.parametrize("method", ["ob", "lb"])
+def test_uploaded_sample_audits_report_progress(method):
+    x = np.arange(3_000) % 3
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(3_000) < 0.6, x, rng.integers(0, 3, 3_000))
+    seen: list[float] = []
+    audit.audit_samples(
+        pd.DataFrame({"x": x, "y": y}),
+        "x",
+        ["y"],
+        claimed_epsilon=1.0,
+        method=method,
+        progress=lambda f, _m: seen.append(f),
+    )
+    assert seen == sorted(seen) and seen[0] > 0 and seen[-1] == 1.0
