@@ -389,6 +389,16 @@ _REPORT_THRESHOLDS = {
 }
 
 
+# Thresholds every report checks (the others accept "none": not required)
+_REQUIRED_THRESHOLDS = (
+    "min_k",
+    "max_prosecutor",
+    "max_reidentified_share",
+    "max_disclosed_share",
+    "max_suppressed_share",
+)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     import json
 
@@ -399,6 +409,16 @@ def cmd_report(args: argparse.Namespace) -> int:
         for option, field in _REPORT_THRESHOLDS.items()
         if getattr(args, option) is not None
     }
+    required = [f for f in given if given[f] is None and f in _REQUIRED_THRESHOLDS]
+    if required:
+        options = {field: option for option, field in _REPORT_THRESHOLDS.items()}
+        names = ", ".join("--" + options[f].replace("_", "-") for f in required)
+        raise ParameterError(
+            f"{names} cannot be 'none': the release is always checked against it; give a "
+            "number (only --min-l, --max-t, --max-pl, --max-journalist and --min-ul can be "
+            "waived).",
+            code="cli.threshold_required",
+        )
     thresholds = Thresholds(**given)
     if not Path(args.out).resolve().parent.is_dir():
         raise ParameterError(

@@ -627,3 +627,12 @@ def test_a_recorded_report_is_rebuilt_from_the_history_alone(hospital, tmp_path,
 def test_report_command_without_tables_or_a_run_exits_2(tmp_path, capsys):
     assert main(["report", "--out", str(tmp_path / "r.html")]) == 2
     assert "--original, --release, --qi, --sa (or --from-run ID)" in capsys.readouterr().err
+
+
+def test_a_threshold_that_cannot_be_waived_says_so(tmp_path, capsys):
+    args = ["report", "--original", str(HOSPITAL), "--release", str(HOSPITAL_RELEASE)]
+    args += ["--qi", "ZIP,Age", "--sa", "Disease", "--out", str(tmp_path / "r.html")]
+    assert main([*args, "--max-disclosed", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-disclosed cannot be 'none'" in err and "--max-t" in err
+    assert main([*args, "--max-t", "none", "--quiet"]) in (0, 1)  # waivable
