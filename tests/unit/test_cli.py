@@ -265,3 +265,31 @@ def test_attack_command_json_contract(capsys):
     assert out["risk"]["prosecutor_max"] == pytest.approx(1 / 3)
     assert out["homogeneity"]["classes_exposed"] == 0
     assert out["linkage"]["reidentified"] < out["before"]["linkage"]["reidentified"]
+
+
+def test_audit_command_ob_and_the_vector_sample_forms(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    base = ["audit", "--mechanism", "sue", "--epsilon", "1", "--domain", "4"]
+    assert main([*base, "--samples", "20000", "--method", "ob", "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"epsilon_hat", "ci", "verdict", "device", "seconds"} <= set(out)
+    assert out["ci"][0] <= out["epsilon_hat"] <= out["ci"][1]
+    # logged unary-encoding reports: one column per bit, sharing the prefix "bit"
+    rng = np.random.default_rng(1)
+    n, d, p, q = 8_000, 4, np.e**0.5 / (np.e**0.5 + 1), 1 / (np.e**0.5 + 1)
+    x = rng.integers(0, d, n)
+    bits = np.where(np.eye(d, dtype=bool)[x], rng.random((n, d)) < p, rng.random((n, d)) < q)
+    frame = pd.DataFrame({"x": x, **{f"bit{i}": bits[:, i].astype(int) for i in range(d)}})
+    path = tmp_path / "ue.csv"
+    frame.to_csv(path, index=False)
+    files = ["audit", "--samples-file", str(path), "--input-col", "x", "--output-prefix", "bit"]
+    files += ["--claimed-epsilon", "1", "--json"]
+    assert main([*files, "--method", "ob"]) == 0
+    ob = json.loads(capsys.readouterr().out)
+    assert ob["mechanism"]["outputs"] == ["bit0", "bit1", "bit2", "bit3"]
+    assert 0.5 < ob["epsilon_hat"] < 1.6  # SUE at ε = 1, estimated from 2,000 per input
+    assert main([*files, "--method", "lb"]) == 0
+    lb = json.loads(capsys.readouterr().out)
+    assert lb["epsilon_lb"] <= 1.0 and lb["verdict"] != "violation"
