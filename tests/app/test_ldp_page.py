@@ -129,3 +129,29 @@ def test_failed_sample_and_sweep_audits_are_recorded():
     no_exceptions(at)
     statuses = [r["status"] for r in history.list_runs(kind="audit")]
     assert statuses == ["error", "error"], statuses
+
+
+def test_charts_device_badge_sweep_and_the_chinese_page():
+    import json
+
+    at = open_page()
+    assert "running on the CPU" in " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
+    at.multiselect(key="ldp_methods").set_value(["ob", "lb"])
+    at.number_input(key="ldp_n_lb").set_value(100_000)
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    specs = [json.dumps(json.loads(c.proto.spec)) for c in at.get("vega_lite_chart")]
+    assert specs  # output distributions per input (pmf bars) at least
+    at.text_input(key="ldp_sweep_list").set_value("0.5, 1, 2")
+    at.button(key="ldp_run_sweep").click().run()
+    no_exceptions(at)
+    after = [json.dumps(json.loads(c.proto.spec)) for c in at.get("vega_lite_chart")]
+    assert len(after) > len(specs)  # the sweep chart: measured vs claimed with y = x
+    runs = history.list_runs(kind="audit")
+    sweep = next(r for r in runs if "sweep" in (r["params"] or {}))
+    assert [row["epsilon"] for row in sweep["results"]["rows"]] == [0.5, 1.0, 2.0]
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    assert at.title[0].value == "LDP 审计"
+    assert "在 CPU 上运行" in " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
