@@ -131,11 +131,15 @@ def test_failed_sample_and_sweep_audits_are_recorded():
     assert statuses == ["error", "error"], statuses
 
 
+def page_text(at) -> str:
+    return " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
+
+
 def test_charts_device_badge_sweep_and_the_chinese_page():
     import json
 
     at = open_page()
-    assert "running on the CPU" in " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
+    assert "running on the CPU" in page_text(at)
     at.multiselect(key="ldp_methods").set_value(["ob", "lb"])
     at.number_input(key="ldp_n_lb").set_value(100_000)
     at.button(key="ldp_run").click().run()
@@ -154,4 +158,4 @@ def test_charts_device_badge_sweep_and_the_chinese_page():
     at.run()
     no_exceptions(at)
     assert at.title[0].value == "LDP 审计"
-    assert "在 CPU 上运行" in " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
+    assert "在 CPU 上运行" in page_text(at)
