@@ -5,7 +5,7 @@ import time
 import numpy as np
 import streamlit as st
 
-from privcore.errors import PrivcoreError
+from privcore.errors import ParameterError, PrivcoreError
 from privcore.ldp import audit as ldp_audit
 from privcore.ldp.device import device
 from privcore.ldp.mechanisms import MECHANISMS, make
@@ -51,6 +51,20 @@ def mechanism_label(name: str) -> str:
     return f"{cls.title}{suffix}"
 
 
+def parse_inputs(text: str) -> list[float] | None:
+    """The OB inputs typed by the user ("0, 3, 7"), or None for the automatic choice."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        return None
+    try:
+        return [float(p) for p in parts]
+    except ValueError as exc:
+        raise ParameterError(
+            f"The inputs to compare must be numbers separated by commas, not '{text}'.",
+            code="ldp.inputs_text",
+        ) from exc
+
+
 def progress_bar(label: str):
     bar = st.progress(0.0, text=label)
     return bar, (lambda fraction, message: bar.progress(fraction, text=f"{label}: {message}"))
@@ -73,6 +87,13 @@ with tabs[0]:
         d = None
         if cls.family == "frequency":
             d = int(st.number_input(t("ldp.domain"), 2, 10_000, 20, key="ldp_d"))
+            st.caption(t("ldp.domain_values", top=d - 1))
+        else:
+            lo, hi = make(name, epsilon).input_range()
+            st.caption(t("ldp.range", lo=f"{lo:g}", hi=f"{hi:g}"))
+        inputs_text = st.text_input(
+            t("ldp.inputs"), "", help=t("ldp.inputs_help"), key="ldp_inputs"
+        )
         methods = st.multiselect(
             t("ldp.methods"),
             ["ab", "ob", "lb"],
@@ -109,6 +130,8 @@ with tabs[0]:
             started = time.perf_counter()
             try:
                 mechanism = make(name, epsilon, d=d)
+                chosen_inputs = parse_inputs(inputs_text)
+                params["inputs"] = chosen_inputs
                 reports = {}
                 bar, progress = progress_bar(t("ldp.auditing"))
                 if "ab" in methods:
@@ -117,7 +140,12 @@ with tabs[0]:
                     )
                 if "ob" in methods:
                     reports["ob"] = ldp_audit.audit_ob(
-                        mechanism, n=n_ob, seed=seed, density=density, progress=progress
+                        mechanism,
+                        n=n_ob,
+                        inputs=chosen_inputs,
+                        seed=seed,
+                        density=density,
+                        progress=progress,
                     )
                 if "lb" in methods:
                     reports["lb"] = ldp_audit.lower_bound(

@@ -623,7 +623,7 @@ def _split_distributions(
 
 def _ob_inputs(mechanism: Mechanism, inputs: Any, gen_seed: int) -> list[Any]:
     if inputs is not None and inputs != "sample":
-        return list(inputs)
+        return _checked_inputs(mechanism, inputs)
     if mechanism.family == "frequency":
         d = int(mechanism.d)
         if inputs is None and d <= 10:
@@ -633,6 +633,31 @@ def _ob_inputs(mechanism: Mechanism, inputs: Any, gen_seed: int) -> list[Any]:
         return sorted(int(v) for v in rng.choice(d, size=min(t, d), replace=False))
     lo, hi = mechanism.input_range()
     return [float(v) for v in np.linspace(lo, hi, 5)]
+
+
+def _checked_inputs(mechanism: Mechanism, inputs: Any) -> list[Any]:
+    """Inputs chosen by the user: at least two distinct values of the mechanism's
+    domain (0..d−1) or range ([lo, hi])."""
+    values = list(dict.fromkeys(inputs))
+    if mechanism.family == "frequency":
+        d = int(mechanism.d)
+        bad = [v for v in values if not (float(v).is_integer() and 0 <= int(v) < d)]
+        where = f"whole numbers from 0 to {d - 1}"
+        values = [int(v) for v in values if v not in bad]
+    else:
+        lo, hi = mechanism.input_range()
+        bad = [v for v in values if not (math.isfinite(float(v)) and lo <= float(v) <= hi)]
+        where = f"numbers from {lo:g} to {hi:g}"
+        values = [float(v) for v in values if v not in bad]
+    if bad or len(values) < 2:
+        shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in bad)
+        raise ParameterError(
+            f"The inputs to compare must be at least two different {where}"
+            + (f"; not {shown}." if bad else "."),
+            code="ldp.bad_inputs",
+            allowed=where,
+        )
+    return values
 
 
 def audit_ob(

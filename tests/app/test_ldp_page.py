@@ -159,3 +159,23 @@ def test_charts_device_badge_sweep_and_the_chinese_page():
     no_exceptions(at)
     assert at.title[0].value == "LDP 审计"
     assert "在 CPU 上运行" in page_text(at)
+
+
+def test_chosen_inputs_and_the_range_of_a_mean_mechanism():
+    at = open_page()
+    assert "Domain: the values 0 … 19." in page_text(at)
+    at.multiselect(key="ldp_methods").set_value(["ob"])
+    at.text_input(key="ldp_inputs").set_value("0, 5, 19")
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    [run] = history.list_runs(kind="audit")
+    assert run["params"]["inputs"] == [0.0, 5.0, 19.0]
+    assert run["results"]["ob"]["inputs"] == [0, 5, 19]
+    at.text_input(key="ldp_inputs").set_value("0, 25")
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    assert any("from 0 to 19; not 25" in e.value for e in at.error)
+    at.selectbox(key="ldp_mechanism").set_value("duchi")
+    at.text_input(key="ldp_inputs").set_value("")
+    at.run()
+    assert "Inputs are numbers in [-1, 1]." in page_text(at)

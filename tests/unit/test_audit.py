@@ -282,3 +282,12 @@ def test_ab_interval_is_never_too_narrow_for_any_mechanism(name):
         lo, hi = audit.audit_ab(mechanism, n=5_000, seed=10_000 + seed).ci
         covered += lo <= mechanism.true_epsilon() <= hi
     assert covered >= 180, covered
+
+
+def test_ob_on_chosen_inputs_checks_them():
+    report = audit.audit_ob(make("duchi", 1.0), n=20_000, inputs=[-1, 1], bootstrap=0)
+    assert report.details["inputs"] == [-1.0, 1.0]
+    with pytest.raises(ParameterError, match="from -1 to 1; not 2"):
+        audit.audit_ob(make("duchi", 1.0), n=20_000, inputs=[0, 2])
+    with pytest.raises(ParameterError, match="at least two different"):
+        audit.audit_ob(make("grr", 1.0, d=5), n=20_000, inputs=[3, 3])
