@@ -101,6 +101,9 @@ with tabs[0]:
             format_func=lambda m: t(f"ldp.method_{m}"),
             key="ldp_methods",
         )
+        n_ab = int(
+            st.number_input(t("ldp.n_ab"), 1_000, 5_000_000, 100_000, 50_000, key="ldp_n_ab")
+        )
         n_ob = int(st.number_input(t("ldp.n_ob"), 1_000, 1_000_000, 40_000, 10_000, key="ldp_n_ob"))
         n_lb = int(
             st.number_input(t("ldp.n_lb"), 1_000, 5_000_000, 200_000, 100_000, key="ldp_n_lb")
@@ -122,6 +125,7 @@ with tabs[0]:
                 "epsilon": epsilon,
                 "d": d,
                 "methods": methods,
+                "n_ab": n_ab,
                 "n_ob": n_ob,
                 "n_lb": n_lb,
                 "density": density,
@@ -136,7 +140,7 @@ with tabs[0]:
                 bar, progress = progress_bar(t("ldp.auditing"))
                 if "ab" in methods:
                     reports["ab"] = ldp_audit.audit_ab(
-                        mechanism, n=max(n_ob, 100_000), seed=seed, progress=progress
+                        mechanism, n=n_ab, seed=seed, progress=progress
                     )
                 if "ob" in methods:
                     reports["ob"] = ldp_audit.audit_ob(
@@ -296,6 +300,13 @@ with tabs[1]:
                 )
                 view.verdict_banner(report)
                 view.summary_metrics({method: report})
+                if method == "ob":  # what the implementation's outputs look like per input
+                    for chart in (
+                        view.distributions_chart(report, report.details["inputs"]),
+                        view.leakage_chart(report),
+                    ):
+                        if chart is not None:
+                            st.altair_chart(chart, width="stretch")
         except PrivcoreError as exc:
             show_error(exc)
 

@@ -72,6 +72,7 @@ def test_uploaded_samples_tab():
     at.button(key="ldp_run_samples").click().run()
     no_exceptions(at)
     assert any(m.label == "OB ε̂ (max over pairs)" for m in at.metric)
+    assert at.get("vega_lite_chart")  # the output distribution of each logged input
 
 
 def test_planner_and_reconstruction_tabs():
@@ -164,13 +165,15 @@ def test_charts_device_badge_sweep_and_the_chinese_page():
 def test_chosen_inputs_and_the_range_of_a_mean_mechanism():
     at = open_page()
     assert "Domain: the values 0 … 19." in page_text(at)
-    at.multiselect(key="ldp_methods").set_value(["ob"])
+    at.multiselect(key="ldp_methods").set_value(["ab", "ob"])
+    at.number_input(key="ldp_n_ab").set_value(20_000)
     at.text_input(key="ldp_inputs").set_value("0, 5, 19")
     at.button(key="ldp_run").click().run()
     no_exceptions(at)
     [run] = history.list_runs(kind="audit")
     assert run["params"]["inputs"] == [0.0, 5.0, 19.0]
     assert run["results"]["ob"]["inputs"] == [0, 5, 19]
+    assert run["results"]["ab"]["samples"] == 20_000
     at.text_input(key="ldp_inputs").set_value("0, 25")
     at.button(key="ldp_run").click().run()
     no_exceptions(at)
