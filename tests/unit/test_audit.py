@@ -58,24 +58,47 @@ def test_verdict_rules():
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
 @pytest.mark.parametrize("name", list(MECHANISMS))
-def test_ab_recovers_the_true_epsilon_within_its_interval(name, epsilon):
+def test_ab_recovers_the_true_epsilon(name, epsilon):
     mechanism = build(name, epsilon)
     report = audit.audit_ab(mechanism, n=200_000, seed=3)
     lo, hi = report.ci
-    assert lo <= mechanism.true_epsilon() <= hi, (report.epsilon_hat, report.ci)
+    assert lo <= report.epsilon_hat <= hi
     assert abs(report.epsilon_hat - mechanism.true_epsilon()) < 0.15 * max(1.0, epsilon)
+    # a 95 % interval misses now and then: within twice its half-width, always
+    half = (hi - lo) / 2
+    assert abs(report.epsilon_hat - mechanism.true_epsilon()) <= 2 * half + 1e-9, report.ci
+
+
+def test_ab_intervals_hold_the_true_epsilon_across_mechanisms_and_budgets():
+    """One audit per mechanism and ε ∈ {0.5, 1, 2, 4} (68 intervals): at least 90 %
+    hold the true ε (the per-mechanism rate is the 200-audit test below)."""
+    held = []
+    for name in MECHANISMS:
+        for epsilon in (0.5, 1.0, 2.0, 4.0):
+            mechanism = build(name, epsilon)
+            lo, hi = audit.audit_ab(mechanism, n=200_000, seed=3).ci
+            held.append(lo <= mechanism.true_epsilon() <= hi)
+    assert sum(held) >= 0.9 * len(held), f"{sum(held)} of {len(held)}"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "d"), [("grr", 10), ("duchi", None)])
-def test_ab_interval_coverage_over_200_audits(name, d):
-    """The 95 % interval covers the true ε in 90–99 % of 200 independent audits."""
-    mechanism = make(name, 1.0, d=d)
+@pytest.mark.parametrize("name", list(MECHANISMS))
+def test_ab_interval_coverage_over_200_audits(name):
+    """The 95 % interval covers the true ε in 90–99 % of 200 independent audits, for
+    every mechanism (measured 187–196 of 200)."""
+    mechanism = build(name, 1.0)
     covered = 0
     for seed in range(200):
         lo, hi = audit.audit_ab(mechanism, n=5_000, seed=10_000 + seed).ci
         covered += lo <= mechanism.true_epsilon() <= hi
     assert 180 <= covered <= 198, covered
+
+
+def test_per_proportion_level_by_hand():
+    # equal spreads: z_c = z/√2 = 1.386, a 83.4 % interval for each proportion
+    assert audit._per_proportion_level(500, 500, 1_000, 0.95) == pytest.approx(0.834, abs=1e-3)
+    # a count of 0: no delta method, each interval at the confidence itself
+    assert audit._per_proportion_level(0, 500, 1_000, 0.95) == 0.95
 
 
 def test_ab_of_broken_grr_is_a_violation():
@@ -273,20 +296,6 @@ def test_uploaded_sample_audits_report_progress(method):
         progress=lambda f, _m: seen.append(f),
     )
     assert seen == sorted(seen) and seen[0] > 0 and seen[-1] == 1.0
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(MECHANISMS))
-def test_ab_interval_is_never_too_narrow_for_any_mechanism(name):
-    """The safe side of coverage for every mechanism: the 95 % interval holds the true ε
-    in at least 90 % of 200 audits (two-proportion families are conservative, up to
-    200 of 200; measured 188–200)."""
-    mechanism = build(name, 1.0)
-    covered = 0
-    for seed in range(200):
-        lo, hi = audit.audit_ab(mechanism, n=5_000, seed=10_000 + seed).ci
-        covered += lo <= mechanism.true_epsilon() <= hi
-    assert covered >= 180, covered
 
 
 def test_ob_on_chosen_inputs_checks_them():
