@@ -144,7 +144,14 @@ def test_ob_on_correct_mechanisms_is_at_most_the_claim_plus_its_interval(name):
     mechanism = build(name, 1.0)
     report = audit.audit_ob(mechanism, n=40_000, seed=2, bootstrap=30)
     lo, hi = report.ci
-    assert report.epsilon_hat <= mechanism.epsilon + (hi - lo) + 0.05, (report.epsilon_hat, lo, hi)
+    # + 0.05: OB sums the leakage of each output coordinate (SPEC §7), which overstates
+    # outputs whose coordinates are dependent — subset selection's k-hot vector gives
+    # 1.157 against 1.0 + interval width 0.141 at this seed
+    assert report.epsilon_hat <= mechanism.epsilon + (hi - lo) + 0.05, (
+        report.epsilon_hat,
+        lo,
+        hi,
+    )
     assert report.verdict in ("consistent", "inconclusive")
     # ε̂_max is measured for the pair half A found worst, so ε̂_avg may exceed it slightly
     assert report.details["epsilon_avg"] <= report.epsilon_hat + (hi - lo)
