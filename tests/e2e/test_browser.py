@@ -146,6 +146,21 @@ def test_measure_the_worked_example(page: Page, app_server, artifacts):
     metric = page.get_by_test_id("stMetric").filter(has_text="PL").first
     expect(metric).to_contain_text("0.500")
     page.screenshot(path=str(artifacts / "privacy_level.png"), full_page=True)
+    # click a class: its records and its sensitive-value distribution appear
+    page.get_by_role("tab", name="Classes").click()
+    grid = page.locator("[role=tabpanel]:visible [data-testid=stDataFrame]").first
+    expect(grid).to_be_visible(timeout=30_000)
+    title = page.get_by_text(re.compile(r"^Class \d+: 3 record\(s\)$"))
+    for _attempt in range(3):
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # row 0's selection box
+        wait_idle(page)
+        if title.count():
+            break
+        page.wait_for_timeout(500)
+    expect(title).to_be_visible(timeout=10_000)
+    panel = page.locator("[role=tabpanel]:visible")
+    expect(panel.get_by_test_id("stVegaLiteChart").first).to_be_visible(timeout=30_000)
     measured = [r for r in history.list_runs(path=history_db) if r["kind"] == "measure"]
     assert measured and measured[0]["results"]["ul"] == 0.75
 
