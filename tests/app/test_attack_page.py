@@ -111,3 +111,35 @@ def test_a_linkage_attack_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch
     at.button(key="at_run").click().run()
     [run] = history.list_runs(kind="attack")
     assert run["status"] == "cancelled"
+
+
+def test_row_order_and_two_release_tabs_and_the_chinese_page():
+    at = new_app()
+    at.session_state["workbench"].active = "hospital"
+    at.switch_page(str(ROOT / "pages" / "anonymize.py"))
+    at.run()
+    no_exceptions(at)
+    made = at.session_state["workbench"].last_release
+    assert made is not None
+    at.switch_page(str(ROOT / "pages" / "attack.py"))
+    at.run()
+    at.button(key="at_build").click().run()
+    no_exceptions(at)
+    assert at.radio(key="at_source").value == "last"
+    # row order: the release made here is in the original order; exported, shuffled
+    shown = metrics(at)
+    assert shown["Exported in the original order"] == "ρ = 1.000"
+    assert "Exported shuffled (default)" in shown
+    # two releases of one table: the one made here against the textbook's
+    at.radio(key="at_b_source").set_value("dataset").run()
+    at.button(key="at_two").click().run()
+    no_exceptions(at)
+    shown = metrics(at)
+    assert shown["k of each release"] == f"{made.measurement.to_dict()['k']} / 3"
+    runs = history.list_runs(kind="attack")
+    assert runs[0]["params"]["attack"] == "complementary"
+    assert runs[0]["results"]["min_effective_k"] >= 1
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    assert at.title[0].value == "攻击模拟"
