@@ -131,15 +131,39 @@ def explanations(report: AttackReport) -> None:
         )
 
 
+def chain_words(step: dict[str, Any]) -> str:
+    """One victim's chain of reasoning (the library's steps) in the page's language."""
+    person = t("at.list_sep").join(f"{q} {v}" for q, v in step["person"])
+    parts = [t("at.step_voter", name=step["name"], person=person)]
+    if step["classes"] == 0:
+        parts.append(
+            t("at.step_no_class") + (t("at.step_suppressed") if step["suppressed"] else "")
+        )
+    elif step["classes"] == 1:
+        parts.append(t("at.step_one_class", cls=step["first_class"]))
+    else:
+        parts.append(t("at.step_classes", n=step["classes"], first=step["first_class"]))
+    n = step["candidates"]
+    if n == 1:
+        key = "at.step_right_person" if step["correct"] else "at.step_someone_else"
+        parts.append(t(key, record=step["matched_record"]))
+    elif n:
+        parts.append(t("at.step_candidates", n=f"{n:,}"))
+    for sa, values, disclosed in step["sensitive"]:
+        verdict = t("at.disclosed_yes") if disclosed else t("at.disclosed_no")
+        parts.append(t("at.step_sa", sa=sa, values=values, verdict=verdict))
+    return " → ".join(parts)
+
+
 def victims(report: AttackReport, sa: list[str], *, limit: int = 10) -> None:
     """Example victims with their synthetic names and the attacker's reasoning."""
     targets = report.targets
     if targets.empty:
         st.info(t("at.no_targets"))
         return
-    if current_language() == "en" and report.details.get("chain"):
-        for chain in report.details["chain"][:limit]:
-            st.markdown(f"- {escape_md(chain)}")
+    if report.details.get("chain_steps"):
+        for step in report.details["chain_steps"][:limit]:
+            st.markdown(f"- {escape_md(chain_words(step))}")
     else:
         for row in targets.head(limit).to_dict("records"):
             parts = []

@@ -576,7 +576,8 @@ def linkage_attack(
         "method": matches.method,
     }
     explanations, codes = _explain(summary, sa)
-    chains = _chains(table, release, classes, qi, sa, pair_i, pair_cls)
+    steps = _chain_steps(table, release, classes, qi, sa, pair_i, pair_cls)
+    chains = [chain_text(step) for step in steps]
     class_table = release.iloc[classes.first_row][list(qi)].reset_index(drop=True)
     class_table["size"] = classes.sizes
     class_table["population"] = matches.population
@@ -590,6 +591,7 @@ def linkage_attack(
         details={
             "explanation_codes": codes,
             "chain": chains,
+            "chain_steps": steps,
             "classes": class_table,
             "method": matches.method,
             "candidate_records": _histogram(cand_records),
@@ -766,7 +768,7 @@ def _explain(summary: Mapping[str, Any], sa: Sequence[str]) -> tuple[list[str], 
     return [s for _, s in sentences], [c for c, _ in sentences]
 
 
-def _chains(
+def _chain_steps(
     table: pd.DataFrame,
     release: pd.DataFrame,
     classes: EquivalenceClasses,
@@ -774,8 +776,10 @@ def _chains(
     sa: Sequence[str],
     pair_i: np.ndarray,
     pair_cls: np.ndarray,
-) -> list[str]:
-    """The attacker's reasoning for up to ten example victims, in plain English."""
+) -> list[dict[str, Any]]:
+    """The attacker's reasoning for up to ten example victims, step by step (a dict
+    each, so that the app can put it in words in either language; :func:`chain_text`
+    says it in English)."""
     if table.empty:
         return []
     correct = table["correct"].to_numpy(dtype=bool)
@@ -792,31 +796,51 @@ def _chains(
     chosen = np.unique(chosen)[:_CHAINS]
     starts = np.searchsorted(pair_i, np.arange(len(table) + 1))
     keys = release.iloc[classes.first_row][list(qi)].astype(object)
-    chains = []
+    steps = []
     for t in chosen.tolist():  # at most ten victims
         row = table.iloc[t]
-        person = ", ".join(f"{q} {row[q]}" for q in qi)
-        text = f"Voter {row['name']}, {person}"
         mine = pair_cls[starts[t] : starts[t + 1]]
-        if len(mine) == 0:
-            text += " → no release class matches"
-            if classes.ids[int(row["record"])] < 0:
-                text += " (their record was suppressed)"
-        else:
-            first = ", ".join(str(v) for v in keys.iloc[int(mine[0])].tolist())
-            if len(mine) == 1:
-                text += f" → release class {first}"
-            else:
-                text += f" → {len(mine)} release classes ({first}; …)"
         n = int(row["candidate_records"])
-        if n == 1:
-            who = "the right person" if row["correct"] else "someone else"
-            text += f" → 1 candidate: record {int(row['matched_record'])}, {who}"
-        elif n:
-            text += f" → {n:,} candidates"
-        for s in sa:
-            if n:
-                verdict = "disclosed" if row[f"{s} disclosed"] else "not disclosed"
-                text += f" → {s} {row[f'{s} values']}: {verdict}"
-        chains.append(text)
-    return chains
+        steps.append(
+            {
+                "name": str(row["name"]),
+                "person": [[str(q), str(row[q])] for q in qi],
+                "classes": len(mine),
+                "first_class": ", ".join(str(v) for v in keys.iloc[int(mine[0])].tolist())
+                if len(mine)
+                else None,
+                "suppressed": bool(len(mine) == 0 and classes.ids[int(row["record"])] < 0),
+                "candidates": n,
+                "matched_record": int(row["matched_record"]) if n == 1 else None,
+                "correct": bool(row["correct"]),
+                "sensitive": [
+                    [str(s), str(row[f"{s} values"]), bool(row[f"{s} disclosed"])] for s in sa
+                ]
+                if n
+                else [],
+            }
+        )
+    return steps
+
+
+def chain_text(step: dict[str, Any]) -> str:
+    """One victim's chain of reasoning (:func:`_chain_steps`) in plain English."""
+    person = ", ".join(f"{q} {v}" for q, v in step["person"])
+    text = f"Voter {step['name']}, {person}"
+    if step["classes"] == 0:
+        text += " → no release class matches"
+        if step["suppressed"]:
+            text += " (their record was suppressed)"
+    elif step["classes"] == 1:
+        text += f" → release class {step['first_class']}"
+    else:
+        text += f" → {step['classes']} release classes ({step['first_class']}; …)"
+    n = step["candidates"]
+    if n == 1:
+        who = "the right person" if step["correct"] else "someone else"
+        text += f" → 1 candidate: record {step['matched_record']}, {who}"
+    elif n:
+        text += f" → {n:,} candidates"
+    for s, values, disclosed in step["sensitive"]:
+        text += f" → {s} {values}: {'disclosed' if disclosed else 'not disclosed'}"
+    return text

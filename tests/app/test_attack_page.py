@@ -143,3 +143,23 @@ def test_row_order_and_two_release_tabs_and_the_chinese_page():
     at.run()
     no_exceptions(at)
     assert at.title[0].value == "攻击模拟"
+
+
+def test_victims_reasoning_in_both_languages():
+    from privcore.attacks.linkage import chain_text
+    from ui.components import escape_md
+
+    at = open_page()
+    at.button(key="at_build").click().run()
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    steps = at.session_state["at_sim"]["sim"].linkage["after"].details["chain_steps"]
+    assert steps
+    text = " ".join(m.value for m in at.markdown)
+    for step in steps:  # the page says in English exactly what the library says
+        assert escape_md(chain_text(step)) in text
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "选民" in text and "发布等价类" in text and "Voter" not in text
