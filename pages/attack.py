@@ -40,6 +40,15 @@ left, right = st.columns(2, gap="large")
 with left:
     st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
     release_name, release_frame, release_obj = pick_release(wb, original, schema, key="at")
+    columns = [str(c) for c in original.frame.columns]
+    shared = [c for c in columns if release_frame is not None and c in release_frame.columns]
+    key_column = st.selectbox(
+        t("pl.key"),
+        [None, *[c for c in shared if c not in qi + sa]],
+        format_func=lambda c: t("pl.key_row_order") if c is None else c,
+        help=t("pl.key_help"),
+        key="at_key",
+    )
 with right:
     view.roll_controls(wb, original, qi, key=ROLL)
 
@@ -57,6 +66,7 @@ try:
     aligned_original, release = align(  # a release made here is in order; a file is checked
         original.frame,
         release_frame,
+        key_column,
         qi=qi if release_obj is None else (),
         hierarchies=schema.hierarchies,
     )
@@ -73,7 +83,12 @@ with tabs[0]:
     if go:
         bar = st.progress(0.0)
         started = time.perf_counter()
-        params = {"attack": "linkage+homogeneity", "release": release_name, "roll": roll.to_dict()}
+        params = {
+            "attack": "linkage+homogeneity",
+            "release": release_name,
+            "key": key_column,
+            "roll": roll.to_dict(),
+        }
         try:
             sim = simulate(
                 aligned_original,

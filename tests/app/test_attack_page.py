@@ -163,3 +163,40 @@ def test_victims_reasoning_in_both_languages():
     no_exceptions(at)
     text = " ".join(m.value for m in at.markdown)
     assert "选民" in text and "发布等价类" in text and "Voter" not in text
+
+
+def test_a_shuffled_release_with_a_row_key_is_lined_up_by_the_key():
+    import pandas as pd
+
+    hospital = ROOT / "assets" / "hospital"
+    original = pd.read_csv(hospital / "hospital.csv", dtype=str).assign(
+        rid=[str(i) for i in range(9)]
+    )
+    released = pd.read_csv(hospital / "hospital_release.csv", dtype=str)
+    released = released.assign(rid=[str(i) for i in range(9)]).iloc[[4, 0, 8, 2, 6, 1, 7, 3, 5]]
+    at = new_app("data_roles.py")
+    at.file_uploader[0].upload("patients.csv", original.to_csv(index=False).encode(), "text/csv")
+    at.run()
+    at.session_state["roles::patients.csv"] = {  # rid: a row key, not a quasi-identifier
+        "edited_rows": {4: {"role": "insensitive"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    at.button(key="confirm::patients.csv").click().run()
+    at.switch_page(str(ROOT / "pages" / "attack.py"))
+    at.run()
+    at.button(key="at_build").click().run()
+    at.radio(key="at_source").set_value("upload").run()
+    at.file_uploader(key="at_upload").upload(
+        "release.csv", released.to_csv(index=False).encode(), "text/csv"
+    )
+    at.run()
+    no_exceptions(at)
+    assert any("do not line up" in e.value for e in at.error)  # by position: refused
+    at.selectbox(key="at_key").set_value("rid").run()
+    no_exceptions(at)
+    assert not any("do not line up" in e.value for e in at.error)
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Re-identified"] == "0"  # the textbook's classes of 3, lined up
