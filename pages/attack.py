@@ -74,6 +74,17 @@ except PrivcoreError as exc:
     show_error(exc)
     st.stop()
 
+
+def record_once(name: str, params: dict, results: dict) -> None:
+    """Record a live view's attack in the history once per set of parameters (these
+    tabs recompute as a control moves; the same figures are not recorded twice)."""
+    seen = st.session_state.setdefault("at_recorded", {})
+    signature = repr((wb.active, sorted(params.items())))
+    if seen.get(name) != signature:
+        seen[name] = signature
+        record("attack", params=params, results=results, dataset=original, page="attack")
+
+
 tabs = st.tabs([t("at.tab_linkage"), t("at.tab_background"), t("at.tab_ordering"), t("at.tab_two")])
 with tabs[0]:
     go_column, cancel_column = st.columns([1, 3])
@@ -161,10 +172,25 @@ with tabs[1]:
     tau = c2.slider(t("at.tau"), 0.5, 1.0, 0.8, 0.05, key="at_tau")
     prior = view.prior_controls(original.frame[target_sa], key="at_prior")
     try:
-        reports = {
-            "before": background_attack(aligned_original, qi, target_sa, m=m, tau=tau, prior=prior),
-            "after": background_attack(release, qi, target_sa, m=m, tau=tau, prior=prior),
-        }
+        with st.spinner(t("at.working")):
+            reports = {
+                "before": background_attack(
+                    aligned_original, qi, target_sa, m=m, tau=tau, prior=prior
+                ),
+                "after": background_attack(release, qi, target_sa, m=m, tau=tau, prior=prior),
+            }
+        record_once(
+            "background",
+            {
+                "attack": "background knowledge",
+                "release": release_name,
+                "sa": target_sa,
+                "m": m,
+                "tau": tau,
+                "prior": prior is not None,
+            },
+            {when: r.summary for when, r in reports.items()},
+        )
         cols = st.columns(2)
         for col, when in zip(cols, view.WHEN, strict=True):
             s = reports[when].summary
@@ -182,10 +208,12 @@ with tabs[2]:
     if release_obj is None:
         st.info(t("at.ordering_needs_release"))
     else:
-        report = unsorted_matching_attack(
-            aligned_original, release_obj, qi=qi, compare_shuffled=True
-        )
+        with st.spinner(t("at.working")):
+            report = unsorted_matching_attack(
+                aligned_original, release_obj, qi=qi, compare_shuffled=True
+            )
         s = report.summary
+        record_once("ordering", {"attack": "unsorted matching", "release": release_name}, s)
         cols = st.columns(2)
         cols[0].metric(
             t("at.in_order"), f"ρ = {view.fmt(s['spearman'])}", help=t("at.spearman_help")

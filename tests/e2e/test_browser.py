@@ -222,5 +222,9 @@ def test_linkage_attack_on_the_worked_example(page: Page, app_server, artifacts)
     chart.scroll_into_view_if_needed()
     expect(chart.locator("canvas, svg").first).to_be_visible(timeout=30_000)
     chart.screenshot(path=str(artifacts / "attack_chart.png"))
-    attacks = [r for r in history.list_runs(path=history_db) if r["kind"] == "attack"]
+    attacks = [
+        r
+        for r in history.list_runs(path=history_db)
+        if r["kind"] == "attack" and r["params"]["attack"] == "linkage+homogeneity"
+    ]
     assert attacks and attacks[0]["results"]["before"]["linkage"]["reidentified"] == 9
