@@ -323,7 +323,10 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
             "sizes",
             lambda: class_size_histogram(release.measurement.classes.sizes, measured["k"]),
         )
-        chart(release, "levels", lambda: level_chart(release))
+        if release.record_levels:
+            chart(release, "levels", lambda: level_chart(release))
+        else:  # local recoding (Mondrian) and synthetic records have no hierarchy levels
+            st.info(t("an.no_levels"), icon=":material/info:")
         loss = {k: v for k, v in release.loss.items() if isinstance(v, (int, float))}
         st.dataframe(
             pd.DataFrame({"metric": list(loss), "value": list(loss.values())}), hide_index=True

@@ -96,3 +96,34 @@ def test_compare_view_tables_each_algorithm():
     table = next(d.value for d in at.dataframe if "seconds" in d.value.columns)
     assert list(table["algorithm"]) == ["Datafly", "Mondrian", "KACA"]
     assert (table["k"] >= 3).all()
+
+
+def test_live_toggle_run_cancel_and_downloads():
+    at = open_page("hospital")
+    no_exceptions(at)
+    assert len(history.list_runs(kind="anonymize")) == 1
+    labels = [b.proto.label for b in at.get("download_button")]
+    for wanted in ("Download the release (CSV)", "Download the generalization spec (JSON)"):
+        assert wanted in labels
+    # live off: a change keeps the previous result, says so, and runs nothing
+    at.toggle(key="an_live").set_value(False).run()
+    at.slider(key="an_k").set_value(3).run()
+    no_exceptions(at)
+    assert any("Showing the previous result" in i.value for i in at.info)
+    assert len(history.list_runs(kind="anonymize")) == 1
+    at.button(key="an_run").click().run()
+    assert int(metrics(at)["k achieved"]) >= 3
+    assert len(history.list_runs(kind="anonymize")) == 2
+    # cancel: live again, but the cancelled parameters are not run again by themselves
+    at.toggle(key="an_live").set_value(True).run()
+    at.slider(key="an_k").set_value(4)
+    at.button(key="an_cancel").click().run()
+    assert any("Cancelled" in w.value for w in at.warning)
+    assert len(history.list_runs(kind="anonymize")) == 2
+
+
+def test_local_recoding_says_there_are_no_levels():
+    at = open_page("hospital")
+    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    no_exceptions(at)
+    assert any("no generalization levels per quasi-identifier" in i.value for i in at.info)
