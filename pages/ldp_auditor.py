@@ -5,14 +5,13 @@ import time
 import numpy as np
 import streamlit as st
 
-from privcore.errors import ParameterError, PrivcoreError
+from privcore.errors import PrivcoreError
 from privcore.ldp import audit as ldp_audit
 from privcore.ldp.device import device
 from privcore.ldp.mechanisms import MECHANISMS, make
 from privcore.ldp.reconstruction import Noise, randomize, reconstruct, total_variation
 from ui import ldp_view as view
 from ui.errors import show_error
-from ui.history import record
 from ui.i18n import t
 from ui.shell import require_app
 from ui.state import load_upload
@@ -45,31 +44,6 @@ tabs = st.tabs(
 )
 
 
-def mechanism_label(name: str) -> str:
-    cls = MECHANISMS[name]
-    suffix = t("ldp.broken_suffix") if cls.broken else ""
-    return f"{cls.title}{suffix}"
-
-
-def parse_inputs(text: str) -> list[float] | None:
-    """The OB inputs typed by the user ("0, 3, 7"), or None for the automatic choice."""
-    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
-    if not parts:
-        return None
-    try:
-        return [float(p) for p in parts]
-    except ValueError as exc:
-        raise ParameterError(
-            f"The inputs to compare must be numbers separated by commas, not '{text}'.",
-            code="ldp.inputs_text",
-        ) from exc
-
-
-def progress_bar(label: str):
-    bar = st.progress(0.0, text=label)
-    return bar, (lambda fraction, message: bar.progress(fraction, text=f"{label}: {message}"))
-
-
 with tabs[0]:
     left, right = st.columns([1, 2], gap="large")
     with left:
@@ -78,7 +52,7 @@ with tabs[0]:
             t("ldp.mechanism"),
             names,
             index=names.index("grr"),
-            format_func=mechanism_label,
+            format_func=view.mechanism_label,
             key="ldp_mechanism",
         )
         cls = MECHANISMS[name]
@@ -134,10 +108,10 @@ with tabs[0]:
             started = time.perf_counter()
             try:
                 mechanism = make(name, epsilon, d=d)
-                chosen_inputs = parse_inputs(inputs_text)
+                chosen_inputs = view.parse_inputs(inputs_text)
                 params["inputs"] = chosen_inputs
                 reports = {}
-                bar, progress = progress_bar(t("ldp.auditing"))
+                bar, progress = view.progress_bar(t("ldp.auditing"))
                 if "ab" in methods:
                     reports["ab"] = ldp_audit.audit_ab(
                         mechanism, n=n_ab, seed=seed, progress=progress
@@ -158,35 +132,24 @@ with tabs[0]:
                 bar.empty()
             except PrivcoreError as exc:
                 show_error(exc)
-                record(
-                    "audit",
+                view.record_audit(
                     params=params,
-                    results={},
-                    dataset=None,
-                    page="ldp",
                     duration_s=time.perf_counter() - started,
                     status="error",
                     error=exc.message,
                 )
             except BaseException:  # Cancel (or any rerun) stops the script mid-audit
-                record(
-                    "audit",
+                view.record_audit(
                     params=params,
-                    results={},
-                    dataset=None,
-                    page="ldp",
                     duration_s=time.perf_counter() - started,
                     status="cancelled",
                 )
                 raise
             else:
                 results = {m: r.to_dict() for m, r in reports.items()}
-                run_id = record(
-                    "audit",
+                run_id = view.record_audit(
                     params=params,
                     results=results,
-                    dataset=None,
-                    page="ldp",
                     duration_s=time.perf_counter() - started,
                 )
                 st.session_state[RESULT] = {
@@ -267,7 +230,7 @@ with tabs[1]:
                     "claimed": claimed,
                     "method": method,
                 }
-                bar, progress = progress_bar(t("ldp.auditing"))
+                bar, progress = view.progress_bar(t("ldp.auditing"))
                 try:
                     report = ldp_audit.audit_samples(
                         samples,
@@ -278,24 +241,17 @@ with tabs[1]:
                         progress=progress,
                     )
                 except PrivcoreError as exc:  # recorded, then shown below
-                    record(
-                        "audit",
+                    view.record_audit(
                         params=audit_params,
-                        results={},
-                        dataset=None,
-                        page="ldp",
                         status="error",
                         error=exc.message,
                     )
                     raise
                 finally:
                     bar.empty()
-                record(
-                    "audit",
+                view.record_audit(
                     params=audit_params,
                     results=report.to_dict(),
-                    dataset=None,
-                    page="ldp",
                     duration_s=report.seconds,
                 )
                 view.verdict_banner(report)
@@ -314,37 +270,33 @@ with tabs[2]:
     st.caption(t("ldp.sweep_help"))
     c1, c2 = st.columns(2)
     sweep_name = c1.selectbox(
-        t("ldp.mechanism"), list(MECHANISMS), format_func=mechanism_label, key="ldp_sweep_mechanism"
+        t("ldp.mechanism"),
+        list(MECHANISMS),
+        format_func=view.mechanism_label,
+        key="ldp_sweep_mechanism",
     )
     eps_text = c2.text_input(t("ldp.sweep_list"), "0.5, 1, 2, 4", key="ldp_sweep_list")
     sweep_d = 20 if MECHANISMS[sweep_name].family == "frequency" else None
     if st.button(t("ldp.run_sweep"), key="ldp_run_sweep"):
         try:
             epsilons = [float(x) for x in eps_text.replace(";", ",").split(",") if x.strip()]
-            bar, progress = progress_bar(t("ldp.sweeping"))
+            bar, progress = view.progress_bar(t("ldp.sweeping"))
             frame = ldp_audit.sweep(
                 lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=progress
             )
             bar.empty()
             st.altair_chart(view.sweep_chart(frame), width="stretch")
             st.dataframe(frame, hide_index=True)
-            record(
-                "audit",
+            view.record_audit(
                 params={"sweep": sweep_name, "epsilons": epsilons},
                 results={"rows": frame.to_dict("records")},
-                dataset=None,
-                page="ldp",
             )
         except ValueError:
             st.error(t("hierarchy.bad_numbers", text=eps_text))
         except PrivcoreError as exc:
             show_error(exc)
-            record(
-                "audit",
+            view.record_audit(
                 params={"sweep": sweep_name, "list": eps_text},
-                results={},
-                dataset=None,
-                page="ldp",
                 status="error",
                 error=exc.message,
             )

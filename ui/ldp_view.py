@@ -9,9 +9,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from privcore.errors import ParameterError
 from privcore.ldp.audit import AuditReport
+from privcore.ldp.mechanisms import MECHANISMS
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import fmt
+from ui.history import record
 from ui.i18n import t
 
 _VERDICT_STYLE = {
@@ -19,6 +22,53 @@ _VERDICT_STYLE = {
     "violation": ("red", ":material/gpp_bad:"),
     "inconclusive": ("orange", ":material/help:"),
 }
+
+
+def mechanism_label(name: str) -> str:
+    cls = MECHANISMS[name]
+    suffix = t("ldp.broken_suffix") if cls.broken else ""
+    return f"{cls.title}{suffix}"
+
+
+def parse_inputs(text: str) -> list[float] | None:
+    """The OB inputs typed by the user ("0, 3, 7"), or None for the automatic choice."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        return None
+    try:
+        return [float(p) for p in parts]
+    except ValueError as exc:
+        raise ParameterError(
+            f"The inputs to compare must be numbers separated by commas, not '{text}'.",
+            code="ldp.inputs_text",
+        ) from exc
+
+
+def progress_bar(label: str):
+    """A progress bar and the library callback that moves it."""
+    bar = st.progress(0.0, text=label)
+    return bar, (lambda fraction, message: bar.progress(fraction, text=f"{label}: {message}"))
+
+
+def record_audit(
+    params: dict[str, Any],
+    results: dict[str, Any] | None = None,
+    *,
+    duration_s: float | None = None,
+    status: str = "ok",
+    error: str | None = None,
+) -> int | None:
+    """One audit of the page in the history (no data set: audits read no table)."""
+    return record(
+        "audit",
+        params=params,
+        results=results or {},
+        dataset=None,
+        page="ldp",
+        duration_s=duration_s,
+        status=status,
+        error=error,
+    )
 
 
 def verdict_help_key(report: AuditReport) -> str:

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from privcore.errors import ParameterError
+
 OUTPUT_KINDS = ("category", "bits", "hash", "real", "reals")
 
 
@@ -86,6 +88,19 @@ class Mechanism(ABC):
     def vectors(self, outputs: Outputs) -> Any:
         """Reports as an (n, coordinates) float tensor for the black-box auditor
         (category → 1 column; hash → d support bits; bits/reals as they are)."""
+
+    def _check_outputs(self, outputs: Outputs) -> int:
+        """Number of reports, after checking they are of this mechanism's kind."""
+        if outputs.kind != self.output_kind:
+            raise ParameterError(
+                f"{self.title} reads '{self.output_kind}' reports, got '{outputs.kind}'.",
+                code="ldp.bad_outputs",
+                kind=outputs.kind,
+            )
+        n = len(outputs)
+        if n == 0:
+            raise ParameterError("There are no reports to estimate from.", code="ldp.no_reports")
+        return n
 
     def input_range(self) -> tuple[float, float]:
         """Mean mechanisms: the input interval ([−1, 1], or [0, 1] for Square Wave)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import operator
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
@@ -195,18 +196,6 @@ class _FrequencyOracle(Mechanism):
             )
         return pair[0], pair[1]
 
-    def _check_outputs(self, outputs: Outputs) -> int:
-        if outputs.kind != self.output_kind:
-            raise ParameterError(
-                f"{self.title} reads '{self.output_kind}' reports, got '{outputs.kind}'.",
-                code="ldp.bad_outputs",
-                kind=outputs.kind,
-            )
-        n = len(outputs)
-        if n == 0:
-            raise ParameterError("There are no reports to estimate from.", code="ldp.no_reports")
-        return n
-
     # -- aggregation
     def _support_counts(self, outputs: Outputs) -> Any:
         """Per value u, the number of reports supporting u (float64 tensor of length d)."""
@@ -371,8 +360,9 @@ class _UnaryEncoding(_FrequencyOracle):
         self.p, self.q = self._probabilities()
         self.p_star, self.q_star = self.p, self.q
 
+    @abstractmethod
     def _probabilities(self) -> tuple[float, float]:
-        raise NotImplementedError
+        """(p, q): keep a 1, and turn a 0 into a 1 (each encoding's own choice)."""
 
     def perturb(self, inputs: Any, generator: Any) -> Outputs:
         """All bits as U < q from one (n, d) uniform draw, then the true column re-tested
@@ -483,8 +473,9 @@ class _LocalHashing(_FrequencyOracle):
         self.p_star = self.p
         self.q_star = self.collision * self.p + (1.0 - self.collision) * self.q_other
 
+    @abstractmethod
     def _buckets(self) -> int:
-        raise NotImplementedError
+        """g, the number of hash buckets (binary or optimized local hashing)."""
 
     @staticmethod
     def _collision_probability(g: int) -> float:
@@ -788,18 +779,6 @@ class _MeanMechanism(Mechanism):
                 w=w,
             )
         return pair
-
-    def _check_outputs(self, outputs: Outputs) -> int:
-        if outputs.kind != "real":
-            raise ParameterError(
-                f"{self.title} reads 'real' reports, got '{outputs.kind}'.",
-                code="ldp.bad_outputs",
-                kind=outputs.kind,
-            )
-        n = len(outputs)
-        if n == 0:
-            raise ParameterError("There are no reports to estimate from.", code="ldp.no_reports")
-        return n
 
     def _report_mean(self, outputs: Outputs) -> Any:
         n = self._check_outputs(outputs)

@@ -616,24 +616,11 @@ def _covered_share(
 ) -> float:
     """Share of a sample of released rows whose every QI cell contains the value of
     one and the same original row (some row, any position)."""
-    from privcore.attacks.cells import parse_column
-
     picked = rng.choice(len(release), min(len(release), ROW_ORDER_COVER_ROWS), replace=False)
-    codes = [factorize(original[c])[0] for c in qi]
-    tuples = np.unique(np.stack(codes, axis=1), axis=0)  # distinct original QI tuples
+    tuples = original[list(qi)].drop_duplicates()  # distinct original QI tuples
     if len(tuples) > ROW_ORDER_COVER_TUPLES:
-        tuples = tuples[rng.choice(len(tuples), ROW_ORDER_COVER_TUPLES, replace=False)]
-    covered = np.ones((len(picked), len(tuples)), dtype=bool)
-    for j, column in enumerate(qi):
-        _, uniques = factorize(original[column])
-        used, local = np.unique(tuples[:, j], return_inverse=True)
-        cells = parse_column(
-            release[column].iloc[picked].reset_index(drop=True),
-            hierarchy=(hierarchies or {}).get(column),
-            column=str(column),
-        )
-        contains = cells.contains(pd.Series(uniques[used], dtype=object))  # labels × used
-        covered &= contains[cells.codes][:, local.reshape(-1)]
+        tuples = tuples.iloc[rng.choice(len(tuples), ROW_ORDER_COVER_TUPLES, replace=False)]
+    covered = _joint_cover(tuples, release.iloc[picked], qi, hierarchies)
     return float(covered.any(axis=1).mean())
 
 
