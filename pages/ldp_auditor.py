@@ -175,9 +175,7 @@ with tabs[0]:
                 chart = view.distributions_chart(ob, ob.details["inputs"])
                 if chart is not None:
                     st.altair_chart(chart, width="stretch")
-                leak = view.leakage_chart(ob)
-                if leak is not None:
-                    st.altair_chart(leak, width="stretch")
+                view.show_leakage(ob)
                 st.caption(
                     t(
                         "ldp.ob_caption",
@@ -257,12 +255,10 @@ with tabs[1]:
                 view.verdict_banner(report)
                 view.summary_metrics({method: report})
                 if method == "ob":  # what the implementation's outputs look like per input
-                    for chart in (
-                        view.distributions_chart(report, report.details["inputs"]),
-                        view.leakage_chart(report),
-                    ):
-                        if chart is not None:
-                            st.altair_chart(chart, width="stretch")
+                    chart = view.distributions_chart(report, report.details["inputs"])
+                    if chart is not None:
+                        st.altair_chart(chart, width="stretch")
+                    view.show_leakage(report)
         except PrivcoreError as exc:
             show_error(exc)
 

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, Release, anonymize
-from privcore.data import Dataset, Schema
+from privcore.data import Dataset, Role, Schema
 from privcore.errors import PrivcoreError
 from privcore.models import (
     DistinctLDiversity,
@@ -25,9 +25,10 @@ from privcore.models import (
     PrivacyModel,
     RecursiveCLDiversity,
     TCloseness,
+    model_from_dict,
 )
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
-from ui.components import explained_metric, fmt, verdict_row
+from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.history import record
 from ui.i18n import current_language, t
@@ -49,7 +50,27 @@ DEFAULT_PARAMS: dict[str, Any] = {
 
 
 def controls(schema: Schema) -> dict[str, Any]:
-    """The parameter widgets; returns the chosen parameters (JSON-able)."""
+    """The parameter widgets; returns the chosen parameters (JSON-able).
+
+    ``qi`` and ``sa`` are the quasi-identifiers and sensitive attributes of the
+    confirmed schema chosen for this run (all of them by default), in schema order.
+    """
+    qi = st.multiselect(
+        t("an.qi"),
+        schema.quasi_identifiers,
+        default=schema.quasi_identifiers,
+        help=t("an.qi_help"),
+        placeholder=t("an.choose_columns"),
+        key="an_qi",
+    )
+    sa = st.multiselect(
+        t("an.sa"),
+        schema.sensitive,
+        default=schema.sensitive,
+        help=t("an.sa_help"),
+        placeholder=t("an.choose_columns"),
+        key="an_sa",
+    )
     algorithm = st.selectbox(
         t("an.algorithm"),
         list(ALGORITHMS),
@@ -60,7 +81,7 @@ def controls(schema: Schema) -> dict[str, Any]:
     )
     st.caption(t(f"alg.{algorithm}.about"))
     k = st.slider("k", 1, 100, 5, help=t("help.k"), key="an_k")
-    use_l = st.checkbox(t("an.use_l"), key="an_use_l", disabled=algorithm == "condensation")
+    use_l = st.checkbox(t("an.use_l"), key="an_use_l")
     l_kind, l_value, c = "distinct", 2.0, 3.0
     if use_l:
         l_kind = st.selectbox(
@@ -72,7 +93,7 @@ def controls(schema: Schema) -> dict[str, Any]:
         l_value = st.number_input("l", 1.0, 50.0, 2.0, 1.0, key="an_l")
         if l_kind == "recursive":
             c = st.number_input("c", 0.1, 100.0, 3.0, 0.5, key="an_c")
-    use_t = st.checkbox(t("an.use_t"), key="an_use_t", disabled=algorithm == "condensation")
+    use_t = st.checkbox(t("an.use_t"), key="an_use_t")
     t_value, distance = 0.3, "auto"
     if use_t:
         t_value = st.number_input("t", 0.0, 5.0, 0.3, 0.05, key="an_t")
@@ -93,6 +114,9 @@ def controls(schema: Schema) -> dict[str, Any]:
         key="an_sup",
     )
     params: dict[str, Any] = {
+        # schema order, not click order: the same choice is the same cache key
+        "qi": [c for c in schema.quasi_identifiers if c in qi],
+        "sa": [c for c in schema.sensitive if c in sa],
         "algorithm": algorithm,
         "k": int(k),
         "l": float(l_value) if use_l else None,
@@ -119,6 +143,28 @@ def controls(schema: Schema) -> dict[str, Any]:
         )
     params["seed"] = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="an_seed"))
     return params
+
+
+def restricted_schema(schema: Schema, params: dict[str, Any]) -> Schema:
+    """The confirmed schema restricted to the run's choice of ``params["qi"]`` and
+    ``params["sa"]`` (all QIs/SAs when absent).
+
+    A QI or SA column left out is insensitive for this run (kept as it is in the
+    release) and its hierarchy is dropped; the chosen columns keep theirs, and every
+    other role and hierarchy is unchanged. An empty choice gives a schema without QI
+    (or SA), which the library refuses with RoleError ``roles.no_qi`` / ``roles.no_sa``.
+    """
+    qi = set(params.get("qi", schema.quasi_identifiers))
+    sa = set(params.get("sa", schema.sensitive))
+    left_out = {c for c in schema.quasi_identifiers if c not in qi} | {
+        c for c in schema.sensitive if c not in sa
+    }
+    if not left_out:
+        return schema
+    return Schema(
+        {c: Role.INSENSITIVE if c in left_out else r for c, r in schema.roles.items()},
+        {c: h for c, h in schema.hierarchies.items() if c not in left_out},
+    )
 
 
 def models_of(params: dict[str, Any]) -> list[PrivacyModel]:
@@ -153,12 +199,15 @@ _computing: dict[str, threading.Lock] = {}
 def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str) -> Release:
     """Run (or reuse) one anonymization, with a progress bar.
 
-    Releases are cached in this session by data fingerprint, schema and parameters (a
-    changed slider back to a value seen before costs nothing); releases of a bundled
+    The schema is first restricted to the QIs and SAs chosen in ``params``
+    (:func:`restricted_schema`). Releases are cached in this session by data
+    fingerprint, that schema and the parameters (a changed slider or column choice back
+    to a value seen before costs nothing); releases of a bundled
     sample are also shared by all sessions of the process. A click on Cancel reruns
     the page, which interrupts the algorithm at its next progress report. Failures are
     recorded in the history and re-raised.
     """
+    schema = restricted_schema(schema, params)
     key = json.dumps(
         [dataset.fingerprint.sha256, schema.to_dict(), params], sort_keys=True, default=str
     )
@@ -266,16 +315,23 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
     measured = release.measurement.to_dict()
     if run_id is not None:
         st.caption(t("an.recorded", id=run_id, seconds=f"{release.timings['total']:.2f}"))
+    st.caption(
+        t(
+            "an.columns_used",
+            qi=", ".join(escape_md(c) for c in release.qi),
+            sa=", ".join(escape_md(c) for c in release.sa),
+        )
+    )
     for note in release.notes:
         st.info(note, icon=":material/info:")
     if release.synthetic:
-        # Synthetic records are all distinct: k holds for the condensation groups.
+        # Synthetic records are all distinct: the models hold for the condensation groups.
         group_sizes = np.bincount(release.class_ids[release.class_ids >= 0])
         k_achieved = int(group_sizes[group_sizes > 0].min())
         cards = [
             (
                 t("an.groups"),
-                f"k ≥ {release.params['constraints'][0].get('k')}",
+                " · ".join(model_from_dict(m).requirement() for m in release.params["constraints"]),
                 "pass" if release.satisfied else "fail",
                 t("an.groups_detail", groups=int((group_sizes > 0).sum())),
             )
@@ -493,7 +549,7 @@ def downloads(release: Release) -> None:
     )
     st.download_button(
         t("an.download_report"),
-        data=json.dumps(release.to_dict(), ensure_ascii=False, indent=2, default=str).encode(
+        data=json.dumps(report_of(release), ensure_ascii=False, indent=2, default=str).encode(
             "utf-8"
         ),
         file_name=f"release_{release.algorithm}_report.json",
@@ -502,8 +558,14 @@ def downloads(release: Release) -> None:
     )
 
 
+def report_of(release: Release) -> dict[str, Any]:
+    """The downloadable report: the release summary with the QIs and SAs of the run."""
+    return {**release.to_dict(), "qi": list(release.qi), "sa": list(release.sa)}
+
+
 def compare(dataset: Dataset, schema: Schema, params: dict[str, Any]) -> None:
-    """Run several algorithms on the same constraints and table their results."""
+    """Run several algorithms on the same constraints and column choice (``params``)
+    and table their results."""
     chosen = st.multiselect(
         t("an.compare_algorithms"),
         list(ALGORITHMS),
@@ -572,4 +634,4 @@ def fmt_node(release: Release) -> str:
     return ", ".join(f"{q}={lv}" for q, lv in zip(release.qi, release.node, strict=True))
 
 
-__all__ = ["compare", "controls", "fmt", "render", "run"]
+__all__ = ["compare", "controls", "fmt", "render", "restricted_schema", "run"]

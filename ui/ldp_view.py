@@ -234,6 +234,15 @@ def leakage_chart(report: AuditReport) -> alt.Chart | None:
     )
 
 
+def show_leakage(report: AuditReport) -> None:
+    """Per-coordinate leakage bars, or why there is one joint symbol instead."""
+    chart = leakage_chart(report)
+    if chart is not None:
+        st.altair_chart(chart, width="stretch")
+    if report.details.get("joint"):
+        st.caption(t("ldp.joint_note", n=report.details["joint"]))
+
+
 def sweep_chart(frame: pd.DataFrame) -> alt.Chart:
     """Measured vs claimed ε with the y = x line."""
     long = []

@@ -24,6 +24,7 @@ import pandas as pd
 
 from privcore.classes import (
     SUPPRESSED,
+    EquivalenceClasses,
     SensitiveAttribute,
     classes_from_codes,
     sensitive_attributes,
@@ -185,6 +186,57 @@ def check_feasible(problem: Problem) -> None:
                         column=name,
                         distinct=distinct,
                     )
+
+
+class ClassChecker:
+    """Checks one class — a set of rows — against every constraint (for the algorithms
+    that build classes by merging: KACA, condensation).
+
+    The class is a partition of its own rows, its SAs regrouped so that t-closeness
+    keeps the table's distribution Q. Every model is monotone under merging (a union of
+    classes is at least as diverse and at least as close to Q as the worst of them), so
+    a table whose single class fails cannot be partitioned into satisfying classes.
+    """
+
+    def __init__(self, problem: Problem, algorithm: str) -> None:
+        self.problem = problem
+        self.algorithm = algorithm
+        self.only_k = all(isinstance(m, KAnonymity) for m in problem.constraints)
+
+    def _partition(self, rows: np.ndarray) -> EquivalenceClasses:
+        problem = self.problem
+        return EquivalenceClasses(
+            ids=np.zeros(len(rows), dtype=np.int64),
+            sizes=np.array([len(rows)], dtype=np.int64),
+            first_row=np.zeros(1, dtype=np.int64),
+            qi=problem.qi,
+            sensitive={
+                name: attribute.regrouped(attribute.codes[rows], None)
+                for name, attribute in problem.sensitive.items()
+            },
+        )
+
+    def violates(self, rows: np.ndarray) -> bool:
+        """Whether the class made of ``rows`` fails some constraint."""
+        if len(rows) < self.problem.k:
+            return True
+        if self.only_k:
+            return False
+        single = self._partition(rows)
+        return any(not bool(model.class_pass(single)[0]) for model in self.problem.constraints)
+
+    def infeasible(self, rows: np.ndarray) -> InfeasibleError:
+        """The error for a class holding the whole table that still fails."""
+        single = self._partition(rows)
+        failing = [m.requirement() for m in self.problem.constraints if not m.satisfied(single)]
+        return InfeasibleError(
+            f"{self.algorithm} merged the whole table ({len(rows)} rows) into one class and "
+            f"it still fails {', '.join(failing)}: no partition of this table into classes "
+            "meets the constraints. Loosen them.",
+            code="anonymize.infeasible",
+            failing=failing,
+            rows=len(rows),
+        )
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,6 +9,10 @@ column contributes nothing). While at least k records remain, a random remaining
 record (seeded numpy Generator) and its k − 1 nearest remaining records (Euclidean
 distance on the standardized numeric QIs, ties broken by numpy's partition) form a
 group. The last < k records each join the group whose mean is nearest to them.
+With l-diversity or t-closeness constraints, a group whose sensitive values fail them
+then joins its nearest group (by mean), smallest failing group first, until every
+group satisfies (:func:`merge_violating_groups`); the models are monotone under
+merging, so only a table that fails as one group is infeasible.
 
 Synthesis, per group of g records with numeric QI matrix X (g × d):
 
@@ -42,53 +46,45 @@ Numeric QIs are released as floats, also for integer columns: rounding the synth
 values would break the exact group means.
 
 The guarantee: each group holds at least k records that are indistinguishable by
-construction (k-indistinguishability of the group); only k-anonymity constraints make
-sense, and k-anonymity holds for the condensation groups (``class_ids``), not for
-equal released QI values — the independent measurement of the release, which groups
+construction (k-indistinguishability of the group), and its multiset of sensitive
+values — released unchanged, permuted within the group — meets the l-diversity and
+t-closeness constraints. These hold for the condensation groups (``class_ids``), not
+for equal released QI values — the independent measurement of the release, which groups
 rows by equal cells, will typically find classes of one row.
 """
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Problem, Progress, Release, finish, prepare, report_progress
+from privcore.anonymize.base import (
+    ClassChecker,
+    Problem,
+    Progress,
+    Release,
+    finish,
+    prepare,
+    report_progress,
+)
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
-from privcore.models import KAnonymity, PrivacyModel
+from privcore.models import PrivacyModel
 
 _PROGRESS_EVERY = 200  # groups between two progress reports
 
 NOTE_SYNTHETIC = (
     "The release is synthetic: its quasi-identifier values are drawn from the mean and "
     "covariance of groups of at least k records, and no row is a real record. "
-    "k-anonymity holds for the condensation groups, not for equal QI values."
+    "The privacy models hold for the condensation groups, not for equal QI values."
 )
 NOTE_FLOATS = (
     "Numeric quasi-identifiers are released as floats (rounding would break the exact group means)."
 )
-
-
-def _check_models(constraints: Sequence[PrivacyModel]) -> None:
-    others = sorted(
-        {
-            m.name
-            for m in constraints
-            if isinstance(m, PrivacyModel) and not isinstance(m, KAnonymity)
-        }
-    )
-    if others:
-        raise ParameterError(
-            "Condensation guarantees only k-indistinguishability of groups; l-diversity "
-            f"and t-closeness are not supported (got {', '.join(others)}). Use "
-            "k-anonymity alone, or another algorithm.",
-            code="anonymize.condensation_models",
-            models=others,
-        )
 
 
 def _numeric_qis(problem: Problem) -> list[str]:
@@ -154,6 +150,60 @@ def condensation_groups(
     return group
 
 
+def merge_violating_groups(
+    group: np.ndarray,
+    z: np.ndarray,
+    checker: ClassChecker,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, int]:
+    """Merge groups that fail a constraint (l-diversity, t-closeness) into their
+    nearest group until every group satisfies; returns the renumbered group ids and the
+    number of merges.
+
+    Repeatedly the smallest failing group (ties: the lowest id) joins the group whose
+    mean (standardized numeric QIs) is nearest to its own (ties: the lowest id); the
+    merged group keeps the lower id and the size-weighted mean. Every model is monotone
+    under merging, so this ends with satisfying groups, or with one group — the whole
+    table — that fails, which :meth:`ClassChecker.infeasible` reports.
+    """
+    n_groups = int(group.max()) + 1
+    order = np.argsort(group, kind="stable")
+    sizes = np.bincount(group, minlength=n_groups)
+    rows: list[np.ndarray | None] = list(np.split(order, np.cumsum(sizes)[:-1]))
+    means = np.zeros((n_groups, z.shape[1]))
+    np.add.at(means, group, z)
+    means /= sizes[:, None]
+    alive = np.ones(n_groups, dtype=bool)
+    failing = [(len(r), g) for g, r in enumerate(rows) if checker.violates(r)]
+    heapq.heapify(failing)
+    merges = 0
+    while failing:
+        size, a = heapq.heappop(failing)
+        if not alive[a] or len(rows[a]) != size:
+            continue  # stale: merged since, or queued again with its new size
+        if alive.sum() == 1:
+            raise checker.infeasible(rows[a])
+        dist = ((means - means[a]) ** 2).sum(axis=1)
+        dist[a] = np.inf
+        dist[~alive] = np.inf
+        b = int(np.argmin(dist))
+        keep, gone = min(a, b), max(a, b)
+        size_keep, size_gone = len(rows[keep]), len(rows[gone])
+        means[keep] = (means[keep] * size_keep + means[gone] * size_gone) / (size_keep + size_gone)
+        rows[keep] = np.concatenate([rows[keep], rows[gone]])
+        rows[gone] = None
+        alive[gone] = False
+        merges += 1
+        if checker.violates(rows[keep]):
+            heapq.heappush(failing, (len(rows[keep]), keep))
+        if merges % _PROGRESS_EVERY == 0:
+            report_progress(progress, 0.7, f"Condensation: {merges} groups merged")
+    renumbered = np.empty_like(group)
+    for new, old in enumerate(np.flatnonzero(alive)):
+        renumbered[rows[old]] = new
+    return renumbered, merges
+
+
 def synthesize_group(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Synthetic records with the mean of ``x`` (g × d) exactly and its covariance in
     expectation (uniform coordinates along the eigenvectors, variance λ_i each)."""
@@ -189,13 +239,13 @@ def condensation(
 ) -> Release:
     """Condensation (Aggarwal & Yu 2004; see the module docstring).
 
-    Only k-anonymity constraints are accepted (others raise ParameterError); at least
-    one numeric QI is needed. The release is synthetic (``synthetic=True``),
+    Every constraint (k, the three l-diversities, t-closeness) is met by the groups; at
+    least one numeric QI is needed. The release is synthetic (``synthetic=True``),
     ``class_ids`` are the groups (each ≥ k rows), nothing is suppressed; ``params``
-    gain ``groups``. Deterministic for a given ``seed``.
+    gain ``groups`` and ``merges`` (groups joined for l/t). Deterministic for a given
+    ``seed``.
     """
     started = time.perf_counter()
-    _check_models(constraints)
     problem = prepare(
         df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
     )
@@ -209,6 +259,10 @@ def condensation(
     spread = x.std(axis=0)
     z = (x - x.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
     group = condensation_groups(z, k, rng, progress)
+    checker = ClassChecker(problem, "Condensation")
+    merges = 0
+    if not checker.only_k:
+        group, merges = merge_violating_groups(group, z, checker, progress)
     n_groups = int(group.max()) + 1
     report_progress(progress, 0.7, f"Condensation: synthesizing {n_groups} groups")
 
@@ -243,7 +297,7 @@ def condensation(
         released,
         np.zeros(n, dtype=bool),
         algorithm="condensation",
-        params={"groups": n_groups},
+        params={"groups": n_groups, "merges": merges},
         started=started,
         search_seconds=search_seconds,
         synthetic=True,

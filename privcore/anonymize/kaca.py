@@ -32,8 +32,10 @@ Each row is released with the labels of its class's nodes; a locally recoded rel
 is partitioned by equal released cells, which is exactly KACA's classes (classes that
 end on the same nodes are reported as one class).
 
-Suppression: KACA here suppresses nothing — the suppression limit is accepted for the
-common signature but not used (a note says so when it is above 0).
+Suppression (SPEC §2, the rule Datafly uses): the loop stops as soon as the rows of the
+classes still violating number at most the budget ⌊MaxSup · n⌋; those rows are
+suppressed (every QI shown as ``*``, class -1). With MaxSup = 0 every class is merged
+until it satisfies.
 
 Vectorized search: per QI, the nodes over the values present in the data are numbered
 and a table gives, for every pair of nodes, the WHD of the level a merge would take
@@ -53,12 +55,20 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Problem, Progress, Release, finish, prepare, report_progress
-from privcore.classes import SUPPRESSED, EquivalenceClasses, classes_from_codes
+from privcore.anonymize.base import (
+    ClassChecker,
+    Problem,
+    Progress,
+    Release,
+    finish,
+    prepare,
+    report_progress,
+    suppress,
+)
+from privcore.classes import SUPPRESSED, classes_from_codes
 from privcore.data.schema import Schema
-from privcore.errors import InfeasibleError
 from privcore.measure.loss import whd
-from privcore.models import KAnonymity, PrivacyModel
+from privcore.models import PrivacyModel
 
 _TABLE_NODES = 1500  # above this many hierarchy nodes of a QI, compare level by level
 _PROGRESS_EVERY = 50  # merges between two progress reports
@@ -226,54 +236,6 @@ class _Classes:
         self._index_base()
 
 
-class _Checker:
-    """Checks one class — a set of rows — against every constraint.
-
-    The class is a partition of its own rows, its SAs regrouped so that t-closeness
-    keeps the table's distribution Q.
-    """
-
-    def __init__(self, problem: Problem) -> None:
-        self.problem = problem
-        self.only_k = all(isinstance(m, KAnonymity) for m in problem.constraints)
-
-    def _partition(self, rows: np.ndarray) -> EquivalenceClasses:
-        problem = self.problem
-        sizes = np.array([len(rows)], dtype=np.int64)
-        return EquivalenceClasses(
-            ids=np.zeros(len(rows), dtype=np.int64),
-            sizes=sizes,
-            first_row=np.zeros(1, dtype=np.int64),
-            qi=problem.qi,
-            sensitive={
-                name: attribute.regrouped(attribute.codes[rows], None)
-                for name, attribute in problem.sensitive.items()
-            },
-        )
-
-    def violates(self, rows: np.ndarray) -> bool:
-        """Whether the class made of ``rows`` fails some constraint."""
-        if len(rows) < self.problem.k:
-            return True
-        if self.only_k:
-            return False
-        single = self._partition(rows)
-        return any(not bool(model.class_pass(single)[0]) for model in self.problem.constraints)
-
-    def infeasible(self, rows: np.ndarray) -> InfeasibleError:
-        """The error for a class holding the whole table that still fails."""
-        single = self._partition(rows)
-        failing = [m.requirement() for m in self.problem.constraints if not m.satisfied(single)]
-        return InfeasibleError(
-            f"KACA merged the whole table ({len(rows)} rows) into one class and it still "
-            f"fails {', '.join(failing)}: no local recoding of this table meets the "
-            "constraints. Loosen them.",
-            code="anonymize.infeasible",
-            failing=failing,
-            rows=len(rows),
-        )
-
-
 def kaca(
     df: pd.DataFrame,
     schema: Schema,
@@ -287,9 +249,10 @@ def kaca(
     """KACA local recoding (Li, Wong, Fu & Pei 2006; see the module docstring).
 
     ``beta`` is the exponent of the WHD weights 1/(j−1)^β (SPEC §5). Deterministic: no
-    randomness is used (``seed`` is recorded only). Suppresses nothing; the release
-    records each row's level per QI (``record_levels``) and its class
-    (``class_ids``); ``params`` gain ``beta`` and ``merges``.
+    randomness is used (``seed`` is recorded only). Suppresses the rows of violating
+    classes once they fit the budget; the release records each row's level per QI
+    (``record_levels``; suppressed rows at the top) and its class (``class_ids``, -1 when
+    suppressed); ``params`` gain ``beta`` and ``merges``.
     """
     started = time.perf_counter()
     problem = prepare(
@@ -308,7 +271,7 @@ def kaca(
         failing |= ~model.class_pass(initial)
     order = np.argsort(initial.ids, kind="stable")
     rows: list[np.ndarray | None] = list(np.split(order, np.cumsum(initial.sizes)[:-1]))
-    checker = _Checker(problem)
+    checker = ClassChecker(problem, "KACA")
     classes = _Classes(qis, initial.first_row, initial.sizes)
 
     heap = [(int(initial.sizes[c]), int(c)) for c in np.flatnonzero(failing)]
@@ -321,7 +284,8 @@ def kaca(
         0.0,
         f"KACA: {initial.n_classes} classes, {int(failing.sum())} violate the constraints",
     )
-    while heap:
+    budget = problem.budget
+    while heap and violating_rows > budget:
         size, a = heapq.heappop(heap)
         pos = classes.pos_of[a]
         if not violating[a] or classes.size[pos] != size:
@@ -353,25 +317,34 @@ def kaca(
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.9, "KACA: generalizing and measuring the release")
 
+    # Classes still violating fit the suppression budget: their rows are suppressed.
+    suppressed = np.zeros(n, dtype=bool)
+    for c in np.flatnonzero(violating):
+        suppressed[rows[c]] = True
     # Classes that ended on the same nodes are one class of the release.
-    alive = np.flatnonzero(classes.alive)
+    alive = np.flatnonzero(classes.alive & ~violating[classes.ids])
     _, node_class = np.unique(classes.node[:, alive].T, axis=0, return_inverse=True)
-    row_node_class = np.empty(n, dtype=np.int64)
-    row_nodes = np.empty((len(qis), n), dtype=np.int64)
+    row_node_class = np.full(n, -1, dtype=np.int64)
+    row_nodes = np.zeros((len(qis), n), dtype=np.int64)
     for c, pos, same in zip(classes.ids[alive], alive, node_class.ravel(), strict=True):
         row_node_class[rows[c]] = same
         row_nodes[:, rows[c]] = classes.node[:, pos, None]
-    class_ids = pd.factorize(row_node_class)[0].astype(np.int64)  # numbered by first row
+    class_ids = np.full(n, -1, dtype=np.int64)  # numbered by first row; suppressed: -1
+    class_ids[~suppressed] = pd.factorize(row_node_class[~suppressed])[0]
 
     frame = problem.frame.copy()
     record_levels = {}
     for q, qi in enumerate(qis):
         frame[qi.name] = qi.released(row_nodes[q]).set_axis(frame.index)
-        record_levels[qi.name] = qi.node_level[row_nodes[q]]
+        record_levels[qi.name] = np.where(suppressed, qi.height, qi.node_level[row_nodes[q]])
+    frame = suppress(frame, problem.qi, suppressed)
     notes = []
-    if problem.max_suppression > 0:
-        notes.append("KACA suppresses no rows; the suppression limit was not used.")
-    top = np.all([frame[q.name].eq(SUPPRESSED).fillna(False) for q in qis], axis=0)
+    if suppressed.any():
+        notes.append(
+            f"{int(suppressed.sum())} row(s) of classes that still violated the constraints "
+            f"were suppressed (the limit allows {budget})."
+        )
+    top = np.all([frame[q.name].eq(SUPPRESSED).fillna(False) for q in qis], axis=0) & ~suppressed
     if top.any():
         notes.append(
             f"{int(top.sum())} row(s) are generalized to '*' in every quasi-identifier; "
@@ -380,7 +353,7 @@ def kaca(
     release = finish(
         problem,
         frame,
-        np.zeros(n, dtype=bool),
+        suppressed,
         algorithm="kaca",
         params={"beta": float(beta), "merges": merges},
         started=started,

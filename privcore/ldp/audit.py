@@ -19,6 +19,14 @@ Three measures, each with its uncertainty:
   and v' over v) and the larger sum is kept; summing absolute values lets each
   coordinate be at its worst in its own direction, which one output cannot be (it
   overstates optimized unary encoding by 2 ln((e^ε+1)/2) − ε).
+  *Dependent coordinates*: summing coordinates is exact only when they are independent
+  given the input (unary encodings). A discrete vector output that takes few distinct
+  values (≤ 256, and at least 50 samples per value for the smallest input) is measured
+  as one joint symbol instead — exact for any dependence (subset selection's ω-hot
+  vector: per-coordinate sums give ln(p/q*) + ln((1−q*)/(1−p)) ≈ 1.13 at ε = 1, d = 10,
+  the joint pmf gives ε). Larger output spaces, and the support bits of hashed outputs
+  (``comb``, exact per coordinate), are summed per coordinate (``details["joint"]`` is
+  None; otherwise it holds the number of distinct vectors).
 - :func:`lower_bound` (beyond the seed): a distinguishing attack certifies
   ε_LB = ln(P_lower[A(v)∈S] / P_upper[A(v')∈S]) with one-sided Clopper–Pearson bounds
   (α/2 each, so the statement holds with confidence 1 − α). White-box, S is the
@@ -636,6 +644,26 @@ def _split(columns: list[Any], gen: Any) -> tuple[list[Any], list[Any]]:
     return first, second
 
 
+_JOINT_LIMIT = 256  # distinct output vectors measured as one symbol
+_JOINT_SAMPLES = 50  # samples per distinct vector needed, for the smallest input
+
+
+def _joint_symbols(columns: list[Any], continuous: bool) -> tuple[list[Any], int | None]:
+    """Discrete vector outputs with few distinct values, as one symbol per output
+    (n, 1); otherwise the columns unchanged and None."""
+    if continuous or columns[0].dim() != 2 or columns[0].shape[1] < 2:
+        return columns, None
+    torch = torch_module()
+    _, codes = torch.unique(torch.cat(columns, dim=0), dim=0, return_inverse=True)
+    distinct = int(codes.max().item()) + 1
+    smallest = min(int(c.shape[0]) for c in columns)
+    if distinct > _JOINT_LIMIT or distinct * _JOINT_SAMPLES > smallest:
+        return columns, None
+    sizes = [int(c.shape[0]) for c in columns]
+    parts = torch.split(codes.to(torch.float32).reshape(-1, 1), sizes)
+    return list(parts), distinct
+
+
 def _split_distributions(
     columns: list[Any], continuous: bool, gen: Any
 ) -> tuple[_Distributions, _Distributions]:
@@ -721,7 +749,11 @@ def audit_ob(
         _report(progress, 0.7 * index / len(chosen), f"OB: input {value}")
         vectors = [mechanism.vectors(o) for o in _run(mechanism, value, n, gen, dev)]
         columns.append(torch_module().cat(vectors, dim=0))
-    halves = _split_distributions(columns, mechanism.output_kind in ("real", "reals"), gen)
+    continuous = mechanism.output_kind in ("real", "reals")
+    joint = None
+    if mechanism.output_kind == "bits":  # hashed outputs' support bits stay per coordinate
+        columns, joint = _joint_symbols(columns, continuous)
+    halves = _split_distributions(columns, continuous, gen)
     dist = halves[1]
     _report(progress, 0.75, "OB: comparing distributions")
     result = _ob_from(
@@ -750,6 +782,7 @@ def audit_ob(
         )
         result[f"epsilon_max_{other}"] = alt["epsilon_max"]
         result[f"densities_{other}"] = alt["densities"]
+    result["joint"] = joint
     _report(progress, 1.0, "OB: done")
     return _ob_report(
         mechanism.describe(),
@@ -816,6 +849,7 @@ def _ob_report(
         "coordinate_leakage": result["coordinate_leakage"],
         "densities": result["densities"],
         "grid": result["grid"],
+        "joint": result.get("joint"),
     }
     for key in ("epsilon_max_kde", "epsilon_max_histogram", "densities_kde", "densities_histogram"):
         if key in result:
@@ -1085,6 +1119,7 @@ def audit_samples(
     }
     _report(progress, 0.2, "Samples read")
     if method == "ob":
+        columns, joint = _joint_symbols(columns, continuous)
         halves = _split_distributions(columns, continuous, gen)
         _report(progress, 0.4, "OB: distributions and bootstrap")
         result = _ob_from(
@@ -1098,6 +1133,7 @@ def audit_samples(
             gen=gen,
             inputs=[_plain(v) for v in inputs],
         )
+        result["joint"] = joint
         _report(progress, 1.0, "OB: done")
         return _ob_report(
             described,

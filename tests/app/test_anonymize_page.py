@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 from privcore import history
 from tests.app.conftest import ROOT, new_app, no_exceptions
 
@@ -12,6 +15,11 @@ def open_page(active: str = "adult"):
     at.switch_page(str(ROOT / "pages" / "anonymize.py"))
     at.run()
     return at
+
+
+def errors(at) -> list[str]:
+    """The error messages as shown (Markdown escapes removed)."""
+    return [e.value.replace("\\", "") for e in at.error]
 
 
 def metrics(at) -> dict[str, str]:
@@ -87,6 +95,20 @@ def test_local_and_synthetic_algorithms_on_the_hospital_table():
     }
 
 
+def test_condensation_with_l_diversity_on_the_page():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(2).run()
+    at.selectbox(key="an_algorithm").set_value("condensation").run()
+    at.checkbox(key="an_use_l").check().run()
+    at.number_input(key="an_l").set_value(3.0).run()
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    run = history.list_runs(kind="anonymize")[0]
+    assert run["params"]["algorithm"] == "condensation"
+    assert run["params"]["l"] == 3.0
+    assert run["results"]["satisfied"] is True
+
+
 def test_compare_view_tables_each_algorithm():
     at = open_page("hospital")
     at.slider(key="an_k").set_value(3).run()
@@ -127,3 +149,107 @@ def test_local_recoding_says_there_are_no_levels():
     at.selectbox(key="an_algorithm").set_value("mondrian").run()
     no_exceptions(at)
     assert any("no generalization levels per quasi-identifier" in i.value for i in at.info)
+
+
+def test_quasi_identifiers_and_sensitive_attributes_default_to_the_schema():
+    at = open_page("hospital")
+    no_exceptions(at)
+    assert at.multiselect(key="an_qi").value == ["ZIP", "Age"]
+    assert at.multiselect(key="an_sa").value == ["Salary", "Disease"]
+    params = history.list_runs(kind="anonymize")[0]["params"]
+    assert params["qi"] == ["ZIP", "Age"] and params["sa"] == ["Salary", "Disease"]
+
+
+def test_a_quasi_identifier_left_out_is_released_unchanged():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    generalized = at.session_state["workbench"].last_release
+    assert set(generalized.qi) == {"ZIP", "Age"}
+    at.multiselect(key="an_qi").unselect("Age").run()
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    release = at.session_state["workbench"].last_release
+    assert release is not generalized and release.qi == ("ZIP",)
+    original = at.session_state["workbench"].dataset().frame
+    assert list(release.frame["Age"]) == list(original["Age"])
+    assert list(release.frame["ZIP"]) != list(original["ZIP"])  # still generalized
+    assert int(metrics(at)["k achieved"]) >= 3
+    # the choice is recorded, and shown with the result
+    latest = history.list_runs(kind="anonymize")[0]
+    assert latest["params"]["qi"] == ["ZIP"]
+    assert latest["params"]["sa"] == ["Salary", "Disease"]
+    assert any("Quasi-identifiers: ZIP ·" in c.value for c in at.caption)
+    # the spec download names only the chosen QI
+    spec = json.loads(release.spec_json())
+    assert spec["qi"] == ["ZIP"] and "Age" not in (spec["node"] or {})
+    from ui.anonymize_view import report_of
+
+    assert report_of(release)["qi"] == ["ZIP"]
+    # choosing it again reuses the cached release of the full choice
+    at.multiselect(key="an_qi").select("Age").run()
+    assert at.session_state["workbench"].last_release is generalized
+
+
+def test_the_compare_view_uses_the_same_columns():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    at.multiselect(key="an_qi").unselect("Age").run()
+    at.multiselect(key="an_compare").set_value(["datafly", "mondrian"]).run()
+    at.button(key="an_compare_run").click().run()
+    no_exceptions(at)
+    compared = history.list_runs(kind="anonymize")[:2]
+    assert {r["params"]["algorithm"] for r in compared} == {"datafly", "mondrian"}
+    assert all(r["params"]["qi"] == ["ZIP"] for r in compared)
+
+
+def test_no_sensitive_attribute_is_a_localized_error_not_a_traceback():
+    at = open_page("hospital")
+    at.multiselect(key="an_sa").set_value([]).run()
+    no_exceptions(at)
+    assert errors(at) == ["Choose at least one sensitive attribute."]
+    latest = history.list_runs(kind="anonymize")[0]
+    assert latest["status"] == "error" and latest["params"]["sa"] == []
+    at.multiselect(key="an_qi").set_value([]).run()
+    no_exceptions(at)
+    assert errors(at) == ["Choose at least one quasi-identifier."]
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    assert errors(at) == ["请至少选择一个准标识符。"]
+
+
+def test_the_chinese_page_labels_the_column_choice():
+    at = open_page("hospital")
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    assert at.multiselect(key="an_qi").label == "本次运行的准标识符"
+    assert at.multiselect(key="an_sa").label == "本次运行的敏感属性"
+    assert any(c.value.startswith("准标识符：ZIP, Age") for c in at.caption)
+
+
+def test_column_names_are_not_rendered_as_markup():
+    at = new_app()
+    wb = at.session_state["workbench"]
+    dataset = wb.dataset("hospital")
+    frame = dataset.frame.rename(columns={"ZIP": "<b>ZIP</b>", "Disease": "*Disease*"})
+    from privcore.data import Schema
+
+    hospital = wb.schema("hospital")
+    roles = {
+        {"ZIP": "<b>ZIP</b>", "Disease": "*Disease*"}.get(c, c): r
+        for c, r in hospital.roles.items()
+    }
+    hierarchies = {
+        {"ZIP": "<b>ZIP</b>", "Disease": "*Disease*"}.get(c, c): h
+        for c, h in hospital.hierarchies.items()
+    }
+    wb.uploads["evil"] = replace(dataset, frame=frame)
+    wb.confirmed["evil"] = Schema(roles, hierarchies)
+    wb.active = "evil"
+    at.switch_page(str(ROOT / "pages" / "anonymize.py"))
+    at.run()
+    no_exceptions(at)
+    assert at.multiselect(key="an_qi").options == ["<b>ZIP</b>", "Age"]
+    used = next(c.value for c in at.caption if c.value.startswith("Quasi-identifiers:"))
+    assert "\\<b\\>ZIP\\</b\\>" in used and "\\*Disease\\*" in used

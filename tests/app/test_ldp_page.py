@@ -182,3 +182,17 @@ def test_chosen_inputs_and_the_range_of_a_mean_mechanism():
     at.text_input(key="ldp_inputs").set_value("")
     at.run()
     assert "Inputs are numbers in [-1, 1]." in page_text(at)
+
+
+def test_subset_selection_is_measured_as_one_joint_symbol():
+    at = open_page()
+    at.selectbox(key="ldp_mechanism").set_value("ss").run()
+    at.number_input(key="ldp_d").set_value(10)
+    at.multiselect(key="ldp_methods").set_value(["ob"])
+    at.number_input(key="ldp_n_ob").set_value(20_000)
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "one joint symbol" in captions
+    run = history.list_runs(kind="audit")[0]
+    assert run["results"]["ob"]["verdict"] in ("consistent", "inconclusive")

@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, anonymize
-from privcore.anonymize.base import prepare
+from privcore.anonymize.base import ClassChecker, prepare
 from privcore.anonymize.lattice import Lattice
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
@@ -65,10 +65,7 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-# Only k-anonymity applies to condensation (it synthesizes records from group
-# statistics and raises ParameterError for l and t models); it needs a numeric QI,
-# which every table here has.
-K_ONLY = ("condensation",)
+LOCAL = tuple(name for name in ALGORITHMS if name not in FULL_DOMAIN)
 
 
 # --------------------------------------------------------------------------- strategies
@@ -130,8 +127,6 @@ def constraints(draw, algorithm: str) -> list[PrivacyModel]:
     """k alone; k + distinct l; k + entropy l; k + recursive (c,l); k + t with each
     distance (the hierarchical one on the SA that has a hierarchy)."""
     k = KAnonymity(draw(st.integers(1, 4)))
-    if algorithm in K_ONLY:
-        return [k]
     kind = draw(
         st.sampled_from(
             ["k", "distinct", "entropy", "recursive", "equal", "ordered", "hierarchical", "kl"]
@@ -251,3 +246,33 @@ def test_full_domain_infeasible_only_when_no_node_satisfies(algorithm, problem):
         assert not satisfied
         return
     assert release.node in satisfied
+
+
+def whole_table_fails(df, schema, models) -> bool:
+    """The table as one class (nothing suppressed) fails some constraint."""
+    try:
+        problem = prepare(df, schema, models, max_suppression=0.0, seed=0, need_hierarchies=False)
+    except InfeasibleError:
+        return True
+    return ClassChecker(problem, "test").violates(np.arange(len(df)))
+
+
+@pytest.mark.parametrize("algorithm", LOCAL)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=problems())
+def test_local_recoding_infeasible_only_when_one_class_fails(algorithm, problem):
+    """Mondrian, KACA and condensation build classes by cutting or merging; every model
+    is monotone under merging (a union is at least as diverse and as close to Q as its
+    worst part), so a partition that satisfies exists exactly when the whole table as
+    one class does — the budget (at most half the rows here) cannot rescue a table whose
+    every row would need suppressing. InfeasibleError must be raised exactly then."""
+    df, schema, models, max_suppression = problem
+    expected = whole_table_fails(df, schema, models)
+    try:
+        release = run(df, schema, models, algorithm, max_suppression, 0)
+    except InfeasibleError:
+        assert expected, models
+        event("infeasible")
+        return
+    assert not expected, models
+    assert release.satisfied

@@ -10,8 +10,14 @@ import pytest
 from privcore.anonymize.condensation import condensation, synthesize_group
 from privcore.data.samples import load_sample
 from privcore.data.schema import Schema
-from privcore.errors import CancelledError, ParameterError
-from privcore.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, TCloseness
+from privcore.errors import CancelledError, InfeasibleError, ParameterError
+from privcore.models import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    RecursiveCLDiversity,
+    TCloseness,
+)
 
 Q, S, ID, N = "quasi_identifier", "sensitive", "identifier", "insensitive"
 NUMERIC = ["age", "income", "height"]
@@ -155,12 +161,67 @@ def test_hospital():
 # --------------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize("model", [DistinctLDiversity(2), EntropyLDiversity(2), TCloseness(0.3)])
-def test_only_k_anonymity(model):
-    frame, schema = table(100)
-    with pytest.raises(ParameterError) as info:
-        condensation(frame, schema, [KAnonymity(5), model])
-    assert "k-indistinguishability" in info.value.message
+@pytest.mark.parametrize(
+    "model",
+    [
+        DistinctLDiversity(3),
+        EntropyLDiversity(3.0),
+        RecursiveCLDiversity(2.0, 2),
+        TCloseness(0.15),
+        TCloseness(0.2, "ordered", ("salary",)),
+    ],
+)
+def test_l_diversity_and_t_closeness_hold_for_the_groups(model):
+    """Failing groups join their nearest group until every group meets the model; the
+    sensitive values of each group are its original rows' values, permuted."""
+    frame, schema = table(400)
+    k_only = condensation(frame, schema, [KAnonymity(5)], seed=2)
+    release = condensation(frame, schema, [KAnonymity(5), model], seed=2)
+    assert release.satisfied and release.params["groups_satisfy"]
+    assert release.params["merges"] > 0
+    assert release.params["groups"] == k_only.params["groups"] - release.params["merges"]
+    assert np.bincount(release.class_ids).min() >= 5
+    for rows in groups(release):
+        for column in ("disease", "salary"):
+            released = sorted(release.frame[column].to_numpy()[rows])
+            assert released == sorted(frame[column].to_numpy()[rows])
+        group = frame.iloc[rows]
+        if isinstance(model, DistinctLDiversity):
+            assert group["disease"].nunique() >= 3 and group["salary"].nunique() >= 3
+        if isinstance(model, TCloseness) and model.distance == "equal":
+            for column in ("disease", "salary"):
+                p = group[column].value_counts(normalize=True)
+                q = frame[column].value_counts(normalize=True)
+                gap = 0.5 * p.reindex(q.index, fill_value=0.0).sub(q).abs().sum()
+                assert gap <= 0.15 + 1e-12
+
+
+def test_merging_by_hand():
+    """Six records, k = 2: condensation groups {40, 41}, {50, 51}, {60, 61} (nearest
+    neighbours); the first two hold only flu. Distinct 2-diversity: the smallest
+    failing group {40, 41} joins the nearest group by mean (45.5 vs 50.5: {50, 51},
+    also all flu), and the merged {40, 41, 50, 51} still fails; it then joins {60, 61}:
+    one group of six. With the SA of row 2 changed to asthma only one merge is needed."""
+    frame = pd.DataFrame(
+        {
+            "age": [40, 41, 50, 51, 60, 61],
+            "disease": ["flu", "flu", "flu", "flu", "ulcer", "cancer"],
+        }
+    )
+    schema = Schema({"age": Q, "disease": S})
+    release = condensation(frame, schema, [KAnonymity(2), DistinctLDiversity(2)], seed=0)
+    assert release.params["merges"] == 2 and release.params["groups"] == 1
+    frame.loc[2, "disease"] = "asthma"
+    release = condensation(frame, schema, [KAnonymity(2), DistinctLDiversity(2)], seed=0)
+    assert release.params["merges"] == 1 and release.params["groups"] == 2
+    assert sorted(r.tolist() for r in groups(release)) == [[0, 1, 2, 3], [4, 5]]
+
+
+def test_infeasible_when_the_whole_table_fails():
+    frame, schema = table(60)
+    with pytest.raises(InfeasibleError) as info:
+        condensation(frame, schema, [KAnonymity(5), EntropyLDiversity(3.99)], seed=0)
+    assert "whole table" in info.value.message and "Condensation" in info.value.message
 
 
 def test_needs_a_numeric_qi():

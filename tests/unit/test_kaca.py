@@ -123,11 +123,24 @@ def test_needs_hierarchies(hospital):
         kaca(frame, schema.with_hierarchy("Age", None), [KAnonymity(2)])
 
 
-def test_suppression_limit_is_not_used(hospital):
+def test_suppression_within_the_budget(hospital):
+    """k = 3 with MaxSup = 1/3 (budget ⌊9/3⌋ = 3 rows): the hand-computed merges above
+    stop after step 4 — {1,2,3} and {4,5,6} satisfy, and rows 7, 8, 9 (three
+    singletons, 3 rows ≤ 3) are suppressed instead of merged."""
     frame, schema = hospital
-    release = kaca(frame, schema, [KAnonymity(3)], max_suppression=0.5)
-    assert release.n_suppressed == 0
-    assert any("suppresses no rows" in note for note in release.notes)
+    release = kaca(frame, schema, [KAnonymity(3)], max_suppression=1 / 3)
+    assert release.params["merges"] == 4
+    assert release.n_suppressed == 3
+    assert release.suppressed.tolist() == [False] * 6 + [True] * 3
+    assert release.class_ids.tolist() == [0, 0, 0, 1, 1, 1, -1, -1, -1]
+    assert release.frame.loc[6:, ["ZIP", "Age"]].eq("*").all().all()
+    assert release.record_levels["ZIP"].tolist()[6:] == [5, 5, 5]
+    assert release.frame["ZIP"].tolist()[:6] == ["476**"] * 3 + ["4790*"] * 3
+    assert release.satisfied and release.measurement.to_dict()["k"] == 3
+    assert any("suppressed" in note for note in release.notes)
+    # a budget of 2 rows is too small for the three singletons: all merged as before
+    merged = kaca(frame, schema, [KAnonymity(3)], max_suppression=0.3)
+    assert merged.n_suppressed == 0 and merged.params["merges"] == 6
 
 
 # --------------------------------------------------------------------------- random tables
