@@ -3,20 +3,24 @@
 Commands mirror the app's pages. Output is a readable summary, or with ``--json`` one
 JSON object whose keys are a documented contract (README). Exit codes: 0 success,
 2 bad input or impossible parameters (one line on stderr), 1 reserved for verdicts
-(``report``: not ready).
+(``report``: not ready). ``--record`` (measure, anonymize, attack, audit, report) writes
+the run to the history like the pages do; a history that cannot be written is one warning
+on stderr and changes neither the output nor the exit code.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from privcore import __version__, history
-from privcore.data import Hierarchy, load, profile, suggest_roles
-from privcore.errors import ParameterError, PrivcoreError
+from privcore.data import Dataset, Hierarchy, load, profile, suggest_roles
+from privcore.errors import CancelledError, HistoryError, ParameterError, PrivcoreError
 from privcore.measure.report import measure_release
 from privcore.models import (
     DistinctLDiversity,
@@ -43,6 +47,83 @@ def _emit(payload: dict[str, Any], as_json: bool, lines: Sequence[str]) -> None:
         print(history.to_json(payload))
     else:
         print("\n".join(lines))
+
+
+class _Recording:
+    """``--record``: the ``with`` block (the computation, after the inputs are read) as
+    one history run of ``kind`` on page ``cli``, like the pages record theirs.
+
+    Set :attr:`results` inside the block (:attr:`params` may be updated too). On exit
+    the run is written with its duration and status ``ok``; a :class:`PrivcoreError`
+    is written as ``error`` with its message (``cancelled`` for Ctrl-C) and propagates.
+    ``dataset`` is the fingerprint of :meth:`Dataset.summary` - never the rows. A
+    history that cannot be written costs one warning on stderr, never the result.
+    Without ``--record`` nothing is written.
+    """
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        kind: str,
+        params: dict[str, Any],
+        dataset: Dataset | None = None,
+    ) -> None:
+        self.enabled = bool(getattr(args, "record", False))
+        self.kind = kind
+        self.params = params
+        self.dataset = dataset
+        self.results: dict[str, Any] = {}
+        self.id: int | None = None
+        self._started = 0.0
+
+    def __enter__(self) -> _Recording:
+        self._started = time.perf_counter()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not self.enabled:
+            return
+        duration = time.perf_counter() - self._started
+        if exc is None:
+            status, error = "ok", None
+        elif isinstance(exc, (CancelledError, KeyboardInterrupt)):
+            status, error = "cancelled", None
+        elif isinstance(exc, PrivcoreError):
+            status, error = "error", exc.message
+        else:  # a bug: not a run of the user's to keep
+            return
+        try:
+            self.id = history.record_run(
+                self.kind,
+                params=self.params,
+                results=self.results if status == "ok" else {},
+                dataset=None if self.dataset is None else self.dataset.summary(),
+                page="cli",
+                duration_s=duration,
+                status=status,
+                error=error,
+            )
+        except HistoryError as history_error:
+            message = " ".join(history_error.message.split())
+            print(f"warning: run not recorded in the history: {message}", file=sys.stderr)
+
+    def lines(self) -> list[str]:
+        """The line naming the recorded run, for the readable output."""
+        return [f"history run: #{self.id}"] if self.id is not None else []
+
+
+def _hierarchy_files(pairs: Sequence[str] | None) -> dict[str, str]:
+    """``--hierarchy COL=FILE`` options as {column: file name}, for the history."""
+    files = {}
+    for pair in pairs or ():
+        column, _, path = pair.partition("=")
+        files[column.strip()] = Path(path).name
+    return files
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -114,23 +195,70 @@ def _models(args: argparse.Namespace) -> list:
     return models
 
 
-def cmd_measure(args: argparse.Namespace) -> int:
-    original = load(args.original).frame
-    release = load(args.release).frame
-    result = measure_release(
-        original,
-        release,
-        qi=_columns(args.qi, "--qi"),
-        sa=_columns(args.sa, "--sa"),
-        models=_models(args),
-        hierarchies=_hierarchies(args.hierarchy),
-        key=args.key,
-        risk_threshold=args.risk_threshold,
-        population=load(args.population).frame if args.population else None,
-        t_distance=args.t_distance,
-        check_order=True,
+def _measure_summary(payload: dict[str, Any]) -> dict[str, Any]:
+    """The figures of a measurement the history keeps (the keys of the Privacy level
+    page's, ``ui.measure_view.history_summary``; no data)."""
+    keep = (
+        "k",
+        "classes",
+        "rows",
+        "suppressed_rows",
+        "l_distinct",
+        "l_entropy",
+        "t_closeness",
+        "pl",
+        "dr",
+        "ul",
+        "satisfied",
     )
-    payload = result.to_dict()
+    out = {k: payload[k] for k in keep if k in payload}
+    out["risk"] = {
+        k: payload["risk"].get(k)
+        for k in ("prosecutor_max", "prosecutor_avg", "marketer", "records_at_risk")
+    }
+    out["loss"] = {k: v for k, v in payload["loss"].items() if isinstance(v, (int, float))}
+    return out
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    original = load(args.original)
+    release = load(args.release)
+    qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
+    models = _models(args)
+    hierarchies = _hierarchies(args.hierarchy)
+    population = load(args.population).frame if args.population else None
+    params = {
+        "release": release.name,
+        "release_sha256": release.fingerprint.sha256 if args.record else None,  # hashed if kept
+        "qi": qi,
+        "sa": sa,
+        "key": args.key,
+        "population_rows": None if population is None else len(population),
+        "k": args.k,
+        "l": args.l,
+        "l_kind": args.l_kind,
+        "c": args.c,
+        "t": args.t,
+        "t_distance": args.t_distance,
+        "risk_threshold": args.risk_threshold,
+        "hierarchies": _hierarchy_files(args.hierarchy),
+    }
+    with _Recording(args, "measure", params, original) as run:
+        result = measure_release(
+            original.frame,
+            release.frame,
+            qi=qi,
+            sa=sa,
+            models=models,
+            hierarchies=hierarchies,
+            key=args.key,
+            risk_threshold=args.risk_threshold,
+            population=population,
+            t_distance=args.t_distance,
+            check_order=True,
+        )
+        payload = result.to_dict()
+        run.results = _measure_summary(payload)
     lines = [
         f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
         f"{payload['suppressed_rows']} suppressed)",
@@ -150,6 +278,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
             for v in payload["verdicts"]
         ),
         *(f"note: {n}" for n in payload["notes"]),
+        *run.lines(),
     ]
     _emit(payload, args.json, lines)
     return EXIT_OK
@@ -190,10 +319,32 @@ def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
     return [s.column for s in found]
 
 
+# The figures of a release the history keeps (those the Anonymize page records)
+_ANONYMIZE_RESULTS = (
+    "k",
+    "classes",
+    "suppressed_rows",
+    "seconds",
+    "loss",
+    "pl",
+    "ul",
+    "node",
+    "satisfied",
+)
+
+
 def cmd_anonymize(args: argparse.Namespace) -> int:
     from privcore.anonymize import anonymize
-    from privcore.data import Role, Schema, save
+    from privcore.data import Role, Schema
 
+    if args.from_spec:
+        return _anonymize_from_spec(args)
+    missing = [o for o in ("qi", "sa") if getattr(args, o) is None]
+    if missing:
+        raise ParameterError(
+            "anonymize needs " + ", ".join(f"--{o}" for o in missing) + " (or --from-spec FILE).",
+            code="cli.missing_options",
+        )
     dataset = load(args.input)
     frame = dataset.frame
     qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
@@ -211,38 +362,115 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
             f"{args.input} has no column {', '.join(unknown)}.", code="cli.unknown_columns"
         )
     schema = Schema(roles, _hierarchies(args.hierarchy))
+    models = _models(args)
     options = {}
     if args.algorithm in ("samarati", "incognito", "optimal"):
         options["loss_metric"] = args.loss_metric
     if args.algorithm == "mondrian":
         options["summary"] = args.summary
-    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-    try:
-        release = anonymize(
-            frame,
-            schema,
-            _models(args),
-            algorithm=args.algorithm,
-            max_suppression=args.max_suppression,
-            seed=args.seed,
-            progress=progress,
-            **options,
-        )
-    finally:
-        close()
+    params = {  # the Anonymize page's parameters, plus the roles and files of the command
+        "algorithm": args.algorithm,
+        "k": args.k,
+        "l": args.l,
+        "l_kind": args.l_kind,
+        "c": args.c,
+        "t": args.t,
+        "t_distance": args.t_distance,
+        "max_suppression": args.max_suppression,
+        **options,
+        "seed": args.seed,
+        "qi": qi,
+        "sa": sa,
+        "identifiers": identifiers,
+        "hierarchies": _hierarchy_files(args.hierarchy),
+        "keep_order": args.keep_order,
+        "out": Path(args.out).name,
+    }
+    with _Recording(args, "anonymize", params, dataset) as run:
+        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+        try:
+            release = anonymize(
+                frame,
+                schema,
+                models,
+                algorithm=args.algorithm,
+                max_suppression=args.max_suppression,
+                seed=args.seed,
+                progress=progress,
+                **options,
+            )
+        finally:
+            close()
+        report = _write_release(release, args)
+        run.results = {k: report.get(k) for k in _ANONYMIZE_RESULTS}
+    _emit(report, args.json, _release_lines(args.algorithm, report, args, run))
+    return EXIT_OK
+
+
+def _write_release(release: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Write the release (shuffled unless --keep-order), the report and the spec."""
+    from privcore.data import save
+
     save(release.export(shuffle=not args.keep_order, seed=args.seed), args.out)
     report = release.to_dict()
     if args.report:
         Path(args.report).write_text(history.to_json(report), encoding="utf-8")
-    lines = [
-        f"{args.algorithm}: k = {report['k']}, {report['suppressed_rows']} row(s) suppressed, "
+    if args.spec_out:
+        Path(args.spec_out).write_text(release.spec_json(), encoding="utf-8")
+    return report
+
+
+def _release_lines(
+    algorithm: str, report: dict[str, Any], args: argparse.Namespace, run: _Recording
+) -> list[str]:
+    written = [f for f in (args.out, args.report, args.spec_out) if f]
+    return [
+        f"{algorithm}: k = {report['k']}, {report['suppressed_rows']} row(s) suppressed, "
         f"{report['classes']} classes, {report['seconds']:.3f} s",
         "loss: " + ", ".join(f"{k} = {v:.4g}" for k, v in report["loss"].items()),
         f"PL = {report['pl']:.3f}   UL = {report['ul']:.3f}",
         *([f"node: {report['node']}"] if report["node"] else []),
-        f"wrote {args.out}" + (f" and {args.report}" if args.report else ""),
+        "wrote " + ", ".join(written),
+        *run.lines(),
     ]
-    _emit(report, args.json, lines)
+
+
+def _anonymize_from_spec(args: argparse.Namespace) -> int:
+    """``anonymize INPUT --from-spec SPEC``: the release a spec describes, made again
+    from the same input (checked by fingerprint) without choosing anything."""
+    from privcore.anonymize.spec import read_spec, reproduce
+
+    try:
+        text = Path(args.from_spec).read_bytes()
+    except OSError as exc:
+        raise ParameterError(
+            f"Cannot read the spec {args.from_spec}: {exc.strerror or exc}.",
+            code="cli.unreadable",
+            path=str(args.from_spec),
+        ) from exc
+    spec = read_spec(text)
+    args.seed = int(spec.get("seed", 0))  # the export is shuffled as the original was
+    dataset = load(args.input)
+    params = {
+        "algorithm": spec["algorithm"],
+        "from_spec": Path(args.from_spec).name,
+        "seed": spec.get("seed"),
+        "max_suppression": spec.get("max_suppression"),
+        "qi": spec.get("qi"),
+        "sa": spec.get("sa"),
+        "keep_order": args.keep_order,
+        "out": Path(args.out).name,
+    }
+    with _Recording(args, "anonymize", params, dataset) as run:
+        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+        try:
+            release = reproduce(dataset.frame, spec, progress=progress)
+        finally:
+            close()
+        report = _write_release(release, args)
+        run.results = {k: report.get(k) for k in _ANONYMIZE_RESULTS}
+    lines = _release_lines(spec["algorithm"], report, args, run)
+    _emit(report, args.json, ["reproduced from " + str(args.from_spec), *lines])
     return EXIT_OK
 
 
@@ -250,28 +478,44 @@ def cmd_attack(args: argparse.Namespace) -> int:
     from privcore.attacks import simulate
     from privcore.measure.entropy import align
 
-    original = load(args.original).frame
-    release = load(args.release).frame
+    dataset = load(args.original)
+    released = load(args.release)
     qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
     hierarchies = _hierarchies(args.hierarchy)
-    original, release = align(original, release, args.key, qi=qi, hierarchies=hierarchies)
-    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-    try:
-        result = simulate(
-            original,
-            release,
-            qi,
-            sa,
-            roll_size=args.roll_size,
-            seed=args.seed,
-            locale=args.locale,
-            hierarchies=hierarchies,
-            tau=args.tau,
-            progress=progress,
-        )
-    finally:
-        close()
-    payload = result.to_dict()
+    original, release = align(
+        dataset.frame, released.frame, args.key, qi=qi, hierarchies=hierarchies
+    )
+    params = {  # the Attack page's parameters of its linkage run, plus the command's
+        "attack": "linkage+homogeneity",
+        "release": released.name,
+        "release_sha256": released.fingerprint.sha256 if args.record else None,  # hashed if kept
+        "key": args.key,
+        "qi": qi,
+        "sa": sa,
+        "roll": {"size": args.roll_size, "seed": args.seed, "locale": args.locale},
+        "tau": args.tau,
+        "hierarchies": _hierarchy_files(args.hierarchy),
+    }
+    with _Recording(args, "attack", params, dataset) as run:
+        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+        try:
+            result = simulate(
+                original,
+                release,
+                qi,
+                sa,
+                roll_size=args.roll_size,
+                seed=args.seed,
+                locale=args.locale,
+                hierarchies=hierarchies,
+                tau=args.tau,
+                progress=progress,
+            )
+        finally:
+            close()
+        payload = result.to_dict()
+        params["roll"] = payload["roll"]  # the roll built (its size when not given)
+        run.results = payload
     lines = []
     for label, figures in (("original", payload["before"]), ("release", payload)):
         link, hom, risk = figures["linkage"], figures["homogeneity"], figures["risk"]
@@ -284,6 +528,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
             f"{risk['journalist_max']:.3f}, marketer {risk['marketer']:.3f}",
         ]
     lines.append(f"roll: {payload['roll']['size']:,} people, seed {payload['roll']['seed']}")
+    lines += run.lines()
     _emit(payload, args.json, lines)
     return EXIT_OK
 
@@ -291,58 +536,80 @@ def cmd_attack(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from privcore.ldp import audit as ldp_audit
 
-    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-    try:
-        if args.samples_file:
-            if not args.input_col or not (args.output_col or args.output_prefix):
-                raise ParameterError(
-                    "--samples-file needs --input-col and --output-col or --output-prefix.",
-                    code="cli.samples_options",
-                )
-            if args.claimed_epsilon is None:
-                raise ParameterError(
-                    "--samples-file needs --claimed-epsilon.", code="cli.samples_options"
-                )
-            frame = load(args.samples_file).frame
-            outputs = (
-                [args.output_col]
-                if args.output_col
-                else [c for c in map(str, frame.columns) if c.startswith(args.output_prefix)]
+    samples: Dataset | None = None
+    if args.samples_file:
+        if not args.input_col or not (args.output_col or args.output_prefix):
+            raise ParameterError(
+                "--samples-file needs --input-col and --output-col or --output-prefix.",
+                code="cli.samples_options",
             )
-            if args.method == "ab":
-                raise ParameterError(
-                    "Uploaded samples are audited black-box: use --method ob or lb.",
-                    code="cli.samples_method",
-                )
-            report = ldp_audit.audit_samples(
-                frame,
-                args.input_col,
-                outputs,
-                claimed_epsilon=args.claimed_epsilon,
-                method=args.method,
-                seed=args.seed,
-                progress=progress,
+        if args.claimed_epsilon is None:
+            raise ParameterError(
+                "--samples-file needs --claimed-epsilon.", code="cli.samples_options"
             )
-        else:
-            if not args.mechanism or args.epsilon is None:
-                raise ParameterError(
-                    "Give --mechanism and --epsilon, or --samples-file.", code="cli.audit_options"
+        samples = load(args.samples_file)
+        outputs = (
+            [args.output_col]
+            if args.output_col
+            else [c for c in map(str, samples.frame.columns) if c.startswith(args.output_prefix)]
+        )
+        if args.method == "ab":
+            raise ParameterError(
+                "Uploaded samples are audited black-box: use --method ob or lb.",
+                code="cli.samples_method",
+            )
+        params = {  # the LDP auditor page's parameters of an audit of uploaded samples
+            "samples": samples.name,
+            "input": args.input_col,
+            "outputs": outputs,
+            "claimed": args.claimed_epsilon,
+            "method": args.method,
+            "seed": args.seed,
+        }
+    else:
+        if not args.mechanism or args.epsilon is None:
+            raise ParameterError(
+                "Give --mechanism and --epsilon, or --samples-file.", code="cli.audit_options"
+            )
+        params = {  # the LDP auditor page's parameters of a mechanism audit
+            "mechanism": args.mechanism,
+            "epsilon": args.epsilon,
+            "d": args.domain,
+            "methods": [args.method],
+            f"n_{args.method}": args.samples,
+            "seed": args.seed,
+        }
+    with _Recording(args, "audit", params, samples) as run:
+        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
+        try:
+            if samples is not None:
+                report = ldp_audit.audit_samples(
+                    samples.frame,
+                    args.input_col,
+                    outputs,
+                    claimed_epsilon=args.claimed_epsilon,
+                    method=args.method,
+                    seed=args.seed,
+                    progress=progress,
                 )
-            from privcore.ldp.mechanisms import make
+            else:
+                from privcore.ldp.mechanisms import make
 
-            mechanism = make(args.mechanism, args.epsilon, d=args.domain)
-            runner = {
-                "ab": ldp_audit.audit_ab,
-                "ob": ldp_audit.audit_ob,
-                "lb": ldp_audit.lower_bound,
-            }[args.method]
-            kwargs = {"seed": args.seed, "progress": progress}
-            if args.samples:
-                kwargs["n"] = args.samples
-            report = runner(mechanism, **kwargs)
-    finally:
-        close()
-    payload = report.to_dict()
+                mechanism = make(args.mechanism, args.epsilon, d=args.domain)
+                runner = {
+                    "ab": ldp_audit.audit_ab,
+                    "ob": ldp_audit.audit_ob,
+                    "lb": ldp_audit.lower_bound,
+                }[args.method]
+                kwargs = {"seed": args.seed, "progress": progress}
+                if args.samples:
+                    kwargs["n"] = args.samples
+                report = runner(mechanism, **kwargs)
+        finally:
+            close()
+        payload = report.to_dict()
+        # as the page: an uploaded-samples audit is one report, a mechanism's per method
+        run.results = payload if samples is not None else {args.method: payload}
     claimed = payload["epsilon_claimed"]
     lines = [
         f"{payload['mechanism'].get('mechanism')}: method {payload['method']}, "
@@ -357,6 +624,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             f"(confidence {payload['confidence']:.0%})"
         )
     lines.append(f"verdict: {payload['verdict']}")
+    lines += run.lines()
     _emit(payload, args.json, lines)
     return EXIT_OK
 
@@ -578,6 +846,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="population table with the QI columns (adds "
         "journalist risk), e.g. a voter roll containing the data set's people",
     )
+    m.add_argument(
+        "--record",
+        action="store_true",
+        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
+    )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.set_defaults(func=cmd_measure)
 
@@ -589,8 +862,8 @@ def build_parser() -> argparse.ArgumentParser:
         "loss, pl, ul and node (full-domain algorithms).",
     )
     a.add_argument("input", help="the table to anonymize")
-    a.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
-    a.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
+    a.add_argument("--qi", help="quasi-identifiers, comma-separated (required)")
+    a.add_argument("--sa", help="sensitive attributes, comma-separated (required)")
     a.add_argument(
         "--identifiers",
         help="identifier columns to remove, comma-separated (default: the columns the role "
@@ -643,6 +916,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", required=True, help="release file (.csv, .tsv, .xlsx, .parquet, .jsonl)"
     )
     a.add_argument("--report", help="write the JSON report here")
+    a.add_argument(
+        "--spec-out",
+        metavar="FILE.json",
+        help="write the generalization spec here (algorithm, constraints, seed, roles, "
+        "hierarchies, node; fingerprints of input and release, no data)",
+    )
+    a.add_argument(
+        "--from-spec",
+        metavar="FILE.json",
+        help="make the release a spec describes again, from the same INPUT (checked by "
+        "fingerprint); --qi, --sa, the algorithm and the constraints come from the spec",
+    )
+    a.add_argument(
+        "--record",
+        action="store_true",
+        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
+    )
     a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.add_argument("--json", action="store_true", help="print the report as JSON")
     a.set_defaults(func=cmd_anonymize)
@@ -678,6 +968,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=1.0,
         help="homogeneity: top-value share that exposes a class (default 1)",
     )
+    k.add_argument(
+        "--record",
+        action="store_true",
+        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
+    )
     k.add_argument("--quiet", action="store_true", help="no progress bar")
     k.add_argument("--json", action="store_true", help="print one JSON object")
     k.set_defaults(func=cmd_attack)
@@ -702,6 +997,11 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--output-prefix", help="prefix of the output columns (vector outputs)")
     u.add_argument("--claimed-epsilon", type=float, help="the ε the implementation claims")
     u.add_argument("--seed", type=int, default=0)
+    u.add_argument(
+        "--record",
+        action="store_true",
+        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
+    )
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     u.add_argument("--json", action="store_true", help="print one JSON object")
     u.set_defaults(func=cmd_audit)

@@ -542,10 +542,11 @@ def downloads(release: Release) -> None:
     )
     st.download_button(
         t("an.download_spec"),
-        data=release.spec_json().encode("utf-8"),
+        data=lambda: release.spec_json().encode("utf-8"),  # fingerprints: built on click
         file_name=f"release_{release.algorithm}_spec.json",
         mime="application/json",
         on_click="ignore",
+        help=t("an.download_spec_help"),
     )
     st.download_button(
         t("an.download_report"),

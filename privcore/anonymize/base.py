@@ -41,6 +41,8 @@ from privcore.models import (
 )
 
 Progress = Callable[[float, str], None]
+SPEC_FORMAT = "privcore-release-spec/1"
+SPEC_OPTIONS = ("loss_metric", "summary", "beta")  # algorithm keywords a spec replays
 
 
 def report_progress(progress: Progress | None, fraction: float, message: str) -> None:
@@ -282,6 +284,8 @@ class Release:
     record_levels: Mapping[str, np.ndarray] | None = None
     extra_loss: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    schema: Schema | None = None  # the roles and hierarchies the algorithm ran with
+    source: pd.DataFrame | None = field(default=None, repr=False)  # the input table
 
     @property
     def n_suppressed(self) -> int:
@@ -315,14 +319,28 @@ class Release:
         return self.frame.iloc[rng.permutation(len(self.frame))].reset_index(drop=True)
 
     def spec(self) -> dict[str, Any]:
-        """The generalization applied, as JSON-able data to reproduce the release."""
+        """The generalization applied, as JSON-able data that reproduces the release
+        (:func:`privcore.anonymize.spec.reproduce`): the algorithm, its constraints,
+        options, suppression limit and seed; the roles and hierarchies it used; the
+        full-domain node; and fingerprints (SHA-256, no data) of the input table and of
+        the release, so a reproduction is checked cell for cell."""
+        from privcore.data.loading import fingerprint
+
         return {
+            "format": SPEC_FORMAT,
             "algorithm": self.algorithm,
             "qi": list(self.qi),
             "sa": list(self.sa),
             "removed_identifiers": list(self.removed),
             "node": None if self.node is None else dict(zip(self.qi, self.node, strict=True)),
             "suppressed_rows": self.n_suppressed,
+            "constraints": self.params.get("constraints", []),
+            "max_suppression": self.params.get("max_suppression", 0.0),
+            "seed": self.params.get("seed", 0),
+            "options": {k: self.params[k] for k in SPEC_OPTIONS if k in self.params},
+            "schema": None if self.schema is None else self.schema.to_dict(),
+            "input": None if self.source is None else fingerprint(self.source).to_dict(),
+            "release": fingerprint(self.frame).to_dict(),
             "params": self.params,
             "synthetic": self.synthetic,
         }
@@ -443,4 +461,16 @@ def finish(
         record_levels=record_levels,
         extra_loss=dict(extra_loss or {}),
         notes=tuple(notes),
+        schema=_used_schema(problem),
+        source=problem.frame,
     )
+
+
+def _used_schema(problem: Problem) -> Schema:
+    """The roles an algorithm ran with (QIs, SAs, identifiers) and their hierarchies."""
+    roles = {
+        **{c: "identifier" for c in problem.identifiers if c in problem.frame.columns},
+        **{c: "quasi_identifier" for c in problem.qi},
+        **{c: "sensitive" for c in problem.sa},
+    }
+    return Schema(roles, {c: h for c, h in problem.hierarchies.items() if c in roles})

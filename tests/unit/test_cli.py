@@ -293,3 +293,75 @@ def test_audit_command_ob_and_the_vector_sample_forms(tmp_path, capsys):
     assert main([*files, "--method", "lb"]) == 0
     lb = json.loads(capsys.readouterr().out)
     assert lb["epsilon_lb"] <= 1.0 and lb["verdict"] != "violation"
+
+
+@pytest.mark.parametrize("algorithm", ["optimal", "mondrian", "kaca"])
+def test_anonymize_spec_out_and_from_spec_give_the_same_file(tmp_path, capsys, algorithm):
+    hospital = ROOT / "assets" / "hospital"
+    first, spec = tmp_path / "first.csv", tmp_path / "spec.json"
+    common = [
+        "--hierarchy",
+        f"ZIP={hospital / 'hospital_hierarchy_ZIP.csv'}",
+        "--hierarchy",
+        f"Age={hospital / 'hospital_hierarchy_Age.csv'}",
+    ]
+    code = main(
+        [
+            "anonymize",
+            str(hospital / "hospital.csv"),
+            "--qi",
+            "ZIP,Age",
+            "--sa",
+            "Disease",
+            *common,
+            "--algorithm",
+            algorithm,
+            "--k",
+            "3",
+            "--l",
+            "2",
+            "--seed",
+            "7",
+            "--out",
+            str(first),
+            "--spec-out",
+            str(spec),
+            "--quiet",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    written = json.loads(spec.read_text())
+    assert written["algorithm"] == algorithm and written["seed"] == 7
+    assert written["constraints"][0] == {"model": "k", "k": 3}
+    again = tmp_path / "again.csv"
+    capsys.readouterr()
+    code = main(
+        [
+            "anonymize",
+            str(hospital / "hospital.csv"),
+            "--from-spec",
+            str(spec),
+            "--out",
+            str(again),
+            "--quiet",
+            "--json",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["algorithm"] == algorithm
+    assert again.read_bytes() == first.read_bytes()
+
+
+def test_anonymize_from_spec_errors(tmp_path, capsys):
+    hospital = ROOT / "assets" / "hospital"
+    out = str(tmp_path / "r.csv")
+    assert main(["anonymize", str(hospital / "hospital.csv"), "--out", out]) == 2
+    assert "--qi, --sa (or --from-spec FILE)" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "other"}')
+    args = ["anonymize", str(hospital / "hospital.csv"), "--from-spec", str(bad), "--out", out]
+    assert main(args) == 2
+    assert "not a release spec" in capsys.readouterr().err
+    args[3] = str(tmp_path / "missing.json")
+    assert main(args) == 2
+    assert "Cannot read the spec" in capsys.readouterr().err
