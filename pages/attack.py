@@ -17,7 +17,7 @@ from ui.components import escape_md
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
-from ui.release_picker import pick_release
+from ui.release_picker import note_release_columns, pick_release
 from ui.shell import require_app
 from ui.state import workbench
 
@@ -40,6 +40,7 @@ left, right = st.columns(2, gap="large")
 with left:
     st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
     release_name, release_frame, release_obj = pick_release(wb, original, schema, key="at")
+    note_release_columns(release_obj, qi, sa)
     columns = [str(c) for c in original.frame.columns]
     shared = [c for c in columns if release_frame is not None and c in release_frame.columns]
     key_column = st.selectbox(

@@ -10,7 +10,7 @@ from ui.components import escape_md
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
-from ui.release_picker import pick_release
+from ui.release_picker import note_release_columns, pick_release
 from ui.shell import require_app
 from ui.state import workbench
 
@@ -36,6 +36,7 @@ with right:
     columns = [str(c) for c in original.frame.columns]
     qi = st.multiselect(t("pl.qi"), columns, default=schema.quasi_identifiers, key="pl_qi")
     sa = st.multiselect(t("pl.sa"), columns, default=schema.sensitive, key="pl_sa")
+    note_release_columns(release_obj, qi, sa)
     shared = [c for c in columns if release_frame is not None and c in release_frame.columns]
     key_column = st.selectbox(
         t("pl.key"),

@@ -10,7 +10,7 @@ from ui.components import escape_md
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import current_language, t
-from ui.release_picker import pick_release
+from ui.release_picker import note_release_columns, pick_release
 from ui.shell import require_app
 from ui.state import session_owner, workbench
 
@@ -37,6 +37,7 @@ left, right = st.columns([1, 1], gap="large")
 with left:
     st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
     release_name, release_frame, release_obj = pick_release(wb, original, schema, key="rp")
+    note_release_columns(release_obj, schema.quasi_identifiers, schema.sensitive)
 with right:
     st.markdown(f"**{t('rp.thresholds')}**")
     defaults = Thresholds()

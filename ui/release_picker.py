@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from privcore.data import Dataset, Schema
+from ui.components import escape_md
 from ui.errors import show_error
 from ui.i18n import t
 from ui.state import Workbench, load_upload
@@ -65,3 +66,20 @@ def pick_release(
     except Exception as exc:  # noqa: BLE001 - shown; nothing else changes
         show_error(exc)
         return None, None, None
+
+
+def note_release_columns(release: Any, qi: list[str], sa: list[str]) -> None:
+    """Say so when a release made on the Anonymize page used other QIs/SAs than the
+    ones this page checks it against (every QI an attacker may know)."""
+    if release is None or (list(release.qi) == list(qi) and list(release.sa) == list(sa)):
+        return
+    st.info(
+        t(
+            "pl.release_columns_differ",
+            made_qi=", ".join(escape_md(c) for c in release.qi),
+            made_sa=", ".join(escape_md(c) for c in release.sa),
+            qi=", ".join(escape_md(c) for c in qi),
+            sa=", ".join(escape_md(c) for c in sa),
+        ),
+        icon=":material/info:",
+    )

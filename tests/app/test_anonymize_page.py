@@ -190,6 +190,17 @@ def test_a_quasi_identifier_left_out_is_released_unchanged():
     assert at.session_state["workbench"].last_release is generalized
 
 
+def test_other_pages_say_which_columns_they_check_a_narrower_release_against():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    at.multiselect(key="an_qi").unselect("Age").run()
+    for page in ("report.py", "attack.py", "privacy_level.py"):
+        at.switch_page(str(ROOT / "pages" / page)).run()
+        no_exceptions(at)
+        notes = [i.value for i in at.info if "was made with quasi-identifiers ZIP" in i.value]
+        assert notes and "checked here against ZIP, Age" in notes[0], page
+
+
 def test_the_compare_view_uses_the_same_columns():
     at = open_page("hospital")
     at.slider(key="an_k").set_value(3).run()
