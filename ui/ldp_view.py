@@ -240,7 +240,8 @@ def show_leakage(report: AuditReport) -> None:
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     if report.details.get("joint"):
-        st.caption(t("ldp.joint_note", n=report.details["joint"]))
+        joint = report.details["joint"]
+        st.caption(t("ldp.joint_note", n=joint["symbols"], m=len(joint["coordinates"])))
 
 
 def sweep_chart(frame: pd.DataFrame) -> alt.Chart:

@@ -20,13 +20,18 @@ Three measures, each with its uncertainty:
   coordinate be at its worst in its own direction, which one output cannot be (it
   overstates optimized unary encoding by 2 ln((e^ε+1)/2) − ε).
   *Dependent coordinates*: summing coordinates is exact only when they are independent
-  given the input (unary encodings). A discrete vector output that takes few distinct
-  values (≤ 256, and at least 50 samples per value for the smallest input) is measured
-  as one joint symbol instead — exact for any dependence (subset selection's ω-hot
-  vector: per-coordinate sums give ln(p/q*) + ln((1−q*)/(1−p)) ≈ 1.13 at ε = 1, d = 10,
-  the joint pmf gives ε). Larger output spaces, and the support bits of hashed outputs
+  given the input (unary encodings). A discrete vector output is therefore measured as
+  one joint symbol when that takes few distinct values (≤ 256, and at least 50 samples
+  per value for the smallest input): the vector restricted to the coordinates whose pmf
+  differs between some pair of inputs (those the sum would count), or else the whole
+  vector. Subset selection's ω-hot vector: per-coordinate sums give ln(p/q*) +
+  ln((1−q*)/(1−p)) ≈ 1.13 at ε = 1, d = 10 (≈ 1.065 at d = 20), the joint pmf gives ε.
+  The joint symbol is used only when a G-test rejects that the coordinates are
+  independent given the input (level 10⁻³, split over the inputs): for independent
+  coordinates the sum is exact and the per-coordinate pmfs, with more samples per
+  cell, are less noisy. Larger output spaces, and the support bits of hashed outputs
   (``comb``, exact per coordinate), are summed per coordinate (``details["joint"]`` is
-  None; otherwise it holds the number of distinct vectors).
+  None; otherwise ``{"symbols", "coordinates", "p_value"}``).
 - :func:`lower_bound` (beyond the seed): a distinguishing attack certifies
   ε_LB = ln(P_lower[A(v)∈S] / P_upper[A(v')∈S]) with one-sided Clopper–Pearson bounds
   (α/2 each, so the statement holds with confidence 1 − α). White-box, S is the
@@ -646,22 +651,69 @@ def _split(columns: list[Any], gen: Any) -> tuple[list[Any], list[Any]]:
 
 _JOINT_LIMIT = 256  # distinct output vectors measured as one symbol
 _JOINT_SAMPLES = 50  # samples per distinct vector needed, for the smallest input
+_DEPENDENCE_ALPHA = 1e-3  # G-test level (split over inputs) for "dependent coordinates"
 
 
-def _joint_symbols(columns: list[Any], continuous: bool) -> tuple[list[Any], int | None]:
-    """Discrete vector outputs with few distinct values, as one symbol per output
-    (n, 1); otherwise the columns unchanged and None."""
+def _joint_symbols(
+    columns: list[Any], continuous: bool, tau_d: float
+) -> tuple[list[Any], dict[str, Any] | None]:
+    """Discrete vector outputs as one joint symbol per output (n, 1), when few enough:
+    first the coordinates whose pmf differs between some pair of inputs (JS > τ_d; the
+    others would add 0 to the sum), then the whole vector. Otherwise the columns
+    unchanged and None; else ``{"symbols": distinct values, "coordinates": [...]}``."""
     if continuous or columns[0].dim() != 2 or columns[0].shape[1] < 2:
         return columns, None
     torch = torch_module()
-    _, codes = torch.unique(torch.cat(columns, dim=0), dim=0, return_inverse=True)
-    distinct = int(codes.max().item()) + 1
+    d = int(columns[0].shape[1])
+    whole = _distributions(columns, False)
+    f = _densities(whole, whole.counts, "pmf")
+    differ = torch.zeros(d, dtype=torch.bool, device=f.device)
+    for i, j in combinations(range(f.shape[0]), 2):
+        differ |= _differs(f, i, j, "discrete", tau_d, 0.0)
+    chosen = torch.nonzero(differ.reshape(-1)).reshape(-1).tolist()
     smallest = min(int(c.shape[0]) for c in columns)
-    if distinct > _JOINT_LIMIT or distinct * _JOINT_SAMPLES > smallest:
-        return columns, None
-    sizes = [int(c.shape[0]) for c in columns]
-    parts = torch.split(codes.to(torch.float32).reshape(-1, 1), sizes)
-    return list(parts), distinct
+    candidates = [chosen] if 2 <= len(chosen) < d else []
+    for coordinates in [*candidates, list(range(d))]:
+        stacked = torch.cat([c[:, coordinates] for c in columns], dim=0)
+        vectors, codes = torch.unique(stacked, dim=0, return_inverse=True)
+        distinct = int(vectors.shape[0])
+        if distinct > _JOINT_LIMIT or distinct * _JOINT_SAMPLES > smallest:
+            continue
+        sizes = [int(c.shape[0]) for c in columns]
+        parts = list(torch.split(codes.reshape(-1), sizes))
+        p_value = _independence_p_value(vectors, parts)
+        if p_value >= _DEPENDENCE_ALPHA / len(columns):
+            return columns, None  # independent given the input: the sum is exact
+        symbols = [part.to(torch.float32).reshape(-1, 1) for part in parts]
+        return symbols, {"symbols": distinct, "coordinates": coordinates, "p_value": p_value}
+    return columns, None
+
+
+def _independence_p_value(vectors: Any, parts: list[Any]) -> float:
+    """Smallest p-value over inputs of the G-test that the coordinates are independent
+    given the input: G = 2 Σ O ln(O/E) over the observed vectors, E = n·Π marginals,
+    with Π L_c − 1 − Σ (L_c − 1) degrees of freedom (L_c values of coordinate c)."""
+    torch = torch_module()
+    levels = [torch.unique(vectors[:, c]) for c in range(vectors.shape[1])]
+    cells = math.prod(len(v) for v in levels)
+    dof = cells - 1 - sum(len(v) - 1 for v in levels)
+    if dof <= 0:
+        return 1.0
+    smallest = 1.0
+    for codes in parts:
+        n = codes.shape[0]
+        observed = torch.bincount(codes, minlength=vectors.shape[0]).double()
+        expected = torch.full_like(observed, float(n))
+        for c, values in enumerate(levels):
+            column = vectors[:, c]
+            index = torch.searchsorted(values, column.contiguous())
+            marginal = torch.zeros(len(values), dtype=torch.float64, device=observed.device)
+            marginal.index_add_(0, index, observed)
+            expected = expected * marginal[index] / n
+        seen = observed > 0
+        g = 2.0 * float((observed[seen] * torch.log(observed[seen] / expected[seen])).sum())
+        smallest = min(smallest, float(stats.chi2.sf(g, dof)))
+    return smallest
 
 
 def _split_distributions(
@@ -752,7 +804,7 @@ def audit_ob(
     continuous = mechanism.output_kind in ("real", "reals")
     joint = None
     if mechanism.output_kind == "bits":  # hashed outputs' support bits stay per coordinate
-        columns, joint = _joint_symbols(columns, continuous)
+        columns, joint = _joint_symbols(columns, continuous, tau_d)
     halves = _split_distributions(columns, continuous, gen)
     dist = halves[1]
     _report(progress, 0.75, "OB: comparing distributions")
@@ -1119,7 +1171,7 @@ def audit_samples(
     }
     _report(progress, 0.2, "Samples read")
     if method == "ob":
-        columns, joint = _joint_symbols(columns, continuous)
+        columns, joint = _joint_symbols(columns, continuous, tau_d)
         halves = _split_distributions(columns, continuous, gen)
         _report(progress, 0.4, "OB: distributions and bootstrap")
         result = _ob_from(

@@ -188,7 +188,9 @@ def test_ob_measures_dependent_bits_jointly():
     assert mechanism.q_star == pytest.approx(q)
     assert math.log(p / q) + math.log((1 - q) / (1 - p)) == pytest.approx(1.1294, abs=1e-4)
     report = audit.audit_ob(mechanism, n=40_000, seed=3, bootstrap=100)
-    assert report.details["joint"] == 120
+    assert report.details["joint"]["symbols"] == 120
+    assert report.details["joint"]["coordinates"] == list(range(10))
+    assert report.details["joint"]["p_value"] < 1e-6
     lo, hi = report.ci
     assert lo <= 1.0 <= hi
     lo_avg, hi_avg = report.details["ci_avg"]
@@ -199,12 +201,40 @@ def test_ob_measures_dependent_bits_jointly():
     assert audit.audit_ob(make("olh", 1.0, d=10), n=4_000, bootstrap=0).details["joint"] is None
 
 
+def test_ob_joint_symbol_only_for_dependent_coordinates():
+    """d = 20: three random inputs; the coordinates that differ are theirs. Subset
+    selection's bits are dependent (exactly ω = 5 ones): measured jointly over those
+    three (8 vectors). Unary encodings' bits are independent given the input: the
+    G-test does not reject, the per-coordinate sum is kept."""
+    ss = audit.audit_ob(make("ss", 1.0, d=20), n=40_000, seed=0, bootstrap=50)
+    joint = ss.details["joint"]
+    assert joint["symbols"] == 8 and joint["coordinates"] == ss.details["inputs"]
+    lo, hi = ss.ci
+    assert lo <= 1.0 <= hi
+    for name in ("sue", "oue", "the"):
+        report = audit.audit_ob(make(name, 1.0, d=20), n=40_000, seed=0, bootstrap=0)
+        assert report.details["joint"] is None, name
+
+
+def test_independence_g_test_by_hand():
+    """Two fair bits: independent (counts 25 each) → G = 0, p = 1; copies of each other
+    (50 × 00, 50 × 11) → E = 25 per cell, G = 2·(50 ln 2 + 50 ln 2) = 138.6 on 1 dof."""
+    vectors = torch.tensor([[0, 0], [0, 1], [1, 0], [1, 1]])
+    independent = torch.repeat_interleave(torch.arange(4), 25)
+    assert audit._independence_p_value(vectors, [independent]) == pytest.approx(1.0)
+    copies = torch.repeat_interleave(torch.tensor([0, 3]), 50)
+    g = 2 * (100 * math.log(2))
+    p = audit._independence_p_value(vectors, [copies])
+    assert p == pytest.approx(float(__import__("scipy").stats.chi2.sf(g, 1)))
+    assert p < 1e-30
+
+
 def test_uploaded_dependent_bits_are_measured_jointly():
     frame = logged("ss", 1.0, n=100_000, d=5)
     outputs = [c for c in frame if c.startswith("y")]
     report = audit.audit_samples(frame, "x", outputs, claimed_epsilon=1.0, method="ob")
     # d = 5, ε = 1: ω = round(5/(e+1)) = 1, so the output is one-hot: 5 distinct vectors
-    assert report.details["joint"] == 5
+    assert report.details["joint"]["symbols"] == 5
     lo, hi = report.ci
     assert lo <= 1.0 <= hi and report.verdict == "consistent"
 
