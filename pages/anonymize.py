@@ -6,6 +6,7 @@ import streamlit as st
 
 from privcore.errors import PrivcoreError
 from ui import anonymize_view as view
+from ui import replay_view
 from ui.errors import show_error
 from ui.history import record
 from ui.i18n import t
@@ -85,3 +86,6 @@ with st.expander(t("an.compare_title")):
         view.compare(dataset, schema, st.session_state.get(PARAMS) or view.DEFAULT_PARAMS)
     except PrivcoreError as exc:
         show_error(exc)
+
+with st.expander(t("an.replay_title")):
+    replay_view.replay(wb, dataset)

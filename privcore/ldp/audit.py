@@ -36,8 +36,8 @@ Three measures, each with its uncertainty:
   ε_LB = ln(P_lower[A(v)∈S] / P_upper[A(v')∈S]) with one-sided Clopper–Pearson bounds
   (α/2 each, so the statement holds with confidence 1 − α). White-box, S is the
   mechanism's likelihood-ratio event; black-box, S is learned on half the samples
-  (naive-Bayes log-likelihood-ratio score over the output coordinates, threshold
-  chosen on that half) and counted on the other half. A bound above the claimed ε is
+  (naive-Bayes log-likelihood-ratio score over the output coordinates estimated on one
+  quarter, threshold chosen on the other quarter) and counted on the other half. A bound above the claimed ε is
   a proven **violation**.
 
 :func:`audit_samples` audits logged (input, output) pairs of any implementation from
@@ -1036,13 +1036,20 @@ def _learned_bound(
 ) -> tuple[float, dict[str, Any]]:
     """Learn a naive-Bayes log-likelihood-ratio event on half A, certify it on half B.
 
+    Half A is cut in two again: the per-coordinate log-likelihood ratios are estimated
+    on one quarter and the threshold is chosen on the other. Choosing the threshold on
+    the scores the ratios were estimated from would favour cells whose estimates are
+    high by chance — a rare event that looks better than it is (SHE at ε = 1: 2.6 % of
+    the samples, certified 0.938, against 18 % and 0.971 with the extra split).
+
     Only output coordinates whose distributions differ between the two inputs on half A
     (χ² test of homogeneity, p < 0.001) enter the score: the others would only add
     estimation noise to it.
     """
     torch = torch_module()
     halves_a, halves_b = _split(columns, gen)
-    dist = _distributions(halves_a, continuous, like=_distributions(columns, continuous))
+    learn, tune = _split(halves_a, gen)
+    dist = _distributions(learn, continuous, like=_distributions(columns, continuous))
     if continuous:
         # learn on histogram bins: group the fine bins
         grouped = dist.counts.reshape(*dist.counts.shape[:2], -1, _HIST_GROUP).sum(-1)
@@ -1064,7 +1071,7 @@ def _learned_bound(
             out.append(llr.gather(1, code.t()).sum(0))
         return out
 
-    train_v, train_w = scores(halves_a)
+    train_v, train_w = scores(tune)
     # thresholds at observed scores (interpolation "lower"), so {score ≥ t} is exact
     levels = torch.linspace(0.0, 0.999, 200, device=train_v.device, dtype=torch.float64)
     candidates = torch.quantile(train_v.double(), levels, interpolation="lower")

@@ -264,3 +264,35 @@ def test_column_names_are_not_rendered_as_markup():
     assert at.multiselect(key="an_qi").options == ["<b>ZIP</b>", "Age"]
     used = next(c.value for c in at.caption if c.value.startswith("Quasi-identifiers:"))
     assert "\\<b\\>ZIP\\</b\\>" in used and "\\*Disease\\*" in used
+
+
+def test_a_release_is_made_again_from_its_spec():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    made = at.session_state["workbench"].last_release
+    spec = made.spec_json().encode("utf-8")
+    at.file_uploader(key="an_replay_file").upload("spec.json", spec, "application/json").run()
+    at.button(key="an_replay_run").click().run()
+    no_exceptions(at)
+    assert not at.error, [e.value for e in at.error]
+    again = at.session_state["workbench"].last_release
+    assert again is not made and again.frame.equals(made.frame)
+    assert any("Release reproduced with" in s.value for s in at.success)
+    latest = history.list_runs(kind="anonymize")[0]
+    assert latest["params"]["from_spec"] is True
+
+
+def test_a_spec_of_another_table_or_no_spec_is_a_clear_error():
+    at = open_page("hospital")
+    at.slider(key="an_k").set_value(3).run()
+    spec = json.loads(at.session_state["workbench"].last_release.spec_json())
+    spec["input"]["sha256"] = "0" * 64
+    upload = json.dumps(spec).encode("utf-8")
+    at.file_uploader(key="an_replay_file").upload("spec.json", upload, "application/json").run()
+    at.button(key="an_replay_run").click().run()
+    no_exceptions(at)
+    assert any("not the one the release was made from" in e.value for e in at.error)
+    at.file_uploader(key="an_replay_file").upload("x.json", b"[1, 2]", "application/json").run()
+    at.button(key="an_replay_run").click().run()
+    no_exceptions(at)
+    assert any("not a release spec" in e.value for e in at.error)
