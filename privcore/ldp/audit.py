@@ -37,8 +37,8 @@ Three measures, each with its uncertainty:
   (α/2 each, so the statement holds with confidence 1 − α). White-box, S is the
   mechanism's likelihood-ratio event; black-box, S is learned on half the samples
   (naive-Bayes log-likelihood-ratio score over the output coordinates estimated on one
-  quarter, threshold chosen on the other quarter) and counted on the other half. A bound above the claimed ε is
-  a proven **violation**.
+  quarter, threshold chosen on the other quarter) and counted on the other half. A
+  bound above the claimed ε is a proven **violation**.
 
 :func:`audit_samples` audits logged (input, output) pairs of any implementation from
 the samples alone; :func:`sweep` audits one mechanism over a list of ε;
