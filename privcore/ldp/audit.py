@@ -408,10 +408,18 @@ def _discrete_counts(columns: list[Any], m: int) -> Any:
 
 def _continuous_counts(columns: list[Any]) -> tuple[Any, Any, Any]:
     """Fine histograms on a common grid per coordinate, and Silverman bandwidths."""
+    edges, bandwidth = _grid(columns)
+    return _binned(columns, edges), edges, bandwidth
+
+
+def _grid(columns: list[Any]) -> tuple[Any, Any]:
+    """The common grid per coordinate (fine-bin edges over the pooled range, 2 % wider
+    on each side) and Silverman bandwidths in fine-bin units."""
     torch = torch_module()
+    # extremes in the samples' own precision (exact), the spread in float64
+    lo = torch.stack([c.amin(dim=0) for c in columns]).amin(dim=0).double()
+    hi = torch.stack([c.amax(dim=0) for c in columns]).amax(dim=0).double()
     pooled = torch.cat(columns, dim=0).double()
-    lo = pooled.min(dim=0).values
-    hi = pooled.max(dim=0).values
     span = torch.clamp(hi - lo, min=1e-9)
     lo, hi = lo - 0.02 * span, hi + 0.02 * span
     width = (hi - lo) / _FINE_BINS
@@ -420,7 +428,7 @@ def _continuous_counts(columns: list[Any]) -> tuple[Any, Any, Any]:
     )
     sigma = pooled.std(dim=0)
     bandwidth = 1.06 * sigma * (pooled.shape[0] / len(columns)) ** (-0.2) / width
-    return _binned(columns, edges), edges, torch.clamp(bandwidth, min=0.5)
+    return edges, torch.clamp(bandwidth, min=0.5)
 
 
 def _binned(columns: list[Any], edges: Any) -> Any:
@@ -721,11 +729,21 @@ def _split_distributions(
 ) -> tuple[_Distributions, _Distributions]:
     """Distributions of the two halves on a common support (grid or value codes)."""
     first, second = _split(columns, gen)
-    whole = _distributions(columns, continuous)
+    whole = _common_support(columns, continuous)
     return (
         _distributions(first, continuous, like=whole),
         _distributions(second, continuous, like=whole),
     )
+
+
+def _common_support(columns: list[Any], continuous: bool) -> _Distributions:
+    """What parts of one sample share (``like`` of :func:`_distributions`): the grid
+    and bandwidths of all samples (continuous; nothing is binned), or their counts
+    (discrete, for the value range)."""
+    if continuous:
+        edges, bandwidth = _grid(columns)
+        return _Distributions("continuous", None, None, edges, bandwidth)
+    return _distributions(columns, continuous)
 
 
 def _ob_inputs(mechanism: Mechanism, inputs: Any, gen_seed: int) -> list[Any]:
@@ -1049,7 +1067,7 @@ def _learned_bound(
     torch = torch_module()
     halves_a, halves_b = _split(columns, gen)
     learn, tune = _split(halves_a, gen)
-    dist = _distributions(learn, continuous, like=_distributions(columns, continuous))
+    dist = _distributions(learn, continuous, like=_common_support(columns, continuous))
     if continuous:
         # learn on histogram bins: group the fine bins
         grouped = dist.counts.reshape(*dist.counts.shape[:2], -1, _HIST_GROUP).sum(-1)
