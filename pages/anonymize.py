@@ -62,7 +62,7 @@ def workspace() -> None:
                 run_id = record(
                     "anonymize",
                     params=params,
-                    results=view.summary_results(release),
+                    results=release.history_summary(),
                     dataset=dataset,
                     page="anonymize",
                     duration_s=release.timings["total"],

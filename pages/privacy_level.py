@@ -87,11 +87,10 @@ if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
             error=str(exc),
         )
     else:
-        summary = result.to_dict()
         run_id = record(
             "measure",
             params=params,
-            results=measure_view.history_summary(summary),
+            results=result.history_summary(),
             dataset=original,
             page="privacy_level",
             duration_s=result.seconds,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -195,31 +196,6 @@ def _models(args: argparse.Namespace) -> list:
     return models
 
 
-def _measure_summary(payload: dict[str, Any]) -> dict[str, Any]:
-    """The figures of a measurement the history keeps (the keys of the Privacy level
-    page's, ``ui.measure_view.history_summary``; no data)."""
-    keep = (
-        "k",
-        "classes",
-        "rows",
-        "suppressed_rows",
-        "l_distinct",
-        "l_entropy",
-        "t_closeness",
-        "pl",
-        "dr",
-        "ul",
-        "satisfied",
-    )
-    out = {k: payload[k] for k in keep if k in payload}
-    out["risk"] = {
-        k: payload["risk"].get(k)
-        for k in ("prosecutor_max", "prosecutor_avg", "marketer", "records_at_risk")
-    }
-    out["loss"] = {k: v for k, v in payload["loss"].items() if isinstance(v, (int, float))}
-    return out
-
-
 def cmd_measure(args: argparse.Namespace) -> int:
     original = load(args.original)
     release = load(args.release)
@@ -258,7 +234,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
             check_order=True,
         )
         payload = result.to_dict()
-        run.results = _measure_summary(payload)
+        run.results = result.history_summary()
     lines = [
         f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
         f"{payload['suppressed_rows']} suppressed)",
@@ -284,10 +260,13 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _terminal_progress(enabled: bool):
-    """A tqdm bar on stderr fed by the library's progress callback (or nothing)."""
-    if not enabled:
-        return None, lambda: None
+@contextmanager
+def _terminal_progress(args: argparse.Namespace) -> Iterator[Callable[[float, str], None] | None]:
+    """A tqdm bar on stderr fed by the library's progress callback, closed at the end
+    of the block; nothing with --quiet or when stderr is not a terminal."""
+    if args.quiet or not sys.stderr.isatty():
+        yield None
+        return
     from tqdm import tqdm
 
     bar = tqdm(total=100, unit="%", file=sys.stderr, leave=False, dynamic_ncols=True)
@@ -297,7 +276,10 @@ def _terminal_progress(enabled: bool):
         bar.set_description(message[:60])
         bar.refresh()
 
-    return progress, bar.close
+    try:
+        yield progress
+    finally:
+        bar.close()
 
 
 def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
@@ -317,20 +299,6 @@ def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
             file=sys.stderr,
         )
     return [s.column for s in found]
-
-
-# The figures of a release the history keeps (those the Anonymize page records)
-_ANONYMIZE_RESULTS = (
-    "k",
-    "classes",
-    "suppressed_rows",
-    "seconds",
-    "loss",
-    "pl",
-    "ul",
-    "node",
-    "satisfied",
-)
 
 
 def cmd_anonymize(args: argparse.Namespace) -> int:
@@ -387,8 +355,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         "out": Path(args.out).name,
     }
     with _Recording(args, "anonymize", params, dataset) as run:
-        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-        try:
+        with _terminal_progress(args) as progress:
             release = anonymize(
                 frame,
                 schema,
@@ -399,10 +366,8 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
                 progress=progress,
                 **options,
             )
-        finally:
-            close()
         report = _write_release(release, args)
-        run.results = {k: report.get(k) for k in _ANONYMIZE_RESULTS}
+        run.results = release.history_summary()
     _emit(report, args.json, _release_lines(args.algorithm, report, args, run))
     return EXIT_OK
 
@@ -462,13 +427,10 @@ def _anonymize_from_spec(args: argparse.Namespace) -> int:
         "out": Path(args.out).name,
     }
     with _Recording(args, "anonymize", params, dataset) as run:
-        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-        try:
+        with _terminal_progress(args) as progress:
             release = reproduce(dataset.frame, spec, progress=progress)
-        finally:
-            close()
         report = _write_release(release, args)
-        run.results = {k: report.get(k) for k in _ANONYMIZE_RESULTS}
+        run.results = release.history_summary()
     lines = _release_lines(spec["algorithm"], report, args, run)
     _emit(report, args.json, ["reproduced from " + str(args.from_spec), *lines])
     return EXIT_OK
@@ -497,8 +459,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
         "hierarchies": _hierarchy_files(args.hierarchy),
     }
     with _Recording(args, "attack", params, dataset) as run:
-        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-        try:
+        with _terminal_progress(args) as progress:
             result = simulate(
                 original,
                 release,
@@ -511,8 +472,6 @@ def cmd_attack(args: argparse.Namespace) -> int:
                 tau=args.tau,
                 progress=progress,
             )
-        finally:
-            close()
         payload = result.to_dict()
         params["roll"] = payload["roll"]  # the roll built (its size when not given)
         run.results = payload
@@ -580,8 +539,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             "seed": args.seed,
         }
     with _Recording(args, "audit", params, samples) as run:
-        progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-        try:
+        with _terminal_progress(args) as progress:
             if samples is not None:
                 report = ldp_audit.audit_samples(
                     samples.frame,
@@ -605,8 +563,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 if args.samples:
                     kwargs["n"] = args.samples
                 report = runner(mechanism, **kwargs)
-        finally:
-            close()
         payload = report.to_dict()
         # as the page: an uploaded-samples audit is one report, a mechanism's per method
         run.results = payload if samples is not None else {args.method: payload}
@@ -722,8 +678,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         algorithm = {k: made.get(k) for k in ("algorithm", "params", "node", "synthetic")}
     original = load(args.original).frame
     release = load(args.release).frame
-    progress, close = _terminal_progress(not args.quiet and sys.stderr.isatty())
-    try:
+    with _terminal_progress(args) as progress:
         result = readiness(
             original,
             release,
@@ -741,8 +696,6 @@ def cmd_report(args: argparse.Namespace) -> int:
             original_name=Path(args.original).name,
             release_name=Path(args.release).name,
         )
-    finally:
-        close()
     return _write_report(result, args)
 
 

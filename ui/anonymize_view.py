@@ -290,24 +290,6 @@ def _compute(dataset: Dataset, schema: Schema, params: dict[str, Any], label: st
         bar.empty()
 
 
-def summary_results(release: Release) -> dict[str, Any]:
-    out = release.to_dict()
-    return {
-        k: out[k]
-        for k in (
-            "k",
-            "classes",
-            "suppressed_rows",
-            "seconds",
-            "loss",
-            "pl",
-            "ul",
-            "node",
-            "satisfied",
-        )
-    }
-
-
 # --------------------------------------------------------------------------- views
 
 
@@ -595,7 +577,7 @@ def compare(dataset: Dataset, schema: Schema, params: dict[str, Any]) -> None:
         record(
             "anonymize",
             params=run_params,
-            results=summary_results(release),
+            results=release.history_summary(),
             dataset=dataset,
             page="anonymize",
             duration_s=release.timings["total"],

@@ -130,30 +130,6 @@ def population_input(active: str) -> pd.DataFrame | None:
         return None
 
 
-def history_summary(summary: dict[str, Any]) -> dict[str, Any]:
-    """The figures worth keeping in the history row (no data)."""
-    keep = (
-        "k",
-        "classes",
-        "rows",
-        "suppressed_rows",
-        "l_distinct",
-        "l_entropy",
-        "t_closeness",
-        "pl",
-        "dr",
-        "ul",
-        "satisfied",
-    )
-    out = {k: summary[k] for k in keep if k in summary}
-    out["risk"] = {
-        k: summary["risk"].get(k)
-        for k in ("prosecutor_max", "prosecutor_avg", "marketer", "records_at_risk")
-    }
-    out["loss"] = {k: v for k, v in summary["loss"].items() if isinstance(v, (int, float))}
-    return out
-
-
 def render(stored: dict[str, Any], original: pd.DataFrame, wb) -> None:
     result = stored["result"]
     summary = result.to_dict()

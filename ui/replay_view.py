@@ -7,7 +7,6 @@ import streamlit as st
 from privcore.anonymize.spec import read_spec, reproduce
 from privcore.data import Dataset
 from privcore.errors import PrivcoreError
-from ui.anonymize_view import summary_results
 from ui.components import fmt
 from ui.errors import show_error
 from ui.history import record
@@ -48,7 +47,7 @@ def replay(wb: Workbench, dataset: Dataset) -> None:
             "seed": spec.get("seed"),
             "max_suppression": spec.get("max_suppression"),
         },
-        results=summary_results(release),
+        results=release.history_summary(),
         dataset=dataset,
         page="anonymize",
         duration_s=release.timings["total"],

@@ -348,6 +348,22 @@ class Release:
     def spec_json(self) -> str:
         return json.dumps(self.spec(), ensure_ascii=False, indent=2, default=_json_default)
 
+    def history_summary(self) -> dict[str, Any]:
+        """The figures the history keeps of a release (pages and CLI alike; no data)."""
+        out = self.to_dict()
+        keep = (
+            "k",
+            "classes",
+            "suppressed_rows",
+            "seconds",
+            "loss",
+            "pl",
+            "ul",
+            "node",
+            "satisfied",
+        )
+        return {k: out[k] for k in keep}
+
     def to_dict(self) -> dict[str, Any]:
         """Summary for the history and the CLI report (documented keys)."""
         measured = self.measurement.to_dict()

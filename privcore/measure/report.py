@@ -60,6 +60,30 @@ class ReleaseMeasurement:
     seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    def history_summary(self) -> dict[str, Any]:
+        """The figures the history keeps of a measurement (pages and CLI alike; no data)."""
+        summary = self.to_dict()
+        keep = (
+            "k",
+            "classes",
+            "rows",
+            "suppressed_rows",
+            "l_distinct",
+            "l_entropy",
+            "t_closeness",
+            "pl",
+            "dr",
+            "ul",
+            "satisfied",
+        )
+        out = {k: summary[k] for k in keep if k in summary}
+        out["risk"] = {
+            k: summary["risk"].get(k)
+            for k in ("prosecutor_max", "prosecutor_avg", "marketer", "records_at_risk")
+        }
+        out["loss"] = {k: v for k, v in summary["loss"].items() if isinstance(v, (int, float))}
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary; the keys are the documented CLI contract."""
         summary = self.models.summary
