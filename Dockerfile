@@ -10,7 +10,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PRIVCORE_MAX_ROWS=200000 \
     PRIVCORE_MAX_COLUMNS=100 \
     PRIVCORE_MAX_ROLL=200000 \
-    PRIVCORE_MAX_AUDIT_SAMPLES=1000000
+    PRIVCORE_MAX_AUDIT_SAMPLES=1000000 \
+    PRIVCORE_MAX_SESSION_DATASETS=3 \
+    PRIVCORE_MAX_SESSION_MB=150 \
+    PRIVCORE_HOUSEKEEPING_SECONDS=10 \
+    MALLOC_ARENA_MAX=2
 
 RUN useradd --create-home --uid 10001 app
 WORKDIR /home/app/workbench
@@ -21,7 +25,7 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir --index-url "$TORCH_INDEX" torch==2.13.0 \
     && pip install --no-cache-dir -r requirements.txt
 
-COPY --chown=app:app app.py pyproject.toml README.md ./
+COPY --chown=app:app app.py serve.py pyproject.toml README.md ./
 COPY --chown=app:app privcore ./privcore
 COPY --chown=app:app ui ./ui
 COPY --chown=app:app pages ./pages
@@ -36,9 +40,12 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"
 
-# The demo overrides: smaller uploads, no usage statistics, bound to all interfaces.
-CMD ["python", "-m", "streamlit", "run", "app.py", \
+# The demo overrides: smaller uploads, no usage statistics, bound to all interfaces (inside
+# the container), sessions of visitors who left dropped after 30 s; serve.py adds the
+# guard (no /_stcore/metrics, security headers) and the housekeeping of ui/hosting.py.
+CMD ["python", "-m", "streamlit", "run", "serve.py", \
      "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", \
      "--server.maxUploadSize=50", "--server.enableCORS=true", \
+     "--server.disconnectedSessionTTL=30", \
      "--server.enableXsrfProtection=true", "--browser.gatherUsageStats=false", \
      "--client.showErrorDetails=none", "--client.toolbarMode=viewer"]

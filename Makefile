@@ -5,6 +5,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 PORT ?= 8501
+# Listen on this machine only; `make run HOST=0.0.0.0` exposes the app to the network on
+# purpose (then also set PRIVCORE_HISTORY_SCOPE=session, as the container does).
+HOST ?= 127.0.0.1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test test-fast lint format bench chromium clean
@@ -25,10 +28,10 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 	$(PIP) install -q --no-deps $(PYCANON) $(ANJANA)
 	touch $@
 
-## run: install what the app needs and start it on http://localhost:$(PORT)
+## run: install what the app needs and start it on http://localhost:$(PORT) (this machine only)
 run: $(VENV)/.runtime-installed
 	@mkdir -p data
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	$(VENV)/bin/streamlit run serve.py --server.address $(HOST) --server.port $(PORT)
 
 ## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests
 CHROMIUM_PKGS := chromium fonts-wqy-zenhei

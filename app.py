@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import streamlit as st
 
@@ -15,8 +16,12 @@ from ui.state import workbench
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
+# The icon is a local file: a Material icon as favicon would be fetched from Google's
+# font servers, which an offline installation cannot reach and a hosted demo must not tell.
 st.set_page_config(
-    page_title="Privacy Workbench", page_icon=":material/shield_lock:", layout="wide"
+    page_title="Privacy Workbench",
+    page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
+    layout="wide",
 )
 charts.enable()
 

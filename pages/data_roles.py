@@ -19,13 +19,14 @@ st.write(t("data.lead"))
 wb = workbench()
 
 upload = st.file_uploader(t("data.upload"), type=UPLOAD_TYPES, help=t("data.upload_help"))
-if upload is not None and wb.seen_uploads.get(upload.file_id) is None:
+if upload is not None and upload.file_id not in wb.seen_uploads:
     try:
         dataset = load_upload(upload.getvalue(), upload.name)
+        added = wb.add_upload(upload.name, dataset)
     except Exception as exc:  # noqa: BLE001 - shown to the user; nothing else changes
         show_error(exc)
     else:
-        wb.seen_uploads[upload.file_id] = wb.add_upload(upload.name, dataset)
+        wb.seen_uploads[upload.file_id] = added
         st.rerun()
 
 key = wb.active
@@ -43,6 +44,11 @@ with guard():
     )
     for note in dataset.notes:
         st.caption(escape_md(note))
+    if key in wb.uploads and st.button(
+        t("data.remove"), key=f"remove::{key}", help=t("data.remove_help")
+    ):
+        wb.remove_upload(key)
+        st.rerun()
 
     tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = st.tabs(
         [

@@ -1,5 +1,6 @@
 """History: every recorded run; filter, inspect, compare, delete, export."""
 
+import functools
 import json
 
 import pandas as pd
@@ -35,6 +36,10 @@ try:
 except HistoryError as exc:
     show_error(exc)
     st.stop()
+for lost in history.set_aside_files():
+    st.warning(t("history.lost_runs", file=lost.name), icon=":material/warning:")
+if waiting := history.pending_runs():
+    st.info(t("history.pending", n=waiting), icon=":material/schedule:")
 
 if runs.empty:
     st.info(t("history.empty"), icon=":material/info:")
@@ -69,9 +74,19 @@ event = st.dataframe(
         "duration_s": st.column_config.NumberColumn(t("history.col_duration"), format="%.3f s"),
     },
 )
+
+
 st.download_button(
     t("history.export"),
-    data=history.export_csv(kind=kinds or None, search=search or None, owner=OWNER).encode("utf-8"),
+    # Built when the visitor clicks (a deferred download): nothing is kept on the server
+    # between clicks, and the file served is dropped soon after (ui/hosting.py).
+    data=functools.partial(
+        history.export_csv,
+        kind=kinds or None,
+        search=search or None,
+        owner=OWNER,
+        path=history.history_path(),
+    ),
     file_name="privacy_workbench_history.csv",
     mime="text/csv",
     on_click="ignore",
@@ -108,7 +123,7 @@ with tab_details:
                     rebuilt = readiness_from_history(run_id, owner=OWNER)
                     st.download_button(
                         t("history.report_again"),
-                        data=rebuilt.to_html(current_language()).encode("utf-8"),
+                        data=functools.partial(rebuilt.to_html, current_language()),
                         file_name=f"release_readiness_report_run{run_id}.html",
                         mime="text/html",
                         on_click="ignore",

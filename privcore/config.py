@@ -29,6 +29,9 @@ class Limits:
     max_rows: int  # PRIVCORE_MAX_ROWS
     max_columns: int  # PRIVCORE_MAX_COLUMNS
     max_file_mb: int  # PRIVCORE_MAX_FILE_MB
+    max_parse_seconds: int = 60  # PRIVCORE_MAX_PARSE_SECONDS: time to read one file
+    max_session_datasets: int = 20  # PRIVCORE_MAX_SESSION_DATASETS: uploads one session keeps
+    max_session_mb: int = 4096  # PRIVCORE_MAX_SESSION_MB: their size in memory, together
 
 
 def limits() -> Limits:
@@ -37,6 +40,9 @@ def limits() -> Limits:
         max_rows=_env_int("PRIVCORE_MAX_ROWS", 5_000_000),
         max_columns=_env_int("PRIVCORE_MAX_COLUMNS", 500),
         max_file_mb=_env_int("PRIVCORE_MAX_FILE_MB", 1024),
+        max_parse_seconds=_env_int("PRIVCORE_MAX_PARSE_SECONDS", 60),
+        max_session_datasets=_env_int("PRIVCORE_MAX_SESSION_DATASETS", 20),
+        max_session_mb=_env_int("PRIVCORE_MAX_SESSION_MB", 4096),
     )
 
 

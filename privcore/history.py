@@ -8,8 +8,21 @@ results as JSON. The user's data itself is stored only when the caller passes ``
 that is when the user opted in.
 
 The database lives at ``$PRIVCORE_HISTORY`` (default ``data/history.db``); its folder is
-created on first write. Each call opens its own connection in WAL mode with a 30 second
-busy timeout and closes it again, so several sessions and processes can write at once.
+created on first write. Each call opens its own connection in WAL mode with a short busy
+timeout (:data:`BUSY_TIMEOUT_MS`) and closes it again, so several sessions and processes
+can write at once.
+
+A run that cannot be written because another program holds the file longer than that is
+never dropped: it is set aside as one JSON file in ``<history>.pending/`` and added by the
+next write that gets through, or by a background retry (:func:`flush_pending`); the call
+raises ``history.deferred`` so that the caller can say so. Every run carries a random
+``uid`` with a unique index, so a run set aside is added once even when two processes
+flush at the same time.
+
+A history file found empty (0 bytes: truncated by another program, a full disk, a bad
+copy) is not silently reused as a new history: it is moved aside as
+``<history>.empty-<UTC time>`` (:func:`set_aside_files` lists such files, so that the app
+can say that earlier runs were lost) and a new history is started.
 
 A database that cannot be used raises :class:`~privcore.errors.HistoryError` with one of
 the codes ``history.corrupt``, ``history.locked`` or ``history.unwritable``; the app is
@@ -26,7 +39,9 @@ import logging
 import math
 import os
 import sqlite3
+import threading
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
@@ -50,12 +65,15 @@ __all__ = [
     "RunRecorder",
     "delete_run",
     "export_csv",
+    "flush_pending",
     "get_run",
     "history_path",
     "list_runs",
+    "pending_runs",
     "record_run",
     "recording",
     "runs_frame",
+    "set_aside_files",
     "to_json",
 ]
 
@@ -70,8 +88,15 @@ KINDS = ("profile", "anonymize", "measure", "attack", "audit", "report")
 #: Allowed values of the ``status`` column.
 STATUSES = ("ok", "error", "cancelled")
 
-#: How long a connection waits for another writer before giving up (milliseconds).
-BUSY_TIMEOUT_MS = 30_000
+#: How long a connection waits for another writer before giving up (milliseconds). A
+#: write that gives up sets its run aside (see the module docstring), so a page never
+#: waits longer than this for the history.
+BUSY_TIMEOUT_MS = 2_000
+#: An empty history file younger than this may be one that another process has just
+#: created and is about to write; only an older one counts as truncated (seconds).
+_EMPTY_GRACE_S = 5.0
+#: Pause between background attempts to add runs set aside (seconds; doubles up to 60).
+RETRY_SECONDS = 1.0
 
 #: Columns of the ``runs`` table, in table order.
 COLUMNS = (
@@ -117,13 +142,15 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     results TEXT,
     data TEXT,
     app_version TEXT,
-    owner TEXT
+    owner TEXT,
+    uid TEXT
 )
 """
 _INDEXES = (
     f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_kind ON {TABLE} (kind)",
     f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_started_at ON {TABLE} (started_at)",
     f"CREATE INDEX IF NOT EXISTS idx_{TABLE}_owner ON {TABLE} (owner)",
+    f"CREATE UNIQUE INDEX IF NOT EXISTS idx_{TABLE}_uid ON {TABLE} (uid)",
 )
 
 
@@ -227,8 +254,9 @@ def _prepare(db: Database) -> None:
             time.sleep(0.01)
     db.execute(_SCHEMA)
     present = {row[1] for row in db.execute(f"PRAGMA table_info({TABLE})").fetchall()}
-    if "owner" not in present:  # a history written before runs had an owner
-        db.execute(f"ALTER TABLE {TABLE} ADD COLUMN owner TEXT")
+    for column in ("owner", "uid"):  # a history written before runs had them
+        if column not in present:
+            db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} TEXT")
     for sql in _INDEXES:
         db.execute(sql)
 
@@ -241,6 +269,8 @@ def _connect(path: Path, *, create: bool = True) -> Iterator[Database | None]:
     that reading an empty history never writes anything. Every sqlite3 or file system
     failure leaves as a :class:`HistoryError`.
     """
+    if path.exists() and _truncated(path):
+        _set_aside_empty(path)  # reading too: the loss is reported, never papered over
     if not path.exists():
         if not create:
             yield None
@@ -265,6 +295,155 @@ def _connect(path: Path, *, create: bool = True) -> Iterator[Database | None]:
         raise _translate(exc, path) from exc
     except OSError as exc:
         raise _unwritable(path) from exc
+
+
+def _truncated(path: Path) -> bool:
+    """A history file of 0 bytes that nobody is about to write (older than the grace
+    period, no write-ahead log with content): its runs are gone."""
+    try:
+        stat = path.stat()
+        if stat.st_size != 0 or time.time() - stat.st_mtime < _EMPTY_GRACE_S:
+            return False
+        wal = path.with_name(path.name + "-wal")
+        return not (wal.exists() and wal.stat().st_size > 0)
+    except OSError:
+        return False
+
+
+def _set_aside_empty(path: Path) -> None:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.empty-{stamp}")
+    try:
+        os.replace(path, target)
+    except OSError as exc:
+        raise _unwritable(path) from exc
+    log.warning(
+        "The run history %s was empty (0 bytes): earlier runs were lost. The empty file "
+        "was kept as %s and a new history started.",
+        path,
+        target,
+    )
+
+
+def set_aside_files(path: str | os.PathLike[str] | None = None) -> list[Path]:
+    """History files found empty and moved aside (``<history>.empty-<UTC time>``),
+    oldest first: each one means that the runs recorded before it were lost."""
+    target = _resolve(path)
+    try:
+        return sorted(target.parent.glob(f"{target.name}.empty-*"))
+    except OSError:
+        return []
+
+
+# --------------------------------------------------------------------------- runs set aside
+
+
+def _pending_dir(path: Path) -> Path:
+    return path.with_name(path.name + ".pending")
+
+
+def pending_runs(path: str | os.PathLike[str] | None = None) -> int:
+    """How many runs are set aside, waiting for the history file to be free."""
+    folder = _pending_dir(_resolve(path))
+    try:
+        return sum(1 for _ in folder.glob("*.json"))
+    except OSError:
+        return 0
+
+
+def _set_aside(path: Path, record: Mapping[str, Any]) -> None:
+    """Write one run to the waiting folder (atomically: a reader never sees half)."""
+    folder = _pending_dir(path)
+    row = dict(record)
+    if isinstance(row.get("data"), (bytes, bytearray)):
+        row["data"] = {"hex": bytes(row["data"]).hex()}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{row['started_at']}-{row['uid']}".replace(":", "")
+        temporary = folder / f".{name}.tmp"
+        temporary.write_text(json.dumps(row), encoding="utf-8")
+        os.replace(temporary, folder / f"{name}.json")
+    except OSError as exc:
+        raise _unwritable(path) from exc
+
+
+def _add_pending(db: Database, path: Path) -> int:
+    """Add the runs set aside, oldest first; each file is removed once its run is in.
+    The unique ``uid`` makes a second add of the same run (another process flushing at
+    the same time, a crash between insert and removal) a no-op."""
+    folder = _pending_dir(path)
+    if not folder.is_dir():
+        return 0
+    added = 0
+    for file in sorted(folder.glob("*.json")):
+        try:
+            row = json.loads(file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue  # another process added it
+        except (OSError, ValueError):
+            log.warning("A run set aside in %s cannot be read; it is left there.", file)
+            continue
+        if isinstance(row.get("data"), dict) and "hex" in row["data"]:
+            row["data"] = bytes.fromhex(row["data"]["hex"])
+        db.table(TABLE).insert(row, ignore=True)
+        file.unlink(missing_ok=True)
+        added += 1
+    return added
+
+
+def flush_pending(path: str | os.PathLike[str] | None = None) -> int:
+    """Add every run set aside to the history now; return how many were added.
+    Raises :class:`HistoryError` (e.g. ``history.locked``) when the file is still busy."""
+    target = _resolve(path)
+    if not pending_runs(target):
+        return 0
+    with _connect(target) as db:
+        assert db is not None
+        return _add_pending(db, target)
+
+
+_retrying: set[Path] = set()
+_retrying_lock = threading.Lock()
+
+
+def _retry_in_background(path: Path) -> None:
+    """One daemon thread per history file adds the runs set aside once it is free."""
+    key = path.resolve()
+    with _retrying_lock:
+        if key in _retrying:
+            return
+        _retrying.add(key)
+
+    def retry() -> None:
+        pause = RETRY_SECONDS
+        try:
+            while pending_runs(path):
+                time.sleep(pause)
+                try:
+                    flush_pending(path)
+                except HistoryError as exc:
+                    if exc.code != "history.locked":
+                        log.warning("Runs set aside in %s not added: %s", path, exc)
+                        return
+                    pause = min(pause * 2, 60.0)
+        finally:
+            with _retrying_lock:
+                _retrying.discard(key)
+
+    threading.Thread(target=retry, name=f"history-retry:{path.name}", daemon=True).start()
+
+
+def _deferred(path: Path, waiting: int) -> HistoryError:
+    seconds = BUSY_TIMEOUT_MS / 1000
+    return HistoryError(
+        f"The run history file {path} is locked by another program (for more than "
+        f"{seconds:g} s). This run was kept aside and will be added as soon as the file "
+        f"is free ({waiting} waiting).",
+        code="history.deferred",
+        path=str(path),
+        seconds=seconds,
+        waiting=waiting,
+    )
 
 
 # --------------------------------------------------------------------------- JSON
@@ -415,7 +594,10 @@ def record_run(
     ``duration_s`` (or ``finished_at``), and ``duration_s`` to the difference of the two.
 
     Raises :class:`ParameterError` for an unknown status or an empty kind, and
-    :class:`HistoryError` when the database cannot be written.
+    :class:`HistoryError` when the database cannot be written: ``history.deferred``
+    when another program held it longer than :data:`BUSY_TIMEOUT_MS` (the run is kept
+    aside and added later, see :func:`flush_pending`), else ``history.corrupt``,
+    ``history.locked`` or ``history.unwritable``.
     """
     if status not in STATUSES:
         raise ParameterError(
@@ -459,13 +641,22 @@ def record_run(
         "data": bytes(data) if isinstance(data, (bytes, bytearray)) else data,
         "app_version": __version__,
         "owner": None if owner is None else str(owner),
+        "uid": uuid.uuid4().hex,
     }
     target = _resolve(path)
-    with _connect(target) as db:
-        assert db is not None
-        table = db.table(TABLE)
-        table.insert(record)
-        run_id = table.last_rowid
+    try:
+        with _connect(target) as db:
+            assert db is not None
+            _add_pending(db, target)  # runs set aside earlier go first
+            table = db.table(TABLE)
+            table.insert(record)
+            run_id = table.last_rowid
+    except HistoryError as exc:
+        if exc.code != "history.locked":
+            raise
+        _set_aside(target, record)
+        _retry_in_background(target)
+        raise _deferred(target, pending_runs(target)) from exc
     assert run_id is not None
     return int(run_id)
 

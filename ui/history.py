@@ -40,8 +40,14 @@ def record(
             owner=session_owner(),
         )
     except HistoryError as exc:
-        st.warning(
-            t("history.unavailable_note") + " " + escape_md(error_text(exc)),
-            icon=":material/warning:",
-        )
+        if exc.code == "history.deferred":  # kept aside, added once the file is free
+            st.info(
+                t("history.deferred_note") + " " + escape_md(error_text(exc)),
+                icon=":material/schedule:",
+            )
+        else:
+            st.warning(
+                t("history.unavailable_note") + " " + escape_md(error_text(exc)),
+                icon=":material/warning:",
+            )
         return None

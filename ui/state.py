@@ -13,7 +13,9 @@ from typing import Any
 
 import streamlit as st
 
+from privcore.config import limits
 from privcore.data import SAMPLES, Dataset, Schema, load, load_sample, suggest_roles
+from privcore.errors import ParameterError
 
 STATE_KEY = "workbench"
 DEFAULT_SAMPLE = "adult"
@@ -61,6 +63,10 @@ class Workbench:
         return None
 
     def add_upload(self, name: str, dataset: Dataset) -> str:
+        """Keep an uploaded data set for this session, within the session's limits
+        (``PRIVCORE_MAX_SESSION_DATASETS`` data sets, ``PRIVCORE_MAX_SESSION_MB`` of
+        memory together): one visitor cannot fill the server's memory."""
+        self._check_room(dataset)
         key = name
         n = 2
         while key in SAMPLES or key in self.uploads:
@@ -70,8 +76,47 @@ class Workbench:
         self.active = key
         return key
 
+    def remove_upload(self, key: str) -> None:
+        """Forget an uploaded data set and everything this session derived from it."""
+        self.uploads.pop(key, None)
+        self.drafts.pop(key, None)
+        self.confirmed.pop(key, None)
+        # the upload widget may still hold the file: remember it as dismissed ("")
+        self.seen_uploads = {k: ("" if v == key else v) for k, v in self.seen_uploads.items()}
+        if self.active == key:
+            self.active = DEFAULT_SAMPLE
+
+    def _check_room(self, dataset: Dataset) -> None:
+        cap = limits()
+        if len(self.uploads) + 1 > cap.max_session_datasets:
+            raise ParameterError(
+                f"This session already holds {len(self.uploads)} uploaded data sets, the "
+                "limit of this installation (PRIVCORE_MAX_SESSION_DATASETS). Remove one on "
+                "the Data & roles page, then upload again.",
+                code="data.session_full",
+                count=len(self.uploads),
+                limit=cap.max_session_datasets,
+            )
+        held = sum(_megabytes(d) for d in self.uploads.values())
+        size = _megabytes(dataset)
+        if held + size > cap.max_session_mb:
+            raise ParameterError(
+                f"This data set takes {size:,.0f} MB in memory and this session already "
+                f"holds {held:,.0f} MB; together they exceed the limit of "
+                f"{cap.max_session_mb:,} MB per session (PRIVCORE_MAX_SESSION_MB). Remove a "
+                "data set on the Data & roles page, or upload a smaller file.",
+                code="data.session_memory",
+                size=round(size),
+                held=round(held),
+                limit=cap.max_session_mb,
+            )
+
     def title(self, key: str) -> str:
         return SAMPLES[key].title if key in SAMPLES else key
+
+
+def _megabytes(dataset: Dataset) -> float:
+    return float(dataset.frame.memory_usage(deep=True).sum()) / 2**20
 
 
 def workbench() -> Workbench:
@@ -101,7 +146,8 @@ def is_bundled(dataset: Dataset) -> bool:
     return any(dataset is sample(key)[0] for key in SAMPLES)
 
 
-@st.cache_data(scope="session", max_entries=8, show_spinner=False)
+@st.cache_data(scope="session", max_entries=3, show_spinner=False)
 def load_upload(content: bytes, filename: str) -> Dataset:
-    """Parse an uploaded file; cached per session so reruns do not parse it again."""
+    """Parse an uploaded file; cached per session so reruns do not parse it again (a few
+    files only: the cache holds parsed tables, and it is dropped when the session ends)."""
     return load(content, filename=filename)

@@ -162,3 +162,29 @@ def test_every_hierarchy_method_renders_for_numbers_and_text():
             at.radio(key=f"hm::p.csv::{column}").set_value(method).run()
             no_exceptions(at)
             assert not any("went wrong" in e.value for e in at.error), (column, method)
+
+
+def test_a_session_keeps_at_most_its_limit_of_uploads_and_can_remove_one(monkeypatch):
+    monkeypatch.setenv("PRIVCORE_MAX_SESSION_DATASETS", "1")
+    at = upload(new_app("data_roles.py"), "first.csv", b"a,b\n1,2\n3,4\n")
+    assert list(workbench(at).uploads) == ["first.csv"]
+    at = upload(at, "second.csv", b"a,b\n5,6\n7,8\n")
+    no_exceptions(at)
+    assert list(workbench(at).uploads) == ["first.csv"]  # nothing else changed
+    assert any("limit of this installation" in e.value for e in at.error), at.error
+    at.button(key="remove::first.csv").click().run()
+    no_exceptions(at)
+    # first.csv is gone for good; second.csv, still chosen in the uploader, now fits
+    assert list(workbench(at).uploads) == ["second.csv"]
+    at.run()
+    assert list(workbench(at).uploads) == ["second.csv"]
+    assert "first.csv" not in workbench(at).drafts
+
+
+def test_a_session_cannot_hold_more_upload_memory_than_its_limit(monkeypatch):
+    monkeypatch.setenv("PRIVCORE_MAX_SESSION_MB", "1")
+    rows = "\n".join(f"{i},{'x' * 40}{i}" for i in range(30_000))
+    at = upload(new_app("data_roles.py"), "big.csv", f"id,text\n{rows}\n".encode())
+    no_exceptions(at)
+    assert workbench(at).uploads == {}
+    assert any("MB" in e.value for e in at.error), at.error

@@ -53,3 +53,21 @@ def test_corrupt_history_database_is_explained(isolated_history):
     at = new_app("history.py")
     no_exceptions(at)
     assert any("damaged" in e.value for e in at.error)
+
+
+def test_a_history_found_empty_and_runs_waiting_are_reported():
+    import os
+    import time
+    from pathlib import Path
+
+    path = Path(os.environ[history.ENV_VAR])
+    path.write_bytes(b"")  # truncated by another program
+    old = time.time() - 60
+    os.utime(path, (old, old))
+    waiting = history._pending_dir(path)
+    waiting.mkdir()
+    (waiting / "x.json").write_text("{}")  # a run another process could not write yet
+    at = new_app("history.py")
+    no_exceptions(at)
+    assert any("were lost" in w.value and ".empty-" in w.value for w in at.warning)
+    assert any("waiting to be added" in i.value for i in at.info)

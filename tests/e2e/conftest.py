@@ -34,8 +34,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(workdir: Path):
-    """Start ``streamlit run app.py`` with its own empty history; yield (base_url, history).
+def running_app(workdir: Path, env_extra: dict[str, str] | None = None):
+    """Start ``streamlit run serve.py`` (as ``make run`` does) with its own empty history;
+    yield (base_url, history).
 
     On exit the server stops and its log is checked: any unexpected error the pages
     caught was logged with its traceback, and that is a bug.
@@ -44,7 +45,7 @@ def running_app(workdir: Path):
         pytest.fail(f"{CHROMIUM} is missing: run `make test`, which installs Debian's chromium.")
     port = _free_port()
     history = workdir / "history.db"
-    env = {**os.environ, "PRIVCORE_HISTORY": str(history)}
+    env = {**os.environ, "PRIVCORE_HISTORY": str(history), **(env_extra or {})}
     log_path = workdir / "streamlit.log"
     log = log_path.open("w")
     proc = subprocess.Popen(
@@ -53,7 +54,7 @@ def running_app(workdir: Path):
             "-m",
             "streamlit",
             "run",
-            "app.py",
+            "serve.py",
             "--server.headless",
             "true",
             "--server.port",

@@ -280,9 +280,11 @@ def test_locked_database(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         holder.execute("BEGIN IMMEDIATE")
         holder.execute("INSERT INTO runs (kind) VALUES ('measure')")
         monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 100)
+        monkeypatch.setattr(history, "RETRY_SECONDS", 3600)  # no background retry here
         with pytest.raises(HistoryError) as info:
             history.record_run("measure")
-        assert info.value.code == "history.locked"
+        assert info.value.code == "history.deferred"
+        assert info.value.params["waiting"] == 1
         assert len(history.list_runs()) == 1  # readers are not blocked in WAL mode
     finally:
         holder.execute("ROLLBACK")

@@ -167,14 +167,17 @@ def test_locked_database_raises_history_locked(tmp_path, short_busy_timeout, jou
         holder.execute("ROLLBACK")
         holder.close()
     exc = info.value
-    assert exc.code == "history.locked"
+    assert exc.code == "history.deferred"  # kept aside, not dropped
     assert str(path) in exc.message
     assert exc.params["path"] == str(path)
     # It waited for the busy timeout, then gave up (not the default 30 s).
     assert short_busy_timeout * 0.9 <= waited < 10, waited
-    # Once the lock is gone, the history works again.
-    run_id = history.record_run("anonymize", params={"k": 5}, path=path)
-    assert history.get_run(run_id, path=path)["params"] == {"k": 5}
+    # Once the lock is gone, the history works again, and the run set aside is in it.
+    run_id = history.record_run("anonymize", params={"k": 6}, path=path)
+    assert history.get_run(run_id, path=path)["params"] == {"k": 6}
+    params = [r["params"] for r in history.list_runs(kind="anonymize", path=path)]
+    assert sorted(p["k"] for p in params) == [5, 6]
+    assert history.pending_runs(path) == 0
 
 
 def test_corrupt_history_warns_and_the_app_keeps_working():
@@ -197,11 +200,12 @@ def test_corrupt_history_warns_and_the_app_keeps_working():
 
 
 def test_locked_history_warns_on_the_page_and_the_app_keeps_working(monkeypatch):
-    """Another process holds the history file: the page says the run was not recorded
-    and goes on (the anonymization result is shown)."""
+    """Another process holds the history file: the page says the run was kept aside, goes
+    on (the anonymization result is shown), and the run is added once the file is free."""
     from tests.app.conftest import ROOT, new_app
 
     monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(history, "RETRY_SECONDS", 0.05)
     path = Path(os.environ[history.ENV_VAR])
     history.record_run("profile", path=path)  # an existing WAL history
     holder = sqlite3.connect(path, isolation_level=None)
@@ -211,9 +215,13 @@ def test_locked_history_warns_on_the_page_and_the_app_keeps_working(monkeypatch)
         at.switch_page(str(ROOT / "pages" / "anonymize.py"))
         at.run()
         assert not at.exception, [e.value for e in at.exception]
-        warnings = [w.value for w in at.warning]
-        assert any("not recorded in the history" in w for w in warnings), warnings
+        notes = [w.value for w in at.info]
+        assert any("kept aside" in w for w in notes), notes
         assert any("k ≥ 5" in m.value for m in at.markdown)  # the release is still there
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+    deadline = time.monotonic() + 10
+    while history.pending_runs(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [r["kind"] for r in history.list_runs(kind="anonymize", path=path)] == ["anonymize"]

@@ -197,7 +197,7 @@ def test_dockerfile_health_check_and_app_command():
     assert len(health) == 1 and "/_stcore/health" in health[0]
     assert "EXPOSE 8501" in lines
     cmd = next(ln for ln in lines if ln.startswith("CMD "))
-    for flag in ("streamlit", "app.py", "--server.port=8501", "--client.showErrorDetails=none"):
+    for flag in ("streamlit", "serve.py", "--server.port=8501", "--client.showErrorDetails=none"):
         assert flag in cmd
 
 
@@ -220,8 +220,37 @@ def test_demo_settings_match_the_container_command():
     assert f"--server.maxUploadSize={demo['server']['maxUploadSize']}" in cmd
     assert demo["client"]["showErrorDetails"] == "none"
     assert demo["server"]["enableXsrfProtection"] is True
+    ttl = demo["server"]["disconnectedSessionTTL"]
+    assert f"--server.disconnectedSessionTTL={ttl}" in cmd
     local = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert local["client"]["showErrorDetails"] == "none"
+
+
+def test_make_run_listens_on_this_machine_only_unless_asked():
+    """`make run` binds to 127.0.0.1 (a workstation's history is not for the network);
+    HOST=0.0.0.0 exposes it on purpose. It starts serve.py (guard and housekeeping)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    env = {**os.environ, "MAKEFLAGS": ""}
+    out = subprocess.run(
+        ["make", "-n", "run"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    line = next(ln for ln in out.splitlines() if "streamlit run" in ln)
+    assert "serve.py" in line and "--server.address 127.0.0.1" in line
+    exposed = subprocess.run(
+        ["make", "-n", "run", "HOST=0.0.0.0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    assert "--server.address 0.0.0.0" in exposed
 
 
 def test_without_torch_the_audit_command_exits_2_with_a_clear_message(capsys, monkeypatch):

@@ -1,0 +1,121 @@
+"""What the server adds around the app (``serve.py``): routes a visitor must not reach,
+response headers, and housekeeping that gives a departed visitor's memory back.
+
+- ``/_stcore/metrics`` answers 404: it would tell anyone how many sessions are open and
+  what the caches hold (``PRIVCORE_EXPOSE_METRICS=1`` brings it back for an operator).
+- Every HTTP response says ``Referrer-Policy: no-referrer`` and
+  ``X-Content-Type-Options: nosniff``, and a Content-Security-Policy that lets images and
+  fonts come only from this server: even a Markdown image that slipped through could not
+  make the browser call another host (the pages escape user strings in the first place).
+- Every ``PRIVCORE_HOUSEKEEPING_SECONDS`` (default 10) files no session refers to any
+  more are dropped from the media store (downloads of visitors who left; Streamlit
+  itself only does so when some script run ends, which on a quiet server can be never),
+  and when sessions have ended, Python's garbage is collected and freed heap pages are
+  handed back to the operating system (``malloc_trim``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import gc
+import logging
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_BLOCKED = ("/_stcore/metrics",)
+_HEADERS = (
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-content-type-options", b"nosniff"),
+    (
+        b"content-security-policy",
+        b"img-src 'self' data: blob:; font-src 'self' data:; object-src 'none'; "
+        b"base-uri 'self'; frame-ancestors 'self'",
+    ),
+)
+
+
+def _seconds() -> float:
+    raw = os.environ.get("PRIVCORE_HOUSEKEEPING_SECONDS", "").strip()
+    try:
+        value = float(raw) if raw else 10.0
+    except ValueError:
+        value = 10.0
+    return value if value > 0 else 10.0
+
+
+class ServerGuard:
+    """ASGI middleware: refuse the routes above, add the headers above."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "").rstrip("/")
+        if os.environ.get("PRIVCORE_EXPOSE_METRICS") != "1" and path.endswith(_BLOCKED):
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 404,
+                    "headers": [(b"content-type", b"text/plain"), *_HEADERS],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"Not found"})
+            return
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in _HEADERS if n not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _release_heap() -> None:
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def housekeeping_pass(previous_sessions: int | None) -> int | None:
+    """One pass (see the module docstring); returns the number of sessions now."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return previous_sessions
+    instance = runtime.get_instance()
+    instance.media_file_mgr.remove_orphaned_files()
+    manager = getattr(instance, "_session_mgr", None)
+    sessions = manager.num_sessions() if manager is not None else None
+    if sessions is None or previous_sessions is None or sessions < previous_sessions:
+        _release_heap()
+    return sessions
+
+
+@contextlib.asynccontextmanager
+async def lifespan(_app: Any) -> AsyncIterator[None]:
+    """Run :func:`housekeeping_pass` in the background while the server is up."""
+
+    async def loop() -> None:
+        sessions: int | None = 0
+        while True:
+            await asyncio.sleep(_seconds())
+            try:
+                sessions = await asyncio.to_thread(housekeeping_pass, sessions)
+            except Exception:  # housekeeping must never stop the server
+                log.exception("Housekeeping pass failed")
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        task.cancel()
