@@ -12,7 +12,7 @@ from ui.state import load_upload, workbench
 
 require_app()
 
-UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "ndjson"]
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "ndjson", "gz", "zip"]
 
 st.title(t("data.title"))
 st.write(t("data.lead"))

@@ -106,31 +106,43 @@ with tabs[0]:
                 "seed": seed,
             }
             started = time.perf_counter()
+            bar = None
             try:
                 mechanism = make(name, epsilon, d=d)
                 chosen_inputs = view.parse_inputs(inputs_text)
                 params["inputs"] = chosen_inputs
-                reports = {}
-                bar, progress = view.progress_bar(t("ldp.auditing"))
-                if "ab" in methods:
-                    reports["ab"] = ldp_audit.audit_ab(
-                        mechanism, n=n_ab, seed=seed, progress=progress
+                sizes = {"ab": n_ab, "ob": n_ob, "lb": n_lb}
+                order = [m for m in ("ab", "ob", "lb") if m in methods]  # as they run
+                for method in order:  # every audit must fit the memory budget: check first
+                    ldp_audit.memory_plan(
+                        method,
+                        mechanism,
+                        n=sizes[method],
+                        inputs=chosen_inputs if method == "ob" else None,
                     )
-                if "ob" in methods:
+                reports = {}
+                bar, step = view.progress_bar(t("ldp.auditing"), len(order))
+                if "ab" in order:
+                    reports["ab"] = ldp_audit.audit_ab(
+                        mechanism, n=n_ab, seed=seed, progress=step(order.index("ab"))
+                    )
+                if "ob" in order:
                     reports["ob"] = ldp_audit.audit_ob(
                         mechanism,
                         n=n_ob,
                         inputs=chosen_inputs,
                         seed=seed,
                         density=density,
-                        progress=progress,
+                        progress=step(order.index("ob")),
                     )
-                if "lb" in methods:
+                if "lb" in order:
                     reports["lb"] = ldp_audit.lower_bound(
-                        mechanism, n=n_lb, seed=seed, progress=progress
+                        mechanism, n=n_lb, seed=seed, progress=step(order.index("lb"))
                     )
                 bar.empty()
             except PrivcoreError as exc:
+                if bar is not None:
+                    bar.empty()
                 show_error(exc)
                 view.record_audit(
                     params=params,
@@ -167,9 +179,10 @@ with tabs[0]:
                     true=view.fmt(stored["mechanism"]["true_epsilon"]),
                 )
             )
-            deciding = reports.get("lb") or reports.get("ab") or reports.get("ob")
+            deciding = view.deciding_report(reports)
             view.verdict_banner(deciding)
             view.summary_metrics(reports)
+            view.decision_note(deciding)
             if "ob" in reports:
                 ob = reports["ob"]
                 chart = view.distributions_chart(ob, ob.details["inputs"])
@@ -189,7 +202,7 @@ with tabs[1]:
     st.caption(t("ldp.samples_help"))
     upload = st.file_uploader(
         t("ldp.samples_file"),
-        type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+        type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"],
         key="ldp_samples",
     )
     if upload is not None:
@@ -228,7 +241,7 @@ with tabs[1]:
                     "claimed": claimed,
                     "method": method,
                 }
-                bar, progress = view.progress_bar(t("ldp.auditing"))
+                bar, step = view.progress_bar(t("ldp.auditing"))
                 try:
                     report = ldp_audit.audit_samples(
                         samples,
@@ -236,7 +249,7 @@ with tabs[1]:
                         outputs,
                         claimed_epsilon=float(claimed),
                         method=method,
-                        progress=progress,
+                        progress=step(0),
                     )
                 except PrivcoreError as exc:  # recorded, then shown below
                     view.record_audit(
@@ -254,6 +267,7 @@ with tabs[1]:
                 )
                 view.verdict_banner(report)
                 view.summary_metrics({method: report})
+                view.decision_note(report)
                 if method == "ob":  # what the implementation's outputs look like per input
                     chart = view.distributions_chart(report, report.details["inputs"])
                     if chart is not None:
@@ -276,9 +290,9 @@ with tabs[2]:
     if st.button(t("ldp.run_sweep"), key="ldp_run_sweep"):
         try:
             epsilons = [float(x) for x in eps_text.replace(";", ",").split(",") if x.strip()]
-            bar, progress = view.progress_bar(t("ldp.sweeping"))
+            bar, step = view.progress_bar(t("ldp.sweeping"))
             frame = ldp_audit.sweep(
-                lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=progress
+                lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=step(0)
             )
             bar.empty()
             st.altair_chart(view.sweep_chart(frame), width="stretch")

@@ -7,9 +7,8 @@ lesson on screen.
 
 import streamlit as st
 
-from ui.components import escape_md
 from ui.errors import guard
-from ui.i18n import t
+from ui.i18n import t, t_plain
 from ui.learn import LESSONS
 from ui.shell import require_app
 from ui.state import workbench
@@ -35,7 +34,7 @@ def lesson_from_query() -> int | None:
         number = None
     if number not in LESSONS:
         st.warning(
-            t("learn.bad_lesson", value=escape_md(raw), count=len(LESSONS)),
+            t("learn.bad_lesson", value=str(raw), count=len(LESSONS)),
             icon=":material/warning:",
         )
         return None
@@ -43,7 +42,7 @@ def lesson_from_query() -> int | None:
 
 
 def label(number: int) -> str:
-    return t("learn.option", number=number, title=t(f"learn.l{number}.short"))
+    return t_plain("learn.option", number=number, title=t_plain(f"learn.l{number}.short"))
 
 
 # The options are the labels themselves (not numbers with a format function), so the

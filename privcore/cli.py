@@ -6,11 +6,21 @@ JSON object whose keys are a documented contract (README). Exit codes: 0 success
 (``report``: not ready). ``--record`` (measure, anonymize, attack, audit, report) writes
 the run to the history like the pages do; a history that cannot be written is one warning
 on stderr and changes neither the output nor the exit code.
+
+Numbers on the command line are checked where they are read (no NaN, infinity or
+negative count or seed); no command writes over one of its input files; readable output
+is printed without control characters or terminal escape sequences (a column name can
+hold them), and JSON output escapes them. Release CSV/TSV files and the history export
+are formula-guarded (:mod:`privcore.data.writing`) unless ``--no-formula-guard``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -40,14 +50,44 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits with 2 and one line, like every other input error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {terminal_safe(message, one_line=True)}\n")
+
+
+# Terminal escape sequences: CSI (colours, cursor), OSC (window title, links; ended by
+# BEL or ST), DCS/SOS/PM/APC strings, other two-byte sequences, and their 8-bit forms.
+_ESCAPE_SEQUENCES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+)
+# C0 controls but tab and line feed, DEL, C1 controls
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What JSON output escapes beyond what json.dumps does (it escapes C0 controls only)
+_JSON_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+
+
+def terminal_safe(text: str, *, one_line: bool = False) -> str:
+    """``text`` without terminal escape sequences (ESC … as in ECMA-48, and the 8-bit
+    C1 forms) and control characters other than tab and line feed (line feeds too with
+    ``one_line``, as spaces): what a table's names and values may hold, printed raw, can
+    retitle or rewrite the terminal."""
+    text = _CONTROL_CHARACTERS.sub("", _ESCAPE_SEQUENCES.sub("", text))
+    return text.replace("\n", " ") if one_line else text
+
+
+def _say(text: str) -> None:
+    """One line on stderr (a warning or a note), safe for the terminal."""
+    print(terminal_safe(text, one_line=True), file=sys.stderr)
 
 
 def _emit(payload: dict[str, Any], as_json: bool, lines: Sequence[str]) -> None:
     if as_json:
-        print(history.to_json(payload))
+        print(history.to_json(payload).translate(_JSON_ESCAPES))
     else:
-        print("\n".join(lines))
+        print(terminal_safe("\n".join(lines)))
 
 
 class _Recording:
@@ -111,7 +151,7 @@ class _Recording:
             )
         except HistoryError as history_error:
             message = " ".join(history_error.message.split())
-            print(f"warning: run not recorded in the history: {message}", file=sys.stderr)
+            _say(f"warning: run not recorded in the history: {message}")
 
     def lines(self) -> list[str]:
         """The line naming the recorded run, for the readable output."""
@@ -125,6 +165,99 @@ def _hierarchy_files(pairs: Sequence[str] | None) -> dict[str, str]:
         column, _, path = pair.partition("=")
         files[column.strip()] = Path(path).name
     return files
+
+
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file: the same resolved path, or (hard links, bind
+    mounts) the same device and inode."""
+    first, second = Path(a), Path(b)
+    if first.resolve() == second.resolve():
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def _check_outputs(outputs: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """Before any work: every output file (``{option: path}``, None when not given) can
+    be written - it is not a folder, its folder exists - and none is an input file or
+    another output (``cli.same_file``, ``cli.unwritable``)."""
+    given_outputs = [(option, path) for option, path in outputs.items() if path]
+    given_inputs = {option: path for option, path in inputs.items() if path}
+    for index, (option, path) in enumerate(given_outputs):
+        for source_option, source in given_inputs.items():
+            if _same_file(path, source):
+                raise ParameterError(
+                    f"{option} {path} is the input file given by {source_option}: writing "
+                    "there would destroy it. Choose another output file.",
+                    code="cli.same_file",
+                    option=option,
+                    path=str(path),
+                )
+        for other_option, other in given_outputs[:index]:
+            if _same_file(path, other):
+                raise ParameterError(
+                    f"{other_option} and {option} name the same file ({path}); give each "
+                    "output its own file.",
+                    code="cli.same_file",
+                    option=option,
+                    path=str(path),
+                )
+        target = Path(path)
+        if target.is_dir():
+            raise ParameterError(
+                f"Cannot write {option} {path}: it is a folder. Give a file name.",
+                code="cli.unwritable",
+                path=str(path),
+            )
+        if not target.resolve().parent.is_dir():
+            raise ParameterError(
+                f"Cannot write {option} {path}: its folder does not exist.",
+                code="cli.unwritable",
+                path=str(path),
+            )
+
+
+def _write_text(path: str | os.PathLike[str], text: str, option: str) -> None:
+    """Write an output file; a failure (disk full, no permission) is one line, exit 2."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ParameterError(
+            f"Cannot write {option} {path}: {exc.strerror or exc}.",
+            code="cli.unwritable",
+            path=str(path),
+        ) from exc
+
+
+def _read_json_file(path: str, what: str, code: str) -> Any:
+    """A JSON file given as an option; unreadable, not JSON or nested beyond Python's
+    recursion limit is one ``code`` error naming ``what``."""
+    try:
+        text = Path(path).read_bytes()
+    except OSError as exc:
+        raise ParameterError(
+            f"Cannot read {what} {path}: {exc.strerror or exc}.", code=code, path=str(path)
+        ) from exc
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ParameterError(
+            f"{what.capitalize()} {path} is nested too deeply to be one.", code=code, path=str(path)
+        ) from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"{what.capitalize()} {path} is not valid JSON.", code=code) from exc
+
+
+def _guard_note(cells: int) -> None:
+    """The one line saying how many cells the formula guard changed (none: no line)."""
+    if cells:
+        _say(
+            f"{cells:,} {'cell' if cells == 1 else 'cells'} starting with =, +, -, @, tab or CR "
+            f"{'was' if cells == 1 else 'were'} prefixed with ' (formula guard; "
+            "--no-formula-guard writes them as they are)"
+        )
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -187,10 +320,17 @@ def _models(args: argparse.Namespace) -> list:
     if args.l is not None:
         if args.l_kind == "entropy":
             models.append(EntropyLDiversity(args.l))
-        elif args.l_kind == "recursive":
-            models.append(RecursiveCLDiversity(args.c, int(args.l)))
         else:
-            models.append(DistinctLDiversity(int(args.l)))
+            if not float(args.l).is_integer():
+                raise ParameterError(
+                    f"--l must be a whole number for {args.l_kind} l-diversity, not {args.l:g}"
+                    " (only entropy l-diversity takes a fractional l).",
+                    code="cli.fractional_l",
+                )
+            if args.l_kind == "recursive":
+                models.append(RecursiveCLDiversity(args.c, int(args.l)))
+            else:
+                models.append(DistinctLDiversity(int(args.l)))
     if args.t is not None:
         models.append(TCloseness(args.t, args.t_distance))
     return models
@@ -273,7 +413,7 @@ def _terminal_progress(args: argparse.Namespace) -> Iterator[Callable[[float, st
 
     def progress(fraction: float, message: str) -> None:
         bar.n = round(100 * fraction)
-        bar.set_description(message[:60])
+        bar.set_description(terminal_safe(message[:60], one_line=True))
         bar.refresh()
 
     try:
@@ -293,10 +433,9 @@ def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
         s for s in suggest_roles(frame) if s.role == Role.IDENTIFIER and s.column not in chosen
     ]
     for suggestion in found:
-        print(
+        _say(
             f"removed identifier column '{suggestion.column}': {suggestion.reason} "
-            "(--identifiers '' keeps every column)",
-            file=sys.stderr,
+            "(--identifiers '' keeps every column)"
         )
     return [s.column for s in found]
 
@@ -313,6 +452,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
             "anonymize needs " + ", ".join(f"--{o}" for o in missing) + " (or --from-spec FILE).",
             code="cli.missing_options",
         )
+    _check_anonymize_outputs(args)
     dataset = load(args.input)
     frame = dataset.frame
     qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
@@ -372,16 +512,36 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_anonymize_outputs(args: argparse.Namespace) -> None:
+    _check_outputs(
+        {"--out": args.out, "--report": args.report, "--spec-out": args.spec_out},
+        {
+            "INPUT": args.input,
+            "--from-spec": args.from_spec,
+            **{f"--hierarchy {p}": p.partition("=")[2] for p in args.hierarchy or ()},
+        },
+    )
+
+
 def _write_release(release: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """Write the release (shuffled unless --keep-order), the report and the spec."""
+    """Write the release (shuffled unless --keep-order; CSV/TSV formula-guarded unless
+    --no-formula-guard), the report and the spec. Cells the guard changed are counted
+    in the report (``formula_guarded_cells``, only when there are any) and on stderr."""
     from privcore.data import save
 
-    save(release.export(shuffle=not args.keep_order, seed=args.seed), args.out)
+    saved = save(
+        release.export(shuffle=not args.keep_order, seed=args.seed),
+        args.out,
+        formula_guard=args.formula_guard,
+    )
     report = release.to_dict()
+    if saved.guarded_cells:
+        report["formula_guarded_cells"] = saved.guarded_cells
+    _guard_note(saved.guarded_cells)
     if args.report:
-        Path(args.report).write_text(history.to_json(report), encoding="utf-8")
+        _write_text(args.report, history.to_json(report), "--report")
     if args.spec_out:
-        Path(args.spec_out).write_text(release.spec_json(), encoding="utf-8")
+        _write_text(args.spec_out, release.spec_json(), "--spec-out")
     return report
 
 
@@ -413,8 +573,22 @@ def _anonymize_from_spec(args: argparse.Namespace) -> int:
             code="cli.unreadable",
             path=str(args.from_spec),
         ) from exc
-    spec = read_spec(text)
-    args.seed = int(spec.get("seed", 0))  # the export is shuffled as the original was
+    try:
+        spec = read_spec(text)
+    except RecursionError as exc:
+        raise ParameterError(
+            "The generalization spec is nested too deeply to be a release spec.",
+            code="anonymize.bad_spec",
+        ) from exc
+    seed = spec.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ParameterError(
+            f"The release spec's seed must be a whole number from 0 to {MAX_SEED}, not "
+            f"{json.dumps(seed)[:40]}.",
+            code="anonymize.bad_spec",
+        )
+    args.seed = seed  # the export is shuffled as the original was
+    _check_anonymize_outputs(args)
     dataset = load(args.input)
     params = {
         "algorithm": spec["algorithm"],
@@ -579,7 +753,28 @@ def cmd_audit(args: argparse.Namespace) -> int:
             f"certified lower bound ε_LB = {payload['epsilon_lb']:.4f} "
             f"(confidence {payload['confidence']:.0%})"
         )
-    lines.append(f"verdict: {payload['verdict']}")
+    reasons = {  # details["reason"] of the report, in plain words
+        "bound_above_claim": "the 99.9 % lower bound exceeds the claim",
+        "within_margin": "the mechanism's own worst-case event leaks at most 1.1 × the claim "
+        "(99.9 % upper bound)",
+        "interval_too_wide": "cannot yet rule out a loss more than 10 % above the claim: "
+        "use more samples",
+        "weak_evidence": "above the claim at the shown confidence, not at the 99.9 % a "
+        "violation needs: use more samples",
+        "lower_bound_only": "no violation shown; a learned lower bound cannot clear a mechanism",
+        "no_evidence_at_resolution": "no evidence above the claim at this resolution; "
+        "run the certified lower bound",
+        "estimate_above_claim": "the estimate lies above the claim; run the certified lower "
+        "bound to decide",
+        "disjoint_outputs": "some inputs' outputs never overlap (unbounded loss); run the "
+        "certified lower bound",
+    }
+    reason = reasons.get(payload.get("reason"), "")
+    lines.append(f"verdict: {payload['verdict']}" + (f" — {reason}" if reason else ""))
+    lines.append(
+        "rule: a violation needs a 99.9 % bound above the claim (false-alarm rate ≤ "
+        f"{payload.get('false_alarm_rate', 0.001):.1%} per audit)"
+    )
     lines += run.lines()
     _emit(payload, args.json, lines)
     return EXIT_OK
@@ -590,13 +785,56 @@ def _num(value: Any) -> str:
 
 
 def _limit_option(text: str) -> float | str:
-    """A threshold on the command line: a number, or "none" (not required)."""
+    """A threshold on the command line: a finite number, or "none" (not required)."""
     if text.strip().lower() in ("none", "off"):
         return "none"
     try:
-        return float(text)
+        value = float(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"expected a number or 'none', not {text!r}") from exc
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number or 'none', not {text!r}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    """A number option: finite (NaN and infinities are refused here; ranges are checked
+    by the library, which names the parameter)."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from exc
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, not {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    """A count option: a whole number ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, not {text!r}") from exc
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, not {text!r}")
+    return value
+
+
+#: Largest seed: every random generator privcore seeds (NumPy, PyTorch) takes it.
+MAX_SEED = 2**63 - 1
+
+
+def _seed(text: str) -> int:
+    """A seed option: a whole number from 0 to :data:`MAX_SEED`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 0 to {MAX_SEED}, not {text!r}"
+        )
+    return value
 
 
 _REPORT_THRESHOLDS = {
@@ -624,8 +862,6 @@ _REQUIRED_THRESHOLDS = (
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    import json
-
     from privcore.report import Thresholds, readiness
 
     given = {
@@ -644,12 +880,15 @@ def cmd_report(args: argparse.Namespace) -> int:
             code="cli.threshold_required",
         )
     thresholds = Thresholds(**given)
-    if not Path(args.out).resolve().parent.is_dir():
-        raise ParameterError(
-            f"Cannot write the report to {args.out}: its folder does not exist.",
-            code="cli.unwritable",
-            path=str(args.out),
-        )
+    _check_outputs(
+        {"--out": args.out},
+        {
+            "--original": args.original,
+            "--release": args.release,
+            "--algorithm-report": args.algorithm_report,
+            **{f"--hierarchy {p}": p.partition("=")[2] for p in args.hierarchy or ()},
+        },
+    )
     if args.from_run is not None:
         from privcore.report import readiness_from_history
 
@@ -663,13 +902,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     algorithm = None
     if args.algorithm_report:
-        try:
-            made = json.loads(Path(args.algorithm_report).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ParameterError(
-                f"Cannot read the anonymize report {args.algorithm_report}: {exc}",
-                code="cli.algorithm_report",
-            ) from exc
+        made = _read_json_file(
+            args.algorithm_report, "the anonymize report", "cli.algorithm_report"
+        )
         if not isinstance(made, dict):
             raise ParameterError(
                 f"{args.algorithm_report} is not a report of 'privcore anonymize --report'.",
@@ -700,14 +935,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _write_report(result, args: argparse.Namespace) -> int:
-    try:
-        Path(args.out).write_text(result.to_html(args.lang), encoding="utf-8")
-    except OSError as exc:
-        raise ParameterError(
-            f"Cannot write the report to {args.out}: {exc.strerror or exc}.",
-            code="cli.unwritable",
-            path=str(args.out),
-        ) from exc
+    _write_text(args.out, result.to_html(args.lang), "--out")
     verdict = result.verdict.replace("_", " ")
     lines = [f"verdict: {verdict}"]
     lines += [f"  FAIL {r['message']}" for r in result.reasons]
@@ -743,8 +971,21 @@ def cmd_history(args: argparse.Namespace) -> int:
             raise PrivcoreError(f"There is no run #{args.id}.", code="history.no_run", id=args.id)
         _emit(run, True, [])
     elif args.action == "export":
-        sys.stdout.write(history.export_csv(kind=args.kind, search=args.search))
+        sys.stdout.write(
+            history.export_csv(kind=args.kind, search=args.search, formula_guard=args.formula_guard)
+        )
     return EXIT_OK
+
+
+def _formula_guard_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--no-formula-guard",
+        dest="formula_guard",
+        action="store_false",
+        help=f"write cells of {what} that start with =, +, -, @, tab or CR as they are "
+        "(by default they are prefixed with ' so that spreadsheets do not run them as "
+        "formulas; numbers are never changed). For pipelines that read the file as data",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -781,16 +1022,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="ARX hierarchy file of a column (repeatable)",
     )
     m.add_argument("--k", type=int, help="verdict: k-anonymity with this k")
-    m.add_argument("--l", type=float, help="verdict: l-diversity with this l")
+    m.add_argument("--l", type=_finite_float, help="verdict: l-diversity with this l")
     m.add_argument("--l-kind", choices=["distinct", "entropy", "recursive"], default="distinct")
-    m.add_argument("--c", type=float, default=1.0, help="c of recursive (c,l)-diversity")
-    m.add_argument("--t", type=float, help="verdict: t-closeness with this t")
+    m.add_argument("--c", type=_finite_float, default=1.0, help="c of recursive (c,l)-diversity")
+    m.add_argument("--t", type=_finite_float, help="verdict: t-closeness with this t")
     m.add_argument(
         "--t-distance", choices=["auto", "equal", "ordered", "hierarchical", "kl"], default="auto"
     )
     m.add_argument(
         "--risk-threshold",
-        type=float,
+        type=_finite_float,
         default=0.2,
         help="record risk above which a record counts as at risk",
     )
@@ -828,10 +1069,10 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["datafly", "samarati", "incognito", "optimal", "mondrian", "kaca", "condensation"],
     )
     a.add_argument("--k", type=int, default=2, help="k-anonymity (default 2)")
-    a.add_argument("--l", type=float, help="l-diversity with this l")
+    a.add_argument("--l", type=_finite_float, help="l-diversity with this l")
     a.add_argument("--l-kind", choices=["distinct", "entropy", "recursive"], default="distinct")
-    a.add_argument("--c", type=float, default=1.0, help="c of recursive (c,l)-diversity")
-    a.add_argument("--t", type=float, help="t-closeness with this t")
+    a.add_argument("--c", type=_finite_float, default=1.0, help="c of recursive (c,l)-diversity")
+    a.add_argument("--t", type=_finite_float, help="t-closeness with this t")
     a.add_argument(
         "--t-distance", choices=["auto", "equal", "ordered", "hierarchical", "kl"], default="auto"
     )
@@ -843,7 +1084,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument(
         "--max-suppression",
-        type=float,
+        type=_finite_float,
         default=0.0,
         help="share of rows that may be suppressed, 0–1 (default 0)",
     )
@@ -859,7 +1100,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="range",
         help="how Mondrian shows numeric partitions",
     )
-    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--seed", type=_seed, default=0, help="seed of the algorithm and shuffle")
     a.add_argument(
         "--keep-order",
         action="store_true",
@@ -869,6 +1110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", required=True, help="release file (.csv, .tsv, .xlsx, .parquet, .jsonl)"
     )
     a.add_argument("--report", help="write the JSON report here")
+    _formula_guard_option(a, "a .csv/.tsv release")
     a.add_argument(
         "--spec-out",
         metavar="FILE.json",
@@ -910,14 +1152,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL=FILE",
         help="ARX hierarchy of a column, to read its labels in the release",
     )
-    k.add_argument("--roll-size", type=int, help="people in the roll (default 10 × rows)")
-    k.add_argument("--seed", type=int, default=0)
+    k.add_argument("--roll-size", type=_positive_int, help="people in the roll (default 10 × rows)")
+    k.add_argument("--seed", type=_seed, default=0, help="seed of the voter roll")
     k.add_argument(
         "--locale", choices=["en", "zh", "mixed"], default="en", help="names in the roll"
     )
     k.add_argument(
         "--tau",
-        type=float,
+        type=_finite_float,
         default=1.0,
         help="homogeneity: top-value share that exposes a class (default 1)",
     )
@@ -942,14 +1184,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     u.add_argument("--epsilon", type=float, help="the claimed ε of the mechanism")
     u.add_argument("--domain", type=int, default=None, help="domain size d (frequency oracles)")
-    u.add_argument("--samples", type=int, help="samples per input")
+    u.add_argument("--samples", type=_positive_int, help="samples per input")
     u.add_argument("--method", choices=["ab", "ob", "lb"], default="ob")
     u.add_argument("--samples-file", help="table of logged (input, output) rows")
     u.add_argument("--input-col", help="the input column of --samples-file")
     u.add_argument("--output-col", help="the output column (one value per row)")
     u.add_argument("--output-prefix", help="prefix of the output columns (vector outputs)")
     u.add_argument("--claimed-epsilon", type=float, help="the ε the implementation claims")
-    u.add_argument("--seed", type=int, default=0)
+    u.add_argument("--seed", type=_seed, default=0, help="seed of the sampling")
     u.add_argument(
         "--record",
         action="store_true",
@@ -980,7 +1222,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sa", help="sensitive attributes, comma-separated")
     r.add_argument(
         "--from-run",
-        type=int,
+        type=_positive_int,
         metavar="ID",
         help="write the report of a recorded report run again, from the history alone",
     )
@@ -1010,8 +1252,8 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="X",
             help=f"{what} (default {'none' if default is None else f'{default:g}'})",
         )
-    r.add_argument("--roll-size", type=int, help="people in the roll (default 10 × rows)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the voter roll")
+    r.add_argument("--roll-size", type=_positive_int, help="people in the roll (default 10 × rows)")
+    r.add_argument("--seed", type=_seed, default=0, help="seed of the voter roll")
     r.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report")
     r.add_argument("--out", required=True, help="the HTML report to write")
     r.add_argument(
@@ -1026,11 +1268,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     h = sub.add_parser("history", help="list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])
-    h.add_argument("id", nargs="?", type=int, help="run id (for show)")
+    h.add_argument("id", nargs="?", type=_positive_int, help="run id (for show)")
     h.add_argument("--kind", help="only runs of this kind")
     h.add_argument("--search", help="substring to look for")
-    h.add_argument("--limit", type=int, default=50)
+    h.add_argument("--limit", type=_positive_int, default=50, help="runs to list (default 50)")
     h.add_argument("--json", action="store_true")
+    _formula_guard_option(h, "the CSV export")
     h.set_defaults(func=cmd_history)
     return parser
 
@@ -1043,7 +1286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except PrivcoreError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {terminal_safe(exc.message, one_line=True)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         sys.stderr.close()

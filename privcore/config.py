@@ -32,6 +32,7 @@ class Limits:
     max_parse_seconds: int = 60  # PRIVCORE_MAX_PARSE_SECONDS: time to read one file
     max_session_datasets: int = 20  # PRIVCORE_MAX_SESSION_DATASETS: uploads one session keeps
     max_session_mb: int = 4096  # PRIVCORE_MAX_SESSION_MB: their size in memory, together
+    audit_memory_mb: int = 1024  # PRIVCORE_AUDIT_MEMORY_MB: working memory of one LDP audit
 
 
 def limits() -> Limits:
@@ -43,6 +44,7 @@ def limits() -> Limits:
         max_parse_seconds=_env_int("PRIVCORE_MAX_PARSE_SECONDS", 60),
         max_session_datasets=_env_int("PRIVCORE_MAX_SESSION_DATASETS", 20),
         max_session_mb=_env_int("PRIVCORE_MAX_SESSION_MB", 4096),
+        audit_memory_mb=_env_int("PRIVCORE_AUDIT_MEMORY_MB", 1024),
     )
 
 

@@ -938,8 +938,16 @@ def export_csv(
     include_data: bool = False,
     owner: str | None = None,
     path: str | os.PathLike[str] | None = None,
+    formula_guard: bool = True,
 ) -> str:
-    """Return the CSV text (header plus one line per run) of :func:`runs_frame`."""
+    """Return the CSV text (header plus one line per run) of :func:`runs_frame`.
+
+    Text cells a spreadsheet would run as a formula (a data set named ``=HYPERLINK(…)``)
+    are prefixed with ``'`` (:func:`privcore.data.writing.guard_formulas`) unless
+    ``formula_guard`` is False.
+    """
+    from privcore.data.writing import guard_formulas
+
     frame = runs_frame(
         kind=kind,
         search=search,
@@ -948,4 +956,6 @@ def export_csv(
         owner=owner,
         path=path,
     )
+    if formula_guard:
+        frame, _ = guard_formulas(frame)
     return frame.to_csv(index=False)

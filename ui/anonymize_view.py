@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, Release, anonymize
-from privcore.data import Dataset, Role, Schema
+from privcore.data import Dataset, Role, Schema, to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.models import (
     DistinctLDiversity,
@@ -31,7 +31,7 @@ from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.history import record
-from ui.i18n import current_language, t
+from ui.i18n import current_language, t, t_plain
 from ui.state import is_bundled
 
 LOSS_METRICS = ["ncp", "whd", "discernibility", "ul"]
@@ -300,22 +300,22 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
     st.caption(
         t(
             "an.columns_used",
-            qi=", ".join(escape_md(c) for c in release.qi),
-            sa=", ".join(escape_md(c) for c in release.sa),
+            qi=", ".join(release.qi),
+            sa=", ".join(release.sa),
         )
     )
     for note in release.notes:
-        st.info(note, icon=":material/info:")
+        st.info(escape_md(note), icon=":material/info:")
     if release.synthetic:
         # Synthetic records are all distinct: the models hold for the condensation groups.
         group_sizes = np.bincount(release.class_ids[release.class_ids >= 0])
         k_achieved = int(group_sizes[group_sizes > 0].min())
         cards = [
             (
-                t("an.groups"),
+                t_plain("an.groups"),
                 " · ".join(model_from_dict(m).requirement() for m in release.params["constraints"]),
                 "pass" if release.satisfied else "fail",
-                t("an.groups_detail", groups=int((group_sizes > 0).sum())),
+                t_plain("an.groups_detail", groups=int((group_sizes > 0).sum())),
             )
         ]
     else:
@@ -325,17 +325,21 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
                 v["model"],
                 v["requirement"],
                 "pass" if v["passed"] else "fail",
-                t("an.verdict_detail", rows=v["violating_rows"]),
+                t_plain("an.verdict_detail", rows=v["violating_rows"]),
             )
             for v in measured["verdicts"]
         ]
     verdict_row(cards)
-    c1, c2, c3, c4, c5 = st.columns(5)
+    c1, c2, c3, c4, c5, c6 = st.columns(6)
     explained_metric(c1, t("pl.k_achieved"), k_achieved, "explain.k")
     explained_metric(c2, t("an.suppressed"), release.n_suppressed, "explain.suppressed", 0)
     explained_metric(c3, "GCP", release.loss.get("gcp", release.loss.get("ncp")), "explain.gcp")
     explained_metric(c4, "PL", measured["pl"]["all"], "explain.pl")
     explained_metric(c5, "UL", measured["ul"], "explain.ul")
+    real = measured["real_records"]
+    explained_metric(c6, t("an.real_records"), real["any"], "explain.real_records", 0)
+    if real["any"]:
+        st.caption(t("an.real_records_detail", any=real["any"], own=real["own"]))
 
     tabs = st.tabs(
         [
@@ -517,7 +521,7 @@ def downloads(release: Release) -> None:
     st.download_button(
         t("an.download_release"),
         # built on click, on its own thread: not on every rerun of the page
-        data=lambda: release.export(shuffle=not keep).to_csv(index=False).encode("utf-8"),
+        data=lambda: to_csv_bytes(release.export(shuffle=not keep)),
         file_name=f"release_{release.algorithm}.csv",
         mime="text/csv",
         on_click="ignore",

@@ -16,7 +16,7 @@ from privcore.errors import PrivcoreError
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
 from ui.errors import show_error
-from ui.i18n import current_language, t
+from ui.i18n import current_language, t, t_plain
 from ui.state import Workbench, load_upload
 
 WHEN = ("before", "after")
@@ -41,7 +41,7 @@ def before_after_frame(sim: Simulation) -> pd.DataFrame:
         figures = {
             t("at.fig_reidentified"): share(link.get("reidentified", 0), targets),
             **{
-                t("at.fig_disclosed", sa=sa): share(n, targets)
+                t_plain("at.fig_disclosed", sa=sa): share(n, targets)
                 for sa, n in (link.get("attribute_disclosed") or {}).items()
             },
             t("at.fig_homogeneous"): hom.get("records_exposed_share", 0.0),
@@ -163,7 +163,7 @@ def victims(report: AttackReport, sa: list[str], *, limit: int = 10) -> None:
         return
     if report.details.get("chain_steps"):
         for step in report.details["chain_steps"][:limit]:
-            st.markdown(f"- {escape_md(chain_words(step))}")
+            st.markdown(f"- {chain_words(step)}")  # t() escaped the data in it
     else:
         for row in targets.head(limit).to_dict("records"):
             parts = []
@@ -174,13 +174,11 @@ def victims(report: AttackReport, sa: list[str], *, limit: int = 10) -> None:
                 parts.append(f"{name}: {row.get(f'{name} values')} → {verdict}")
             st.markdown(
                 "- "
-                + escape_md(
-                    t(
-                        "at.chain",
-                        name=row.get("name", ""),
-                        n=row.get("candidate_records"),
-                        values="; ".join(parts),
-                    )
+                + t(
+                    "at.chain",
+                    name=str(row.get("name", "")),
+                    n=row.get("candidate_records"),
+                    values="; ".join(parts),
                 )
             )
     shown = targets.sort_values("candidate_records").head(200)
@@ -289,7 +287,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         return
     upload = st.file_uploader(
         t("at.roll_file"),
-        type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+        type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"],
         help=t("at.roll_file_help"),
         key=f"{key}_file",
     )
@@ -339,4 +337,4 @@ def unparsed_warning(report: AttackReport) -> None:
     unparsed = report.summary.get("unparsed_cells") or {}
     if any(unparsed.values()):
         listed = "; ".join(f"{c}: {', '.join(map(str, v[:5]))}" for c, v in unparsed.items() if v)
-        st.warning(escape_md(t("at.unparsed", cells=listed)), icon=":material/warning:")
+        st.warning(t("at.unparsed", cells=listed), icon=":material/warning:")

@@ -12,7 +12,9 @@ from typing import Any
 
 import streamlit as st
 
-from ui.i18n import t
+from ui.i18n import escape_md, t
+
+__all__ = ["escape_md", "explained_metric", "fmt", "verdict_card", "verdict_row"]
 
 _ICON = {
     "pass": ":material/check_circle:",
@@ -22,24 +24,14 @@ _ICON = {
 _COLOUR = {"pass": "green", "fail": "red", "warn": "orange"}
 
 
-def escape_md(text: Any) -> str:
-    """Text safe to embed in Markdown: every Markdown/HTML-significant character escaped."""
-    out = []
-    for ch in str(text):
-        if ch in "\\`*_{}[]()#+-.!|<>~$&":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def verdict_card(title: str, value: str, status: str, detail: str = "") -> None:
-    """A bordered card: title, a big coloured value, and a one-line detail."""
+    """A bordered card: title, a big coloured value, and a one-line detail — all three
+    plain text (they often name columns: pass ``t_plain`` texts), escaped here."""
     with st.container(border=True):
-        st.caption(title)
+        st.caption(escape_md(title))
         st.markdown(f":{_COLOUR[status]}[{_ICON[status]} **{escape_md(value)}**]")
         if detail:
-            st.caption(detail)
+            st.caption(escape_md(detail))
 
 
 def verdict_row(cards: Sequence[tuple[str, str, str, str]], per_row: int = 4) -> None:

@@ -14,7 +14,7 @@ import streamlit as st
 
 from privcore.classes import EquivalenceClasses
 from ui.charts import ACCENT, FAIL, MUTED
-from ui.i18n import t
+from ui.i18n import t, t_plain
 
 MAX_SHOWN = 5000
 
@@ -99,7 +99,7 @@ def sa_distribution_chart(values: pd.Series, members: np.ndarray, sa: str) -> al
         ]
     )
     return (
-        alt.Chart(data, title=t("ec.sa_chart_title", sa=sa))
+        alt.Chart(data, title=t_plain("ec.sa_chart_title", sa=sa))
         .mark_bar()
         .encode(
             x=alt.X("share:Q", title=t("ec.share_axis"), axis=alt.Axis(format="%")),

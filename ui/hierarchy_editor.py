@@ -18,7 +18,7 @@ from privcore.data import (
 )
 from privcore.errors import ParameterError
 from ui.errors import guard
-from ui.i18n import t
+from ui.i18n import t, t_plain
 from ui.state import Workbench
 
 METHODS = ("intervals", "cuts", "rounding", "masking", "dates", "mapping", "arx")
@@ -32,7 +32,7 @@ def _parse_numbers(text: str) -> list[float]:
         return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
     except ValueError as exc:
         raise ParameterError(
-            t("hierarchy.bad_numbers", text=text), code="parameter.numbers", text=text
+            t_plain("hierarchy.bad_numbers", text=text), code="parameter.numbers", text=text
         ) from exc
 
 

@@ -4,11 +4,20 @@ One JSON catalogue per language in ``ui/locales/`` (``en.json``, ``zh.json``, pl
 topic files such as ``learn_en.json`` merged into them) with the same keys (a test fails
 when a key is missing in either). ``t(key, **params)`` formats the string of the current
 language; a key missing in Chinese falls back to English, a missing key shows itself.
+
+Nearly every place a page shows text renders it as Markdown (st.markdown, st.caption,
+messages, labels, help, tabs, metrics), and the parameters are where a data file's
+words — column names, values, file names — enter that text. So :func:`t` escapes every
+text parameter with :func:`escape_md` (a column named ``![x](http://…)`` stays text: no
+image fetched, no bold, no formula); the catalogue's own Markdown is kept. Where text goes
+to a place that does not render Markdown (table cells, chart labels, file names, option
+lists of select boxes) use :func:`t_plain`, which leaves the parameters as they are.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import string
 from functools import cache
 from pathlib import Path
@@ -51,8 +60,32 @@ def format_text(template: str, params: dict[str, Any]) -> str:
         return template
 
 
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>$~@])")
+_AUTOLINK = re.compile(r"(?<=:)//|(?<=www)\.", re.IGNORECASE)
+_BLOCK_MARKER = re.compile(r"^(\s*(?:\d+)?)([-+.)]|#+)(?=\s|$)")
+
+
+def escape_md(text: Any) -> str:
+    """Text safe to embed in Markdown (and Streamlit's directives): it renders as the
+    same characters and nothing else — no emphasis, link, image, HTML, code, formula
+    (``$``) or strikethrough; bare URLs, ``www.`` and e-mail addresses do not become
+    links either. Line breaks become spaces, so a value cannot start a block
+    of its own (a table needs a second line), and a leading list or heading marker is
+    escaped."""
+    flat = " ".join(str(text).splitlines()) if isinstance(text, str) else str(text)
+    flat = _MARKDOWN.sub(r"\\\1", flat)
+    flat = _AUTOLINK.sub(lambda m: "\\" + "\\".join(m.group(0)), flat)  # no bare-URL link
+    return _BLOCK_MARKER.sub(lambda m: m.group(1) + "\\" + m.group(2), flat)
+
+
 def t(key: str, **params: Any) -> str:
-    """The string ``key`` in the current language, with ``params`` filled in."""
+    """The string ``key`` in the current language, with ``params`` filled in; text
+    parameters are escaped for Markdown (see the module docstring)."""
+    return t_plain(key, **{k: escape_md(v) if isinstance(v, str) else v for k, v in params.items()})
+
+
+def t_plain(key: str, **params: Any) -> str:
+    """:func:`t` for places that do not render Markdown: parameters as given."""
     lang = current_language()
     template = catalogue(lang).get(key) or catalogue(DEFAULT_LANGUAGE).get(key) or key
     return format_text(template, params)

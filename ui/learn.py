@@ -46,8 +46,8 @@ from privcore.models import (
 )
 from ui.anonymize_view import lattice_chart
 from ui.charts import ACCENT, FAIL, MUTED, PASS
-from ui.components import escape_md, fmt, verdict_card
-from ui.i18n import current_language, t
+from ui.components import fmt, verdict_card
+from ui.i18n import current_language, t, t_plain
 from ui.state import sample
 
 QI = ["ZIP", "Age"]
@@ -214,7 +214,7 @@ def _datafly_steps(release: Release, k: int) -> pd.DataFrame:
         distinct = {q: frame[q].nunique() for q in QI}
         if i < len(release.params["steps"]):
             chosen = release.params["steps"][i]["qi"]
-            action = t("learn.l2.action_generalize", qi=chosen, distinct=distinct[chosen])
+            action = t_plain("learn.l2.action_generalize", qi=chosen, distinct=distinct[chosen])
         elif release.n_suppressed:
             action = t("learn.l2.action_suppress", rows=release.n_suppressed)
         else:
@@ -395,10 +395,10 @@ def lesson_l_diversity() -> None:
         st.warning(
             t(
                 "learn.l3.homogeneous",
-                zip=escape_md(row["ZIP"]),
-                age=escape_md(row["Age"]),
+                zip=str(row["ZIP"]),
+                age=str(row["Age"]),
                 size=int(row["size"]),
-                value=escape_md(row["value"]),
+                value=str(row["value"]),
             ),
             icon=":material/warning:",
         )
@@ -458,7 +458,7 @@ def lesson_l_diversity() -> None:
                 label,
                 model.requirement(),
                 "pass" if passed else "fail",
-                t("learn.l3.card_pass") if passed else t("learn.l3.card_fail"),
+                t_plain("learn.l3.card_pass") if passed else t_plain("learn.l3.card_fail"),
             )
 
     # The exercise class is not in the table above, whose entropy l column shows answers.
@@ -741,10 +741,10 @@ def lesson_local_dp() -> None:
         for column, (name, result) in zip(cols, audits.items(), strict=True):
             with column:
                 verdict_card(
-                    t(f"learn.l5.mech_{name}"),
-                    t(f"learn.l5.verdict_{result['verdict']}"),
+                    t_plain(f"learn.l5.mech_{name}"),
+                    t_plain(f"learn.l5.verdict_{result['verdict']}"),
                     {"violation": "fail", "consistent": "pass"}.get(result["verdict"], "warn"),
-                    t(
+                    t_plain(
                         "learn.l5.audit_detail",
                         lb=fmt(result["epsilon_lb"]),
                         claimed=fmt(result["claimed"], 1),

@@ -13,6 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from privcore.data import to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.measure.entropy import pl_matrix
 from privcore.models import (
@@ -22,10 +23,10 @@ from privcore.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from ui.components import explained_metric, fmt, verdict_row
+from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.errors import show_error
-from ui.i18n import t
+from ui.i18n import t, t_plain
 from ui.state import load_upload
 
 DISTANCES = ["auto", "equal", "ordered", "hierarchical", "kl"]
@@ -118,7 +119,7 @@ def population_input(active: str) -> pd.DataFrame | None:
         if choice == "upload":
             upload = st.file_uploader(
                 t("pl.population_upload"),
-                type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"],
+                type=["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"],
                 key="pl_population",
             )
             if upload is None:
@@ -164,7 +165,7 @@ def _summary(result, summary: dict[str, Any]) -> None:
                 verdict["model"],
                 verdict["requirement"],
                 status,
-                t(
+                t_plain(
                     "pl.achieved",
                     achieved=_achieved_text(verdict["achieved"]),
                     classes=verdict["violating_classes"],
@@ -177,13 +178,17 @@ def _summary(result, summary: dict[str, Any]) -> None:
         st.info(t("pl.suppressed_note", n=summary["suppressed_rows"]), icon=":material/info:")
 
     st.subheader(t("pl.level_title"))
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     explained_metric(c1, "PL", summary["pl"]["all"], "explain.pl")
     explained_metric(c2, "DR", summary["dr"], "explain.dr")
     explained_metric(c3, "UL", summary["ul"], "explain.ul")
     explained_metric(c4, t("pl.k_achieved"), summary["k"], "explain.k")
+    real = summary["real_records"]
+    explained_metric(c5, t("an.real_records"), real["any"], "explain.real_records", 0)
+    if real["any"]:
+        st.caption(t("an.real_records_detail", any=real["any"], own=real["own"]))
     for note in summary["notes"]:
-        st.warning(note, icon=":material/warning:")
+        st.warning(escape_md(note), icon=":material/warning:")
 
     st.subheader(t("pl.risk_title"))
     risk = summary["risk"]
@@ -301,7 +306,7 @@ def _downloads(result, summary: dict[str, Any]) -> None:
     )
     st.download_button(
         t("pl.download_csv"),
-        data=result.models.class_table.to_csv(index=False).encode("utf-8"),
+        data=to_csv_bytes(result.models.class_table),
         file_name="equivalence_classes.csv",
         mime="text/csv",
         on_click="ignore",

@@ -8,12 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from privcore.data import Dataset, Schema
-from ui.components import escape_md
 from ui.errors import show_error
 from ui.i18n import t
 from ui.state import Workbench, load_upload
 
-RELEASE_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl"]
+RELEASE_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"]
 
 
 def pick_release(
@@ -76,10 +75,10 @@ def note_release_columns(release: Any, qi: list[str], sa: list[str]) -> None:
     st.info(
         t(
             "pl.release_columns_differ",
-            made_qi=", ".join(escape_md(c) for c in release.qi),
-            made_sa=", ".join(escape_md(c) for c in release.sa),
-            qi=", ".join(escape_md(c) for c in qi),
-            sa=", ".join(escape_md(c) for c in sa),
+            made_qi=", ".join(release.qi),
+            made_sa=", ".join(release.sa),
+            qi=", ".join(qi),
+            sa=", ".join(sa),
         ),
         icon=":material/info:",
     )

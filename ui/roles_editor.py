@@ -11,7 +11,7 @@ import streamlit as st
 from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
 from ui.errors import show_error
 from ui.history import record
-from ui.i18n import t
+from ui.i18n import t, t_plain
 from ui.state import Workbench
 
 
@@ -47,13 +47,15 @@ def reason_text(suggestion: dict) -> str:
     ratio = details.get("unique_ratio")
     params = {
         "word": details.get("word", ""),
-        "pattern": t(f"pattern.{details.get('pattern', '')}") if details.get("pattern") else "",
+        "pattern": t_plain(f"pattern.{details.get('pattern', '')}")
+        if details.get("pattern")
+        else "",
         "ratio": f"{ratio:.0%}" if isinstance(ratio, (int, float)) else "",
     }
     key = f"reason.{suggestion['rule']}"
-    text = t(key, **params)
+    text = t_plain(key, **params)  # a table cell: no Markdown there
     if suggestion["rule"] == "name_pattern" and "unique" in suggestion["reason"]:
-        text += " " + t("reason.also_unique", **params)
+        text += " " + t_plain("reason.also_unique", **params)
     return text
 
 

@@ -17,12 +17,12 @@ from privcore.data.loading import (
     detect_encoding,
     fingerprint,
     load,
-    save,
 )
 from privcore.data.profile import column_type, profile
 from privcore.data.roles import ROLES, Role, RoleSuggestion, suggest_roles
 from privcore.data.samples import SAMPLES, load_sample
 from privcore.data.schema import Schema
+from privcore.data.writing import SavedTable, guard_formulas, save, to_csv_bytes
 
 __all__ = [
     "MISSING_MARKERS",
@@ -33,12 +33,14 @@ __all__ = [
     "Hierarchy",
     "Role",
     "RoleSuggestion",
+    "SavedTable",
     "Schema",
     "column_type",
     "cut_hierarchy",
     "date_hierarchy",
     "detect_encoding",
     "fingerprint",
+    "guard_formulas",
     "interval_hierarchy",
     "load",
     "load_sample",
@@ -48,5 +50,6 @@ __all__ = [
     "rounding_hierarchy",
     "save",
     "suggest_roles",
+    "to_csv_bytes",
     "value_keys",
 ]

@@ -1,13 +1,22 @@
-"""Load a table from CSV/TSV/semicolon text, Excel, Parquet or JSON lines.
+"""Load a table from CSV/TSV/semicolon text, Excel, Parquet or JSON lines, plain or
+compressed (a ``.gz`` file, or a ``.zip`` archive holding one such file).
 
 Text files: the encoding is detected (UTF-8, UTF-8 with BOM, UTF-16 with BOM,
 GB18030/GBK, Windows-1252/Latin-1) and the delimiter sniffed (``,`` ``;`` tab ``|``).
 Missing markers (:data:`MISSING_MARKERS`) become real missing values (``NA``), which
-every metric of privcore treats as one value of its own.
+every metric of privcore treats as one value of its own. A text cell that privcore's
+formula guard prefixed with ``'`` (:mod:`privcore.data.writing`) is read back without
+the quote, so a release written by privcore reads as the release it wrote.
+
+The limits of the installation hold while a file is read (:mod:`privcore.data.budget`):
+rows and columns are counted as they are read, decompressed bytes are capped, a
+workbook is checked for decompression bombs before it is parsed
+(:mod:`privcore.data.excel`), and the readers check the clock between chunks of rows.
 
 Every problem a user can cause raises :class:`~privcore.errors.DataFormatError` with a
-message naming it (empty file, binary file, no header, blank or duplicate column
-names, a ragged row with its line number, too many rows or columns).
+message naming it (empty file, binary file, no header, blank, duplicate, too long or
+broken column names, a ragged row with its line number, too many rows or columns, a
+file that expands too much or takes too long to read).
 """
 
 from __future__ import annotations
@@ -15,9 +24,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
@@ -26,6 +37,10 @@ import numpy as np
 import pandas as pd
 
 from privcore.config import limits
+from privcore.data import archives
+from privcore.data.budget import ReadBudget
+from privcore.data.excel import read_first_sheet
+from privcore.data.writing import unguard_formulas
 from privcore.errors import DataFormatError
 
 #: Cell texts read as missing. Matching is exact (case-sensitive) after the cell is read.
@@ -34,7 +49,14 @@ MISSING_MARKERS: tuple[str, ...] = ("", "?", "NA", "NaN", "nan", "null", "NULL")
 TEXT_FORMATS = ("csv", "tsv", "txt")
 FORMATS = (*TEXT_FORMATS, "xlsx", "parquet", "jsonl")
 
+#: Longest column name accepted: a longer "name" is a header line gone wrong.
+MAX_COLUMN_NAME_CHARS = 1000
+
 _SAMPLE_BYTES = 1 << 16  # enough to sniff; a later decoding error re-reads the whole file
+# Rows parsed between two checks of the clock. Text files under this many rows are read
+# in one piece (the same dtypes as one read_csv call).
+_CSV_CHUNK_ROWS = 1_000_000
+_JSON_CHUNK_ROWS = 100_000
 _DELIMITERS = (",", ";", "\t", "|")
 _MAGIC = {
     b"%PDF": "a PDF document",
@@ -42,7 +64,6 @@ _MAGIC = {
     b"GIF8": "a GIF image",
     b"\xff\xd8\xff": "a JPEG image",
     b"\x7fELF": "a program (ELF binary)",
-    b"\x1f\x8b": "a gzip archive",
     b"Rar!": "a RAR archive",
     b"7z\xbc\xaf": "a 7-Zip archive",
     b"\xd0\xcf\x11\xe0": "an old Office file (.xls/.doc); save it as .xlsx or CSV",
@@ -128,14 +149,17 @@ def load(
 
     ``filename`` gives the format by its extension when ``source`` has no name (an
     upload). ``max_rows`` defaults to the installation limit (``PRIVCORE_MAX_ROWS``).
+    A gzip file or a zip archive with one file is read as the file it holds (its
+    decompressed size counts against ``PRIVCORE_MAX_FILE_MB``); the read stops with an
+    error once it passes the row limit or takes longer than ``PRIVCORE_MAX_PARSE_SECONDS``.
     """
     lim = limits()
-    max_rows = max_rows or lim.max_rows
+    budget = ReadBudget.from_limits(lim, max_rows=max_rows)
     name = filename or _source_name(source)
 
     if isinstance(source, pd.DataFrame):
         frame = _finish_frame(source.copy(), normalize_text=True)
-        _check_shape(frame, max_rows, lim.max_columns)
+        _check_shape(frame, budget)
         return Dataset(frame, name or "table", "dataframe")
 
     path = Path(source) if isinstance(source, (str, Path)) else None
@@ -153,21 +177,87 @@ def load(
     head = _read_head(source, path)
     if not head.strip():
         raise DataFormatError("The file is empty.", code="data.empty_file")
-
-    fmt = _detect_format(name, head)
-    if fmt == "xlsx":
-        frame = _read_excel(_as_buffer(source, path))
-        dataset = Dataset(frame, name or "table.xlsx", "xlsx")
-    elif fmt == "parquet":
-        frame = _read_parquet(_as_buffer(source, path))
-        dataset = Dataset(frame, name or "table.parquet", "parquet")
-    elif fmt == "jsonl":
-        frame = _read_jsonl(source, path, head)
-        dataset = Dataset(frame, name or "table.jsonl", "jsonl", encoding="utf-8")
-    else:
-        dataset = _read_text(source, path, head, name or "table.csv", max_rows)
-    _check_shape(dataset.frame, max_rows, lim.max_columns)
+    dataset = _read_content(source, path, head, name, budget)
+    _check_shape(dataset.frame, budget)
     return dataset
+
+
+def _read_content(
+    source: Any,
+    path: Path | None,
+    head: bytes,
+    name: str | None,
+    budget: ReadBudget,
+    *,
+    unpacked: bool = False,
+) -> Dataset:
+    """The table in a file whose first bytes are ``head``: unpacked first when it is a
+    gzip file or a zip archive that is not a workbook (one level: an archive inside an
+    archive is refused)."""
+    fmt = None
+    if archives.is_compressed(head):
+        content = _unpack(source, path, head, name, budget, unpacked=unpacked)
+        if content is None:
+            fmt = "xlsx"
+        else:
+            inner, data, kind = content
+            inner_head = data[:_SAMPLE_BYTES]
+            if not inner_head.strip():
+                raise DataFormatError("The file is empty.", code="data.empty_file")
+            dataset = _read_content(data, None, inner_head, inner, budget, unpacked=True)
+            note = f"Decompressed from a {kind} file" + (f" ({inner})." if inner else ".")
+            return replace(dataset, name=name or dataset.name, notes=(note, *dataset.notes))
+    fmt = fmt or _detect_format(name, head)
+    if fmt == "xlsx":
+        frame = _read_excel(_as_buffer(source, path), budget)
+        return Dataset(frame, name or "table.xlsx", "xlsx")
+    if fmt == "parquet":
+        frame = _read_parquet(_as_buffer(source, path), budget)
+        return Dataset(frame, name or "table.parquet", "parquet")
+    if fmt == "jsonl":
+        frame = _read_jsonl(source, path, head, budget)
+        return Dataset(frame, name or "table.jsonl", "jsonl", encoding="utf-8")
+    return _read_text(source, path, head, name or "table.csv", budget)
+
+
+def _unpack(
+    source: Any,
+    path: Path | None,
+    head: bytes,
+    name: str | None,
+    budget: ReadBudget,
+    *,
+    unpacked: bool,
+) -> tuple[str | None, bytes, str] | None:
+    """(name, content, "gzip" or "zip") of the file a compressed file holds; None for a
+    workbook (a zip archive that is itself the table)."""
+    with _opened(_as_buffer(source, path)) as handle:
+        if head.startswith(archives.GZIP_MAGIC):
+            if unpacked:
+                raise _nested_archive(name)
+            return archives.inner_name(name), archives.gunzip(handle, budget), "gzip"
+        try:
+            archive = archives.open_zip(handle)
+        except DataFormatError:
+            if _suffix(name) in ("xlsx", "xlsm"):
+                return None  # the Excel reader says the workbook is damaged
+            raise
+        with archive:
+            if archives.is_workbook(archive):
+                return None
+            if unpacked:
+                raise _nested_archive(name)
+            member, data = archives.single_member(archive, budget)
+    return archives.inner_name(name, member), data, "zip"
+
+
+def _nested_archive(name: str | None) -> DataFormatError:
+    shown = name or "a compressed file"
+    return DataFormatError(
+        f"The archive holds another compressed file ({shown}); compress the table itself, once.",
+        code="data.nested_archive",
+        member=shown,
+    )
 
 
 # ---------------------------------------------------------------------------------
@@ -212,6 +302,13 @@ def _read_head(source: Any, path: Path | None) -> bytes:
     return head
 
 
+def _opened(buffer: Any) -> Any:
+    """A context giving a binary file object: ``buffer`` opened when it is a path."""
+    if isinstance(buffer, Path):
+        return buffer.open("rb")
+    return nullcontext(buffer)
+
+
 def _as_buffer(source: Any, path: Path | None) -> Any:
     if path is not None:
         return path
@@ -230,9 +327,13 @@ def _read_all(source: Any, path: Path | None) -> bytes:
     return source.read()
 
 
+def _suffix(name: str | None) -> str:
+    return Path(name).suffix.lower().lstrip(".") if name else ""
+
+
 def _detect_format(name: str | None, head: bytes) -> str:
     """Format from the content's magic bytes first, then from the file extension."""
-    if head.startswith(b"PK\x03\x04"):
+    if head.startswith(archives.ZIP_MAGIC):
         return "xlsx"
     if head.startswith(b"PAR1"):
         return "parquet"
@@ -244,7 +345,7 @@ def _detect_format(name: str | None, head: bytes) -> str:
                 code="data.binary",
                 kind=what,
             )
-    suffix = Path(name).suffix.lower().lstrip(".") if name else ""
+    suffix = _suffix(name)
     if suffix in ("jsonl", "ndjson", "json"):
         return "jsonl"
     if suffix in ("xlsx", "xlsm", "parquet", "pq"):
@@ -374,7 +475,9 @@ def sniff_delimiter(lines: list[str]) -> str:
     return best
 
 
-def _read_text(source: Any, path: Path | None, head: bytes, name: str, max_rows: int) -> Dataset:
+def _read_text(
+    source: Any, path: Path | None, head: bytes, name: str, budget: ReadBudget
+) -> Dataset:
     encoding = detect_encoding(head)
     text_head = _trim_partial_char(head).decode(encoding, errors="replace")
     if encoding == "utf-16":
@@ -385,11 +488,11 @@ def _read_text(source: Any, path: Path | None, head: bytes, name: str, max_rows:
             raw[:_SAMPLE_BYTES],
             name,
             "utf-8",
-            max_rows,
+            budget,
             reported_encoding="utf-16",
         )
     try:
-        return _parse_text(_as_buffer(source, path), text_head, name, encoding, max_rows)
+        return _parse_text(_as_buffer(source, path), text_head, name, encoding, budget)
     except UnicodeDecodeError:
         # The sample looked like one encoding, a later part of the file does not.
         raw = _read_all(source, path)
@@ -399,7 +502,7 @@ def _read_text(source: Any, path: Path | None, head: bytes, name: str, max_rows:
             raw[:_SAMPLE_BYTES].decode(encoding, "replace"),
             name,
             encoding,
-            max_rows,
+            budget,
         )
 
 
@@ -408,7 +511,7 @@ def _parse_text(
     text_head: str,
     name: str,
     encoding: str,
-    max_rows: int,
+    budget: ReadBudget,
     *,
     reported_encoding: str | None = None,
 ) -> Dataset:
@@ -418,8 +521,7 @@ def _parse_text(
     if not lines:
         raise DataFormatError("The file is empty.", code="data.empty_file")
     delimiter = sniff_delimiter(lines)
-    header = next(csv.reader(lines[:1], delimiter=delimiter))
-    names = _check_header(header)
+    names = _check_header(_header_record(lines, delimiter))
     # Leading spaces after delimiters ("a, b") are skipped only when the sample has them:
     # the option costs a third of the parse time on large files.
     skip_space = bool(re.search(re.escape(delimiter) + r" \S", "\n".join(lines[1:])))
@@ -430,8 +532,9 @@ def _parse_text(
     if text_columns:
         notes.append("Kept as text to keep leading zeros: " + ", ".join(text_columns) + ".")
     try:
-        frame = pd.read_csv(
+        frame = _read_csv_chunks(
             buffer,
+            budget,
             sep=delimiter,
             encoding=encoding,
             na_values=list(MISSING_MARKERS),
@@ -444,7 +547,7 @@ def _parse_text(
         raise _ragged_error(str(exc), len(names)) from exc
     except pd.errors.EmptyDataError as exc:
         raise DataFormatError("The file is empty.", code="data.empty_file") from exc
-    if not frame.index.equals(pd.RangeIndex(len(frame))):
+    if frame is None:
         # pandas silently turns the first column into an index when the first data row
         # has one field more than the header: that is a ragged row, not an index.
         header_line = text_head.lstrip("\ufeff").splitlines().index(lines[0]) + 1
@@ -467,8 +570,6 @@ def _parse_text(
     frame.columns = names
     if frame.empty:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
-    if len(frame) > max_rows:
-        raise _too_many_rows(max_rows)
     short = _first_short_row(buffer, frame, delimiter, encoding, len(names))
     if short is not None:
         line, found = short
@@ -480,6 +581,12 @@ def _parse_text(
             expected=len(names),
             found=found,
         )
+    unguarded = unguard_formulas(frame)
+    if unguarded:
+        notes.append(
+            f"The formula guard (a leading ') was removed from {unguarded:,} "
+            f"{'cell' if unguarded == 1 else 'cells'}."
+        )
     if skip_space:
         notes.append("Spaces after delimiters were removed.")
     frame = _finish_frame(frame, normalize_text=False)
@@ -487,6 +594,87 @@ def _parse_text(
     notes.insert(0, f"Read as {reported_encoding or encoding} text, {delim_name}-separated.")
     fmt = "tsv" if delimiter == "\t" else "csv"
     return Dataset(frame, name, fmt, reported_encoding or encoding, delimiter, tuple(notes))
+
+
+def _read_csv_chunks(buffer: Any, budget: ReadBudget, **options: Any) -> pd.DataFrame | None:
+    """``pandas.read_csv`` in chunks of :data:`_CSV_CHUNK_ROWS` rows, stopping one row
+    beyond the row limit (``data.too_many_rows``) and checking the clock between chunks.
+
+    None when pandas took the first column as the index (the first data row has one
+    field more than the header).
+    """
+    chunks: list[pd.DataFrame] = []
+    rows = 0
+    with pd.read_csv(
+        buffer, chunksize=_CSV_CHUNK_ROWS, nrows=budget.max_rows + 1, **options
+    ) as reader:
+        for chunk in reader:
+            if not chunks and not chunk.index.equals(pd.RangeIndex(len(chunk))):
+                return None
+            chunks.append(chunk)
+            rows += len(chunk)
+            if rows > budget.max_rows:
+                raise budget.too_many_rows()
+            budget.check_time()
+    return _concat_chunks(chunks)
+
+
+def _concat_chunks(chunks: list[pd.DataFrame]) -> pd.DataFrame:
+    """The chunks of one read as one table, with the dtypes one read would give: a
+    column with no value in some chunk (parsed there as float NaN) takes the dtype of
+    the chunks that have values (floats for whole numbers, so the gaps stay missing).
+    A column with numbers in one chunk and text in another stays mixed (object), as
+    pandas' own chunked parsing leaves it."""
+    if len(chunks) == 1:
+        return chunks[0]
+    names = _union_columns(chunks)
+    chunks = [c if list(c.columns) == names else c.reindex(columns=names) for c in chunks]
+    for position in range(chunks[0].shape[1]):
+        columns = [chunk.iloc[:, position] for chunk in chunks]
+        if len({column.dtype for column in columns}) == 1:
+            continue
+        filled = {column.dtype for column in columns if column.notna().any()}
+        if len(filled) != 1:
+            continue
+        target = filled.pop()
+        if pd.api.types.is_integer_dtype(target):
+            target = np.dtype("float64")
+        elif pd.api.types.is_bool_dtype(target):
+            target = np.dtype(object)
+        for chunk, column in zip(chunks, columns, strict=True):
+            if column.dtype != target:
+                chunk.isetitem(position, column.astype(target))
+    return pd.concat(chunks, ignore_index=True)
+
+
+def _union_columns(chunks: list[pd.DataFrame]) -> list[Any]:
+    """Column names of all chunks in order of first appearance (a JSON key may first
+    appear in a later chunk)."""
+    return list(dict.fromkeys(name for chunk in chunks for name in chunk.columns))
+
+
+def _header_record(lines: list[str], delimiter: str) -> list[str]:
+    """The column names: the first record of the sample, which must end on its line.
+
+    A record that goes on over the next line has a line break inside a quoted name (or a
+    quote that is never closed): ``data.header_line_break`` names the column, where a
+    one-line parse would report a header of one column and ragged rows.
+    """
+    reader = csv.reader(io.StringIO("\n".join(lines) + "\n"), delimiter=delimiter)
+    header = next(reader, [])
+    if reader.line_num > 1:
+        broken = next(
+            (i for i, name in enumerate(header) if "\n" in name or "\r" in name),
+            len(header) - 1,
+        )
+        raise DataFormatError(
+            f"The name of column {broken + 1} contains a line break (a quoted name that "
+            "spans lines, or a quote that is never closed). Put every column name on the "
+            "first line.",
+            code="data.header_line_break",
+            column=broken + 1,
+        )
+    return header
 
 
 def _leading_zero_columns(lines: list[str], delimiter: str, names: list[str]) -> list[str]:
@@ -503,6 +691,16 @@ def _leading_zero_columns(lines: list[str], delimiter: str, names: list[str]) ->
 
 def _check_header(header: list[str]) -> list[str]:
     names = [h.strip().lstrip("\ufeff").strip() for h in header]
+    too_long = next((i for i, n in enumerate(names) if len(n) > MAX_COLUMN_NAME_CHARS), None)
+    if too_long is not None:
+        raise DataFormatError(
+            f"The name of column {too_long + 1} is longer than {MAX_COLUMN_NAME_CHARS:,} "
+            "characters, which no column name may be. Check that the first line holds the "
+            "column names.",
+            code="data.column_name_too_long",
+            column=too_long + 1,
+            limit=MAX_COLUMN_NAME_CHARS,
+        )
     blank = [i + 1 for i, n in enumerate(names) if not n]
     if blank and len(names) > 1:
         raise DataFormatError(
@@ -612,32 +810,18 @@ def _header_line_index(arr: np.ndarray, ends: np.ndarray) -> int:
     return int(nonblank[0]) if len(nonblank) else 0
 
 
-def _too_many_rows(max_rows: int) -> DataFormatError:
-    return DataFormatError(
-        f"The file has more than {max_rows:,} rows, the limit of this installation "
-        "(PRIVCORE_MAX_ROWS). Use a sample or raise the limit.",
-        code="data.too_many_rows",
-        limit=max_rows,
-    )
-
-
 # ---------------------------------------------------------------------------------
 # Excel, Parquet, JSON lines
 
 
-def _read_excel(buffer: Any) -> pd.DataFrame:
-    try:
-        raw = pd.read_excel(buffer, header=None, dtype=object, engine="openpyxl")
-    except Exception as exc:  # openpyxl raises many types for a damaged workbook
-        raise DataFormatError(
-            "The Excel file could not be read (damaged, encrypted, or not .xlsx).",
-            code="data.bad_excel",
-            detail=str(exc)[:200],
-        ) from exc
+def _read_excel(buffer: Any, budget: ReadBudget) -> pd.DataFrame:
+    """The first sheet; its first non-blank row holds the column names
+    (:func:`privcore.data.excel.read_first_sheet` checks the workbook first)."""
+    raw = read_first_sheet(buffer, budget)
     raw = raw.dropna(how="all").dropna(axis=1, how="all")
     if raw.empty:
         raise DataFormatError("The file is empty.", code="data.empty_file")
-    header = ["" if pd.isna(v) else str(v) for v in raw.iloc[0].tolist()]
+    header = [_excel_header_text(v) for v in raw.iloc[0].tolist()]
     names = _check_header(header)
     frame = raw.iloc[1:].reset_index(drop=True)
     frame.columns = names
@@ -646,15 +830,37 @@ def _read_excel(buffer: Any) -> pd.DataFrame:
     return _finish_frame(frame, normalize_text=True)
 
 
-def _read_parquet(buffer: Any) -> pd.DataFrame:
+def _excel_header_text(value: Any) -> str:
+    """A header cell as text; a whole number stored as a float (2020.0) as "2020"."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _read_parquet(buffer: Any, budget: ReadBudget) -> pd.DataFrame:
+    """A Parquet file, refused from its footer alone (row count, columns) when above
+    the limits, before any data is read."""
+    import pyarrow.parquet as pq
+
+    try:
+        with pq.ParquetFile(buffer) as parquet:
+            rows = parquet.metadata.num_rows
+            columns = [c for c in parquet.schema_arrow.names if not c.startswith("__index_level_")]
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
+        raise _bad_parquet(exc) from exc
+    if rows > budget.max_rows:
+        raise budget.too_many_rows()
+    if len(columns) > budget.max_columns:
+        raise budget.too_many_columns(len(columns))
+    if hasattr(buffer, "seek"):
+        buffer.seek(0)
     try:
         frame = pd.read_parquet(buffer)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
-        raise DataFormatError(
-            "The Parquet file could not be read (damaged or not Parquet).",
-            code="data.bad_parquet",
-            detail=str(exc)[:200],
-        ) from exc
+        raise _bad_parquet(exc) from exc
+    budget.check_time()
     _check_header([str(c) for c in frame.columns])
     frame.columns = [str(c).strip() for c in frame.columns]
     if frame.empty:
@@ -662,40 +868,75 @@ def _read_parquet(buffer: Any) -> pd.DataFrame:
     return _finish_frame(frame.reset_index(drop=True), normalize_text=True)
 
 
-def _read_jsonl(source: Any, path: Path | None, head: bytes) -> pd.DataFrame:
+def _bad_parquet(exc: BaseException) -> DataFormatError:
+    return DataFormatError(
+        "The Parquet file could not be read (damaged or not Parquet).",
+        code="data.bad_parquet",
+        detail=str(exc)[:200],
+    )
+
+
+def _read_jsonl(source: Any, path: Path | None, head: bytes, budget: ReadBudget) -> pd.DataFrame:
+    """JSON lines, read in chunks of :data:`_JSON_CHUNK_ROWS` records up to one beyond
+    the row limit, the clock checked between chunks."""
     raw = _read_all(source, path)
     encoding = detect_encoding(head)
     text = raw.decode(encoding, errors="replace").lstrip("\ufeff")
+    chunks: list[pd.DataFrame] = []
+    rows = 0
     try:
-        frame = pd.read_json(io.StringIO(text), lines=True, dtype=False)
+        with pd.read_json(
+            io.StringIO(text),
+            lines=True,
+            dtype=False,
+            chunksize=_JSON_CHUNK_ROWS,
+            nrows=budget.max_rows + 1,
+        ) as reader:
+            for chunk in reader:
+                chunks.append(chunk)
+                rows += len(chunk)
+                if rows > budget.max_rows:
+                    raise budget.too_many_rows()
+                budget.check_time()
     except ValueError as exc:
-        bad_line = _first_bad_json_line(text)
-        where = f" (line {bad_line})" if bad_line else ""
-        raise DataFormatError(
-            f"The JSON lines file could not be read{where}: each line must be one JSON object.",
-            code="data.bad_jsonl",
-            line=bad_line,
-        ) from exc
-    if frame.empty:
+        raise _bad_jsonl(text) from exc
+    frame = _concat_chunks(chunks) if chunks else None
+    if frame is None or frame.empty:
         raise DataFormatError("The file has no records.", code="data.no_rows")
     _check_header([str(c) for c in frame.columns])
     frame.columns = [str(c).strip() for c in frame.columns]
     return _finish_frame(frame, normalize_text=True)
 
 
-def _first_bad_json_line(text: str) -> int | None:
-    import json
-
-    for i, line in enumerate(text.splitlines(), start=1):
+def _bad_jsonl(text: str) -> DataFormatError:
+    """The error of a JSON lines file pandas could not read: the first line that is not
+    one JSON object, or one nested too deeply to be a record (``data.jsonl_too_deep``)."""
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
+        except RecursionError:
+            return DataFormatError(
+                f"Line {number} of the JSON lines file is nested too deeply to be a record: "
+                "each line must be one JSON object of column values.",
+                code="data.jsonl_too_deep",
+                line=number,
+            )
         except ValueError:
-            return i
+            return _not_one_object(number)
         if not isinstance(value, dict):
-            return i
-    return None
+            return _not_one_object(number)
+    return _not_one_object(None)
+
+
+def _not_one_object(line: int | None) -> DataFormatError:
+    where = f" (line {line})" if line else ""
+    return DataFormatError(
+        f"The JSON lines file could not be read{where}: each line must be one JSON object.",
+        code="data.bad_jsonl",
+        line=line,
+    )
 
 
 # ---------------------------------------------------------------------------------
@@ -741,39 +982,10 @@ def _narrow_numeric(values: pd.Series) -> pd.Series:
     return values.astype("float64")
 
 
-def _check_shape(frame: pd.DataFrame, max_rows: int, max_columns: int) -> None:
-    if frame.shape[1] > max_columns:
-        raise DataFormatError(
-            f"The table has {frame.shape[1]} columns; this installation accepts at most "
-            f"{max_columns} (PRIVCORE_MAX_COLUMNS).",
-            code="data.too_many_columns",
-            columns=int(frame.shape[1]),
-            limit=max_columns,
-        )
-    if frame.shape[0] > max_rows:
-        raise _too_many_rows(max_rows)
+def _check_shape(frame: pd.DataFrame, budget: ReadBudget) -> None:
+    if frame.shape[1] > budget.max_columns:
+        raise budget.too_many_columns(frame.shape[1])
+    if frame.shape[0] > budget.max_rows:
+        raise budget.too_many_rows()
     if frame.shape[0] == 0:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
-
-
-def save(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table in the format its extension names: .csv (UTF-8), .tsv, .xlsx,
-    .parquet or .jsonl; anything else is written as CSV."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".xlsx":
-            frame.to_excel(path, index=False)
-        elif suffix in (".parquet", ".pq"):
-            frame.to_parquet(path, index=False)
-        elif suffix in (".jsonl", ".ndjson"):
-            frame.to_json(path, orient="records", lines=True, force_ascii=False)
-        elif suffix == ".tsv":
-            frame.to_csv(path, sep="\t", index=False)
-        else:
-            frame.to_csv(path, index=False)
-    except OSError as exc:
-        raise DataFormatError(
-            f"Cannot write {path}: {exc.strerror or exc}.", code="data.cannot_write", path=str(path)
-        ) from exc
-    return path

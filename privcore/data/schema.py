@@ -148,7 +148,7 @@ class Schema:
     def from_json(cls, text: str | bytes) -> Schema:
         try:
             data = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # deep nesting too
             raise RoleError(
                 "The schema file is not valid JSON.", code="roles.bad_schema_file"
             ) from exc

@@ -10,13 +10,26 @@ from tests.e2e.test_browser import open_page, wait_idle
 pytestmark = pytest.mark.e2e
 
 EVIL_HEADER = "<img src=x onerror=alert(1)>"
+# Markdown in column names and values: an image that would call another host, bold, a
+# formula (KaTeX), a link.
+MD_IMAGE = "![leak](http://127.0.0.1:9/leak.png)"
 EVIL_CSV = (
-    f'age,zip,"{EVIL_HEADER}",disease\n'
-    '34,47677,"<script>alert(2)</script>",flu\n'
-    '29,47602,"<b onmouseover=alert(3)>bold</b>",cold\n'
-    '41,47905,"[click](javascript:alert(4))",flu\n'
-    "52,47909,plain,cold\n"
+    f'age,zip,"{EVIL_HEADER}",disease,"{MD_IMAGE}",**boldcol**,$evil_x$\n'
+    '34,47677,"<script>alert(2)</script>",flu,1,**boldval**,$zq^2$\n'
+    '29,47602,"<b onmouseover=alert(3)>bold</b>",cold,2,a,b\n'
+    '41,47905,"[click](javascript:alert(4))",flu,1,**boldval**,$zq^2$\n'
+    "52,47909,plain,cold,2,a,b\n"
 )
+
+
+def _no_markdown_from_data(page: Page, where: str) -> None:
+    """No image, bold text, formula or link that the data's Markdown would make."""
+    assert page.locator("img[src*='leak']").count() == 0, where
+    for word in ("boldcol", "boldval"):
+        assert page.locator("strong", has_text=word).count() == 0, (where, word)
+    for word in ("evil", "zq"):
+        assert page.locator(".katex", has_text=word).count() == 0, (where, word)
+    assert page.locator("a[href*='127.0.0.1:9']").count() == 0, where
 
 
 def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_path, artifacts):
@@ -30,10 +43,11 @@ def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_p
     open_page(page, base, "Data & roles")
     page.locator("input[type=file]").first.set_input_files(str(evil))
     wait_idle(page)
-    expect(page.get_by_text("4 rows · 4 columns").first).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("4 rows · 7 columns").first).to_be_visible(timeout=30_000)
     for tab in ("Column profile", "Preview", "Hierarchies", "Schema file", "Roles"):
         page.get_by_role("tab", name=tab).click()
         wait_idle(page)
+        _no_markdown_from_data(page, tab)
     page.get_by_role("button", name="Confirm roles").click()
     wait_idle(page)
     for name in (
@@ -45,6 +59,7 @@ def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_p
         "Learn",
     ):
         open_page(page, base, name)
+        _no_markdown_from_data(page, name)
     # logged LDP samples whose column names and values are markup, audited on the page
     samples = tmp_path / "samples<img src=y onerror=alert(6)>.csv"
     rows = "\n".join(f"{i % 3},{(i * 7) % 3}" for i in range(600))

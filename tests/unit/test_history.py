@@ -380,9 +380,13 @@ N_WRITES = 250
 def _writer(path: str, proc: int, barrier) -> None:
     barrier.wait(timeout=60)
     for i in range(N_WRITES):
-        history.record_run(
-            "measure", params={"proc": proc, "i": i}, dataset={"name": f"p{proc}"}, path=path
-        )
+        try:
+            history.record_run(
+                "measure", params={"proc": proc, "i": i}, dataset={"name": f"p{proc}"}, path=path
+            )
+        except HistoryError as exc:  # on a starved machine a writer may wait > 2 s:
+            if exc.code != "history.deferred":  # its run is kept aside, not lost
+                raise
 
 
 @pytest.mark.slow
@@ -397,6 +401,7 @@ def test_concurrent_writers(tmp_path: Path) -> None:
         proc.join(timeout=300)
     assert [proc.exitcode for proc in procs] == [0] * N_PROCESSES
 
+    history.flush_pending(path)  # runs a starved writer kept aside (background retry died)
     rows = history.list_runs(limit=None, path=path)
     total = N_PROCESSES * N_WRITES
     assert len(rows) == total

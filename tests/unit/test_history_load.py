@@ -2,7 +2,8 @@
 
 8 processes (``spawn``) write runs through :func:`privcore.history.record_run` for 60 s
 while a ninth lists the latest runs; afterwards every run is in the database exactly
-once. A database locked by another connection and a corrupt history file give a
+once (a run whose writer waited longer than the busy timeout was kept aside and added
+later, never lost). A database locked by another connection and a corrupt history file give a
 :class:`HistoryError` the app can show, and the app keeps working.
 """
 
@@ -36,14 +37,18 @@ def _writer(index: int, path: str, seconds: float, barrier, results) -> None:
         barrier.wait(START_TIMEOUT_S)
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            history.record_run(
-                "anonymize",
-                params={"process": index, "i": written},
-                results={"k": 5},
-                dataset={"name": "load", "rows": 1, "columns": 1},
-                page="load-test",
-                path=path,
-            )
+            try:
+                history.record_run(
+                    "anonymize",
+                    params={"process": index, "i": written},
+                    results={"k": 5},
+                    dataset={"name": "load", "rows": 1, "columns": 1},
+                    page="load-test",
+                    path=path,
+                )
+            except HistoryError as exc:  # 8 writers on 2 cores: one may wait > 2 s; its
+                if exc.code != "history.deferred":  # run is kept aside and added later
+                    raise
             written += 1
         results.put(("writer", index, written, None))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails
@@ -115,6 +120,7 @@ def test_eight_sessions_writing_for_60_s_lose_nothing(tmp_path):
     assert all(proc.exitcode == 0 for proc in processes), [p.exitcode for p in processes]
     assert all(count > 0 for count in counts.values()), counts
 
+    history.flush_pending(path)  # runs kept aside whose writer exited before adding them
     runs = history.list_runs(limit=None, path=path)
     assert len(runs) == sum(counts.values()), (len(runs), counts)
     ids = [run["id"] for run in runs]

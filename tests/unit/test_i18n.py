@@ -75,3 +75,28 @@ def test_an_error_code_with_several_wordings_picks_the_one_its_values_fit(monkey
     assert "ZIP" in i18n.error_text(order) and "打乱" in i18n.error_text(order)
     # a code without a wording keeps its English message
     assert i18n.error_text(DataFormatError("plain", code="no.such.code")) == "plain"
+
+
+def test_escape_md_keeps_the_characters_and_removes_their_meaning():
+    from ui.i18n import escape_md
+
+    assert escape_md("![x](http://h/x.png)") == "!\\[x\\](http:\\/\\/h/x.png)"
+    assert escape_md("**b** _i_ `c` ~s~ $f$ <a>") == (
+        "\\*\\*b\\*\\* \\_i\\_ \\`c\\` \\~s\\~ \\$f\\$ \\<a\\>"
+    )
+    assert escape_md(":red[x]") == ":red\\[x\\]"  # Streamlit's colour directive
+    assert escape_md("line one\n# heading") == "line one # heading"
+    assert escape_md("# heading") == "\\# heading"
+    assert escape_md("- item") == "\\- item" and escape_md("2. item") == "2\\. item"
+    assert escape_md("http://h/x www.h.org a@h.org") == "http:\\/\\/h/x www\\.h.org a\\@h.org"
+    # ordinary words and numbers are left alone
+    for plain in ("marital-status", "0.375", "-2", "+3.5", "run #1", "a|b", "14:32", "k = 3"):
+        assert escape_md(plain) == plain
+
+
+def test_t_escapes_text_parameters_and_t_plain_does_not():
+    from ui.i18n import t, t_plain
+
+    assert t("roles.qi_without_hierarchy", columns="**x**").count("\\*") == 4
+    assert "**x**" in t_plain("roles.qi_without_hierarchy", columns="**x**")
+    assert "5" in t("error.data.session_full", count=5)  # numbers are not text

@@ -1,0 +1,95 @@
+"""What reading one file may cost: rows, columns, bytes after decompression, seconds.
+
+One :class:`ReadBudget` is made per :func:`privcore.data.load` call from the limits of
+the installation (:func:`privcore.config.limits`, environment variables in brackets):
+
+- rows (``PRIVCORE_MAX_ROWS``) and columns (``PRIVCORE_MAX_COLUMNS``), checked while
+  reading, so a file above the limit is refused when the limit is passed, not after it
+  was read whole;
+- bytes (``PRIVCORE_MAX_FILE_MB``): the file, and also what a compressed file (gzip,
+  zip) expands to;
+- seconds (``PRIVCORE_MAX_PARSE_SECONDS``): the readers check the clock between chunks
+  of rows (and of decompressed bytes), so no upload keeps a worker busy longer than that.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from privcore.config import Limits
+from privcore.errors import DataFormatError
+
+#: The clock of the time limit (a module attribute so tests can replace it).
+_clock = time.monotonic
+
+MB = 1024 * 1024
+
+
+def _now() -> float:
+    return _clock()
+
+
+@dataclass
+class ReadBudget:
+    """Limits of one file read, and the time it started."""
+
+    max_rows: int
+    max_columns: int
+    max_file_mb: int
+    max_seconds: int
+    started: float = field(default_factory=_now)
+
+    @classmethod
+    def from_limits(cls, lim: Limits, *, max_rows: int | None = None) -> ReadBudget:
+        return cls(
+            max_rows=max_rows or lim.max_rows,
+            max_columns=lim.max_columns,
+            max_file_mb=lim.max_file_mb,
+            max_seconds=lim.max_parse_seconds,
+        )
+
+    @property
+    def max_bytes(self) -> int:
+        """Largest file, or decompressed content of a compressed file, in bytes."""
+        return self.max_file_mb * MB
+
+    def check_time(self) -> None:
+        """Raise ``data.parse_timeout`` once the read has taken longer than the limit."""
+        if _clock() - self.started > self.max_seconds:
+            raise DataFormatError(
+                f"Reading the file took longer than {self.max_seconds} seconds, the limit of "
+                "this installation (PRIVCORE_MAX_PARSE_SECONDS). Use a smaller file, or save "
+                "it as CSV or Parquet, which read faster.",
+                code="data.parse_timeout",
+                limit=self.max_seconds,
+            )
+
+    def too_many_rows(self) -> DataFormatError:
+        return DataFormatError(
+            f"The file has more than {self.max_rows:,} rows, the limit of this installation "
+            "(PRIVCORE_MAX_ROWS). Use a sample or raise the limit.",
+            code="data.too_many_rows",
+            limit=self.max_rows,
+        )
+
+    def too_many_columns(self, columns: int) -> DataFormatError:
+        return DataFormatError(
+            f"The table has {columns} columns; this installation accepts at most "
+            f"{self.max_columns} (PRIVCORE_MAX_COLUMNS).",
+            code="data.too_many_columns",
+            columns=int(columns),
+            limit=self.max_columns,
+        )
+
+
+def expands_too_much(limit_mb: int, *, factor: int = 1) -> DataFormatError:
+    """``data.expands_too_large``: compressed content larger than ``limit_mb`` expanded,
+    a limit that is ``factor`` times ``PRIVCORE_MAX_FILE_MB``."""
+    source = "PRIVCORE_MAX_FILE_MB" if factor == 1 else f"{factor} × PRIVCORE_MAX_FILE_MB"
+    return DataFormatError(
+        f"The file expands to more than {limit_mb:,} MB when decompressed; this "
+        f"installation accepts at most {limit_mb:,} MB ({source}).",
+        code="data.expands_too_large",
+        limit_mb=limit_mb,
+    )
