@@ -4,8 +4,27 @@ An equivalence class (EC) is the set of rows with identical (generalized) QI val
 Each QI column is factorized to integer codes once; the codes are combined into one
 int64 key (mixed radix) and the key is factorized again — O(n), no per-row Python.
 Missing values are one value of their own (a missing QI matches only missing).
-Suppressed rows — every QI shown as ``*`` — are kept aside: their class id is -1, they
-are counted, and they are excluded from the k/l/t checks, as ARX does (SPEC §2).
+Suppressed rows (class id -1) are kept aside: they are counted, and they are excluded
+from the k/l/t checks, as ARX does (SPEC §2).
+
+Rows whose QIs are ALL ``*`` — the top-level group G — look the same in a file whether
+an algorithm suppressed them or generalized them to the top of every hierarchy, and an
+attacker cannot tell them apart. :func:`release_classes` decides what G is, by one rule
+used by the anonymization report, the measurement of a release and the pages:
+
+- G, taken as one equivalence class, satisfies every requested privacy model (k, l in
+  its form, t in its distance): G is a real class (the lattice top) — counted in the
+  classes, in k, l, t, C_avg and in discernibility as a class (|G|²); no row of G is
+  suppressed;
+- otherwise G is suppression (SPEC §2, as ARX): its rows get class -1, are excluded
+  from the k/l/t checks, counted as suppressed, charged n each in discernibility, and
+  count against the suppression limit;
+- with no model requested (a plain measurement) nothing can fail, so G is a class.
+
+Every model is checked on G with the table's own reference distribution Q (t-closeness),
+so the decision depends on G and the table only, not on the other classes.
+:func:`equivalence_classes` keeps the older reading — every all-``*`` row set aside as
+suppressed — for the attack simulators, which treat those rows as one group apart.
 
 Sensitive attributes are factorized once per table (:class:`SensitiveAttribute`) and
 shared by all the partitions an algorithm tries; per-class value counts come from one
@@ -20,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -262,6 +282,99 @@ def _is_suppressed(factorized: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.nd
     return mask
 
 
+def top_rows(frame: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
+    """Boolean per row: every QI of the row is ``*`` (the group G of the module
+    docstring, whether it turns out to be a class or suppression)."""
+    _, factorized, _ = _prepared(frame, qi, (), None)
+    return _is_suppressed(factorized)
+
+
+class ClassConstraint(Protocol):
+    """What :func:`release_classes` needs of a privacy model (:mod:`privcore.models`)."""
+
+    def class_pass(self, classes: EquivalenceClasses) -> np.ndarray: ...
+
+
+def one_class(
+    rows: np.ndarray,
+    *,
+    qi: Sequence[str],
+    sensitive: Mapping[str, SensitiveAttribute],
+    weights: np.ndarray | None = None,
+) -> EquivalenceClasses:
+    """The rows ``rows`` (indices into the table) as a partition of one class.
+
+    The sensitive attributes are regrouped to those rows and keep the table's
+    distribution Q, so t-closeness measures the class against the whole table.
+    ``weights`` (one per row of ``rows``) makes each row stand for that many records.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    size = len(rows) if weights is None else int(np.asarray(weights).sum())
+    return EquivalenceClasses(
+        ids=np.zeros(len(rows), dtype=np.int64),
+        sizes=np.array([size], dtype=np.int64),
+        first_row=np.zeros(1, dtype=np.int64),
+        qi=tuple(qi),
+        sensitive={
+            name: attribute.regrouped(attribute.codes[rows], weights)
+            for name, attribute in sensitive.items()
+        },
+        weights=weights,
+    )
+
+
+def passes_as_one_class(
+    models: Sequence[ClassConstraint],
+    rows: np.ndarray,
+    *,
+    qi: Sequence[str],
+    sensitive: Mapping[str, SensitiveAttribute],
+    weights: np.ndarray | None = None,
+) -> bool:
+    """Whether the rows ``rows``, taken as one equivalence class, meet every model
+    (True when no model is given; False for no rows and a model to meet)."""
+    if not models:
+        return True
+    if len(rows) == 0:
+        return False
+    single = one_class(rows, qi=qi, sensitive=sensitive, weights=weights)
+    return all(bool(model.class_pass(single)[0]) for model in models)
+
+
+def release_classes(
+    frame: pd.DataFrame,
+    qi: Sequence[str],
+    sensitive: Sequence[str] | Mapping[str, SensitiveAttribute] = (),
+    *,
+    models: Sequence[ClassConstraint] = (),
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> EquivalenceClasses:
+    """Equivalence classes of a released table, the rows whose QIs are all ``*`` read
+    by the rule of this module's docstring.
+
+    Those rows form one group G. G is a real class (the lattice top) when, taken as one
+    equivalence class, it meets every model of ``models`` — always when ``models`` is
+    empty; otherwise G is suppression: its rows get class id -1, are counted as
+    suppressed and are left out of the model checks. Every other class is the set of
+    rows with identical QI values (missing is one value). ``sensitive`` and
+    ``hierarchies`` are as for :func:`equivalence_classes`.
+    """
+    qi, factorized, sensitive = _prepared(frame, qi, sensitive, hierarchies)
+    top = _is_suppressed(factorized)
+    suppressed = None
+    if top.any() and not passes_as_one_class(
+        list(models), np.flatnonzero(top), qi=qi, sensitive=sensitive
+    ):
+        suppressed = top
+    return classes_from_codes(
+        [c for c, _ in factorized],
+        [len(u) for _, u in factorized],
+        qi=qi,
+        suppressed=suppressed,
+        sensitive=sensitive,
+    )
+
+
 def classes_from_codes(
     codes: Sequence[np.ndarray],
     cardinalities: Sequence[int],
@@ -320,8 +433,25 @@ def equivalence_classes(
 
     ``sensitive`` names the sensitive columns (or passes them already factorized);
     ``hierarchies`` gives sensitive attributes their hierarchy for the hierarchical
-    t-closeness distance. Rows whose QIs are all ``*`` are suppressed.
+    t-closeness distance. Rows whose QIs are all ``*`` are set aside as suppressed,
+    whatever they are; a release's classes, where those rows may be a real class, come
+    from :func:`release_classes`.
     """
+    qi, factorized, sensitive = _prepared(frame, qi, sensitive, hierarchies)
+    codes = [c for c, _ in factorized]
+    cards = [len(u) for _, u in factorized]
+    return classes_from_codes(
+        codes, cards, qi=qi, suppressed=_is_suppressed(factorized), sensitive=sensitive
+    )
+
+
+def _prepared(
+    frame: pd.DataFrame,
+    qi: Sequence[str],
+    sensitive: Sequence[str] | Mapping[str, SensitiveAttribute],
+    hierarchies: Mapping[str, Hierarchy] | None,
+) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]], Mapping[str, SensitiveAttribute]]:
+    """Checked QI names, the factorized QIs, and the factorized sensitive attributes."""
     qi = [str(c) for c in qi]
     unknown = [c for c in qi if c not in frame.columns]
     if unknown:
@@ -333,10 +463,6 @@ def equivalence_classes(
     if not qi:
         raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
     factorized = [factorize(frame[c]) for c in qi]
-    codes = [c for c, _ in factorized]
-    cards = [len(u) for _, u in factorized]
     if not isinstance(sensitive, Mapping):
         sensitive = sensitive_attributes(frame, list(sensitive), hierarchies)
-    return classes_from_codes(
-        codes, cards, qi=qi, suppressed=_is_suppressed(factorized), sensitive=sensitive
-    )
+    return qi, factorized, sensitive

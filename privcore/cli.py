@@ -386,6 +386,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         ),
         "PL: " + ", ".join(f"{a} = {v:.3f}" for a, v in payload["pl"].items() if v is not None),
         f"DR = {payload['dr']:.3f}   UL = {payload['ul']:.3f}",
+        _real_records_line(payload["real_records"]),
         f"risk: prosecutor max {payload['risk']['prosecutor_max']:.3f}, average "
         f"{payload['risk']['prosecutor_avg']:.3f} (record-weighted), marketer "
         f"{payload['risk']['marketer']:.3f}",
@@ -545,6 +546,13 @@ def _write_release(release: Any, args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def _real_records_line(real: dict[str, Any]) -> str:
+    return (
+        f"real records: {real['own']:,} released row(s) equal their own original, "
+        f"{real['any']:,} equal some original (quasi-identifiers and sensitive attributes)"
+    )
+
+
 def _release_lines(
     algorithm: str, report: dict[str, Any], args: argparse.Namespace, run: _Recording
 ) -> list[str]:
@@ -554,6 +562,7 @@ def _release_lines(
         f"{report['classes']} classes, {report['seconds']:.3f} s",
         "loss: " + ", ".join(f"{k} = {v:.4g}" for k, v in report["loss"].items()),
         f"PL = {report['pl']:.3f}   UL = {report['ul']:.3f}",
+        _real_records_line(report["real_records"]),
         *([f"node: {report['node']}"] if report["node"] else []),
         "wrote " + ", ".join(written),
         *run.lines(),
@@ -964,7 +973,20 @@ def cmd_history(args: argparse.Namespace) -> int:
             f"{r['dataset_name'] or '-'}"
             for r in slim
         ] or ["(no runs)"]
-        _emit({"runs": slim}, args.json, lines)
+        lost = [str(p) for p in history.set_aside_files()]
+        waiting = history.pending_runs()
+        for file in lost:
+            print(
+                f"warning: the history file was found empty, so the runs recorded before "
+                f"were lost; the empty file was kept as {file}",
+                file=sys.stderr,
+            )
+        if waiting:
+            print(
+                f"note: {waiting} run(s) wait to be added (the history file was busy)",
+                file=sys.stderr,
+            )
+        _emit({"runs": slim, "lost_history_files": lost, "pending_runs": waiting}, args.json, lines)
     elif args.action == "show":
         run = history.get_run(args.id)
         if run is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,9 @@ from privcore.classes import (
     EquivalenceClasses,
     SensitiveAttribute,
     classes_from_codes,
+    one_class,
     sensitive_attributes,
+    top_rows,
 )
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
@@ -49,6 +52,31 @@ def report_progress(progress: Progress | None, fraction: float, message: str) ->
     """Tell the caller how far the work is (it may raise CancelledError to stop it)."""
     if progress is not None:
         progress(min(max(float(fraction), 0.0), 1.0), message)
+
+
+PROGRESS_INTERVAL = 0.1  # seconds between two progress reports of a long loop
+
+
+class ProgressClock:
+    """Progress reports from a loop, at most every ``interval`` seconds.
+
+    ``due()`` is cheap (one clock read), so a loop asks it at every step and reports
+    only when it is due: the caller hears from the work several times a second — and
+    can cancel it then (its callback may raise CancelledError) — however long or short
+    the steps are.
+    """
+
+    def __init__(self, progress: Progress | None, interval: float | None = None) -> None:
+        self.progress = progress
+        self.interval = PROGRESS_INTERVAL if interval is None else interval
+        self._last = time.perf_counter()
+
+    def due(self) -> bool:
+        return self.progress is not None and time.perf_counter() - self._last >= self.interval
+
+    def report(self, fraction: float, message: str) -> None:
+        report_progress(self.progress, fraction, message)
+        self._last = time.perf_counter()
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,6 +218,51 @@ def check_feasible(problem: Problem) -> None:
                     )
 
 
+LOCAL_RECODING_ROWS_ENV = "PRIVCORE_MAX_LOCAL_RECODING_ROWS"
+
+
+def local_recoding_row_limit() -> int | None:
+    """R of ``PRIVCORE_MAX_LOCAL_RECODING_ROWS`` (unset, empty or not a positive whole
+    number: no limit). Read on every call, so a deployment or a test can set it."""
+    raw = os.environ.get(LOCAL_RECODING_ROWS_ENV, "").strip().replace("_", "")
+    try:
+        value = int(raw)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def check_local_recoding_cost(algorithm: str, classes: int, violating: int) -> None:
+    """Refuse, before the merging starts, a merge loop larger than this installation
+    allows.
+
+    KACA and condensation (for l-diversity and t-closeness) merge violating classes one
+    at a time, each merge pricing the class against every class: about
+    ``classes × violating`` comparisons in all (KACA: the table's distinct QI
+    combinations and those that violate the constraints; condensation: its groups and
+    those whose sensitive values fail). With ``PRIVCORE_MAX_LOCAL_RECODING_ROWS`` = R the
+    estimate may be at most R × R — the work of a table of R distinct records that all
+    violate. A hosted demo sets R so that one visitor's run stays short; a workstation
+    sets none.
+    """
+    limit = local_recoding_row_limit()
+    pairs = int(classes) * int(violating)
+    if limit is not None and pairs > limit * limit:
+        raise ParameterError(
+            f"{algorithm} would compare {classes:,} classes with the {violating:,} that "
+            f"violate the constraints (about {pairs:,} comparisons); this installation "
+            f"allows the work of {limit:,} distinct records ({limit:,} × {limit:,}; "
+            f"{LOCAL_RECODING_ROWS_ENV}). Use Mondrian or a full-domain algorithm, "
+            "coarser hierarchies, or a sample of the table.",
+            code="anonymize.local_recoding_limit",
+            algorithm=algorithm,
+            classes=int(classes),
+            violating=int(violating),
+            limit=limit,
+            variable=LOCAL_RECODING_ROWS_ENV,
+        )
+
+
 class ClassChecker:
     """Checks one class — a set of rows — against every constraint (for the algorithms
     that build classes by merging: KACA, condensation).
@@ -206,17 +279,7 @@ class ClassChecker:
         self.only_k = all(isinstance(m, KAnonymity) for m in problem.constraints)
 
     def _partition(self, rows: np.ndarray) -> EquivalenceClasses:
-        problem = self.problem
-        return EquivalenceClasses(
-            ids=np.zeros(len(rows), dtype=np.int64),
-            sizes=np.array([len(rows)], dtype=np.int64),
-            first_row=np.zeros(1, dtype=np.int64),
-            qi=problem.qi,
-            sensitive={
-                name: attribute.regrouped(attribute.codes[rows], None)
-                for name, attribute in problem.sensitive.items()
-            },
-        )
+        return one_class(rows, qi=self.problem.qi, sensitive=self.problem.sensitive)
 
     def violates(self, rows: np.ndarray) -> bool:
         """Whether the class made of ``rows`` fails some constraint."""
@@ -226,6 +289,20 @@ class ClassChecker:
             return False
         single = self._partition(rows)
         return any(not bool(model.class_pass(single)[0]) for model in self.problem.constraints)
+
+    def violating_groups(self, group: np.ndarray) -> np.ndarray:
+        """Boolean per group id 0..m-1 of ``group`` (one id per row of the table): the
+        group fails some constraint. One vectorized check of every group at once."""
+        n_groups = int(group.max()) + 1 if len(group) else 0
+        partition = classes_from_codes(
+            [group], [n_groups], qi=self.problem.qi, sensitive=self.problem.sensitive
+        )
+        fails = partition.sizes < self.problem.k
+        for model in self.problem.constraints:
+            fails |= ~model.class_pass(partition)
+        out = np.zeros(n_groups, dtype=bool)
+        out[group[partition.first_row]] = fails
+        return out
 
     def infeasible(self, rows: np.ndarray) -> InfeasibleError:
         """The error for a class holding the whole table that still fails."""
@@ -248,7 +325,8 @@ class LatticeTrace:
     ``nodes``: one row per lattice node — levels per QI (one column each), ``height``,
     ``status`` ("satisfied", "not satisfied", "tagged satisfied", "tagged not
     satisfied", "not visited"), ``order`` (evaluation order, -1 if not evaluated),
-    ``suppressed`` (rows a satisfying node would suppress) and ``loss`` when computed.
+    ``suppressed`` (for a satisfying node, the rows its release shows as suppressed; for
+    another, the rows of its violating classes) and ``loss`` when computed.
     """
 
     qi: tuple[str, ...]
@@ -262,10 +340,16 @@ class Release:
 
     ``frame`` keeps the original row order (row i is record i) with identifiers
     removed; :meth:`export` shuffles it by default. ``class_ids`` (-1 = suppressed) and
-    ``suppressed`` are per row. ``node`` is the full-domain generalization (levels per
-    QI) or None for local recoding and synthetic releases. ``measurement`` is the
-    release measured by the independent code path of :mod:`privcore.models` and
-    :mod:`privcore.measure`.
+    ``suppressed`` are per row, and are those of the released table itself: the rows
+    whose QIs are all ``*`` are one class when, as one class, they meet every
+    constraint, and suppressed otherwise (:func:`~privcore.classes.release_classes`) —
+    whether the algorithm suppressed them or generalized them to the top. A synthetic
+    release's ``class_ids`` are its condensation groups. ``node`` is the full-domain
+    generalization (levels per QI) or None for local recoding and synthetic releases.
+    ``measurement`` is the release measured by the independent code path of
+    :mod:`privcore.models` and :mod:`privcore.measure`; every figure of
+    :meth:`to_dict` comes from it (or from the algorithm's own loss figures,
+    ``extra_loss``).
     """
 
     frame: pd.DataFrame
@@ -355,6 +439,7 @@ class Release:
             "k",
             "classes",
             "suppressed_rows",
+            "real_records",
             "seconds",
             "loss",
             "pl",
@@ -372,7 +457,8 @@ class Release:
             "k": measured["k"],
             "classes": measured["classes"],
             "rows": measured["rows"],
-            "suppressed_rows": self.n_suppressed,
+            "suppressed_rows": measured["suppressed_rows"],
+            "real_records": measured["real_records"],
             "seconds": round(self.timings.get("total", 0.0), 4),
             "loss": {k: v for k, v in self.loss.items() if isinstance(v, (int, float))},
             "pl": measured["pl"]["all"],
@@ -425,7 +511,17 @@ def finish(
     notes: Sequence[str] = (),
     class_override: np.ndarray | None = None,
 ) -> Release:
-    """Remove identifiers, measure the release independently, and wrap it up."""
+    """Remove identifiers, measure the release independently, and wrap it up.
+
+    The rows suppressed and the classes are the measurement's — those of the released
+    table under the rule of :func:`~privcore.classes.release_classes` — not the
+    algorithm's own (``suppressed`` is the algorithm's, used for a note only): when the
+    rows an algorithm suppressed, together with any class it generalized to ``*`` in
+    every QI, meet every constraint as one class, they are that class. The algorithms
+    make sure that the suppression this rule finds fits the limit; a release where it
+    does not raises :class:`~privcore.errors.InfeasibleError`. ``class_override``
+    gives a synthetic release's groups (its ``class_ids``).
+    """
     released = released.drop(columns=[c for c in problem.identifiers if c in released.columns])
     measure_started = time.perf_counter()
     measurement = measure_release(
@@ -436,7 +532,26 @@ def finish(
         models=problem.constraints,
         hierarchies=problem.hierarchies,
     )
-    class_ids = measurement.classes.ids if class_override is None else class_override
+    classes = measurement.classes
+    if classes.n_suppressed > problem.budget:
+        raise InfeasibleError(
+            f"{algorithm}: the release would show {classes.n_suppressed} suppressed row(s) "
+            f"(every quasi-identifier '*', failing the constraints as one group), above the "
+            f"limit of {problem.budget}. Allow more suppression or loosen the constraints.",
+            code="anonymize.suppression_over_limit",
+            suppressed=classes.n_suppressed,
+            budget=problem.budget,
+        )
+    notes = [*notes, *_top_notes(released, problem, classes, np.asarray(suppressed, dtype=bool))]
+    real = measurement.real_records
+    if synthetic and real.get("any"):
+        notes.append(
+            f"{real['any']} released row(s) equal a real record of the input in every "
+            f"quasi-identifier and sensitive attribute ({real['own']} of them their own "
+            "record): synthesis returns the real values of a group whose numeric values "
+            "are all equal."
+        )
+    class_ids = class_override if synthetic and class_override is not None else classes.ids
     groups_satisfy = None
     if synthetic and class_override is not None:
         groups = classes_from_codes(
@@ -467,7 +582,7 @@ def finish(
         sa=problem.sa,
         removed=tuple(c for c in problem.identifiers if c in problem.frame.columns),
         class_ids=class_ids,
-        suppressed=np.asarray(suppressed, dtype=bool),
+        suppressed=classes.suppressed.copy(),
         node=node,
         measurement=measurement,
         params=all_params,
@@ -480,6 +595,35 @@ def finish(
         schema=_used_schema(problem),
         source=problem.frame,
     )
+
+
+def _top_notes(
+    released: pd.DataFrame,
+    problem: Problem,
+    classes: EquivalenceClasses,
+    chosen: np.ndarray,
+) -> list[str]:
+    """What the rows showing ``*`` in every QI are in the release, in words."""
+    top = top_rows(released, problem.qi)
+    size = int(top.sum())
+    if not size:
+        return []
+    if classes.n_suppressed:
+        return [
+            f"{size} row(s) show '*' in every quasi-identifier and, taken as one class, "
+            f"fail the constraints: they are suppressed (the limit allows {problem.budget})."
+        ]
+    chosen_rows = int((chosen & top).sum())
+    merged = (
+        f" ({chosen_rows} of them suppressed by the algorithm, the others generalized to the top)"
+        if 0 < chosen_rows < size
+        else (" (the algorithm suppressed them)" if chosen_rows == size else "")
+    )
+    return [
+        f"{size} row(s) show '*' in every quasi-identifier{merged}; taken as one class they "
+        "meet every constraint, so they are one equivalence class (the top of the "
+        "lattice), not suppressed."
+    ]
 
 
 def _used_schema(problem: Problem) -> Schema:

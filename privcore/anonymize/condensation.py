@@ -2,19 +2,34 @@
 
 Seed 003 §20.3.1.4; SPEC §4. The table is cut into groups of ≥ k records; each group
 is replaced by as many synthetic records, drawn from the group's first- and
-second-order statistics, so that no released record is a real one.
+second-order statistics.
 
 Grouping. Numeric quasi-identifiers (QIs) are standardized (z-scores; a constant
 column contributes nothing). While at least k records remain, a random remaining
 record (seeded numpy Generator) and its k − 1 nearest remaining records (Euclidean
-distance on the standardized numeric QIs, ties broken by numpy's partition) form a
-group. The last < k records each join the group whose mean is nearest to them.
+distance on the standardized numeric QIs; records at equal distance in a fixed order)
+form a group; a k-d tree finds them (:func:`condensation_groups`: about O(n log n)).
+The last < k records each join the group whose mean is nearest to them.
 With l-diversity or t-closeness constraints, a group whose sensitive values fail them
 then joins its nearest group (by mean), smallest failing group first, until every
 group satisfies (:func:`merge_violating_groups`); the models are monotone under
-merging, so only a table that fails as one group is infeasible.
+merging, so only a table that fails as one group is infeasible. That loop costs about
+groups × failing groups comparisons, capped on a hosted demo
+(:func:`~privcore.anonymize.base.check_local_recoding_cost`); progress is reported
+several times a second, so a run can be cancelled.
 
-Synthesis, per group of g records with numeric QI matrix X (g × d):
+What it guarantees, and what not. Each released row stands for a group of at least k
+records: its numeric QIs are synthesized from the group's mean and covariance, its
+categorical QIs and its other columns are values of the group, permuted within it, so
+the release shows no more than the group's first- and second-order statistics and its
+multisets of values. It does not guarantee that no released row is a real record: a
+group whose numeric QIs are constant (common with one integer QI such as an age) has
+zero covariance, its synthetic values are its real ones, and the permutation can pair
+them with a member's own values again. Every release reports how many of its rows equal
+a real record (``real_records``: their own, or any), and the notes say so.
+
+Synthesis, per group of g records with numeric QI matrix X (g × d), for every group at
+once (:func:`synthesize`):
 
 - mean μ and covariance C (the sample covariance, divisor g − 1, so that the
   synthetic sample covariance has expectation C; C = 0 for a group of one record,
@@ -45,7 +60,7 @@ is broken). Identifiers are removed as by every algorithm.
 Numeric QIs are released as floats, also for integer columns: rounding the synthetic
 values would break the exact group means.
 
-The guarantee: each group holds at least k records that are indistinguishable by
+The privacy models: each group holds at least k records that are indistinguishable by
 construction (k-indistinguishability of the group), and its multiset of sensitive
 values — released unchanged, permuted within the group — meets the l-diversity and
 t-closeness constraints. These hold for the condensation groups (``class_ids``), not
@@ -66,7 +81,9 @@ from privcore.anonymize.base import (
     ClassChecker,
     Problem,
     Progress,
+    ProgressClock,
     Release,
+    check_local_recoding_cost,
     finish,
     prepare,
     report_progress,
@@ -75,12 +92,12 @@ from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
 
-_PROGRESS_EVERY = 200  # groups between two progress reports
-
 NOTE_SYNTHETIC = (
-    "The release is synthetic: its quasi-identifier values are drawn from the mean and "
-    "covariance of groups of at least k records, and no row is a real record. "
-    "The privacy models hold for the condensation groups, not for equal QI values."
+    "The release is synthetic: its numeric quasi-identifiers are drawn from the mean and "
+    "covariance of groups of at least k records, and its other columns are the group's "
+    "own values, permuted within the group. The privacy models hold for the "
+    "condensation groups, not for equal QI values. A released row can still equal a real "
+    "record: a group whose numeric values are all equal releases exactly those values."
 )
 NOTE_FLOATS = (
     "Numeric quasi-identifiers are released as floats (rounding would break the exact group means)."
@@ -119,35 +136,115 @@ def _numeric_qis(problem: Problem) -> list[str]:
 def condensation_groups(
     z: np.ndarray, k: int, rng: np.random.Generator, progress: Progress | None = None
 ) -> np.ndarray:
-    """Group id per row: groups of ≥ k rows of the standardized matrix ``z`` (n × d)."""
+    """Group id per row: groups of ≥ k rows of the standardized matrix ``z`` (n × d).
+
+    While at least k rows remain, a random remaining row (seeded) and its k − 1 nearest
+    remaining rows (Euclidean distance; the chosen row itself even among duplicates;
+    rows at equal distance in a fixed order) form a group. The last < k rows each join
+    the group whose mean is nearest to them (ties: the lowest group id). With k = 1
+    every row is its own group.
+
+    Search: rows with equal values are one point, holding its remaining rows. A k-d
+    tree (:class:`scipy.spatial.cKDTree`) over the points that still hold rows gives
+    the points nearest to the chosen row's, in order of distance (a query for the q
+    nearest, q doubled until they hold k rows; emptied points are skipped, and the tree
+    is rebuilt once half of its points are empty); the group takes the chosen row, then
+    rows of its point and of the next points. A group costs about O(k log n) instead of
+    a scan of every remaining row — O(n log n) in all rather than O(n²/k) — and a
+    column with few distinct values (ages) costs next to nothing.
+    """
+    from scipy.spatial import cKDTree
+
     n = len(z)
+    if k <= 1:
+        return np.arange(n, dtype=np.int64)
     group = np.full(n, -1, dtype=np.int64)
-    remaining = np.arange(n)
-    rest = z.copy()
+    points, point_of = np.unique(z, axis=0, return_inverse=True)
+    point_of = point_of.ravel().astype(np.int64)
+    # The rows of point p are block[start[p] : start[p] + size[p]], its remaining rows
+    # the first left[p] of them; slot[r] is row r's index in block.
+    block = np.argsort(point_of, kind="stable")
+    start = np.searchsorted(point_of[block], np.arange(len(points)))
+    left = np.bincount(point_of, minlength=len(points))
+    slot = np.empty(n, dtype=np.int64)
+    slot[block] = np.arange(n)
+    grouped = np.zeros(n, dtype=bool)
+    pool = np.arange(n, dtype=np.int64)  # the remaining rows are pool[:size]
+    where = np.arange(n, dtype=np.int64)  # each row's position in pool
+    size = n
+    tree_points = np.arange(len(points))
+    tree = cKDTree(points)
+    emptied = 0  # points of the tree that hold no row any more
     count = 0
-    while len(remaining) >= k:
-        j = int(rng.integers(len(remaining)))
-        dist = ((rest - rest[j]) ** 2).sum(axis=1)
-        dist[j] = -1.0  # the chosen record itself, even among duplicates
-        take = np.argpartition(dist, k - 1)[:k] if k < len(remaining) else np.arange(k)
-        group[remaining[take]] = count
+    clock = ProgressClock(progress)
+    while size >= k:
+        j = int(pool[rng.integers(size)])
+        p = int(point_of[j])
+        # The chosen row goes last among its point's remaining rows: taken first.
+        last = start[p] + left[p] - 1
+        other = block[last]
+        block[last], block[slot[j]] = j, other
+        slot[other], slot[j] = slot[j], last
+        parts, need = [], k
+        for point in _nearest_points(tree, tree_points, points[p], left, k):
+            m = min(int(left[point]), need)
+            end = start[point] + left[point]
+            parts.append(block[end - m : end])
+            left[point] -= m
+            need -= m
+            emptied += int(left[point] == 0)
+            if not need:
+                break
+        take = np.concatenate(parts)
+        group[take] = count
+        grouped[take] = True
         count += 1
-        keep = np.ones(len(remaining), dtype=bool)
-        keep[take] = False
-        remaining, rest = remaining[keep], rest[keep]
-        if count % _PROGRESS_EVERY == 0:
-            report_progress(
-                progress,
-                0.7 * (n - len(remaining)) / n,
-                f"Condensation: {count} groups, {len(remaining)} records left",
-            )
-    if len(remaining):
+        size = _remove(pool, where, size, take, grouped)
+        if 2 * emptied > len(tree_points) and size >= k:
+            tree_points = np.flatnonzero(left > 0)
+            tree = cKDTree(points[tree_points])
+            emptied = 0
+        if clock.due():
+            clock.report(0.7 * (n - size) / n, f"Condensation: {count} groups, {size} records left")
+    if size:
+        remaining = pool[:size]
+        kept = group >= 0
         sums = np.zeros((count, z.shape[1]))
-        np.add.at(sums, group[group >= 0], z[group >= 0])
-        means = sums / np.bincount(group[group >= 0], minlength=count)[:, None]
+        np.add.at(sums, group[kept], z[kept])
+        means = sums / np.bincount(group[kept], minlength=count)[:, None]
         dist = ((z[remaining][:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
         group[remaining] = np.argmin(dist, axis=1)  # ties: the lowest group id
     return group
+
+
+def _nearest_points(
+    tree, tree_points: np.ndarray, point: np.ndarray, left: np.ndarray, k: int
+) -> np.ndarray:
+    """Points of the tree still holding rows, nearest first, until they hold ≥ k rows
+    (the tree holds every point that still has rows)."""
+    q = min(k, len(tree_points))
+    while True:
+        _, found = tree.query(point, k=q)
+        nearest = tree_points[np.atleast_1d(found)]
+        nearest = nearest[left[nearest] > 0]
+        if int(left[nearest].sum()) >= k or q == len(tree_points):
+            return nearest
+        q = min(2 * q, len(tree_points))
+
+
+def _remove(
+    pool: np.ndarray, where: np.ndarray, size: int, take: np.ndarray, grouped: np.ndarray
+) -> int:
+    """Take the rows ``take`` (already flagged in ``grouped``) out of pool[:size]: the
+    remaining rows of the pool's tail fill their slots. Returns the new size."""
+    new_size = size - len(take)
+    slots = where[take]
+    holes = slots[slots < new_size]
+    tail = pool[new_size:size]
+    movers = tail[~grouped[tail]]
+    pool[holes] = movers
+    where[movers] = holes
+    return new_size
 
 
 def merge_violating_groups(
@@ -174,9 +271,12 @@ def merge_violating_groups(
     np.add.at(means, group, z)
     means /= sizes[:, None]
     alive = np.ones(n_groups, dtype=bool)
-    failing = [(len(r), g) for g, r in enumerate(rows) if checker.violates(r)]
+    violating = np.flatnonzero(checker.violating_groups(group))
+    check_local_recoding_cost("Condensation", n_groups, len(violating))
+    failing = [(int(sizes[g]), int(g)) for g in violating]
     heapq.heapify(failing)
     merges = 0
+    clock = ProgressClock(progress)
     while failing:
         size, a = heapq.heappop(failing)
         if not alive[a] or len(rows[a]) != size:
@@ -196,27 +296,55 @@ def merge_violating_groups(
         merges += 1
         if checker.violates(rows[keep]):
             heapq.heappush(failing, (len(rows[keep]), keep))
-        if merges % _PROGRESS_EVERY == 0:
-            report_progress(progress, 0.7, f"Condensation: {merges} groups merged")
+        if clock.due():
+            clock.report(0.7, f"Condensation: {merges} groups merged")
     renumbered = np.empty_like(group)
     for new, old in enumerate(np.flatnonzero(alive)):
         renumbered[rows[old]] = new
     return renumbered, merges
 
 
-def synthesize_group(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Synthetic records with the mean of ``x`` (g × d) exactly and its covariance in
-    expectation (uniform coordinates along the eigenvectors, variance λ_i each)."""
-    g, d = x.shape
-    mean = x.mean(axis=0)
-    if g < 2:
-        return np.broadcast_to(mean, (g, d)).copy()
-    cov = np.atleast_2d(np.cov(x, rowvar=False))
+def synthesize(x: np.ndarray, group: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Synthetic records for every group at once (``group``: id per row of ``x``, n × d):
+    each group keeps its mean exactly and its covariance in expectation (uniform
+    coordinates along the eigenvectors of its covariance, variance λ_i each).
+
+    Vectorized over groups: per-group sums by bincount, covariances of the centred
+    rows, one batched eigen-decomposition, one draw of n × d uniforms.
+    """
+    n, d = x.shape
+    n_groups = int(group.max()) + 1 if n else 0
+    sizes = np.bincount(group, minlength=n_groups).astype(np.float64)
+
+    def group_means(values: np.ndarray) -> np.ndarray:
+        return (
+            np.stack(
+                [np.bincount(group, weights=values[:, j], minlength=n_groups) for j in range(d)],
+                axis=1,
+            )
+            / sizes[:, None]
+        )
+
+    mean = group_means(x)
+    centred = x - mean[group]
+    cov = np.zeros((n_groups, d, d))
+    divisor = np.maximum(sizes - 1.0, 1.0)
+    for a in range(d):
+        for b in range(a, d):
+            products = np.bincount(group, weights=centred[:, a] * centred[:, b], minlength=n_groups)
+            cov[:, a, b] = cov[:, b, a] = products / divisor
+    cov[sizes < 2] = 0.0  # one record: its own value
     eigenvalues, eigenvectors = np.linalg.eigh(cov)
     half_range = np.sqrt(3.0 * np.clip(eigenvalues, 0.0, None))
-    u = rng.uniform(-1.0, 1.0, size=(g, d)) * half_range
-    y = u @ eigenvectors.T
-    return y - y.mean(axis=0) + mean
+    u = rng.uniform(-1.0, 1.0, size=(n, d)) * half_range[group]
+    y = np.einsum("nij,nj->ni", eigenvectors[group], u)
+    return y - group_means(y)[group] + mean[group]
+
+
+def synthesize_group(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Synthetic records with the mean of ``x`` (g × d) exactly and its covariance in
+    expectation (:func:`synthesize` for one group)."""
+    return synthesize(x, np.zeros(len(x), dtype=np.int64), rng)
 
 
 def _permute_within(group: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -266,12 +394,7 @@ def condensation(
     n_groups = int(group.max()) + 1
     report_progress(progress, 0.7, f"Condensation: synthesizing {n_groups} groups")
 
-    synthetic = np.empty_like(x)
-    order = np.argsort(group, kind="stable")
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(group, minlength=n_groups))))
-    for c in range(n_groups):
-        rows = order[bounds[c] : bounds[c + 1]]
-        synthetic[rows] = synthesize_group(x[rows], rng)
+    synthetic = synthesize(x, group, rng)
     search_seconds = time.perf_counter() - started
 
     released = frame.copy()

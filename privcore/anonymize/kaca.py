@@ -34,16 +34,26 @@ end on the same nodes are reported as one class).
 
 Suppression (SPEC §2, the rule Datafly uses): the loop stops as soon as the rows of the
 classes still violating number at most the budget ⌊MaxSup · n⌋; those rows are
-suppressed (every QI shown as ``*``, class -1). With MaxSup = 0 every class is merged
-until it satisfies.
+suppressed (every QI shown as ``*``). With MaxSup = 0 every class is merged until it
+satisfies. In the release, the suppressed rows and the rows of classes that ended at
+``*`` in every QI look alike and are one group
+(:func:`~privcore.classes.release_classes`): a class when it meets the constraints as
+one class, suppression of every row of it otherwise. When that suppression would exceed
+the budget, the loop goes on until no class violates (the group at ``*`` is then a union
+of satisfying classes, which satisfies).
 
 Vectorized search: per QI, the nodes over the values present in the data are numbered
-and a table gives, for every pair of nodes, the WHD of the level a merge would take
-(their lowest common ancestor); a step then prices the merge of the violating class
-with all classes at once: one lookup per QI and class, summed over QIs (a QI with more
-than 1,500 nodes compares the labels of each level instead). Work buffers are reused
-between steps. Adult (30,162 rows, 8 QIs, 12,458 raw classes) at k = 5 takes about
-5 s on one core.
+and tables give, for every pair of nodes, their lowest common ancestor (the node a
+merge takes) and its WHD; QIs are packed into groups whose joint node count is at most
+1,024, with one joint table each, so a step prices the merge of the violating class
+with all classes at once — one lookup per group and class (a QI with more than 1,500
+nodes compares the labels of each level instead). Work buffers are reused between
+steps. Adult (30,162 rows, 8 QIs, 12,458 raw classes) at k = 5 takes about 1 s on one
+core.
+
+Cost: about (classes) × (violating classes) comparisons; a hosted demo caps it
+(:func:`~privcore.anonymize.base.check_local_recoding_cost`), and progress is reported
+several times a second, so a run can be cancelled.
 """
 
 from __future__ import annotations
@@ -59,7 +69,9 @@ from privcore.anonymize.base import (
     ClassChecker,
     Problem,
     Progress,
+    ProgressClock,
     Release,
+    check_local_recoding_cost,
     finish,
     prepare,
     report_progress,
@@ -71,7 +83,7 @@ from privcore.measure.loss import whd
 from privcore.models import PrivacyModel
 
 _TABLE_NODES = 1500  # above this many hierarchy nodes of a QI, compare level by level
-_PROGRESS_EVERY = 50  # merges between two progress reports
+_JOINT_NODES = 1024  # QIs priced together while the product of their node counts fits
 _TIE = 1e-9  # relative slack under which two distances count as equal
 
 
@@ -85,9 +97,10 @@ class _Qi:
     the original to level g.
 
     Nodes: the (level, label) pairs over the present leaves, numbered 0..N−1;
-    ``node_of[g, leaf]`` is the node of a leaf at level g. When N ≤ 1,500,
-    ``merge_weight[x, y]`` is the WHD of the lowest common ancestor of nodes x and y —
-    the level a merged class takes — so one lookup per QI prices a merge.
+    ``node_of[g, leaf]`` is the node of a leaf at level g, ``node_weight`` the WHD of
+    each node's level. When N ≤ 1,500, ``merge_node[x, y]`` is the lowest common
+    ancestor of nodes x and y — the node a merged class takes — and ``merge_weight[x, y]``
+    its WHD, so one lookup per QI prices a merge.
     """
 
     def __init__(self, name: str, problem: Problem, beta: float) -> None:
@@ -118,7 +131,15 @@ class _Qi:
         self.node_level = np.array(node_level, dtype=np.int64)
         self.node_leaf = np.array(node_leaf, dtype=np.int64)  # a leaf under each node
         self.n_nodes = len(node_level)
+        # Whether a node's label is '*' (the top, or a level that reads '*' for it).
+        self.node_star = np.zeros(self.n_nodes, dtype=bool)
+        for g in range(height + 1):
+            at = np.flatnonzero(self.node_level == g)
+            names = np.append(np.asarray(hierarchy.labels(g), dtype=object), None)
+            self.node_star[at] = names[labels[g, self.node_leaf[at]]] == SUPPRESSED
+        self.node_weight = self.weight[self.node_level]
         self.merge_weight: np.ndarray | None = None
+        self.merge_node: np.ndarray | None = None
         if self.n_nodes <= _TABLE_NODES:
             leaf = self.node_leaf
             lca = np.zeros((self.n_nodes, self.n_nodes), dtype=np.int64)
@@ -126,6 +147,7 @@ class _Qi:
                 lca += labels[g, leaf][:, None] != labels[g, leaf][None, :]
             level = np.maximum(np.maximum(lca, self.node_level[:, None]), self.node_level[None, :])
             self.merge_weight = self.weight[level]
+            self.merge_node = node_of[level, leaf[:, None]]
 
     def merged_node(self, x: int, y: int) -> int:
         """The lowest common ancestor of nodes x and y."""
@@ -152,6 +174,11 @@ class _Classes:
     distortion |class| · Σ_QI WHD. Dead classes (merged into another) stay in place
     until more than half are dead; then the arrays are compacted, keeping the id order
     so that the first minimum is the lowest id.
+
+    Pricing: QIs with a merge table are packed into groups whose joint node count (the
+    product of their node counts) is at most 1,024; a group's joint table holds, for
+    every pair of joint nodes, the summed WHD of the QIs' common ancestors. A step then
+    costs one lookup per group and class instead of one per QI and class.
     """
 
     def __init__(self, qis: list[_Qi], first_row: np.ndarray, sizes: np.ndarray) -> None:
@@ -166,16 +193,37 @@ class _Classes:
         self.cost = np.zeros(n)
         self.table_q = [i for i, q in enumerate(qis) if q.merge_weight is not None]
         self.level_q = [i for i, q in enumerate(qis) if q.merge_weight is None]
-        # One flat lookup over the table QIs: index = offset + node_a · N + node_b.
-        tables = [qis[i].merge_weight.ravel() for i in self.table_q]
-        self.flat = np.concatenate(tables) if tables else np.zeros(0)
+        # Merged nodes and their weights of the table QIs, one flat lookup for all:
+        # index = offset + node_a · N + node_b (nodes), offset + node (weights).
         widths = np.array([qis[i].n_nodes for i in self.table_q], dtype=np.int64)
-        self.stride = widths
-        self.offset = np.concatenate(([0], np.cumsum(widths**2)[:-1])).astype(np.int64)
+        self.node_stride = widths
+        self.node_offset = np.concatenate(([0], np.cumsum(widths**2)[:-1])).astype(np.int64)
+        self.node_flat = _concatenated([qis[i].merge_node.ravel() for i in self.table_q])
+        self.weight_offset = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
+        self.weight_flat = _concatenated([qis[i].node_weight for i in self.table_q], float)
+        # Joint tables of QI groups: index = offset + joint_a · J + joint_b.
+        groups = _pack(self.table_q, [qis[i].n_nodes for i in self.table_q])
+        self.radix = np.zeros((len(groups), len(qis)), dtype=np.int64)
+        tables, joint = [], []
+        for g, members in enumerate(groups):
+            table = np.zeros((1, 1))
+            step = 1
+            for q in reversed(members):  # the last QI is the lowest digit
+                self.radix[g, q] = step
+                step *= qis[q].n_nodes
+            for q in members:
+                m = qis[q].merge_weight
+                width = table.shape[0] * len(m)
+                table = (table[:, None, :, None] + m[None, :, None, :]).reshape(width, width)
+            tables.append(table.ravel())
+            joint.append(table.shape[0])
+        self.flat = _concatenated(tables, float)
+        self.stride = np.array(joint, dtype=np.int64)
+        self.offset = np.concatenate(([0], np.cumsum(self.stride**2)[:-1])).astype(np.int64)
         self._index_base()
 
     def _index_base(self) -> None:
-        self.base = self.node[self.table_q] + self.offset[:, None]  # (Qt, n)
+        self.base = self.radix @ self.node + self.offset[:, None]  # (groups, n)
         # Work buffers, reused by every step (allocating them each time is slower).
         self._index = np.empty(self.base.shape, dtype=np.intp)
         self._weights = np.empty(self.base.shape)
@@ -187,8 +235,8 @@ class _Classes:
         and for dead classes). The array is a buffer overwritten by the next call."""
         total = self._total
         total.fill(0.0)
-        if self.table_q:
-            shift = self.node[self.table_q, pos] * self.stride
+        if len(self.stride):
+            shift = (self.radix @ self.node[:, pos]) * self.stride
             np.add(self.base, shift[:, None], out=self._index)
             np.take(self.flat, self._index, out=self._weights)
             np.add.reduce(self._weights, axis=0, out=total)
@@ -213,10 +261,16 @@ class _Classes:
         keep, gone = min(a, b), max(a, b)
         i, j = self.pos_of[keep], self.pos_of[gone]
         weight = 0.0
-        for q, qi in enumerate(self.qis):
+        if self.table_q:
+            x, y = self.node[self.table_q, i], self.node[self.table_q, j]
+            merged = self.node_flat[self.node_offset + x * self.node_stride + y]
+            self.node[self.table_q, i] = merged
+            weight += float(self.weight_flat[self.weight_offset + merged].sum())
+        for q in self.level_q:
+            qi = self.qis[q]
             node = qi.merged_node(self.node[q, i], self.node[q, j])
             self.node[q, i] = node
-            weight += qi.weight[qi.node_level[node]]
+            weight += qi.node_weight[node]
         self.size[i] += self.size[j]
         self.cost[i] = self.size[i] * weight
         self.alive[j] = False
@@ -224,7 +278,7 @@ class _Classes:
         if self.n_alive * 2 < len(self.alive):
             self._compact()
         else:
-            self.base[:, i] = self.node[self.table_q, i] + self.offset
+            self.base[:, i] = self.radix @ self.node[:, i] + self.offset
         return keep
 
     def _compact(self) -> None:
@@ -234,6 +288,40 @@ class _Classes:
         self.node = self.node[:, keep]
         self.pos_of[self.ids] = np.arange(len(self.ids))
         self._index_base()
+
+
+def _concatenated(arrays: list[np.ndarray], dtype: type = np.int64) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+
+def _pack(members: list[int], widths: list[int]) -> list[list[int]]:
+    """QIs packed into groups of joint width (product of node counts) ≤ 1,024,
+    narrowest first."""
+    groups: list[list[int]] = []
+    joint = 0
+    for q, width in sorted(zip(members, widths, strict=True), key=lambda pair: pair[1]):
+        if groups and joint * width <= _JOINT_NODES:
+            groups[-1].append(q)
+            joint *= width
+        else:
+            groups.append([q])
+            joint = width
+    return groups
+
+
+def _top_group_rows(
+    classes: _Classes, qis: list[_Qi], violating: np.ndarray, rows: list[np.ndarray | None]
+) -> np.ndarray:
+    """Rows that the release would show as '*' in every QI: those of the violating
+    classes (suppressed) and of the classes whose node is labelled '*' in every QI."""
+    alive = np.flatnonzero(classes.alive)
+    star = np.ones(len(alive), dtype=bool)
+    for q, qi in enumerate(qis):
+        star &= qi.node_star[classes.node[q, alive]]
+    ids = classes.ids[alive]
+    chosen = ids[star | violating[ids]]
+    parts = [rows[c] for c in chosen]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def kaca(
@@ -250,9 +338,12 @@ def kaca(
 
     ``beta`` is the exponent of the WHD weights 1/(j−1)^β (SPEC §5). Deterministic: no
     randomness is used (``seed`` is recorded only). Suppresses the rows of violating
-    classes once they fit the budget; the release records each row's level per QI
-    (``record_levels``; suppressed rows at the top) and its class (``class_ids``, -1 when
-    suppressed); ``params`` gain ``beta`` and ``merges``.
+    classes once they fit the budget — unless, together with the classes generalized to
+    '*' in every QI, they would show as a group that fails the constraints and exceeds
+    the budget: then every violating class is merged. The release records each row's
+    level per QI (``record_levels``; suppressed rows at the top) and its class
+    (``class_ids`` of the released table, -1 when suppressed); ``params`` gain ``beta``
+    and ``merges``.
     """
     started = time.perf_counter()
     problem = prepare(
@@ -269,6 +360,7 @@ def kaca(
     failing = np.zeros(initial.n_classes, dtype=bool)
     for model in problem.constraints:
         failing |= ~model.class_pass(initial)
+    check_local_recoding_cost("KACA", initial.n_classes, int(failing.sum()))
     order = np.argsort(initial.ids, kind="stable")
     rows: list[np.ndarray | None] = list(np.split(order, np.cumsum(initial.sizes)[:-1]))
     checker = ClassChecker(problem, "KACA")
@@ -284,36 +376,50 @@ def kaca(
         0.0,
         f"KACA: {initial.n_classes} classes, {int(failing.sum())} violate the constraints",
     )
+    clock = ProgressClock(progress)
+
+    def merge_until(limit: int) -> None:
+        """Merge violating classes into their nearest until their rows fit ``limit``."""
+        nonlocal violating_rows, merges
+        while heap and violating_rows > limit:
+            size, a = heapq.heappop(heap)
+            pos = classes.pos_of[a]
+            if not violating[a] or classes.size[pos] != size:
+                continue  # stale entry: merged since, or re-queued with its new size
+            if classes.n_alive == 1:
+                raise checker.infeasible(rows[a])
+            dist = classes.distances(pos)
+            best = dist.min()
+            near = np.flatnonzero(dist <= best + _TIE * max(1.0, abs(best)))
+            b = int(classes.ids[near[0]])  # ties: the lowest id
+            violating_rows -= size + (int(classes.size[classes.pos_of[b]]) if violating[b] else 0)
+            keep = classes.merge(a, b)
+            gone = a + b - keep
+            rows[keep] = np.concatenate([rows[keep], rows[gone]])
+            rows[gone] = None
+            violating[gone] = False
+            merges += 1
+            new_size = int(classes.size[classes.pos_of[keep]])
+            violating[keep] = checker.violates(rows[keep])
+            if violating[keep]:
+                violating_rows += new_size
+                heapq.heappush(heap, (new_size, keep))
+            if clock.due():
+                clock.report(
+                    min(0.85, (n - violating_rows) / n),
+                    f"KACA: {merges} merges, {violating_rows} rows still in violating classes",
+                )
+
     budget = problem.budget
-    while heap and violating_rows > budget:
-        size, a = heapq.heappop(heap)
-        pos = classes.pos_of[a]
-        if not violating[a] or classes.size[pos] != size:
-            continue  # stale entry: merged since, or re-queued with its new size
-        if classes.n_alive == 1:
-            raise checker.infeasible(rows[a])
-        dist = classes.distances(pos)
-        best = dist.min()
-        near = np.flatnonzero(dist <= best + _TIE * max(1.0, abs(best)))
-        b = int(classes.ids[near[0]])  # ties: the lowest id
-        violating_rows -= size + (int(classes.size[classes.pos_of[b]]) if violating[b] else 0)
-        keep = classes.merge(a, b)
-        gone = a + b - keep
-        rows[keep] = np.concatenate([rows[keep], rows[gone]])
-        rows[gone] = None
-        violating[gone] = False
-        merges += 1
-        new_size = int(classes.size[classes.pos_of[keep]])
-        violating[keep] = checker.violates(rows[keep])
-        if violating[keep]:
-            violating_rows += new_size
-            heapq.heappush(heap, (new_size, keep))
-        if merges % _PROGRESS_EVERY == 0:
-            report_progress(
-                progress,
-                min(0.85, (n - violating_rows) / n),
-                f"KACA: {merges} merges, {violating_rows} rows still in violating classes",
-            )
+    merge_until(budget)
+    # The rows to suppress and the classes that ended at '*' in every QI show alike in
+    # the release: one group, a class if it meets the constraints, else suppression
+    # (privcore.classes.release_classes). Suppression beyond the budget is not allowed:
+    # then every violating class is merged instead (classes that meet the constraints
+    # stay satisfying when merged, so the group left at '*' is then a class).
+    top_group = _top_group_rows(classes, qis, violating, rows)
+    if len(top_group) > budget and checker.violates(top_group):
+        merge_until(0)
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.9, "KACA: generalizing and measuring the release")
 
@@ -321,16 +427,9 @@ def kaca(
     suppressed = np.zeros(n, dtype=bool)
     for c in np.flatnonzero(violating):
         suppressed[rows[c]] = True
-    # Classes that ended on the same nodes are one class of the release.
-    alive = np.flatnonzero(classes.alive & ~violating[classes.ids])
-    _, node_class = np.unique(classes.node[:, alive].T, axis=0, return_inverse=True)
-    row_node_class = np.full(n, -1, dtype=np.int64)
     row_nodes = np.zeros((len(qis), n), dtype=np.int64)
-    for c, pos, same in zip(classes.ids[alive], alive, node_class.ravel(), strict=True):
-        row_node_class[rows[c]] = same
-        row_nodes[:, rows[c]] = classes.node[:, pos, None]
-    class_ids = np.full(n, -1, dtype=np.int64)  # numbered by first row; suppressed: -1
-    class_ids[~suppressed] = pd.factorize(row_node_class[~suppressed])[0]
+    for pos in np.flatnonzero(classes.alive & ~violating[classes.ids]):
+        row_nodes[:, rows[classes.ids[pos]]] = classes.node[:, pos, None]
 
     frame = problem.frame.copy()
     record_levels = {}
@@ -338,18 +437,6 @@ def kaca(
         frame[qi.name] = qi.released(row_nodes[q]).set_axis(frame.index)
         record_levels[qi.name] = np.where(suppressed, qi.height, qi.node_level[row_nodes[q]])
     frame = suppress(frame, problem.qi, suppressed)
-    notes = []
-    if suppressed.any():
-        notes.append(
-            f"{int(suppressed.sum())} row(s) of classes that still violated the constraints "
-            f"were suppressed (the limit allows {budget})."
-        )
-    top = np.all([frame[q.name].eq(SUPPRESSED).fillna(False) for q in qis], axis=0) & ~suppressed
-    if top.any():
-        notes.append(
-            f"{int(top.sum())} row(s) are generalized to '*' in every quasi-identifier; "
-            "the measurement counts them as suppressed."
-        )
     release = finish(
         problem,
         frame,
@@ -359,8 +446,6 @@ def kaca(
         started=started,
         search_seconds=search_seconds,
         record_levels=record_levels,
-        notes=notes,
-        class_override=class_ids,
     )
     report_progress(progress, 1.0, "Done")
     return release

@@ -13,6 +13,14 @@ the groups with their counts as weights, so the same model objects serve every n
 Every model of privcore is monotone under generalization (seed 003 lemmas 20.3.1–3):
 if a node satisfies the constraints within the suppression budget, so does every more
 general node — which is what the tagging below exploits.
+
+The rows that show ``*`` in every QI at a node — the suppressed rows of the violating
+classes and any class whose labels are all ``*`` (the top node's single class) — are one
+group G in the released file, read by the rule of
+:func:`~privcore.classes.release_classes`: a class when G, as one class, meets every
+constraint, suppression of all of G otherwise. A node satisfies when the rows of its
+violating classes fit the suppression budget and, when G is suppression, all of G fits
+it too; its loss counts G as the release will show it.
 """
 
 from __future__ import annotations
@@ -26,7 +34,13 @@ import numpy as np
 import pandas as pd
 
 from privcore.anonymize.base import LatticeTrace, Problem, suppress
-from privcore.classes import EquivalenceClasses, classes_from_codes, combine_codes
+from privcore.classes import (
+    SUPPRESSED,
+    EquivalenceClasses,
+    classes_from_codes,
+    combine_codes,
+    passes_as_one_class,
+)
 from privcore.errors import ParameterError
 from privcore.models import DistinctLDiversity, KAnonymity
 
@@ -51,16 +65,30 @@ class FrequencySet:
 
 @dataclass(frozen=True)
 class NodeCheck:
-    """The verdict of one node: records violating, and whether they fit the budget."""
+    """The verdict of one node: records violating, records the release would show as
+    suppressed (see :class:`NodeResult`), and whether they fit the budget."""
 
     node: tuple[int, ...]
     violating_rows: int
     satisfied: bool
+    suppressed_rows: int = 0
 
 
 @dataclass(frozen=True, eq=False)
 class NodeResult:
-    """A node checked against the constraints (counts are records, not groups)."""
+    """A node checked against the constraints (counts are records, not groups).
+
+    ``violating_rows``: rows of the classes that fail a constraint (the rows the
+    algorithm suppresses). ``top_group`` (per class): the classes whose rows show ``*``
+    in every QI in the release — the failing ones and any class labelled ``*`` in every
+    QI; ``top_is_class``: those rows, as one class, meet every constraint (then they are
+    a class of the release); ``suppressed_rows``: the rows the release shows as
+    suppressed — 0 when ``top_is_class``, else every row of the top group.
+    ``satisfied``: both ``violating_rows`` and ``suppressed_rows`` fit the budget. A node
+    whose violating rows exceed the budget fails whatever its top group is: that group is
+    not examined (``top_group`` = the failing classes, ``suppressed_rows`` = the
+    violating rows).
+    """
 
     node: tuple[int, ...]
     violating_rows: int
@@ -68,6 +96,9 @@ class NodeResult:
     classes: EquivalenceClasses
     failing: np.ndarray  # per class
     frequencies: FrequencySet
+    top_group: np.ndarray  # per class
+    top_is_class: bool
+    suppressed_rows: int
 
 
 class Lattice:
@@ -90,6 +121,11 @@ class Lattice:
         self.top = self.heights
         self._base = self._bottom_frequencies()
         self._levels_matrix: np.ndarray | None = None
+        # Per QI and level: which labels are '*' (at the top, every label).
+        self._star = [
+            [np.asarray(h.labels(g), dtype=object) == SUPPRESSED for g in range(h.height + 1)]
+            for h in self.hierarchies
+        ]
 
     @property
     def monotone(self) -> bool:
@@ -274,14 +310,62 @@ class Lattice:
         for model in self.problem.constraints:
             failing |= ~model.class_pass(classes)
         violating = int(classes.sizes[failing].sum())
-        result = NodeResult(node, violating, violating <= self.problem.budget, classes, failing, fs)
+        budget = self.problem.budget
+        if violating <= budget:
+            top_group, top_is_class = self._top_group(node, fs, classes, failing, sensitive)
+            suppressed = 0 if top_is_class else int(classes.sizes[top_group].sum())
+        else:  # the node fails anyway: its group at '*' is not examined
+            top_group, top_is_class, suppressed = failing, False, violating
+        result = NodeResult(
+            node,
+            violating,
+            violating <= budget and suppressed <= budget,
+            classes,
+            failing,
+            fs,
+            top_group,
+            top_is_class,
+            suppressed,
+        )
         self._results[node] = result
         while len(self._results) > _KEPT_PARTITIONS:
             self._results.popitem(last=False)
         if node not in self._checks:
-            self._checks[node] = NodeCheck(node, violating, result.satisfied)
+            self._checks[node] = NodeCheck(node, violating, result.satisfied, suppressed)
             self.order.append(node)
         return result
+
+    def _top_group(
+        self,
+        node: tuple[int, ...],
+        fs: FrequencySet,
+        classes: EquivalenceClasses,
+        failing: np.ndarray,
+        sensitive: dict,
+    ) -> tuple[np.ndarray, bool]:
+        """The classes whose rows show '*' in every QI once released (failing classes
+        are suppressed; a class can also be labelled '*' everywhere), and whether those
+        rows, as one class, meet every constraint."""
+        star = np.ones(fs.n_groups, dtype=bool)
+        for q in range(len(self.qi)):
+            labels = fs.labels[:, q]
+            table = self._star[q][node[q]]
+            star &= (labels >= 0) & table[np.maximum(labels, 0)]
+        star_class = star[classes.first_row]
+        top_group = failing | star_class
+        if not top_group.any():
+            return top_group, False
+        if not failing.any() and int(star_class.sum()) == 1:
+            return top_group, True  # one passing class: it is the whole group
+        groups = np.flatnonzero(top_group[classes.ids])
+        is_class = passes_as_one_class(
+            self.problem.constraints,
+            groups,
+            qi=self.qi,
+            sensitive=sensitive,
+            weights=fs.weights[groups],
+        )
+        return top_group, is_class
 
     # ------------------------------------------------------------------ loss
     def loss(self, node: tuple[int, ...], metric: str) -> float:
@@ -289,7 +373,9 @@ class Lattice:
 
         ncp: GCP, mean NCP over QI cells (suppressed cell = 1); whd: mean WHD per record
         (sum over QIs, suppressed cell = 1 per QI); discernibility: Σ|EC|² + n per
-        suppressed row; ul: 1 − UL (entropy kept, seed 001).
+        suppressed row, the rows showing '*' in every QI being one class or suppressed
+        as the release will show them (:class:`NodeResult`); ul: 1 − UL (entropy kept,
+        seed 001).
         """
         result = self.evaluate(node)
         return self._metrics.loss(result, metric)
@@ -369,7 +455,7 @@ class Lattice:
             result = self._checks[node]
             status[p] = "satisfied" if result.satisfied else "not satisfied"
             order[p] = rank
-            suppressed[p] = result.violating_rows
+            suppressed[p] = result.suppressed_rows if result.satisfied else result.violating_rows
         for node, value in losses.items():
             loss[position[self.index(node)]] = value
         frame = pd.DataFrame(levels, columns=list(self.qi))
@@ -494,14 +580,17 @@ class _LossMetrics:
             cost = np.where(group_suppressed, float(self.q), cost)
             return float((cost * w).sum()) / self.n
         sizes = classes.sizes
-        kept = ~failing
-        n_suppressed = int(sizes[failing].sum())
+        top = result.top_group if suppress else np.zeros_like(result.failing)
+        kept = ~top
+        top_rows = int(sizes[top].sum())
         if metric == "discernibility":
-            return float((sizes[kept].astype(float) ** 2).sum() + n_suppressed * self.n)
-        # ul: 1 − (H(X̄_qd) + H(X_prv)) / (H(X_qd) + H(X_prv)); suppressed rows are one value
+            # The rows showing '*' everywhere: one class (|G|²) or suppressed (n each).
+            charge = top_rows * (top_rows if result.top_is_class else self.n)
+            return float((sizes[kept].astype(float) ** 2).sum() + charge)
+        # ul: 1 − (H(X̄_qd) + H(X_prv)) / (H(X_qd) + H(X_prv)); the '*' rows are one value
         parts = sizes[kept].astype(float)
-        if n_suppressed:
-            parts = np.append(parts, n_suppressed)
+        if top_rows:
+            parts = np.append(parts, top_rows)
         p = parts / self.n
         h_release = float(-(p * np.log2(p)).sum())
         denominator = self.h_qd + self.h_prv

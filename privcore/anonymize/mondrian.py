@@ -583,8 +583,10 @@ def mondrian(
 
     ``summary``: ``"range"`` releases numeric QIs as ``[min-max]``, ``"mean"`` as the
     partition mean. Every row is released (none suppressed; ``max_suppression`` is
-    validated but not needed). ``class_ids`` are the partitions (numbered in order of
-    their first row); ``extra_loss["ncp"]`` is their GCP. Raises
+    validated but not needed). ``class_ids`` are the classes of the released table:
+    the partitions, numbered in order of their first row — partitions released with the
+    same cells (possible only where every QI is a hierarchy label, e.g. several
+    partitions at ``*``) are one class; ``extra_loss["ncp"]`` is their GCP. Raises
     :class:`~privcore.errors.InfeasibleError` when the whole table fails a model.
     """
     started = time.perf_counter()
@@ -619,13 +621,8 @@ def mondrian(
     finals.sort()
     starts = np.array([lo for lo, _ in finals], dtype=np.int64)
     sizes = np.array([hi - lo for lo, hi in finals], dtype=np.int64)
-    # Partitions numbered in order of their first row (as the class ids of a measure).
-    first_rows = np.minimum.reduceat(order, starts)
-    number = np.empty(len(starts), dtype=np.int64)
-    number[np.argsort(first_rows, kind="stable")] = np.arange(len(starts))
     slot = np.empty(n, dtype=np.int64)  # each row's final partition, by position
     slot[order] = np.repeat(np.arange(len(starts)), sizes)
-    partition_of = number[slot]
 
     lows = np.minimum.reduceat(codes, starts, axis=1)
     highs = np.maximum.reduceat(codes, starts, axis=1)
@@ -657,7 +654,6 @@ def mondrian(
         search_seconds=search_seconds,
         extra_loss={"ncp": gcp},
         notes=notes,
-        class_override=partition_of,
     )
     report_progress(progress, 1.0, "Done")
     return release

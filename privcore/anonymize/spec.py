@@ -23,6 +23,7 @@ mismatch is a :class:`~privcore.errors.ParameterError` that says which.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -54,6 +55,11 @@ def read_spec(text: str | bytes) -> dict[str, Any]:
         raise ParameterError(
             "The generalization spec is not valid JSON.", code="anonymize.bad_spec"
         ) from exc
+    except RecursionError as exc:
+        raise ParameterError(
+            "The generalization spec is nested too deeply to be a release spec.",
+            code="anonymize.bad_spec",
+        ) from exc
     return check_spec(spec)
 
 
@@ -74,6 +80,25 @@ def check_spec(spec: Any) -> dict[str, Any]:
             missing=missing,
         )
     return dict(spec)
+
+
+def _spec_number(
+    spec: Mapping[str, Any], key: str, default: float, *, lo: float, hi: float, whole=False
+) -> float:
+    """A number of the spec, checked: a wrong type or range is a clear error."""
+    value = spec.get(key, default)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = ok and math.isfinite(value) and lo <= value <= hi
+    if ok and whole:
+        ok = float(value).is_integer()
+    if not ok:
+        kind = "a whole number" if whole else "a number"
+        raise ParameterError(
+            f"The release spec's {key} must be {kind} from {lo:g} to {hi:g}, not {value!r}.",
+            code="anonymize.bad_spec",
+            key=key,
+        )
+    return value
 
 
 def reproduce(
@@ -115,8 +140,8 @@ def reproduce(
             f"The release spec's schema or constraints cannot be read: {exc}",
             code="anonymize.bad_spec",
         ) from exc
-    max_suppression = float(spec.get("max_suppression", 0.0))
-    seed = int(spec.get("seed", 0))
+    max_suppression = _spec_number(spec, "max_suppression", 0.0, lo=0.0, hi=1.0)
+    seed = int(_spec_number(spec, "seed", 0, lo=0, hi=2**63 - 1, whole=True))
     node = spec.get("node")
     if algorithm in FULL_DOMAIN and node:
         release = _apply_node(

@@ -495,12 +495,20 @@ class Hierarchy:
             {f"level {j}": self._table[:, j].copy() for j in range(self._table.shape[1])}
         )
 
-    def to_arx_csv(self, sep: str = ";") -> str:
+    def to_arx_csv(self, sep: str = ";", *, formula_guard: bool = True) -> str:
         """The hierarchy in ARX format: no header, one row per leaf, ``sep``-separated,
-        ``"\\n"`` line ends (cells containing ``sep`` or quotes are CSV-quoted)."""
+        ``"\\n"`` line ends (cells containing ``sep`` or quotes are CSV-quoted). Labels a
+        spreadsheet would run as formulas get the formula guard's quote
+        (:mod:`privcore.data.writing`), which :meth:`read_arx` removes again."""
+        from privcore.data.writing import guard_formulas
+
+        rows = self._table.tolist()
+        if formula_guard:
+            guarded, _ = guard_formulas(pd.DataFrame(rows, dtype=object))
+            rows = guarded.to_numpy(dtype=object).tolist()
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter=sep, lineterminator="\n")
-        writer.writerows(self._table.tolist())
+        writer.writerows(rows)
         return buf.getvalue()
 
     @classmethod
@@ -556,6 +564,11 @@ class Hierarchy:
                     found=len(row),
                     expected=expected,
                 )
+        from privcore.data.writing import unguard_formulas
+
+        table = pd.DataFrame(rows, dtype=object)
+        if unguard_formulas(table):  # a file written with the formula guard
+            rows = table.to_numpy(dtype=object).tolist()
         h = cls(rows, name=name, kind="arx", validate=False)
         h._where = lambda i: ("line", lines[i])
         try:

@@ -4,7 +4,10 @@
   the PL matrix and utility loss UL (seed 001 §4), and row alignment of two tables;
 - :mod:`privcore.measure.loss`: information loss (WHD, discernibility, C_avg, NCP/GCP,
   precision, generalization height);
-- :mod:`privcore.measure.risk`: prosecutor, journalist and marketer risk.
+- :mod:`privcore.measure.risk`: prosecutor, journalist and marketer risk;
+- :mod:`privcore.measure.report`: everything at once for a release against its
+  original (:func:`~privcore.measure.report.measure_release`), and the released rows
+  that are real records (:func:`~privcore.measure.report.real_records`).
 """
 
 from privcore.measure.entropy import (
@@ -32,6 +35,7 @@ from privcore.measure.loss import (
     whd,
     whd_distortion,
 )
+from privcore.measure.report import real_records
 from privcore.measure.risk import RiskSummary, record_risk, risk_summary
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "pl_matrix",
     "precision",
     "privacy_level",
+    "real_records",
     "record_risk",
     "risk_summary",
     "utility_loss",

@@ -23,8 +23,11 @@ original and X̄ the released version of the same rows (aligned one to one):
 - privacy level PL = DR · I(X_prv; X̄_prv) / H(X_prv), in [0, 1]: near 0 strong
   protection, near 1 weak; the local version PL_Y(X̄) does the same for any column
   set X against any column set Y the adversary knows;
-- utility loss UL = (H(X̄_qd) + H(X̄_prv)) / (H(X_qd) + H(X_prv)), the share of the
-  information kept (1 = nothing lost, despite its name; SPEC §3 keeps the seed's name).
+- utility loss UL = (I(X_qd; X̄_qd) + I(X_prv; X̄_prv)) / (H(X_qd) + H(X_prv)), the
+  share of the information kept (1 = nothing lost, despite its name; SPEC §3 keeps the
+  seed's name, and its erratum the mutual-information form, which equals the seed's
+  (H(X̄_qd) + H(X̄_prv)) / (H(X_qd) + H(X_prv)) when the release is a function of the
+  original).
 """
 
 from __future__ import annotations
@@ -424,21 +427,25 @@ def pl_matrix(
 def utility_loss(
     original: pd.DataFrame, release: pd.DataFrame, qi: Sequence[str], sa: Sequence[str]
 ) -> float:
-    """UL(D̄) = (H(X̄_qd) + H(X̄_prv)) / (H(X_qd) + H(X_prv)) (seed 001 §4, SPEC §3).
+    """UL(D̄) = (I(X_qd; X̄_qd) + I(X_prv; X̄_prv)) / (H(X_qd) + H(X_prv)) (SPEC §3).
 
     The share of the QI and SA information the release keeps: 1 when nothing was
-    generalized, lower the more was. It stays in [0, 1] for any generalization; above 1
-    means entropy was added (noise). 0/0 (everything constant) gives 1.0; a constant
-    original with a non-constant release gives ``inf``. SPEC §3 example: 0.750.
+    changed, lower the more was generalized, suppressed or synthesized. It equals seed
+    001's (H(X̄_qd) + H(X̄_prv)) / (H(X_qd) + H(X_prv)) whenever the release is a
+    function of the original (full-domain recoding, suppression); with local recoding
+    or synthesis one original value can become several released ones, H(X̄) can exceed
+    H(X), and only the mutual-information form stays in [0, 1] (SPEC §3 erratum).
+    0/0 (everything constant) gives 1.0. SPEC §3 example: 0.750.
     """
     orig, rel = _Columns(original, "original"), _Columns(release, "release")
     _check_rows(orig, rel)
     qi, sa = _as_list(qi), _as_list(sa)
-    kept = rel.entropy(qi) + rel.entropy(sa)
-    total = orig.entropy(qi) + orig.entropy(sa)
+    h_qd, _, kept_qd = _mutual(orig.joint(qi), rel.joint(qi), orig.n)
+    h_prv, _, kept_prv = _mutual(orig.joint(sa), rel.joint(sa), orig.n)
+    total = h_qd + h_prv
     if total <= _ZERO:
-        return 1.0 if kept <= _ZERO else math.inf
-    return kept / total
+        return 1.0
+    return min(max((kept_qd + kept_prv) / total, 0.0), 1.0)
 
 
 # --------------------------------------------------------------------------- alignment

@@ -1,9 +1,12 @@
 """Measure a release against its original: every number of SPEC §2, §3, §5 in one call.
 
 :func:`measure_release` aligns the two tables, builds the release's equivalence
-classes, evaluates the privacy models, and computes PL / DR / UL, per-attribute PL,
-re-identification risk and information loss. The result's :meth:`to_dict` is the JSON
-contract of ``python -m privcore measure --json``.
+classes (:func:`~privcore.classes.release_classes`: rows whose QIs are all ``*`` are a
+real class when, as one class, they meet every requested model, and suppression
+otherwise — with no model requested they are a class), evaluates the privacy models,
+and computes PL / DR / UL, per-attribute PL, re-identification risk, information loss
+and the released rows that are real records (:func:`real_records`). The result's
+:meth:`to_dict` is the JSON contract of ``python -m privcore measure --json``.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import EquivalenceClasses, equivalence_classes, factorize
-from privcore.data.hierarchy import Hierarchy
+from privcore.classes import EquivalenceClasses, combine_codes, factorize, release_classes
+from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import DataFormatError, HierarchyError, RoleError
 from privcore.measure.entropy import (
     PrivacyLevel,
@@ -59,6 +62,7 @@ class ReleaseMeasurement:
     release: pd.DataFrame  # aligned with the original, row for row
     seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+    real_records: dict[str, int] = field(default_factory=dict)  # see :func:`real_records`
 
     def history_summary(self) -> dict[str, Any]:
         """The figures the history keeps of a measurement (pages and CLI alike; no data)."""
@@ -68,6 +72,7 @@ class ReleaseMeasurement:
             "classes",
             "rows",
             "suppressed_rows",
+            "real_records",
             "l_distinct",
             "l_entropy",
             "t_closeness",
@@ -108,6 +113,7 @@ class ReleaseMeasurement:
                 "ul": self.ul,
                 "risk": self.risk.to_dict(),
                 "loss": self.loss,
+                "real_records": dict(self.real_records),
                 "verdicts": self.models.verdicts,
                 "satisfied": self.models.satisfied,
                 "qi": list(self.qi),
@@ -234,6 +240,67 @@ def _population_sizes(
     return np.maximum(sizes, classes.sizes)
 
 
+def real_records(
+    original: pd.DataFrame, release: pd.DataFrame, columns: Sequence[str]
+) -> dict[str, int]:
+    """Released rows that are real records, over ``columns`` (the QIs and SAs).
+
+    ``own``: rows i whose released values equal those of original row i in every
+    column (the tables aligned row for row); ``any``: released rows equal to some
+    original row. Values are compared as keys (:func:`~privcore.data.hierarchy.value_keys`:
+    ``39``, ``39.0`` and ``"39"`` are one value; missing equals missing). Vectorized: each
+    column is factorized over both tables at once, the codes are combined into one
+    int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on the
+    original ones.
+    """
+    columns = list(columns)
+    if len(original) != len(release):
+        raise DataFormatError(
+            f"The original has {len(original)} rows but the release has {len(release)}.",
+            code="measure.alignment",
+            rows=[len(original), len(release)],
+        )
+    n = len(original)
+    if n == 0 or not columns:
+        return {"own": 0, "any": 0}
+    original_codes, released_codes, cards = [], [], []
+    for column in columns:
+        ours, theirs, card = _shared_codes(original[column], release[column])
+        original_codes.append(ours)
+        released_codes.append(theirs)
+        cards.append(card)
+    both = combine_codes(
+        [np.concatenate(pair) for pair in zip(original_codes, released_codes, strict=True)], cards
+    )
+    original_key, released_key = both[:n], both[n:]
+    return {
+        "own": int(np.count_nonzero(original_key == released_key)),
+        "any": int(pd.Series(released_key).isin(pd.Series(original_key)).sum()),
+    }
+
+
+_MISSING_KEY = "\x00missing"  # the key of a missing value (no text value has it)
+
+
+def _shared_codes(original: pd.Series, release: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+    """Codes of two columns in one value space (values compared as keys): each column
+    is factorized, only its distinct values are turned into keys, and the released keys
+    are looked up among the original's; a released value absent from the original gets
+    a code of its own. Returns (original codes, released codes, number of codes)."""
+
+    def keys_of(uniques: np.ndarray) -> np.ndarray:
+        keys = value_keys(pd.Series(uniques, dtype=object)).astype(object)
+        return keys.where(keys.notna(), _MISSING_KEY).to_numpy(dtype=object)
+
+    original_rows, original_uniques = factorize(original)
+    released_rows, released_uniques = factorize(release)
+    key_of_original, keys = pd.factorize(keys_of(original_uniques))
+    lookup = pd.Index(keys).get_indexer(keys_of(released_uniques))
+    absent = len(keys)  # one code for every value the original does not have
+    lookup = np.where(lookup < 0, absent, lookup)
+    return key_of_original[original_rows], lookup[released_rows], absent + 1
+
+
 def _codes(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """The columns as integer codes (missing is a value), in the frame's row order."""
     return pd.DataFrame({c: factorize(frame[c])[0] for c in columns}, index=frame.index)
@@ -261,7 +328,9 @@ def measure_release(
     (:func:`~privcore.measure.entropy.check_row_order`).
 
     Rows are aligned by ``key`` or by order (:func:`~privcore.measure.entropy.align`);
-    ``models`` give the verdicts (k, l, t thresholds); ``hierarchies`` serve the
+    ``models`` give the verdicts (k, l, t thresholds) and decide whether the rows whose
+    QIs are all ``*`` are a class or suppressed (:func:`~privcore.classes.release_classes`;
+    with no model they are a class); ``hierarchies`` serve the
     hierarchical t distance (SA hierarchies) and the information-loss metrics (QI
     hierarchies). ``population`` (a table with the QI columns, e.g. a voter roll that
     contains the data set's people) adds journalist risk and the population-based
@@ -276,7 +345,7 @@ def measure_release(
     )
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
-    classes = equivalence_classes(release, qi, sa, hierarchies=hierarchies)
+    classes = release_classes(release, qi, sa, models=list(models), hierarchies=hierarchies)
     report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
     # Entropies depend only on which cells are equal, so every column is factorized
     # once and the information measures run on integer codes.
@@ -316,4 +385,5 @@ def measure_release(
         release=release,
         seconds=time.perf_counter() - started,
         notes=tuple(notes),
+        real_records=real_records(original, release, (*qi, *sa)),
     )

@@ -43,6 +43,27 @@ def test_history_list_and_show(capsys):
     assert main(["history", "show", "999"]) == 2
 
 
+def test_history_list_reports_lost_and_waiting_runs(capsys, isolated_history):
+    import os
+    import time
+
+    history.record_run("profile")
+    isolated_history.write_bytes(b"")  # truncated by another program
+    old = time.time() - 60
+    os.utime(isolated_history, (old, old))
+    waiting = history._pending_dir(isolated_history)
+    waiting.mkdir()
+    (waiting / "x.json").write_text("{}")
+    assert main(["history", "list", "--json"]) == 0
+    captured = capsys.readouterr()
+    payload = json.loads(captured.out)
+    assert payload["runs"] == [] and payload["pending_runs"] == 1
+    assert payload["lost_history_files"][0].endswith(
+        ".empty-" + payload["lost_history_files"][0].split(".empty-")[1]
+    )
+    assert "were lost" in captured.err and "wait to be added" in captured.err
+
+
 def test_python_dash_m_entry_point(adult_path):
     proc = subprocess.run(
         [sys.executable, "-m", "privcore", "profile", str(adult_path)],

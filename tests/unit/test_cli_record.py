@@ -120,7 +120,7 @@ def test_measure_records_one_run_with_the_privacy_level_pages_summary(tmp_path, 
     assert params["release_sha256"] == load(RELEASE).fingerprint.sha256
     # the figures the page keeps too (ReleaseMeasurement.history_summary)
     assert set(run["results"]) == {
-        *("k", "classes", "rows", "suppressed_rows", "l_distinct", "l_entropy"),
+        *("k", "classes", "rows", "suppressed_rows", "real_records", "l_distinct", "l_entropy"),
         *("t_closeness", "pl", "dr", "ul", "satisfied", "risk", "loss"),
     }
     assert run["results"]["k"] == out["k"] == 3
@@ -145,6 +145,7 @@ def test_anonymize_records_one_run_with_the_anonymize_pages_keys(tmp_path, capsy
         "k",
         "classes",
         "suppressed_rows",
+        "real_records",
         "seconds",
         "loss",
         "pl",

@@ -3,6 +3,8 @@ covariance preserved within its sampling error, synthetic release."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -248,6 +250,63 @@ def test_cancel():
 
     with pytest.raises(CancelledError):
         condensation(frame, schema, [KAnonymity(5)], progress=cancel)
+
+
+def test_cancel_is_heard_within_a_fraction_of_a_second():
+    """Progress comes several times a second, so a cancel stops a long run quickly
+    (liveness, with a generous bound)."""
+    frame, schema = table(60_000, d=2)
+    started = time.perf_counter()
+    heard = []
+
+    def cancel(fraction, message):
+        heard.append(time.perf_counter() - started)
+        if heard[-1] > 0.2:
+            raise CancelledError("stop")
+
+    with pytest.raises(CancelledError):
+        condensation(frame, schema, [KAnonymity(3)], progress=cancel)
+    assert time.perf_counter() - started < 5.0
+
+
+def test_merge_limit_of_the_installation(monkeypatch):
+    """PRIVCORE_MAX_LOCAL_RECODING_ROWS = R caps the merge loop of l-diversity and
+    t-closeness: groups × failing groups ≤ R², checked before the loop. Grouping alone
+    (k only) is O(n log n) and never refused."""
+    frame, schema = table(400)
+    models = [KAnonymity(5), DistinctLDiversity(3)]
+    monkeypatch.setenv("PRIVCORE_MAX_LOCAL_RECODING_ROWS", "2")
+    with pytest.raises(ParameterError) as info:
+        condensation(frame, schema, models, seed=2)
+    assert info.value.code == "anonymize.local_recoding_limit"
+    assert "PRIVCORE_MAX_LOCAL_RECODING_ROWS" in info.value.message
+    params = info.value.params
+    assert params["limit"] == 2 and params["classes"] == 80
+    assert params["classes"] * params["violating"] > 4
+    condensation(frame, schema, [KAnonymity(5)], seed=2)  # no merge loop: no limit
+    monkeypatch.setenv("PRIVCORE_MAX_LOCAL_RECODING_ROWS", "1_000")
+    condensation(frame, schema, models, seed=2)
+    monkeypatch.setenv("PRIVCORE_MAX_LOCAL_RECODING_ROWS", "")  # unset: no limit
+    condensation(frame, schema, models, seed=2)
+
+
+def test_grouping_by_hand():
+    """Ages 20, 21, 22 · 50, 51, 52 · 90, 91, 92 (k = 3): a group is a drawn record and its
+    2 nearest remaining ones, so whichever record is drawn, the groups are the three
+    clusters. Duplicates (40 × 4, 41 × 2; k = 3): the first group holds three 40s or,
+    when a 41 is drawn first, both 41s and a 40; the last three rows follow."""
+    from privcore.anonymize.condensation import condensation_groups
+
+    z = np.array([[20.0], [21.0], [22.0], [50.0], [51.0], [52.0], [90.0], [91.0], [92.0]])
+    ties = np.array([[40.0]] * 4 + [[41.0]] * 2)
+    for seed in range(8):
+        group = condensation_groups(z, 3, np.random.default_rng(seed))
+        members = sorted(sorted(np.flatnonzero(group == g).tolist()) for g in set(group))
+        assert members == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+        group = condensation_groups(ties, 3, np.random.default_rng(seed))
+        assert np.bincount(group).tolist() == [3, 3]
+        first = sorted(ties[group == 0, 0].tolist())
+        assert first in ([40.0, 40.0, 40.0], [40.0, 41.0, 41.0])
 
 
 def test_not_a_model_is_refused():

@@ -276,11 +276,26 @@ def test_utility_loss_edge_cases():
     constant = pd.DataFrame({"q": [1, 1], "s": [2, 2]})
     # 0/0 → 1.0 (nothing to lose)
     assert utility_loss(constant, constant, ["q"], ["s"]) == 1.0
-    # a constant original with a varying release: entropy added → inf
-    assert utility_loss(constant, constant.assign(q=[1, 2]), ["q"], ["s"]) == math.inf
+    # a constant original with a varying release: nothing to lose, nothing kept → 1.0
+    assert utility_loss(constant, constant.assign(q=[1, 2]), ["q"], ["s"]) == 1.0
     # the original released as is: UL = 1
     table = pd.DataFrame({"q": [1, 2, 3], "s": [1, 1, 2]})
     assert utility_loss(table, table, ["q"], ["s"]) == pytest.approx(1.0)
+
+
+def test_utility_loss_of_a_local_recoding_stays_at_most_one():
+    """SPEC §3 erratum: UL = (I(X_qd; X̄_qd) + I(X_prv; X̄_prv)) / (H(X_qd) + H(X_prv)).
+
+    q = 1, 1, 2, 2 released as a, b, c, c (one value split in two, as local recoding
+    and synthesis can): H(q) = 1, H(q̄) = 1.5, H(q, q̄) = 1.5, so I = 1 + 1.5 − 1.5 = 1;
+    s = 0, 0, 1, 1 released as is: I = H(s) = 1. UL = (1 + 1)/(1 + 1) = 1, where the
+    seed's (H(q̄) + H(s̄))/(H(q) + H(s)) = 2.5/2 = 1.25 would exceed 1. Generalizing q to
+    one value keeps I = 0: UL = (0 + 1)/(1 + 1) = 0.5."""
+    original = pd.DataFrame({"q": [1, 1, 2, 2], "s": [0, 0, 1, 1]})
+    split = original.assign(q=["a", "b", "c", "c"])
+    assert utility_loss(original, split, ["q"], ["s"]) == pytest.approx(1.0)
+    merged = original.assign(q=["*"] * 4)
+    assert utility_loss(original, merged, ["q"], ["s"]) == pytest.approx(0.5)
 
 
 # --------------------------------------------------------------------------- align

@@ -196,3 +196,15 @@ def test_cli_history_export_guard_and_option(capsys):
     with pytest.raises(SystemExit), contextlib.redirect_stdout(help_text):
         main(["anonymize", "--help"])
     assert "--no-formula-guard" in help_text.getvalue()
+
+
+def test_arx_hierarchy_export_is_guarded_and_reads_back_the_same():
+    from privcore.data import Hierarchy
+
+    rows = [["=1+1", "=group", "*"], ["@x", "=group", "*"], ["-2", "plain", "*"]]
+    hierarchy = Hierarchy(rows, name="evil")
+    text = hierarchy.to_arx_csv()
+    assert text.splitlines() == ["'=1+1;'=group;*", "'@x;'=group;*", "-2;plain;*"]
+    again = Hierarchy.read_arx(text.encode("utf-8"), name="evil")
+    assert again.to_frame().equals(hierarchy.to_frame())
+    assert hierarchy.to_arx_csv(formula_guard=False).splitlines()[0] == "=1+1;=group;*"

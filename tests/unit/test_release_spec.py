@@ -103,3 +103,36 @@ def test_what_is_not_a_spec_is_a_clear_error(text):
         read_spec(text)
     assert info.value.code == "anonymize.bad_spec"
     assert "spec" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"seed": "NaN"},
+        {"seed": -1},
+        {"seed": 1.5},
+        {"max_suppression": None},
+        {"max_suppression": 2},
+    ],
+)
+def test_a_spec_with_a_bad_number_is_a_clear_error(change):
+    from privcore.anonymize.base import SPEC_FORMAT
+
+    dataset, schema = load_sample("hospital")
+    spec = {
+        "format": SPEC_FORMAT,
+        "algorithm": "datafly",
+        "constraints": [{"model": "k", "k": 2}],
+        "schema": schema.to_dict(),
+        "release": {"sha256": "x"},
+        **change,
+    }
+    with pytest.raises(ParameterError) as info:
+        reproduce(dataset.frame, spec, check_input=False)
+    assert info.value.code == "anonymize.bad_spec"
+
+
+def test_a_deeply_nested_spec_is_a_clear_error():
+    with pytest.raises(ParameterError) as info:
+        read_spec("[" * 100_000 + "]" * 100_000)
+    assert info.value.code == "anonymize.bad_spec"
