@@ -44,10 +44,22 @@ def parse_inputs(text: str) -> list[float] | None:
         ) from exc
 
 
-def progress_bar(label: str):
-    """A progress bar and the library callback that moves it."""
+def progress_bar(label: str, steps: int = 1):
+    """A progress bar and, per step (one audit of several), the library callback that
+    moves its part of the bar. Every call updates the bar: that is where Streamlit
+    honours a stop (Cancel, a closed tab), so the audit stops between two chunks; the
+    bar stays until the caller empties it."""
     bar = st.progress(0.0, text=label)
-    return bar, (lambda fraction, message: bar.progress(fraction, text=f"{label}: {message}"))
+    steps = max(int(steps), 1)
+
+    def for_step(index: int):
+        def callback(fraction: float, message: str) -> None:
+            overall = (index + min(max(fraction, 0.0), 1.0)) / steps
+            bar.progress(min(overall, 1.0), text=f"{label}: {message}")
+
+        return callback
+
+    return bar, for_step
 
 
 def record_audit(
@@ -71,19 +83,36 @@ def record_audit(
     )
 
 
+_REASON_KEYS = {
+    "bound_above_claim": "ldp.verdict_violation_help",
+    "within_margin": "ldp.verdict_consistent_help",
+    "interval_too_wide": "ldp.verdict_inconclusive_help",
+    "weak_evidence": "ldp.verdict_weak_evidence_help",
+    "lower_bound_only": "ldp.verdict_lower_bound_only_help",
+    "no_evidence_at_resolution": "ldp.verdict_ob_no_evidence_help",
+    "estimate_above_claim": "ldp.verdict_ob_above_help",
+    "disjoint_outputs": "ldp.verdict_ob_unbounded_help",
+}
+
+
 def verdict_help_key(report: AuditReport) -> str:
-    """The plain-words explanation of a verdict. OB only estimates: when the outputs
-    of two inputs never overlap their loss is unbounded (OB sees no common support);
-    when it is inconclusive its estimate is either above the claim (a sign of a leak
-    the certified bound must confirm) or far below it (too little power)."""
-    key = f"ldp.verdict_{report.verdict}_help"
-    if report.method == "ob" and report.details.get("disjoint_pairs"):
-        return "ldp.verdict_ob_unbounded_help"
-    if report.method == "ob" and report.verdict == "inconclusive":
-        claimed, ci = report.epsilon_claimed, report.ci
-        above = ci is not None and claimed is not None and ci[0] > claimed
-        key = "ldp.verdict_ob_above_help" if above else "ldp.verdict_ob_low_help"
-    return key
+    """The plain-words explanation of a verdict, by the reason the library gives: OB
+    only estimates (inconclusive: nothing found at its resolution, an estimate above the
+    claim that the certified bound must confirm, or outputs that never overlap); a
+    learned bound cannot clear; white-box measures are consistent only within 10 %."""
+    reason = report.details.get("reason")
+    return _REASON_KEYS.get(reason, f"ldp.verdict_{report.verdict}_help")
+
+
+def deciding_report(reports: dict[str, AuditReport]) -> AuditReport:
+    """The report whose verdict heads the results: a violation (certified bound, then
+    AB), else a consistent white-box measure, else the bound, AB or OB, in that order."""
+    order = [reports[m] for m in ("lb", "ab", "ob") if m in reports]
+    for wanted in ("violation", "consistent"):
+        for report in order:
+            if report.verdict == wanted:
+                return report
+    return order[0]
 
 
 def verdict_banner(report: AuditReport) -> None:
@@ -97,9 +126,18 @@ def verdict_banner(report: AuditReport) -> None:
             hat=fmt(report.epsilon_hat),
             lo=fmt(lo),
             hi=fmt(hi),
+            lower=fmt(report.details.get("decision_lower")),
+            upper=fmt(report.details.get("decision_upper")),
             pairs=", ".join(f"{a}/{b}" for a, b in report.details.get("disjoint_pairs", [])[:5]),
         )
     )
+
+
+def decision_note(report: AuditReport) -> None:
+    """The rule behind the verdicts and its false-alarm rate."""
+    rate = report.details.get("false_alarm_rate")
+    if rate is not None:
+        st.caption(t("ldp.decision_note", rate=f"{rate:.1%}"))
 
 
 def summary_metrics(reports: dict[str, AuditReport]) -> None:
@@ -125,6 +163,7 @@ def summary_metrics(reports: dict[str, AuditReport]) -> None:
                 )
             )
         cols[2].caption(t("ldp.ob_avg", avg=fmt(ob.details.get("epsilon_avg"))))
+        cols[2].caption(t("ldp.ob_inconclusive_note"))
     if "lb" in reports:
         lb = reports["lb"]
         cols[3].metric(t("ldp.lb"), fmt(lb.epsilon_lb), help=t("ldp.lb_help"))

@@ -62,6 +62,12 @@ class Mechanism(ABC):
     epsilon: float  # the claimed ε
     d: int | None  # domain size for frequency oracles, None for mean mechanisms
 
+    # Working memory of perturb() followed by vectors() on a batch, for the auditor's
+    # memory budget: bytes per report plus bytes per output coordinate (peaks measured on
+    # CPU batches of 2²⁰ numbers, rounded up; see privcore.ldp.audit.memory_plan).
+    report_bytes: ClassVar[int] = 96
+    coordinate_bytes: ClassVar[int] = 0
+
     @abstractmethod
     def perturb(self, inputs: Any, generator: Any) -> Outputs:
         """Reports for a batch of inputs (int64 tensor of values 0..d−1 for frequency

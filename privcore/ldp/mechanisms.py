@@ -237,6 +237,7 @@ class GeneralizedRandomizedResponse(_FrequencyOracle):
     name = "grr"
     title = "Generalized randomized response"
     output_kind = "category"
+    report_bytes = 48
     source = "Wang et al. 2017 (USENIX Security); Kairouz et al. 2014"
 
     def __init__(self, epsilon: float, *, d: int) -> None:
@@ -303,6 +304,8 @@ class SubsetSelection(_FrequencyOracle):
     name = "ss"
     title = "Subset selection"
     output_kind = "bits"
+    report_bytes = 64
+    coordinate_bytes = 24  # float64 keys, top-k, bits and float32 vectors
     source = "Wang et al. 2016 (arXiv:1607.08025); Ye & Barg 2018 (IEEE Trans. Inf. Theory)"
 
     def __init__(self, epsilon: float, *, d: int) -> None:
@@ -354,6 +357,8 @@ class _UnaryEncoding(_FrequencyOracle):
     q(1−p) (input w); true ε = ln(p(1−q)/(q(1−p))). Estimator: p* = p, q* = q."""
 
     output_kind = "bits"
+    report_bytes = 64
+    coordinate_bytes = 16  # uniforms (float32, float64 for small q), bits, float32 vectors
 
     def __init__(self, epsilon: float, *, d: int) -> None:
         super().__init__(epsilon, d=d)
@@ -462,6 +467,8 @@ class _LocalHashing(_FrequencyOracle):
     """
 
     output_kind = "hash"
+    report_bytes = 128
+    coordinate_bytes = 24  # comb: int64 hashes of every value, bits, float32 vectors
 
     def __init__(self, epsilon: float, *, d: int) -> None:
         super().__init__(epsilon, d=d)
@@ -583,6 +590,9 @@ class OptimizedLocalHashing(_LocalHashing):
 class _HistogramEncoding(_FrequencyOracle):
     """One-hot encode and add Lap(2/ε) to every coordinate (the L1 distance between two
     one-hot vectors is 2, so the vector is ε-LDP). Noise is float32 (memory: n×d)."""
+
+    report_bytes = 64
+    coordinate_bytes = 28  # float32 uniforms, noise and its temporaries
 
     def __init__(self, epsilon: float, *, d: int) -> None:
         super().__init__(epsilon, d=d)
@@ -740,6 +750,7 @@ class _MeanMechanism(Mechanism):
     family = "mean"
     output_kind = "real"
     extra_params: ClassVar[tuple[str, ...]] = ()
+    report_bytes = 128  # a handful of float64 temporaries per report
 
     def __init__(self, epsilon: float) -> None:
         self.epsilon = _check_epsilon(epsilon)

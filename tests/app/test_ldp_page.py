@@ -196,3 +196,82 @@ def test_subset_selection_is_measured_as_one_joint_symbol():
     assert "one joint symbol" in captions
     run = history.list_runs(kind="audit")[0]
     assert run["results"]["ob"]["verdict"] in ("consistent", "inconclusive")
+
+
+def test_an_audit_over_the_memory_budget_is_refused_before_any_work():
+    """OB on SHE (d = 2000) keeps 1,375 MB of tables: refused with what to lower, as an
+    error, before AB (selected too) runs; the run is recorded as an error."""
+    at = open_page()
+    at.selectbox(key="ldp_mechanism").set_value("she").run()
+    at.number_input(key="ldp_d").set_value(2000)
+    at.multiselect(key="ldp_methods").set_value(["ab", "ob"])
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    [error] = [e.value.replace("\\", "") for e in at.error]  # shown as escaped Markdown
+    assert "1409 MB" in error and "PRIVCORE_AUDIT_MEMORY_MB" in error
+    assert "at most 1441" in error and "at most 5 inputs" in error
+    assert not any(m.label == "AB estimate" for m in at.metric)
+    [run] = history.list_runs(kind="audit")
+    assert run["status"] == "error" and run["results"] == {}
+
+
+def test_ob_says_what_inconclusive_means_and_the_rule_is_stated():
+    at = open_page()
+    at.multiselect(key="ldp_methods").set_value(["ob"])
+    at.number_input(key="ldp_n_ob").set_value(20_000)
+    at.button(key="ldp_run").click().run()
+    no_exceptions(at)
+    assert any("Inconclusive" in m.value for m in at.markdown)
+    captions = " ".join(c.value for c in at.caption)
+    assert "No evidence above the claim at this resolution; run the certified lower bound" in (
+        captions
+    )
+    assert "OB only estimates" in captions and "not that the mechanism is safe" in captions
+    assert "called a violation in at most 0.1% of audits" in captions
+    [run] = history.list_runs(kind="audit")
+    ob = run["results"]["ob"]
+    assert (ob["verdict"], ob["reason"]) == ("inconclusive", "no_evidence_at_resolution")
+    assert ob["false_alarm_rate"] == 0.001
+
+
+def test_a_stop_during_the_progress_update_ends_a_long_audit(monkeypatch):
+    """Streamlit honours Cancel (or a closed tab) by raising from the next call that
+    touches the page: the bar's update, called between chunks. A 5,000,000-sample bound
+    on SUE (d = 10,000: minutes of work) stops at the third update."""
+    import time
+
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    from ui import ldp_view
+
+    original = ldp_view.progress_bar
+    calls = []
+
+    def stopping_bar(label, steps=1):
+        bar, for_step = original(label, steps)
+
+        def step(index):
+            callback = for_step(index)
+
+            def progress(fraction, message):
+                callback(fraction, message)  # the bar is updated on every call
+                calls.append(fraction)
+                if len(calls) >= 3:
+                    raise StopException()
+
+            return progress
+
+        return bar, step
+
+    monkeypatch.setattr(ldp_view, "progress_bar", stopping_bar)
+    at = open_page()
+    at.selectbox(key="ldp_mechanism").set_value("sue").run()
+    at.number_input(key="ldp_d").set_value(10_000)
+    at.multiselect(key="ldp_methods").set_value(["lb"])
+    at.number_input(key="ldp_n_lb").set_value(5_000_000)
+    started = time.perf_counter()
+    at.button(key="ldp_run").click().run()
+    assert time.perf_counter() - started < 60  # one chunk is 52 reports, not minutes
+    assert len(calls) == 3 and calls == sorted(calls)
+    [run] = history.list_runs(kind="audit")
+    assert run["status"] == "cancelled"

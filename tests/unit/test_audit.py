@@ -45,12 +45,29 @@ def test_sample_size_planner():
 
 
 def test_verdict_rules():
-    assert audit.verdict(1.0, lower=1.2) == "violation"
-    assert audit.verdict(1.0, lower=0.9) == "consistent"
-    assert audit.verdict(1.0, lower=0.3) == "inconclusive"
-    assert audit.verdict(1.0, interval=(1.1, 1.3)) == "violation"
-    assert audit.verdict(1.0, interval=(1.1, 1.3), certified=False) == "inconclusive"
-    assert audit.verdict(1.0, interval=(0.9, 1.05)) == "consistent"
+    """decide(claimed, lower, upper, shown_lower): violation needs the 1 − 10⁻³ bound
+    above the claim by more than 10⁻⁴; consistent needs the upper bound ≤ 1.1 × claim
+    and nothing shown above the claim; a pure lower bound never clears."""
+    assert audit.decide(1.0, lower=1.2, upper=1.3) == ("violation", "bound_above_claim")
+    assert audit.decide(1.0, lower=1.00011, upper=1.05) == ("violation", "bound_above_claim")
+    # within the tolerance: not a violation
+    assert audit.decide(1.0, lower=1.00009, upper=1.05)[0] == "consistent"
+    assert audit.decide(1.0, lower=0.9, upper=1.1) == ("consistent", "within_margin")
+    assert audit.decide(4.0, lower=3.9, upper=4.4) == ("consistent", "within_margin")
+    assert audit.decide(4.0, lower=3.9, upper=4.41) == ("inconclusive", "interval_too_wide")
+    assert audit.decide(1.0, lower=0.3, upper=1.6) == ("inconclusive", "interval_too_wide")
+    # the shown 95 % interval above the claim, the 99.9 % bound not: weak evidence
+    assert audit.decide(1.0, lower=0.99, upper=1.05, shown_lower=1.01) == (
+        "inconclusive",
+        "weak_evidence",
+    )
+    # a learned (black-box) bound: no upper bound, never "consistent"
+    assert audit.decide(1.0, lower=0.97, upper=None) == ("inconclusive", "lower_bound_only")
+    assert audit.decide(1.0, lower=1.3, upper=None)[0] == "violation"
+    # OB: always inconclusive, with the reason
+    assert audit.ob_reason(1.0, (0.8, 1.05), False) == "no_evidence_at_resolution"
+    assert audit.ob_reason(1.0, (1.1, 1.3), False) == "estimate_above_claim"
+    assert audit.ob_reason(1.0, (0.8, 1.05), True) == "disjoint_outputs"
 
 
 # --------------------------------------------------------------------------- AB
@@ -220,9 +237,9 @@ def test_independence_g_test_by_hand():
     """Two fair bits: independent (counts 25 each) → G = 0, p = 1; copies of each other
     (50 × 00, 50 × 11) → E = 25 per cell, G = 2·(50 ln 2 + 50 ln 2) = 138.6 on 1 dof."""
     vectors = torch.tensor([[0, 0], [0, 1], [1, 0], [1, 1]])
-    independent = torch.repeat_interleave(torch.arange(4), 25)
+    independent = torch.tensor([25.0, 25.0, 25.0, 25.0])
     assert audit._independence_p_value(vectors, [independent]) == pytest.approx(1.0)
-    copies = torch.repeat_interleave(torch.tensor([0, 3]), 50)
+    copies = torch.tensor([50.0, 0.0, 0.0, 50.0])
     g = 2 * (100 * math.log(2))
     p = audit._independence_p_value(vectors, [copies])
     assert p == pytest.approx(float(__import__("scipy").stats.chi2.sf(g, 1)))
@@ -236,7 +253,10 @@ def test_uploaded_dependent_bits_are_measured_jointly():
     # d = 5, ε = 1: ω = round(5/(e+1)) = 1, so the output is one-hot: 5 distinct vectors
     assert report.details["joint"]["symbols"] == 5
     lo, hi = report.ci
-    assert lo <= 1.0 <= hi and report.verdict == "consistent"
+    assert lo <= 1.0 <= hi
+    # an estimate never clears an implementation: inconclusive, with the reason
+    assert report.verdict == "inconclusive"
+    assert report.details["reason"] == "no_evidence_at_resolution"
 
 
 def test_ob_validates_parameters():
