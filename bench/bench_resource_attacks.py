@@ -8,12 +8,13 @@ while the server is idle, as the reference. Then an attacker in another browser 
 
 1. **LDP audit**: SUE with a domain of 10,000 and 10⁶ samples per input for every
    measure (AB, OB, lower bound) — the largest the demo's caps allow — started in two
-   tabs, cancelled after 10 s, tabs closed;
+   tabs, cancelled after 20 s, tabs closed;
 2. **zip bomb**: an ``.xlsx`` of 8 MB whose sheet expands to 2.8 GB of XML (53 M rows
    of two numbers), and one of 156 kB with 10⁶ rows, uploaded on Data & roles, tabs
    closed after 15 s.
 
-While each attack runs the bystander opens the same four pages again. Reported per
+Once the attack's heavy part is under way (both audits started, both files sent) the
+bystander opens the same four pages again. Reported per
 attack: the server's peak resident memory (VmHWM of the process, against the demo's
 memory budget), the bystander's page times against the idle reference, and the resident
 memory once the attacker's sessions are gone (the demo drops a departed session after
@@ -222,7 +223,9 @@ def _number(page, label: str, value: int) -> None:
     _idle(page)
 
 
-def audit_attack(browser, base: str, tabs: int = 2, run_for: float = 10.0) -> list[str]:
+def audit_attack(
+    browser, base: str, started: threading.Event, tabs: int = 2, run_for: float = 20.0
+) -> list[str]:
     """SUE, d = 10,000, 10⁶ samples for every measure, in ``tabs`` tabs; Cancel; close.
     Returns what each tab showed (an error message, or "running")."""
     context = browser.new_context(viewport=VIEWPORT)
@@ -233,8 +236,8 @@ def audit_attack(browser, base: str, tabs: int = 2, run_for: float = 10.0) -> li
         page.goto(f"{base}/ldp")
         expect(page.get_by_role("heading", name="LDP auditor").first).to_be_visible(timeout=120_000)
         _idle(page)
-        page.get_by_label("Mechanism").click()
-        page.get_by_role("option", name=re.compile("SUE")).first.click()
+        page.get_by_test_id("stSelectbox").filter(has_text="Mechanism").first.click()
+        page.get_by_role("option", name=re.compile("Symmetric unary")).first.click()
         _idle(page)
         _number(page, "Domain size d", 10_000)
         for label in (
@@ -243,8 +246,10 @@ def audit_attack(browser, base: str, tabs: int = 2, run_for: float = 10.0) -> li
             "Samples per input (lower bound)",
         ):
             _number(page, label, 1_000_000)
-        page.get_by_role("button", name="Run the audit").click()
         pages.append(page)
+    for page in pages:  # both tabs set up: start the audits together
+        page.get_by_role("button", name="Run the audit").click()
+    started.set()
     time.sleep(run_for)
     for page in pages:
         errors = page.get_by_test_id("stAlertContentError").all_inner_texts()
@@ -304,7 +309,9 @@ def _bomb(path: Path, rows: int) -> Path:
     return path
 
 
-def upload_attack(browser, base: str, files: list[Path], hold: float = 15.0) -> list[str]:
+def upload_attack(
+    browser, base: str, started: threading.Event, files: list[Path], hold: float = 15.0
+) -> list[str]:
     """Upload each file on Data & roles in its own tab; close the tabs after ``hold`` s."""
     context = browser.new_context(viewport=VIEWPORT)
     pages, seen = [], []
@@ -329,22 +336,34 @@ def upload_attack(browser, base: str, files: list[Path], hold: float = 15.0) -> 
 
 
 def _during(browser, base: str, attack) -> tuple[dict[str, float], list[str]]:
-    """Run ``attack`` in a thread-free way: start it, then the bystander round."""
+    """Run ``attack`` (in its own browser, in a thread); once its heavy part has begun
+    (its tabs are set up and the audits or uploads started), the bystander's round."""
     result: dict = {}
+    started = threading.Event()
 
     def run_attack() -> None:
         with sync_playwright() as pw:
             other = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
-                result["seen"] = attack(other)
+                result["seen"] = attack(other, started)
             finally:
+                started.set()
                 other.close()
 
-    thread = threading.Thread(target=run_attack)
+    def guarded() -> None:
+        try:
+            run_attack()
+        except Exception as exc:  # noqa: BLE001 - re-raised below, in the main thread
+            result["error"] = exc
+
+    thread = threading.Thread(target=guarded)
     thread.start()
-    time.sleep(4)  # the attack is under way
+    started.wait(300)
+    time.sleep(1)  # the heavy part is under way
     times = bystander_round(browser, base)
     thread.join()
+    if "error" in result:  # a driver that failed measured nothing: say so
+        raise RuntimeError("the attack could not be replayed") from result["error"]
     return times, result.get("seen", [])
 
 
@@ -363,12 +382,12 @@ def main() -> str:
                 idle = [bystander_round(browser, server.base) for _ in range(2)]
                 idle_times = {n: statistics.median(r[n] for r in idle) for n, _, _ in PAGES}
                 attacks = {
-                    "LDP audit (SUE, d = 10,000, 10⁶ samples, 2 tabs)": lambda b: audit_attack(
-                        b, server.base
+                    "LDP audit (SUE, d = 10,000, 10⁶ samples, 2 tabs)": lambda b, go: audit_attack(
+                        b, server.base, go
                     ),
                     f"xlsx bombs ({big.stat().st_size / 2**20:.1f} MB → 53 M rows; "
-                    f"{small.stat().st_size / 2**10:.0f} kB → 10⁶ rows)": lambda b: upload_attack(
-                        b, server.base, [big, small]
+                    f"{small.stat().st_size / 2**10:.0f} kB → 10⁶ rows)": lambda b, go: (
+                        upload_attack(b, server.base, go, [big, small])
                     ),
                 }
                 for name, attack in attacks.items():

@@ -18,6 +18,7 @@ SCRIPTS = [
     "bench_attacks",
     "bench_ldp",
     "bench_sessions",
+    "bench_resource_attacks",
 ]
 
 if __name__ == "__main__":

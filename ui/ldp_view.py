@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import altair as alt
@@ -44,18 +45,30 @@ def parse_inputs(text: str) -> list[float] | None:
         ) from exc
 
 
+REPAINT_S = 0.25  # the bar is redrawn at most this often (each redraw is a message)
+
+
 def progress_bar(label: str, steps: int = 1):
     """A progress bar and, per step (one audit of several), the library callback that
-    moves its part of the bar. Every call updates the bar: that is where Streamlit
-    honours a stop (Cancel, a closed tab), so the audit stops between two chunks; the
-    bar stays until the caller empties it."""
+    moves its part of the bar. Every call is a point where Streamlit honours a stop
+    (Cancel, a closed tab): reading the session state is one, so the audit stops between
+    two chunks; the bar itself is redrawn at most every :data:`REPAINT_S` (and when its
+    message changes), so that a running audit does not flood the browser. The bar stays
+    until the caller empties it."""
     bar = st.progress(0.0, text=label)
     steps = max(int(steps), 1)
+    painted = {"at": 0.0, "text": ""}
 
     def for_step(index: int):
         def callback(fraction: float, message: str) -> None:
+            _ = "lang" in st.session_state  # a yield point: a pending stop raises here
+            text = f"{label}: {message}"
+            now = time.monotonic()
+            if now - painted["at"] < REPAINT_S and text == painted["text"]:
+                return
             overall = (index + min(max(fraction, 0.0), 1.0)) / steps
-            bar.progress(min(overall, 1.0), text=f"{label}: {message}")
+            bar.progress(min(overall, 1.0), text=text)
+            painted.update(at=now, text=text)
 
         return callback
 

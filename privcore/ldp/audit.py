@@ -103,6 +103,7 @@ import pandas as pd
 from scipy import stats
 
 from privcore.config import limits
+from privcore.core.slots import heavy_slot
 from privcore.errors import ParameterError
 from privcore.ldp.base import Mechanism
 from privcore.ldp.device import device, generator, torch_module
@@ -782,6 +783,20 @@ def _per_proportion_level(k_a: int, k_b: int, n: int, confidence: float) -> floa
 
 
 @_releasing
+def _one_at_a_time(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``func`` in one of the process's heavy-work slots
+    (:func:`privcore.core.slots.heavy_slot`; unlimited unless
+    ``PRIVCORE_MAX_HEAVY_JOBS`` is set, as on the hosted demo)."""
+
+    @functools.wraps(func)
+    def in_a_slot(*args: Any, **kwargs: Any) -> Any:
+        with heavy_slot(kwargs.get("progress"), "audit"):
+            return func(*args, **kwargs)
+
+    return in_a_slot
+
+
+@_one_at_a_time
 def audit_ab(
     mechanism: Mechanism,
     *,
@@ -1550,6 +1565,7 @@ def _checked_inputs(mechanism: Mechanism, inputs: Any) -> list[Any]:
 
 
 @_releasing
+@_one_at_a_time
 def audit_ob(
     mechanism: Mechanism,
     *,
@@ -1684,6 +1700,7 @@ def _ob_report(
 
 
 @_releasing
+@_one_at_a_time
 def lower_bound(
     mechanism: Mechanism,
     *,
@@ -1932,6 +1949,7 @@ def _log_ratio_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_releasing
+@_one_at_a_time
 def audit_samples(
     frame: pd.DataFrame,
     input_column: str,
@@ -2149,6 +2167,7 @@ def _plain(value: Any) -> Any:
 
 
 @_releasing
+@_one_at_a_time
 def sweep(
     make: Callable[[float], Mechanism],
     epsilons: Sequence[float],

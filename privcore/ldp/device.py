@@ -1,6 +1,8 @@
 """Where LDP work runs: CUDA when available, else the CPU; ``PRIVCORE_DEVICE`` overrides.
 
-torch is imported here, lazily, the first time it is needed.
+torch is imported here, lazily, the first time it is needed, and runs on
+``PRIVCORE_TORCH_THREADS`` threads when that is set (the hosted demo sets 1, so that an
+audit leaves the other cores to the other visitors; otherwise torch's own default).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ def torch_module() -> Any:
             "pip install 'privacy-workbench[ldp]' (or torch itself).",
             code="ldp.no_torch",
         ) from exc
+    threads = os.environ.get("PRIVCORE_TORCH_THREADS", "").strip()
+    if threads.isdigit() and int(threads) > 0:  # a shared server keeps cores for others
+        torch.set_num_threads(int(threads))
     return torch
 
 
