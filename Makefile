@@ -45,6 +45,7 @@ chromium:
 ## test: install test tools and Chromium, lint, run every test (unit, property, app, browser)
 test: $(VENV)/.dev-installed chromium
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 ## test-fast: every test except the browser ones
@@ -54,6 +55,7 @@ test-fast: $(VENV)/.dev-installed
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --fix .

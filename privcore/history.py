@@ -31,12 +31,9 @@ expected to show the message and carry on without history.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import enum
 import json
 import logging
-import math
 import os
 import sqlite3
 import threading
@@ -44,16 +41,15 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
 from privcore import __version__
+from privcore.core.jsonsafe import dumps
 from privcore.errors import CancelledError, HistoryError, ParameterError
 
 __all__ = [
@@ -449,76 +445,11 @@ def _deferred(path: Path, waiting: int) -> HistoryError:
 # --------------------------------------------------------------------------- JSON
 
 
-def _clean(obj: Any) -> Any:
-    """Turn ``obj`` into plain JSON types; NaN and infinities become ``None``."""
-    if obj is None or isinstance(obj, (bool, str, int)):
-        return obj
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, Mapping):
-        return {_key(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (set, frozenset)):
-        items = [_clean(v) for v in obj]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(obj, np.ndarray):
-        return _clean(obj.tolist())
-    if isinstance(obj, np.datetime64):
-        return None if np.isnat(obj) else pd.Timestamp(obj).isoformat()
-    if isinstance(obj, np.timedelta64):
-        return None if np.isnat(obj) else pd.Timedelta(obj).total_seconds()
-    if isinstance(obj, np.generic):
-        return _clean(obj.item())
-    if obj is pd.NA or obj is pd.NaT:
-        return None
-    if isinstance(obj, (dt.datetime, dt.date, dt.time)):
-        return obj.isoformat()
-    if isinstance(obj, dt.timedelta):
-        return obj.total_seconds()
-    if isinstance(obj, Path):
-        return str(obj)
-    if isinstance(obj, Decimal):
-        return _clean(float(obj))
-    if isinstance(obj, enum.Enum):
-        return _clean(obj.value)
-    if isinstance(obj, (bytes, bytearray)):
-        return bytes(obj).decode("utf-8", errors="replace")
-    to_dict = getattr(obj, "to_dict", None)
-    if callable(to_dict):
-        return _clean(to_dict())
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return _clean(dataclasses.asdict(obj))
-    tolist = getattr(obj, "tolist", None)  # pandas Index / arrays
-    if callable(tolist):
-        return _clean(tolist())
-    return str(obj)
-
-
-def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    value = _clean(key)
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False) if value is not None else "null"
-
-
 def to_json(obj: Any) -> str:
-    """Serialize ``obj`` to JSON text, accepting the values analyses produce.
-
-    Handles numpy scalars and arrays, pandas ``NA``/``NaT``/``Timestamp``, datetimes,
-    dates and timedeltas (seconds), :class:`~pathlib.Path`, sets and tuples (lists),
-    enums, decimals, and objects with a ``to_dict()`` method (including dataclasses;
-    plain dataclasses go through :func:`dataclasses.asdict`). NaN and infinities
-    become ``null``; non-string mapping keys become strings. Anything else is written
-    as its ``str()``, so recording a run never fails on an odd parameter. Non-ASCII
-    text is kept as is (not ``\\u`` escaped) so that searches find it.
-    """
-    return json.dumps(_clean(obj), ensure_ascii=False, allow_nan=False)
+    """JSON text of a run's parameters or results (:func:`privcore.core.jsonsafe.dumps`:
+    numpy, pandas, dates, paths, sets, enums and ``to_dict()`` objects accepted; NaN and
+    infinities become ``null``; anything else its ``str()``, so recording never fails)."""
+    return dumps(obj)
 
 
 def _json_or_none(obj: Mapping[str, Any] | None) -> str | None:

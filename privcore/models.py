@@ -43,10 +43,12 @@ import numpy as np
 import pandas as pd
 
 from privcore.classes import EquivalenceClasses, SensitiveAttribute
+from privcore.core.jsonsafe import plain
 from privcore.errors import HierarchyError, ParameterError, RoleError
 
 __all__ = [
     "DISTANCES",
+    "L_KINDS",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "KAnonymity",
@@ -57,6 +59,7 @@ __all__ = [
     "distinct_values",
     "entropy_l",
     "evaluate",
+    "l_diversity",
     "model_from_dict",
     "recursive_c",
     "resolve_distance",
@@ -65,7 +68,9 @@ __all__ = [
 ]
 
 #: The t-closeness distances; ``"auto"`` is ordered for numeric SAs, equal otherwise.
-DISTANCES = ("equal", "ordered", "hierarchical", "kl", "auto")
+DISTANCES = ("auto", "equal", "ordered", "hierarchical", "kl")
+#: The three forms of l-diversity (:func:`l_diversity`).
+L_KINDS = ("distinct", "entropy", "recursive")
 
 _TOLERANCE = 1e-12  # slack of floating comparisons against a threshold
 
@@ -709,6 +714,35 @@ _MODELS: dict[str, tuple[type[PrivacyModel], tuple[str, ...]]] = {
 }
 
 
+def l_diversity(
+    kind: str,
+    l: float,  # noqa: E741 - the paper's letter
+    c: float = 3.0,
+    attributes: Any = None,
+) -> PrivacyModel:
+    """The l-diversity model of one of :data:`L_KINDS`: distinct and recursive take a
+    whole l (recursive also c), entropy any l ≥ 1."""
+    if kind not in L_KINDS:
+        raise ParameterError(
+            f"Unknown l-diversity form {kind!r}; choose one of {', '.join(L_KINDS)}.",
+            code="models.bad_l_kind",
+            kind=str(kind),
+        )
+    if kind == "entropy":
+        return EntropyLDiversity(float(l), attributes)
+    if not float(l).is_integer():
+        raise ParameterError(
+            f"l must be a whole number for {kind} l-diversity, not {l:g} (only entropy "
+            "l-diversity takes a fractional l).",
+            code="models.fractional_l",
+            l=float(l),
+            kind=kind,
+        )
+    if kind == "recursive":
+        return RecursiveCLDiversity(float(c), int(l), attributes)
+    return DistinctLDiversity(int(l), attributes)
+
+
 def model_from_dict(d: Mapping[str, Any]) -> PrivacyModel:
     """Rebuild a model from :meth:`PrivacyModel.to_dict` output (``{"model": "k", "k": 5}``)."""
     if not isinstance(d, Mapping) or d.get("model") not in _MODELS:
@@ -738,28 +772,6 @@ def model_from_dict(d: Mapping[str, Any]) -> PrivacyModel:
 
 
 # --------------------------------------------------------------------------- report
-
-
-def _json_safe(value: Any) -> Any:
-    """Plain Python for JSON: numpy scalars unwrapped, inf/NaN/NA → None."""
-    if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | np.ndarray):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if value is pd.NA or value is pd.NaT:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
 
 
 def _worst(values: np.ndarray, reducer) -> Any:
@@ -794,14 +806,14 @@ class ModelReport:
         """JSON-safe dictionary (no numpy types; inf and NaN become None)."""
         out: dict[str, Any] = {
             "satisfied": self.satisfied,
-            "summary": _json_safe(self.summary),
-            "verdicts": _json_safe(self.verdicts),
+            "summary": plain(self.summary),
+            "verdicts": plain(self.verdicts),
         }
         if include_classes:
             table = self.class_table
             out["class_table"] = {
                 "columns": [str(c) for c in table.columns],
-                "rows": _json_safe(table.to_numpy(dtype=object)),
+                "rows": plain(table.to_numpy(dtype=object)),
             }
         return out
 

@@ -62,10 +62,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import html
-import json
 import logging
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +74,8 @@ import pandas as pd
 from privcore import __version__, history
 from privcore.attacks import simulate, unsorted_matching_attack
 from privcore.attacks.ordering import spearman
+from privcore.core.jsonsafe import plain
+from privcore.core.progress import Progress
 from privcore.data import Hierarchy, Role, fingerprint, suggest_roles
 from privcore.errors import HistoryError, ParameterError, PrivcoreError
 from privcore.measure.entropy import align
@@ -95,7 +96,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[float, str], None]
 
 VERDICTS = ("ready", "ready_with_conditions", "not_ready")
 CONDITIONS = (
@@ -273,7 +273,7 @@ class ReadinessReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (the CLI's ``--json`` output)."""
-        return _json_safe(
+        return plain(
             {
                 "verdict": self.verdict,
                 "reasons": self.reasons,
@@ -395,7 +395,7 @@ def readiness(
         risk_threshold=thresholds.max_prosecutor,
         check_order=check_order,
     )
-    measurement = _json_safe(measured.to_dict())
+    measurement = plain(measured.to_dict())
     measured_at = _now()
     aligned_original, aligned_release = align(original, release, key)  # checked above
 
@@ -414,7 +414,7 @@ def readiness(
         risk_threshold=thresholds.max_prosecutor,
         progress=attack_progress if progress is not None else None,
     )
-    attacks = _json_safe(simulation.to_dict())
+    attacks = plain(simulation.to_dict())
     attacked_at = _now()
 
     report(0.9, "Checking row order and columns")
@@ -457,7 +457,7 @@ def readiness(
         fingerprint=original_print,
         release_fingerprint=release_print,
         roles=roles,
-        algorithm=_json_safe(dict(algorithm)) if algorithm is not None else None,
+        algorithm=plain(dict(algorithm)) if algorithm is not None else None,
         measurement=measurement,
         attacks=attacks,
         thresholds=thresholds,
@@ -484,12 +484,6 @@ def _notes(measurement: Mapping[str, Any], findings: Mapping[str, Any], key: str
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-def _json_safe(value: Any) -> Any:
-    """Plain JSON types (numpy scalars to Python, NaN/inf to None), via the history's
-    serializer so that what is returned is exactly what a recorded run stores."""
-    return json.loads(history.to_json(value))
 
 
 def _numeric_or_raw(values: pd.Series) -> np.ndarray:
@@ -569,7 +563,7 @@ def _findings(
     after = simulation.homogeneity["after"].summary
     linkage = simulation.linkage["after"].summary
     unparsed = {str(q): len(cells) for q, cells in (linkage.get("unparsed_cells") or {}).items()}
-    return _json_safe(
+    return plain(
         {
             "order": order_finding,
             "key": key_finding,

@@ -16,7 +16,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,8 @@ from privcore.classes import (
     sensitive_attributes,
     top_rows,
 )
+from privcore.core.progress import Progress
+from privcore.core.progress import report as report_progress
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
 from privcore.errors import HierarchyError, InfeasibleError, ParameterError, RoleError
@@ -43,15 +45,8 @@ from privcore.models import (
     RecursiveCLDiversity,
 )
 
-Progress = Callable[[float, str], None]
 SPEC_FORMAT = "privcore-release-spec/1"
 SPEC_OPTIONS = ("loss_metric", "summary", "beta")  # algorithm keywords a spec replays
-
-
-def report_progress(progress: Progress | None, fraction: float, message: str) -> None:
-    """Tell the caller how far the work is (it may raise CancelledError to stop it)."""
-    if progress is not None:
-        progress(min(max(float(fraction), 0.0), 1.0), message)
 
 
 PROGRESS_INTERVAL = 0.1  # seconds between two progress reports of a long loop

@@ -10,7 +10,7 @@ page and ``python -m privcore attack`` show them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +23,8 @@ from privcore.attacks.linkage import linkage_attack, match_roll
 from privcore.attacks.ordering import export_order, unsorted_matching_attack
 from privcore.attacks.report import AttackReport
 from privcore.attacks.roll import VoterRoll, build_roll
+from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
-
-Progress = Callable[[float, str], None]
 
 LINKAGE_KEYS = (
     "targets",

@@ -6,400 +6,36 @@ a voter roll (names and QI values of a population) and the release. The release'
 equivalence classes are the groups of identical released QI tuples; rows whose QIs are
 all ``*`` are suppressed and form no class. A roll person *matches* a class when, for
 every QI, the class's released cell contains the person's value (range containment,
-mask prefix, hierarchy ancestry: :mod:`privcore.attacks.cells`). The person's candidate
+mask prefix, hierarchy ancestry: :mod:`privcore.data.cells`). The person's candidate
 records are all the records of all the classes they match.
 
-Matching never loops over people or classes in Python. Each QI of the roll is factorized
-once, and each distinct released cell is evaluated once against the distinct roll
-values (:meth:`ColumnCells.contains`). Then one of two exact strategies runs:
-
-- ``join`` (full-domain releases, and any release whose cells of each QI are disjoint
-  on the roll's values): every roll value lies in at most one cell per QI, so a person
-  matches at most one class — the one whose cell tuple is the tuple of cells holding
-  the person's values. One combined integer key per person and per class and a
-  ``searchsorted`` do the join: O(roll + release).
-- ``bitset`` (local recoding such as Mondrian or KACA, uploaded releases): per QI and
-  distinct roll value, the set of classes whose cell contains it, as a bitset of uint64
-  words. The distinct roll tuples (a million people have far fewer) are processed in
-  chunks of bounded memory: the bitsets of their values are ANDed over the QIs, and the
-  set bits give candidate classes, candidate records (Σ class sizes), the single class,
-  and F_j, the number of roll people matching class j.
-
-Both give the same answer whenever ``join`` applies (a test checks it).
+Matching is :func:`privcore.matching.match_roll` (shared with the journalist risk of a
+measurement).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privcore.attacks.cells import ColumnCells, parse_column
 from privcore.attacks.report import AttackReport
-from privcore.classes import EquivalenceClasses, combine_codes, equivalence_classes, factorize
+from privcore.classes import EquivalenceClasses, factorize
+from privcore.core.progress import Progress
+from privcore.core.progress import report as _report
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import ParameterError, RoleError
-from privcore.measure.risk import risk_summary
+from privcore.matching import METHODS, Matches, match_roll
+from privcore.risk import risk_summary
 
 __all__ = ["METHODS", "Matches", "linkage_attack", "match_roll"]
 
-Progress = Callable[[float, str], None]
 
-#: Matching strategies: "auto" picks "join" whenever it is exact, else "bitset".
-METHODS = ("auto", "join", "bitset")
-
-_WORD_BUDGET = 1 << 20  # uint64 words of class bitsets per chunk of roll tuples (8 MB)
-_BYTE_SLICE = 1 << 20  # non-zero bitset bytes unpacked at once when listing pairs
-_DENSE_CELLS = 16_000_000  # booleans per block when building the bitsets
 _SHOWN_VALUES = 5  # sensitive values listed per target before "…"
 _CHAINS = 10  # example victims explained step by step
-
-
-def _report(progress: Progress | None, fraction: float, message: str) -> None:
-    if progress is not None:
-        progress(min(max(float(fraction), 0.0), 1.0), message)
-
-
-# --------------------------------------------------------------------------- matching
-
-
-@dataclass(frozen=True, eq=False)
-class _Bitsets:
-    """What the bitset strategy needs to list the candidate classes of any person."""
-
-    n_classes: int
-    words: int
-    tuple_codes: tuple[np.ndarray, ...]  # per QI, the value code of each distinct tuple
-    bits: tuple[np.ndarray, ...]  # per QI, (distinct roll values × words) uint64
-
-    @classmethod
-    def build(
-        cls,
-        classes: EquivalenceClasses,
-        cells: Mapping[str, ColumnCells],
-        qi: Sequence[str],
-        class_cells: Sequence[np.ndarray],
-        tuple_codes: Sequence[np.ndarray],
-        roll_values: Sequence[np.ndarray],
-    ) -> _Bitsets:
-        """Per QI and distinct roll value, the classes whose cell contains it (bit j of
-        byte j // 8, little-endian bit order), padded to whole uint64 words."""
-        n_classes = classes.n_classes
-        words = max(1, -(-n_classes // 64))
-        bits: list[np.ndarray] = []
-        for q, of_class, values in zip(qi, class_cells, roll_values, strict=True):
-            matrix = np.zeros((len(values), words * 8), dtype=np.uint8)
-            for lo, block in _blocks(cells[q], values, n_classes):
-                packed = np.packbits(block[of_class].T, axis=1, bitorder="little")
-                matrix[lo : lo + block.shape[1], : packed.shape[1]] = packed
-            bits.append(matrix.view(np.uint64))
-        return cls(n_classes, words, tuple(tuple_codes), tuple(bits))
-
-    def chunks(self, tuples: np.ndarray) -> Any:
-        """Yield (start, ANDed bitsets) for consecutive chunks of ``tuples``."""
-        size = max(1, _WORD_BUDGET // max(self.words, 1))
-        for start in range(0, len(tuples), size):
-            part = tuples[start : start + size]
-            acc = self.bits[0][self.tuple_codes[0][part]]
-            for codes, bits in zip(self.tuple_codes[1:], self.bits[1:], strict=True):
-                np.bitwise_and(acc, bits[codes[part]], out=acc)
-            yield start, acc
-
-    def pairs(self, tuples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(position in ``tuples``, candidate class) for every candidate of each tuple."""
-        rows: list[np.ndarray] = []
-        classes: list[np.ndarray] = []
-        for start, acc in self.chunks(tuples):
-            for r, c in _set_bits(acc):
-                rows.append(r + start)
-                classes.append(c)
-        if not rows:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return np.concatenate(rows), np.concatenate(classes)
-
-
-def _set_bits(acc: np.ndarray) -> Any:
-    """Yield (row, class) arrays of the set bits of a (rows × words) bitset matrix, in
-    slices of bounded size. Bit i of byte b of a row is class 8·b + i."""
-    as_bytes = acc.view(np.uint8)
-    row, byte = np.nonzero(as_bytes)
-    for lo in range(0, len(row), _BYTE_SLICE):
-        r, b = row[lo : lo + _BYTE_SLICE], byte[lo : lo + _BYTE_SLICE]
-        bits = np.unpackbits(as_bytes[r, b][:, None], axis=1, bitorder="little")
-        k, i = np.nonzero(bits)
-        yield r[k].astype(np.int64), b[k].astype(np.int64) * 8 + i
-
-
-@dataclass(frozen=True, eq=False)
-class Matches:
-    """Who in the roll matches what in the release.
-
-    Per roll person (arrays in roll order): ``candidate_classes`` (how many classes the
-    person matches), ``candidate_records`` (Σ sizes of those classes), ``single_class``
-    (the class when exactly one, else -1), ``matched_record`` (the record when exactly
-    one candidate record, else -1). Per class: ``population`` = F_j, the number of roll
-    people matching class j (raw, not clipped). ``classes`` are the release's
-    equivalence classes, ``cells`` the parsed QI columns, ``method`` "join" or
-    "bitset"; ``tuple_of_person`` numbers the distinct roll QI tuples.
-    :meth:`candidate_pairs` lists the candidate classes of some people.
-    """
-
-    qi: tuple[str, ...]
-    classes: EquivalenceClasses
-    candidate_classes: np.ndarray
-    candidate_records: np.ndarray
-    single_class: np.ndarray
-    matched_record: np.ndarray
-    population: np.ndarray
-    cells: Mapping[str, ColumnCells]
-    method: str
-    tuple_of_person: np.ndarray = field(repr=False)
-    _bitsets: _Bitsets | None = field(default=None, repr=False)
-
-    @property
-    def n_people(self) -> int:
-        return len(self.candidate_classes)
-
-    @property
-    def unique(self) -> np.ndarray:
-        """People with exactly one candidate record."""
-        return self.candidate_records == 1
-
-    @property
-    def unparsed(self) -> dict[str, list[str]]:
-        """Released values no form fits, per QI column (they match nobody)."""
-        return {q: list(c.unparsed) for q, c in self.cells.items() if c.unparsed}
-
-    def candidate_pairs(self, people: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(i, class) for every candidate class of person ``people[i]`` (positions in
-        the roll), sorted by i."""
-        people = np.asarray(people, dtype=np.int64)
-        if self._bitsets is None:
-            single = self.single_class[people]
-            i = np.flatnonzero(single >= 0)
-            return i, single[i]
-        tuples, inverse = np.unique(self.tuple_of_person[people], return_inverse=True)
-        row, cls = self._bitsets.pairs(tuples)
-        order = np.argsort(row, kind="stable")
-        row, cls = row[order], cls[order]
-        starts = np.searchsorted(row, np.arange(len(tuples) + 1))
-        counts = np.diff(starts)[inverse]
-        i = np.repeat(np.arange(len(people)), counts)
-        offsets = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
-        return i, cls[np.repeat(starts[:-1][inverse], counts) + offsets]
-
-
-def match_roll(
-    release: pd.DataFrame,
-    qi: Sequence[str],
-    roll: pd.DataFrame,
-    *,
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-    method: str = "auto",
-    progress: Progress | None = None,
-) -> Matches:
-    """Match every person of ``roll`` to the equivalence classes of ``release``.
-
-    ``release`` and ``roll`` both hold the QI columns ``qi`` (released cells, original
-    values); ``hierarchies`` gives QIs their hierarchy, whose labels then mean what the
-    hierarchy says. ``method`` "auto" uses the exact join when every roll value lies in
-    at most one released cell per QI, else the bitsets; "join" insists (raising
-    :class:`ParameterError` when it would not be exact), "bitset" forces the general
-    path. See the module docstring.
-    """
-    qi = tuple(str(q) for q in qi)
-    _check_columns(release, roll, qi)
-    if method not in METHODS:
-        raise ParameterError(
-            f"Unknown matching method '{method}'; use one of {', '.join(METHODS)}.",
-            code="linkage.bad_method",
-            method=str(method),
-        )
-    hierarchies = hierarchies or {}
-    _report(progress, 0.0, "Linkage: reading the release")
-    classes = equivalence_classes(release, qi)
-    n_classes = classes.n_classes
-    cells: dict[str, ColumnCells] = {}
-    class_cells: list[np.ndarray] = []
-    roll_codes: list[np.ndarray] = []
-    roll_values: list[np.ndarray] = []
-    for q in qi:
-        parsed = parse_column(release[q], hierarchy=hierarchies.get(q), column=q)
-        cells[q] = parsed
-        class_cells.append(parsed.codes[classes.first_row])
-        codes, values = factorize(roll[q])
-        roll_codes.append(codes)
-        roll_values.append(values)
-    # Distinct roll tuples: people sharing all QI values share every answer.
-    key = combine_codes(roll_codes, [len(v) for v in roll_values])
-    tuple_of_person, first = _factorize_first(key)
-    tuple_codes = [codes[first] for codes in roll_codes]
-    tuple_counts = np.bincount(tuple_of_person, minlength=len(first))
-    _report(progress, 0.1, "Linkage: evaluating released cells")
-
-    joinable = method != "bitset"
-    value_cell: list[np.ndarray] = []  # per QI: the single used cell holding each value
-    if joinable:
-        for q, used_of_class, values in zip(qi, class_cells, roll_values, strict=True):
-            used = np.unique(used_of_class)
-            hits = np.zeros(len(values), dtype=np.int64)
-            cell = np.full(len(values), -1, dtype=np.int64)
-            for lo, block in _blocks(cells[q], values, len(used)) if len(used) else ():
-                inside = block[used]
-                hits[lo : lo + inside.shape[1]] = inside.sum(axis=0)
-                cell[lo : lo + inside.shape[1]] = np.where(
-                    inside.any(axis=0), inside.argmax(axis=0), -1
-                )
-            if len(hits) and hits.max() > 1:
-                joinable = False
-                break
-            value_cell.append(cell)
-        if not joinable and method == "join":
-            raise ParameterError(
-                "The released cells overlap (a value lies in several cells of one "
-                "column), so an exact join cannot match this release; use the bitset "
-                "method.",
-                code="linkage.not_joinable",
-            )
-    bitsets = None
-    if joinable:
-        result = _join(classes, class_cells, value_cell, tuple_codes, tuple_counts)
-        used_method = "join"
-    else:
-        bitsets = _Bitsets.build(classes, cells, qi, class_cells, tuple_codes, roll_values)
-        result = _bitset_match(classes, bitsets, tuple_counts, progress)
-        used_method = "bitset"
-    n_candidates, records, single, population = result
-    candidate_classes = n_candidates[tuple_of_person]
-    candidate_records = records[tuple_of_person]
-    single_class = single[tuple_of_person]
-    matched_record = np.full(len(roll), -1, dtype=np.int64)
-    unique = candidate_records == 1
-    if n_classes:
-        matched_record[unique] = classes.first_row[single_class[unique]]
-    _report(progress, 1.0, "Linkage: matched")
-    return Matches(
-        qi=qi,
-        classes=classes,
-        candidate_classes=candidate_classes,
-        candidate_records=candidate_records,
-        single_class=single_class,
-        matched_record=matched_record,
-        population=population,
-        cells=cells,
-        method=used_method,
-        tuple_of_person=tuple_of_person,
-        _bitsets=bitsets,
-    )
-
-
-def _check_columns(release: pd.DataFrame, roll: pd.DataFrame, qi: Sequence[str]) -> None:
-    if not qi:
-        raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
-    for frame, what in ((release, "release"), (roll, "voter roll")):
-        missing = [q for q in qi if q not in frame.columns]
-        if missing:
-            raise RoleError(
-                f"The {what} has no column {', '.join(missing)}.",
-                code="linkage.missing_columns",
-                table=what,
-                columns=missing,
-            )
-
-
-def _blocks(cells: ColumnCells, values: np.ndarray, rows: int) -> Any:
-    """Yield (start, contains matrix) over blocks of ``values`` of bounded size."""
-    size = max(1, _DENSE_CELLS // max(len(cells), rows, 1))
-    for lo in range(0, len(values), size):
-        # infer_objects: numbers become a numeric column, read without a Python loop.
-        yield lo, cells.contains(pd.Series(values[lo : lo + size], dtype=object).infer_objects())
-
-
-def _join(
-    classes: EquivalenceClasses,
-    class_cells: Sequence[np.ndarray],
-    value_cell: Sequence[np.ndarray],
-    tuple_codes: Sequence[np.ndarray],
-    tuple_counts: np.ndarray,
-) -> tuple[np.ndarray, ...]:
-    """Exact join when each roll value lies in at most one cell per QI: per distinct
-    roll tuple, (candidate classes, candidate records, the class or -1), and F_j."""
-    n_tuples = len(tuple_counts)
-    n_classes = classes.n_classes
-    columns, cards = [], []
-    for of_class, cell_of_value, codes in zip(class_cells, value_cell, tuple_codes, strict=True):
-        used = np.unique(of_class)
-        # Code 0 = "in no cell" (never a class's code), cells 1..len(used).
-        class_code = np.searchsorted(used, of_class) + 1
-        tuple_code = cell_of_value[codes] + 1
-        columns.append(np.concatenate([class_code, tuple_code]))
-        cards.append(len(used) + 1)
-    single = np.full(n_tuples, -1, dtype=np.int64)
-    if n_classes:
-        key = combine_codes(columns, cards)
-        class_key, tuple_key = key[:n_classes], key[n_classes:]
-        order = np.argsort(class_key, kind="stable")
-        sorted_keys = class_key[order]
-        position = np.minimum(np.searchsorted(sorted_keys, tuple_key), n_classes - 1)
-        found = sorted_keys[position] == tuple_key
-        single[found] = order[position[found]]
-    matched = single >= 0
-    records = np.zeros(n_tuples, dtype=np.int64)
-    records[matched] = classes.sizes[single[matched]]
-    population = np.bincount(single[matched], weights=tuple_counts[matched], minlength=n_classes)
-    return matched.astype(np.int64), records, single, np.rint(population).astype(np.int64)
-
-
-def _bitset_match(
-    classes: EquivalenceClasses,
-    bitsets: _Bitsets,
-    tuple_counts: np.ndarray,
-    progress: Progress | None,
-) -> tuple[np.ndarray, ...]:
-    """General matching: per distinct roll tuple, AND the class bitsets of its values
-    over the QIs; the set bits are its candidate classes."""
-    n_classes = classes.n_classes
-    n_tuples = len(tuple_counts)
-    n_candidates = np.zeros(n_tuples, dtype=np.int64)
-    records = np.zeros(n_tuples, dtype=np.float64)
-    single = np.full(n_tuples, -1, dtype=np.int64)
-    population = np.zeros(n_classes, dtype=np.float64)
-    sizes = classes.sizes.astype(np.float64)
-    counts = tuple_counts.astype(np.float64)
-    every = np.arange(n_tuples, dtype=np.int64)
-    for start, acc in bitsets.chunks(every):
-        for row, cls in _set_bits(acc):
-            row += start
-            n_candidates += np.bincount(row, minlength=n_tuples)
-            records += np.bincount(row, weights=sizes[cls], minlength=n_tuples)
-            single[row] = cls  # kept only where a tuple has exactly one candidate
-            population += np.bincount(cls, weights=counts[row], minlength=n_classes)
-        done = min(start + len(acc), n_tuples)
-        _report(
-            progress,
-            0.2 + 0.8 * done / max(n_tuples, 1),
-            f"Linkage: matched {done:,} of {n_tuples:,} distinct QI tuples",
-        )
-    single[n_candidates != 1] = -1
-    return (
-        n_candidates,
-        np.rint(records).astype(np.int64),
-        single,
-        np.rint(population).astype(np.int64),
-    )
-
-
-def _factorize_first(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense ids 0..m-1 of ``key`` (order of first appearance) and each id's first row."""
-    ids, uniques = pd.factorize(key)
-    ids = ids.astype(np.int64, copy=False)
-    first = np.full(len(uniques), len(key), dtype=np.int64)
-    np.minimum.at(first, ids, np.arange(len(key), dtype=np.int64))
-    return ids, first
 
 
 # --------------------------------------------------------------------------- the attack
@@ -434,7 +70,7 @@ def linkage_attack(
     ``baseline`` = mean over targets of 1/|candidate records| (0 with none),
     ``suppressed_targets``, ``targets_outside_own_class`` (targets who do not match
     their own record's class: the release does not contain their values), ``risk``
-    from :func:`~privcore.measure.risk.risk_summary` with F_j = roll people matching
+    from :func:`~privcore.risk.risk_summary` with F_j = roll people matching
     class j (clipped up to f_j when smaller: ``population_clipped``),
     ``unparsed_cells`` and ``roll_size``.
     """

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
+
+from privcore.core.jsonsafe import plain
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,18 +31,6 @@ class AttackReport:
         """JSON-safe summary (no per-target rows: those can hold personal data)."""
         return {
             "attack": self.attack,
-            "summary": _clean(self.summary),
+            "summary": plain(self.summary),
             "explanations": list(self.explanations),
         }
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -22,7 +22,7 @@ loop over people), so a roll of a million people takes a few seconds.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
@@ -34,9 +34,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from privcore.config import _env_int
+from privcore.core.progress import Progress
+from privcore.core.progress import report as _report
 from privcore.errors import ParameterError, RoleError
-
-Progress = Callable[[float, str], None]
 
 LOCALES = ("en", "zh", "mixed")
 DEFAULT_MAX_ROLL = 1_000_000
@@ -308,11 +308,6 @@ def _check_as_of(as_of: str | date) -> date:
             code="roll.as_of",
             as_of=str(as_of),
         ) from exc
-
-
-def _report(progress: Progress | None, fraction: float, message: str) -> None:
-    if progress is not None:
-        progress(fraction, message)
 
 
 # --- birth dates ----------------------------------------------------------------------

@@ -67,6 +67,26 @@ class Schema:
     def with_role(self, column: str, role: Role | str) -> Schema:
         return replace(self, roles={**self.roles, column: Role(role)})
 
+    def restricted(
+        self, qi: Iterable[str] | None = None, sa: Iterable[str] | None = None
+    ) -> Schema:
+        """This schema for a run that uses only the quasi-identifiers ``qi`` and the
+        sensitive attributes ``sa`` (all of them when ``None``): a QI or SA left out is
+        insensitive for the run (released as it is) and loses its hierarchy; every other
+        role and hierarchy is unchanged. An empty choice leaves no QI (or SA), which the
+        algorithms refuse with ``roles.no_qi`` / ``roles.no_sa``."""
+        keep_qi = set(self.quasi_identifiers if qi is None else qi)
+        keep_sa = set(self.sensitive if sa is None else sa)
+        left_out = {c for c in self.quasi_identifiers if c not in keep_qi} | {
+            c for c in self.sensitive if c not in keep_sa
+        }
+        if not left_out:
+            return self
+        return Schema(
+            {c: Role.INSENSITIVE if c in left_out else r for c, r in self.roles.items()},
+            {c: h for c, h in self.hierarchies.items() if c not in left_out},
+        )
+
     def with_hierarchy(self, column: str, hierarchy: Hierarchy | None) -> Schema:
         hierarchies = dict(self.hierarchies)
         if hierarchy is None:

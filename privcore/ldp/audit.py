@@ -103,12 +103,13 @@ import pandas as pd
 from scipy import stats
 
 from privcore.config import limits
+from privcore.core.jsonsafe import plain
+from privcore.core.progress import Progress, Stage
 from privcore.core.slots import heavy_slot
 from privcore.errors import ParameterError
 from privcore.ldp.base import Mechanism
 from privcore.ldp.device import device, generator, torch_module
 
-Progress = Callable[[float, str], None]
 VERDICTS = ("consistent", "violation", "inconclusive")
 
 FALSE_ALARM_RATE = 1e-3
@@ -299,7 +300,7 @@ class AuditReport:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (the CLI contract: epsilon_hat, ci, epsilon_lb, verdict,
         device, seconds; plus reason, false_alarm_rate and the decision bounds)."""
-        return _clean(
+        return plain(
             {
                 "method": self.method,
                 "mechanism": self.mechanism,
@@ -323,49 +324,7 @@ def _scalar_like(value: Any) -> bool:
     )
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 # --------------------------------------------------------------------------- progress
-
-
-class _Progress:
-    """The caller's ``progress(fraction, message)`` over a sub-range [start, stop] of its
-    bar, never moving backwards. :meth:`beat` repeats the last report: loops without a
-    natural fraction call it so that a cancel request (an exception raised by the
-    callback) is honoured between steps."""
-
-    def __init__(self, callback: Progress | None, start: float = 0.0, stop: float = 1.0):
-        self.callback = callback
-        self.start, self.stop = start, stop
-        self._last = [start, ""]  # shared with sub-ranges: one monotone bar
-
-    def __call__(self, fraction: float, message: str) -> None:
-        if self.callback is None:
-            return
-        value = self.start + (self.stop - self.start) * min(max(fraction, 0.0), 1.0)
-        value = max(value, self._last[0])
-        self._last[0], self._last[1] = value, message
-        self.callback(min(value, 1.0), message)
-
-    def beat(self) -> None:
-        if self.callback is not None:
-            self.callback(min(self._last[0], 1.0), str(self._last[1]))
-
-    def part(self, start: float, stop: float) -> _Progress:
-        span = self.stop - self.start
-        child = _Progress(self.callback, self.start + span * start, self.start + span * stop)
-        child._last = self._last
-        return child
 
 
 def _no_beat() -> None:
@@ -748,7 +707,7 @@ def _max_samples() -> int:
 
 
 def _count_event(
-    reports: _Reports, index: int, event: Callable, n: int, progress: _Progress, message: str
+    reports: _Reports, index: int, event: Callable, n: int, progress: Stage, message: str
 ) -> int:
     """Reports of input ``index`` falling in ``event``, counted chunk by chunk."""
     total = 0
@@ -824,7 +783,7 @@ def audit_ab(
     dev = device()
     gen = generator(_mechanism_seed(seed, mechanism, "ab"), dev)
     torch = torch_module()
-    ticker = _Progress(progress)
+    ticker = Stage(progress)
     details: dict[str, Any] = {}
     far = FALSE_ALARM_RATE
     if mechanism.name in ("grr", "broken_grr"):
@@ -1073,7 +1032,7 @@ def _ob_from(
     confidence: float,
     gen: Any,
     inputs: Sequence[Any],
-    progress: _Progress | None = None,
+    progress: Stage | None = None,
 ) -> dict[str, Any]:
     """OB-measure with sample splitting: half A decides (coordinates that differ, the
     direction, the support point of each log-ratio peak, and the worst pair); half B
@@ -1082,7 +1041,7 @@ def _ob_from(
     to the log of a ratio and ε̂_max nearly so. Bootstrap: half B's counts resampled
     (Poisson), half A's choices held fixed."""
     torch = torch_module()
-    progress = progress or _Progress(None)
+    progress = progress or Stage(None)
     beat = progress.beat
     first, second = halves
     f_a = _densities(first, first.counts, density, beat)
@@ -1213,7 +1172,7 @@ class _Grid:
         return self.edges[:, 1] - self.edges[:, 0]
 
 
-def _range_pass(source: Any, sizes: list[int], progress: _Progress, message: str) -> _Grid:
+def _range_pass(source: Any, sizes: list[int], progress: Stage, message: str) -> _Grid:
     """One pass over the samples for the grid: extremes (in the samples' own precision)
     and the pooled mean and spread (float64), without keeping the samples."""
     torch = torch_module()
@@ -1252,7 +1211,7 @@ def _count_pass(
     grid: _Grid | None,
     values: int,
     split_gen: Any,
-    progress: _Progress,
+    progress: Stage,
     message: str,
 ) -> tuple[_Distributions, _Distributions]:
     """One pass: each chunk's reports split at random into halves A and B and reduced to
@@ -1307,7 +1266,7 @@ def _joint_pass(
     coordinates: list[int],
     values: int,
     split_gen: Any,
-    progress: _Progress,
+    progress: Stage,
 ) -> tuple[Any, list[Any], list[Any]] | None:
     """The reports restricted to ``coordinates`` as one symbol each (a mixed-radix key
     of their codes), counted per input and half; None as soon as more than 256
@@ -1368,7 +1327,7 @@ def _joint_symbols(
     values: int,
     tau_d: float,
     split_gen: Any,
-    progress: _Progress,
+    progress: Stage,
 ) -> tuple[tuple[_Distributions, _Distributions], dict[str, Any] | None]:
     """Discrete vector outputs as one joint symbol per output, when few enough: first
     the coordinates whose pmf differs between some pair of inputs (JS > τ_d on all
@@ -1462,7 +1421,7 @@ def _ob_measure(
     confidence: float,
     split_gen: Any,
     inputs: Sequence[Any],
-    progress: _Progress,
+    progress: Stage,
     both_densities: bool,
 ) -> tuple[dict[str, Any], _Distributions]:
     """OB on streamed samples: (continuous) a pass for the grid, then a pass that splits
@@ -1623,10 +1582,10 @@ def audit_ob(
         confidence=confidence,
         split_gen=split_gen,
         inputs=chosen,
-        progress=_Progress(progress),
+        progress=Stage(progress),
         both_densities=True,
     )
-    _Progress(progress)(1.0, "OB: done")
+    Stage(progress)(1.0, "OB: done")
     return _ob_report(
         mechanism.describe(),
         mechanism.epsilon,
@@ -1727,7 +1686,7 @@ def lower_bound(
     dev = device()
     stream = _mechanism_seed(seed, mechanism, f"lb-{mode}")
     gen = generator(stream, dev)
-    ticker = _Progress(progress)
+    ticker = Stage(progress)
     v, w = mechanism.worst_pair()
     far = FALSE_ALARM_RATE
     if mode == "white":
@@ -1810,7 +1769,7 @@ def _learned_bound(
     alpha: float,
     decision_alpha: float,
     labels: list[Any],
-    progress: _Progress,
+    progress: Stage,
 ) -> tuple[float, float, dict[str, Any]]:
     """Learn a naive-Bayes log-likelihood-ratio event on half A, certify it on half B;
     returns (ε_LB at 1 − α, the bound at 1 − ``decision_alpha`` on the same counts,
@@ -1885,7 +1844,7 @@ def _learned_bound(
         position = ((scores - score_lo) / span * _SCORE_BINS).floor().long()
         return position.clamp(0, _SCORE_BINS - 1)
 
-    def histogram(index: int, count: int, part: _Progress, message: str) -> Any:
+    def histogram(index: int, count: int, part: Stage, message: str) -> Any:
         total = torch.zeros(_SCORE_BINS, dtype=torch.float64, device=llr.device)
         done = 0
         for chunk in source.chunks(index, count):
@@ -2003,7 +1962,7 @@ def audit_samples(
         )
     if density not in ("kde", "histogram"):
         raise ParameterError("density must be 'kde' or 'histogram'.", code="ldp.bad_density")
-    ticker = _Progress(progress)
+    ticker = Stage(progress)
     ticker(0.02, "Reading samples")
     data = frame[[input_column, *output_columns]].dropna()
     ticker(0.05, "Reading samples")
@@ -2187,12 +2146,12 @@ def sweep(
     for mechanism in mechanisms:
         for method in methods:
             memory_plan(method, mechanism, n=_check_n(sizes[method]))
-    ticker = _Progress(progress)
+    ticker = Stage(progress)
     steps = max(len(mechanisms) * len(methods), 1)
     rows = []
     step = 0
 
-    def part() -> _Progress:
+    def part() -> Stage:
         nonlocal step
         step += 1
         return ticker.part((step - 1) / steps, step / steps)

@@ -4,7 +4,7 @@
   the PL matrix and utility loss UL (seed 001 §4), and row alignment of two tables;
 - :mod:`privcore.measure.loss`: information loss (WHD, discernibility, C_avg, NCP/GCP,
   precision, generalization height);
-- :mod:`privcore.measure.risk`: prosecutor, journalist and marketer risk;
+- :mod:`privcore.risk`: prosecutor, journalist and marketer risk;
 - :mod:`privcore.measure.report`: everything at once for a release against its
   original (:func:`~privcore.measure.report.measure_release`), and the released rows
   that are real records (:func:`~privcore.measure.report.real_records`).
@@ -36,7 +36,7 @@ from privcore.measure.loss import (
     whd_distortion,
 )
 from privcore.measure.report import real_records
-from privcore.measure.risk import RiskSummary, record_risk, risk_summary
+from privcore.risk import RiskSummary, record_risk, risk_summary
 
 __all__ = [
     "NOTE_CONSTANT",

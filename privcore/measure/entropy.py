@@ -562,7 +562,7 @@ def check_row_order(
     maximum bipartite matching). Returns {column: (s, b)}; raises
     :class:`DataFormatError` (code ``measure.row_order``) naming the column.
     """
-    from privcore.attacks.cells import parse_column  # the cell grammar of SPEC §6
+    from privcore.data.cells import parse_column  # the cell grammar of SPEC §6
 
     n = len(release)
     if n < 2 or not qi:
@@ -638,7 +638,7 @@ def _joint_cover(
     hierarchies: Mapping[str, Any] | None,
 ) -> np.ndarray:
     """covered[i, j]: released row i contains original row j on every QI."""
-    from privcore.attacks.cells import parse_column
+    from privcore.data.cells import parse_column
 
     covered = np.ones((len(release), len(original)), dtype=bool)
     for column in qi:

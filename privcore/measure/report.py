@@ -11,7 +11,6 @@ and the released rows that are real records (:func:`real_records`). The result's
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.classes import EquivalenceClasses, combine_codes, factorize, release_classes
+from privcore.core.jsonsafe import plain
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import DataFormatError, HierarchyError, RoleError
 from privcore.measure.entropy import (
@@ -40,8 +40,8 @@ from privcore.measure.loss import (
     precision,
     whd_distortion,
 )
-from privcore.measure.risk import RiskSummary, risk_summary
 from privcore.models import ModelReport, PrivacyModel, evaluate
+from privcore.risk import RiskSummary, risk_summary
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +92,7 @@ class ReleaseMeasurement:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary; the keys are the documented CLI contract."""
         summary = self.models.summary
-        return _clean(
+        return plain(
             {
                 "k": summary["k"],
                 "classes": summary["classes"],
@@ -123,19 +123,6 @@ class ReleaseMeasurement:
                 "seconds": self.seconds,
             }
         )
-
-
-def _clean(value: Any) -> Any:
-    """Numpy scalars to Python, non-finite floats to None (JSON has no inf/NaN)."""
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _check_columns(original: pd.DataFrame, release: pd.DataFrame, qi, sa, key) -> None:
@@ -228,7 +215,7 @@ def _population_sizes(
     attack's matching: ranges, masks, sets, hierarchy labels). A class matched by fewer
     population records than it holds (the population misses some of its people) is
     counted at its own size, with a note."""
-    from privcore.attacks.linkage import match_roll
+    from privcore.matching import match_roll
 
     sizes = match_roll(release, qi, population, hierarchies=hierarchies).population
     short = sizes < classes.sizes

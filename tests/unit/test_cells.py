@@ -1,4 +1,4 @@
-"""Released cells read as predicates over original values (privcore.attacks.cells)."""
+"""Released cells read as predicates over original values (privcore.data.cells)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privcore.attacks import cells as cells_module
-from privcore.attacks.cells import parse_cell, parse_column
+from privcore.data import cells as cells_module
+from privcore.data.cells import parse_cell, parse_column
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.samples import load_sample
 

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from privcore import matching as matching_module
 from privcore.anonymize import anonymize
-from privcore.attacks import linkage as linkage_module
-from privcore.attacks.cells import parse_column
 from privcore.attacks.linkage import linkage_attack, match_roll
 from privcore.classes import SUPPRESSED
+from privcore.data.cells import parse_column
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.samples import load_sample
 from privcore.data.schema import Schema
@@ -475,8 +475,8 @@ def test_local_recoding_matches_the_naive_reference(adult, algorithm, monkeypatc
     qi = list(release.qi)
     roll = adult_roll(subset, qi, 300, 300, seed=2)
     # Small chunks, so that the chunked loops run several times.
-    monkeypatch.setattr(linkage_module, "_WORD_BUDGET", 64)
-    monkeypatch.setattr(linkage_module, "_BYTE_SLICE", 50)
+    monkeypatch.setattr(matching_module, "_WORD_BUDGET", 64)
+    monkeypatch.setattr(matching_module, "_BYTE_SLICE", 50)
     matches = match_roll(release.frame, qi, roll, hierarchies=schema.hierarchies)
     counts, records, population = naive_matches(release.frame, qi, roll, schema.hierarchies)
     assert np.array_equal(matches.candidate_classes, counts)

@@ -1,4 +1,4 @@
-"""Tests of privcore.measure.risk (SPEC §6; El Emam 2008, ARX) against hand-computed values."""
+"""Tests of privcore.risk (SPEC §6; El Emam 2008, ARX) against hand-computed values."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from privcore.classes import SUPPRESSED, factorize
+from privcore.data.codes import SUPPRESSED, factorize
 from privcore.data.hierarchy import Hierarchy, value_keys
 
 __all__ = ["KINDS", "MISSING_TEXT", "ColumnCells", "parse_cell", "parse_column"]

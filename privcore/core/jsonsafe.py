@@ -1,0 +1,94 @@
+"""One JSON encoder for everything privcore writes or returns as JSON: the history's
+rows, the command line's ``--json``, reports and specs.
+
+:func:`plain` turns what analyses produce into plain JSON types; :func:`dumps` writes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import json
+import math
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["dumps", "plain"]
+
+
+def plain(obj: Any) -> Any:
+    """``obj`` as plain JSON types (dict, list, str, int, float, bool, None).
+
+    Handles numpy scalars and arrays, pandas ``NA``/``NaT``/``Timestamp``, datetimes,
+    dates and timedeltas (seconds), :class:`~pathlib.Path`, sets (sorted when they can
+    be) and tuples (lists), enums, decimals, and objects with a ``to_dict()`` method
+    (plain dataclasses through :func:`dataclasses.asdict`). NaN and infinities become
+    ``None``; non-string mapping keys become strings. Anything else becomes its
+    ``str()``, so writing a record never fails on an odd value.
+    """
+    if obj is None or isinstance(obj, (bool, str, int)):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {_key(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        items = [plain(v) for v in obj]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(obj, np.ndarray):
+        return plain(obj.tolist())
+    if isinstance(obj, np.datetime64):
+        return None if np.isnat(obj) else pd.Timestamp(obj).isoformat()
+    if isinstance(obj, np.timedelta64):
+        return None if np.isnat(obj) else pd.Timedelta(obj).total_seconds()
+    if isinstance(obj, np.generic):
+        return plain(obj.item())
+    if obj is pd.NA or obj is pd.NaT:
+        return None
+    if isinstance(obj, (dt.datetime, dt.date, dt.time)):
+        return obj.isoformat()
+    if isinstance(obj, dt.timedelta):
+        return obj.total_seconds()
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, Decimal):
+        return plain(float(obj))
+    if isinstance(obj, enum.Enum):
+        return plain(obj.value)
+    if isinstance(obj, (bytes, bytearray)):
+        return bytes(obj).decode("utf-8", errors="replace")
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict):
+        return plain(to_dict())
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return plain(dataclasses.asdict(obj))
+    tolist = getattr(obj, "tolist", None)  # pandas Index / arrays
+    if callable(tolist):
+        return plain(tolist())
+    return str(obj)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    value = plain(key)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False) if value is not None else "null"
+
+
+def dumps(obj: Any, **options: Any) -> str:
+    """JSON text of :func:`plain` ``(obj)``. Non-ASCII text is kept as is (not ``\\u``
+    escaped) so that searches find it; ``options`` go to :func:`json.dumps`."""
+    return json.dumps(plain(obj), ensure_ascii=False, allow_nan=False, **options)

@@ -1,0 +1,45 @@
+"""The application layer: one path from a user's request to a recorded result.
+
+Pages and the command line are two front ends of the same runs. A user action becomes a
+frozen request (:mod:`privcore.runs.requests`); :func:`run` executes it on its
+:class:`Inputs` and records success, error or cancel in the history with one policy
+(:mod:`privcore.runs.execute`). :mod:`privcore.runs.registry` lists everything runnable
+with its options, defaults and choices, from which the command line's options and the
+pages' widgets are built.
+"""
+
+from privcore.runs.execute import Inputs, Outcome, Part, error_record, run
+from privcore.runs.registry import ALGORITHMS, ATTACKS, MECHANISMS, MODELS, OPTIONS, Entry, Option
+from privcore.runs.requests import (
+    AnonymizeRequest,
+    AttackRequest,
+    AuditRequest,
+    MeasureRequest,
+    ReportRequest,
+    Request,
+    check_value,
+    request_from_dict,
+)
+
+__all__ = [
+    "ALGORITHMS",
+    "ATTACKS",
+    "MECHANISMS",
+    "MODELS",
+    "OPTIONS",
+    "AnonymizeRequest",
+    "AttackRequest",
+    "AuditRequest",
+    "Entry",
+    "Inputs",
+    "MeasureRequest",
+    "Option",
+    "Outcome",
+    "Part",
+    "ReportRequest",
+    "Request",
+    "check_value",
+    "error_record",
+    "request_from_dict",
+    "run",
+]

@@ -1,0 +1,355 @@
+"""One path from a request to a recorded result: :func:`run`.
+
+``run(request, inputs, *, progress=None, owner=None, page="cli", record=True)``
+builds the privacy models of the request, calls the library, and writes the run to the
+history with one policy, whatever front end asked for it:
+
+- success: ``status`` ok, ``params`` = the request's :meth:`~Request.to_dict` plus the
+  names of the inputs (file names, never their rows), ``results`` = the summary the
+  result keeps for the history, the data set's fingerprint;
+- a user error (:class:`~privcore.errors.PrivcoreError`): ``status`` error with the
+  error's **code** and its non-textual parameters (numbers, column names) — never its
+  message, which may quote the data — then the error is raised again;
+- cancelled (:class:`~privcore.errors.CancelledError`, Ctrl-C, or a front end's stop
+  signal, which is not an ``Exception``): ``status`` cancelled, then re-raised;
+- anything else is a bug: not recorded as a run of the user's (the front end reports
+  it), and re-raised.
+
+A history that cannot be written never costs the result: :attr:`Outcome.history_error`
+says why no run id came back (``history.deferred``: it was kept aside and will be added).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from privcore import history
+from privcore.core.jsonsafe import plain
+from privcore.core.progress import Progress
+from privcore.data import Dataset, Schema
+from privcore.errors import CancelledError, HistoryError, ParameterError, PrivcoreError
+from privcore.runs.requests import (
+    AnonymizeRequest,
+    AttackRequest,
+    AuditRequest,
+    MeasureRequest,
+    ReportRequest,
+    Request,
+)
+
+__all__ = ["Inputs", "Outcome", "error_record", "run"]
+
+#: Error parameters kept in the history when they are text: names, not values.
+_NAMED_PARAMETERS = frozenset(
+    {"column", "columns", "algorithm", "model", "mechanism", "option", "kind", "format", "key"}
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """The data a run reads (what the request does not hold).
+
+    ``original``: the table to anonymize, or the original of a release; ``schema``: its
+    roles and hierarchies; ``release``: the released table and ``release_name``;
+    ``aligned``: the release's rows are the original's, in order (a release made here),
+    so nothing checks the order; ``population``: a table of people for journalist risk;
+    ``roll``: a voter roll already built; ``samples``: logged LDP samples;
+    ``algorithm``: how a release under report was made; ``names``: extra names of what
+    the run read or wrote (file names), recorded with its parameters.
+    """
+
+    original: Dataset | None = None
+    schema: Schema | None = None
+    release: pd.DataFrame | None = None
+    release_name: str | None = None
+    aligned: bool = False
+    population: pd.DataFrame | None = None
+    roll: Any = None
+    samples: Dataset | None = None
+    algorithm: Mapping[str, Any] | None = None
+    names: Mapping[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        """What the history keeps of the inputs besides the fingerprint: names only."""
+        out: dict[str, Any] = {}
+        if self.release_name is not None:
+            out["release"] = self.release_name
+        if self.population is not None:
+            out["population_rows"] = len(self.population)
+        if self.schema is not None and self.schema.hierarchies:
+            out["hierarchies"] = sorted(self.schema.hierarchies)
+        out.update(self.names)
+        return out
+
+    def need(self, *what: str) -> None:
+        missing = [w for w in what if getattr(self, w) is None]
+        if missing:
+            raise ParameterError(
+                f"This run needs {', '.join(missing)}.", code="runs.missing_input", missing=missing
+            )
+
+
+@dataclass(frozen=True)
+class Part:
+    """A run made inside another one (the readiness report's measurement and attack):
+    recorded first, as a run of its own ``kind`` with these ``params`` and ``results``;
+    the main run's results then name its id (``<kind>_run``)."""
+
+    kind: str
+    params: Mapping[str, Any]
+    results: Mapping[str, Any]
+
+
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """A run's result, the summary the history kept, its run id (``None`` when not
+    recorded), why the history could not keep it, and its duration."""
+
+    request: Request
+    result: Any
+    summary: Mapping[str, Any]
+    run_id: int | None
+    history_error: HistoryError | None
+    seconds: float
+
+
+def error_record(exc: PrivcoreError) -> dict[str, Any]:
+    """What the history keeps of a user error: its code and the parameters that are
+    numbers, flags or names of columns and options — not values of the data."""
+    kept = {}
+    for name, value in exc.params.items():
+        if isinstance(value, (bool, int, float)) or value is None or name in _NAMED_PARAMETERS:
+            kept[name] = value
+    return {"code": exc.code, "params": plain(kept)}
+
+
+# --------------------------------------------------------------------------- the runs
+
+
+def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.anonymize import anonymize
+
+    inputs.need("original", "schema")
+    schema = inputs.schema.restricted(request.qi or None, request.sa or None)
+    release = anonymize(
+        inputs.original.frame,
+        schema,
+        request.constraints(),
+        algorithm=request.algorithm,
+        max_suppression=request.max_suppression,
+        seed=request.seed,
+        progress=progress,
+        **request.options(),
+    )
+    return release, release.history_summary()
+
+
+def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.measure.report import measure_release
+
+    inputs.need("original", "release")
+    result = measure_release(
+        inputs.original.frame,
+        inputs.release,
+        qi=request.qi,
+        sa=request.sa,
+        models=request.constraints(),
+        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
+        key=request.key,
+        risk_threshold=request.risk_threshold,
+        population=inputs.population,
+        t_distance=request.t_distance,
+        check_order=not inputs.aligned,
+    )
+    return result, result.history_summary()
+
+
+def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.attacks import simulate
+    from privcore.measure.entropy import align
+
+    inputs.need("original", "release")
+    hierarchies = inputs.schema.hierarchies if inputs.schema else {}
+    original, release = align(
+        inputs.original.frame, inputs.release, request.key, qi=request.qi, hierarchies=hierarchies
+    )
+    result = simulate(
+        original,
+        release,
+        list(request.qi),
+        list(request.sa),
+        roll=inputs.roll,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        locale=request.locale,
+        hierarchies=hierarchies,
+        tau=request.tau,
+        risk_threshold=request.risk_threshold,
+        progress=progress,
+    )
+    return result, result.to_dict()
+
+
+def _audit(request: AuditRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.ldp import audit as ldp_audit
+    from privcore.ldp.mechanisms import make
+
+    if request.on_samples:
+        inputs.need("samples")
+        report = ldp_audit.audit_samples(
+            inputs.samples.frame,
+            request.input_column,
+            list(request.output_columns),
+            claimed_epsilon=request.epsilon,
+            method=request.methods[0],
+            seed=request.seed,
+            density=request.density,
+            progress=progress,
+        )
+        return {request.methods[0]: report}, report.to_dict()
+    mechanism = make(request.mechanism, request.epsilon, d=request.domain)
+    calls: dict[str, Callable[..., Any]] = {
+        "ab": lambda **kw: ldp_audit.audit_ab(mechanism, **kw),
+        "ob": lambda **kw: ldp_audit.audit_ob(
+            mechanism, inputs=request.inputs, density=request.density, **kw
+        ),
+        "lb": lambda **kw: ldp_audit.lower_bound(mechanism, **kw),
+    }
+    reports = {}
+    share = len(request.methods)
+    for index, method in enumerate(request.methods):
+
+        def part(fraction: float, message: str, index: int = index) -> None:
+            if progress is not None:
+                progress((index + fraction) / share, message)
+
+        kwargs: dict[str, Any] = {"seed": request.seed, "progress": part}
+        if request.samples is not None:
+            kwargs["n"] = request.samples
+        reports[method] = calls[method](**kwargs)
+    return reports, {m: r.to_dict() for m, r in reports.items()}
+
+
+def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
+    """The readiness report; its measurement and attack are recorded as runs of their
+    own before it (:class:`Part`), and the report's results name their run ids."""
+    from privcore.report import Thresholds, readiness
+
+    inputs.need("original", "release")
+    result = readiness(
+        inputs.original.frame,
+        inputs.release,
+        qi=request.qi,
+        sa=request.sa,
+        thresholds=Thresholds.from_dict(request.thresholds),
+        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
+        key=request.key,
+        algorithm=dict(inputs.algorithm) if inputs.algorithm else None,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        check_order=not inputs.aligned,
+        progress=progress,
+        original_name=inputs.original.name,
+        release_name=inputs.release_name,
+    )
+    parts = [Part("measure", *result.measure_part()), Part("attack", *result.attack_part())]
+    return result, result.history_summary(), parts
+
+
+_RUNNERS: dict[type, Callable[..., tuple]] = {
+    AnonymizeRequest: _anonymize,
+    MeasureRequest: _measure,
+    AttackRequest: _attack,
+    AuditRequest: _audit,
+    ReportRequest: _report,
+}
+
+
+# --------------------------------------------------------------------------- run
+
+
+def run(
+    request: Request,
+    inputs: Inputs | None = None,
+    *,
+    progress: Progress | None = None,
+    owner: str | None = None,
+    page: str = "cli",
+    record: bool = True,
+) -> Outcome:
+    """Execute ``request`` on ``inputs`` and record it (see the module docstring).
+
+    ``page`` names the front end in the history ("cli", or the page); ``owner`` is the
+    visitor's opaque token on a hosted demo; ``record=False`` writes nothing (the
+    command line without ``--record``).
+    """
+    inputs = inputs or Inputs()
+    runner = _RUNNERS[type(request)]
+    params = {**request.to_dict(), **inputs.describe()}
+    dataset = inputs.original or inputs.samples
+    started = time.perf_counter()
+
+    def write(
+        status: str,
+        results: Mapping[str, Any],
+        error: str | None,
+        kind: str = request.kind,
+        run_params: Mapping[str, Any] = params,
+    ) -> tuple:
+        if not record:
+            return None, None
+        try:
+            run_id = history.record_run(
+                kind,
+                params=run_params,
+                results=results,
+                dataset=None if dataset is None else dataset.summary(),
+                page=page,
+                duration_s=time.perf_counter() - started,
+                status=status,
+                error=error,
+                owner=owner,
+            )
+            return run_id, None
+        except HistoryError as exc:
+            return None, exc
+
+    try:
+        result, summary, *more = runner(request, inputs, progress)
+    except CancelledError:
+        write("cancelled", {}, None)
+        raise
+    except PrivcoreError as exc:
+        details = error_record(exc)
+        write("error", {"error": details}, details["code"])
+        raise
+    except Exception:
+        raise  # a bug: the front end shows a reference and logs it
+    except BaseException:  # Ctrl-C, a page's stop or rerun signal
+        write("cancelled", {}, None)
+        raise
+    parts = more[0] if more else []
+    summary = dict(summary)
+    history_error = None
+    for part in parts:
+        part_id, history_error = write("ok", part.results, None, part.kind, part.params)
+        if history_error is not None:
+            break  # the history is unavailable: the main run says why
+        summary[f"{part.kind}_run"] = part_id
+    if history_error is None:
+        run_id, history_error = write("ok", summary, None)
+    else:
+        run_id = None
+    return Outcome(
+        request=request,
+        result=result,
+        summary=summary,
+        run_id=run_id,
+        history_error=history_error,
+        seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,296 @@
+"""Everything a user can run, with its options, defaults and choices — written once.
+
+The command line's options (``privcore COMMAND --help``) and the pages' widgets are built
+from these entries, so a choice list, a default or a range exists in one place:
+
+- :data:`OPTIONS`: every parameter of a request (:mod:`privcore.runs.requests`) — its
+  type, range or choices, and its help text. A request's *default* is the default of its
+  dataclass field; :data:`OPTIONS` says what a valid value is.
+- :data:`ALGORITHMS`, :data:`MODELS`, :data:`MECHANISMS`, :data:`ATTACKS`: name →
+  :class:`Entry` (title, family, source, the options it adds).
+
+Adding an algorithm is one module under :mod:`privcore.anonymize` plus one entry in
+:data:`ALGORITHMS` (its function, family and options); the command line's
+``--algorithm`` choices, the Anonymize page's list and the request's validation follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from privcore.anonymize import ALGORITHMS as ALGORITHM_FUNCTIONS
+from privcore.anonymize.lattice import LOSS_METRICS
+from privcore.anonymize.mondrian import SUMMARIES
+from privcore.attacks.roll import LOCALES
+from privcore.models import DISTANCES, L_KINDS
+
+__all__ = [
+    "ALGORITHMS",
+    "ATTACKS",
+    "AUDIT_METHODS",
+    "DENSITIES",
+    "MECHANISMS",
+    "MODELS",
+    "OPTIONS",
+    "Entry",
+    "Option",
+    "mechanism_entries",
+]
+
+AUDIT_METHODS = ("ab", "ob", "lb")
+DENSITIES = ("kde", "histogram")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One parameter: ``kind`` is "int", "float", "choice", "text", "flag" or "columns"
+    (a list of column names); ``choices`` for a choice, ``minimum``/``maximum`` for
+    numbers (inclusive unless ``open_minimum``); ``optional`` when ``None`` means "not
+    asked for" (a model the user did not choose)."""
+
+    name: str
+    kind: str
+    help: str
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    open_minimum: bool = False
+    optional: bool = False
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def allowed(self) -> tuple[str, ...] | None:
+        return self.choices() if callable(self.choices) else self.choices
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Something runnable: ``name`` (the key used everywhere), ``title`` (English; the
+    pages translate ``<registry>.<name>``), ``family``, ``source`` (the paper), the
+    names of the :data:`OPTIONS` it adds, and ``run`` (the library function)."""
+
+    name: str
+    title: str
+    family: str
+    source: str = ""
+    options: tuple[str, ...] = ()
+    run: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _entry(name: str, title: str, family: str, source: str, options=()) -> Entry:
+    return Entry(name, title, family, source, tuple(options), ALGORITHM_FUNCTIONS[name])
+
+
+ALGORITHMS: dict[str, Entry] = {
+    e.name: e
+    for e in (
+        _entry("datafly", "Datafly", "full_domain", "Sweeney 2002 (seed 004)"),
+        _entry(
+            "samarati",
+            "Samarati",
+            "full_domain",
+            "Samarati 2001 (seed 003)",
+            ["loss_metric"],
+        ),
+        _entry(
+            "incognito",
+            "Incognito",
+            "full_domain",
+            "LeFevre, DeWitt & Ramakrishnan 2005 (seed 003)",
+            ["loss_metric"],
+        ),
+        _entry(
+            "optimal",
+            "Optimal full-domain search",
+            "full_domain",
+            "Kohlmayer et al. 2012 (ARX's Flash)",
+            ["loss_metric"],
+        ),
+        _entry(
+            "mondrian",
+            "Mondrian",
+            "local",
+            "LeFevre, DeWitt & Ramakrishnan 2006",
+            ["summary"],
+        ),
+        _entry("kaca", "KACA", "local", "Li, Wong, Fu & Pei 2006 (seed 004)"),
+        _entry(
+            "condensation",
+            "Condensation",
+            "synthetic",
+            "Aggarwal & Yu 2004 (seed 003 §20.3.1.4)",
+        ),
+    )
+}
+
+MODELS: dict[str, Entry] = {
+    "k": Entry("k", "k-anonymity", "class_size", "Samarati & Sweeney 1998", ("k",)),
+    "l": Entry(
+        "l",
+        "l-diversity",
+        "sensitive",
+        "Machanavajjhala et al. 2007",
+        ("l", "l_kind", "c"),
+    ),
+    "t": Entry(
+        "t",
+        "t-closeness",
+        "sensitive",
+        "Li, Li & Venkatasubramanian 2007",
+        ("t", "t_distance"),
+    ),
+}
+
+ATTACKS: dict[str, Entry] = {
+    "linkage": Entry(
+        "linkage", "Linkage with a voter roll", "roll", "Sweeney 2002", ("roll_size", "locale")
+    ),
+    "homogeneity": Entry("homogeneity", "Homogeneity", "classes", "Machanavajjhala 2007", ("tau",)),
+    "background": Entry("background", "Background knowledge", "classes", "Machanavajjhala 2007"),
+    "ordering": Entry("ordering", "Unsorted matching", "order", "seed 001"),
+    "composition": Entry("composition", "Complementary releases", "classes", "seeds 000, 001"),
+}
+
+
+def mechanism_entries() -> dict[str, Entry]:
+    """The LDP mechanisms (imported on first use: the auditor's torch is lazy)."""
+    from privcore.ldp.mechanisms import MECHANISMS as classes
+
+    return {
+        name: Entry(
+            name,
+            cls.title,
+            cls.family,
+            getattr(cls, "source", ""),
+            extra={"broken": bool(getattr(cls, "broken", False))},
+        )
+        for name, cls in classes.items()
+    }
+
+
+class _LazyMechanisms(Mapping[str, Entry]):
+    def __getitem__(self, name: str) -> Entry:
+        return mechanism_entries()[name]
+
+    def __iter__(self):
+        return iter(mechanism_entries())
+
+    def __len__(self) -> int:
+        return len(mechanism_entries())
+
+
+MECHANISMS: Mapping[str, Entry] = _LazyMechanisms()
+
+
+def _mechanism_names() -> tuple[str, ...]:
+    return tuple(mechanism_entries())
+
+
+def _o(name: str, kind: str, help: str, **more: Any) -> Option:
+    return Option(name, kind, help, **more)
+
+
+OPTIONS: dict[str, Option] = {
+    o.name: o
+    for o in (
+        # columns and rows
+        _o("qi", "columns", "quasi-identifiers, comma-separated"),
+        _o("sa", "columns", "sensitive attributes, comma-separated"),
+        _o(
+            "key",
+            "text",
+            "row key present in both tables (default: row order)",
+            optional=True,
+        ),
+        # algorithms
+        _o("algorithm", "choice", "the anonymization algorithm", choices=tuple(ALGORITHMS)),
+        _o(
+            "max_suppression",
+            "float",
+            "share of rows that may be suppressed, 0–1",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        _o(
+            "loss_metric",
+            "choice",
+            "loss minimized by samarati/incognito/optimal",
+            choices=LOSS_METRICS,
+        ),
+        _o("summary", "choice", "how Mondrian shows numeric partitions", choices=SUMMARIES),
+        _o("seed", "int", "seed of the algorithm, roll or sampling", minimum=0, maximum=2**63 - 1),
+        # privacy models
+        _o(
+            "k",
+            "int",
+            "k-anonymity: every class holds at least k records",
+            minimum=1,
+            optional=True,
+        ),
+        _o("l", "float", "l-diversity with this l", minimum=1.0, optional=True),
+        _o("l_kind", "choice", "form of l-diversity", choices=L_KINDS),
+        _o(
+            "c",
+            "float",
+            "c of recursive (c,l)-diversity",
+            minimum=0.0,
+            open_minimum=True,
+        ),
+        _o(
+            "t",
+            "float",
+            "t-closeness with this t",
+            minimum=0.0,
+            optional=True,
+        ),
+        _o("t_distance", "choice", "t-closeness ground distance", choices=DISTANCES),
+        # measurement and attacks
+        _o(
+            "risk_threshold",
+            "float",
+            "record risk above which a record counts as at risk",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        _o(
+            "roll_size",
+            "int",
+            "people in the voter roll (default 10 × rows)",
+            minimum=1,
+            optional=True,
+        ),
+        _o("locale", "choice", "names in the voter roll", choices=LOCALES),
+        _o(
+            "tau",
+            "float",
+            "homogeneity: top-value share that exposes a class",
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+        ),
+        # LDP audits
+        _o(
+            "mechanism",
+            "choice",
+            "the LDP mechanism",
+            choices=_mechanism_names,
+            optional=True,
+        ),
+        _o("epsilon", "float", "the claimed ε", minimum=0.0, open_minimum=True),
+        _o("domain", "int", "domain size d (frequency oracles)", minimum=2, optional=True),
+        _o("samples", "int", "samples per input", minimum=100, optional=True),
+        _o(
+            "method",
+            "choice",
+            "ab (white-box), ob (black-box), lb (lower bound)",
+            choices=AUDIT_METHODS,
+        ),
+        _o("density", "choice", "OB on continuous outputs: KDE or histogram", choices=DENSITIES),
+    )
+}

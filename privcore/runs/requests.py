@@ -1,0 +1,272 @@
+"""What a user asked for, as frozen request objects — one per family of runs.
+
+A page's widgets or the command line's options become a request; :func:`privcore.runs.run`
+executes it. A request checks its own values on creation (the rules of
+:data:`privcore.runs.registry.OPTIONS`) and builds the privacy models it names
+(:meth:`constraints`), so both front ends get the same defaults and the same errors.
+``to_dict()`` is what the history keeps as the run's parameters, and what a release's
+spec records of how the release was made; ``from_dict()`` reads it back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from privcore.errors import ParameterError
+from privcore.models import KAnonymity, PrivacyModel, TCloseness, l_diversity
+from privcore.runs.registry import ALGORITHMS, OPTIONS
+
+__all__ = [
+    "AnonymizeRequest",
+    "AttackRequest",
+    "AuditRequest",
+    "MeasureRequest",
+    "ReportRequest",
+    "Request",
+    "request_from_dict",
+]
+
+
+def _bad(name: str, value: Any, what: str) -> ParameterError:
+    option = OPTIONS.get(name)
+    label = option.flag if option else name
+    return ParameterError(
+        f"{label} must be {what}, not {value!r}.",
+        code="parameter.invalid",
+        option=name,
+        allowed=what,
+    )
+
+
+def check_value(name: str, value: Any) -> Any:
+    """``value`` for the option ``name``, checked against :data:`OPTIONS` (numbers in
+    range and finite, whole where asked, choices known, columns a list of names)."""
+    option = OPTIONS[name]
+    if value is None:
+        if option.optional:
+            return None
+        raise _bad(name, value, "given")
+    kind = option.kind
+    if kind == "columns":
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, Sequence) or not all(isinstance(c, str) for c in names):
+            raise _bad(name, value, "a list of column names")
+        return tuple(names)
+    if kind == "choice":
+        allowed = option.allowed() or ()
+        if value not in allowed:
+            raise _bad(name, value, "one of " + ", ".join(allowed))
+        return value
+    if kind == "text":
+        if not isinstance(value, str):
+            raise _bad(name, value, "text")
+        return value
+    if kind == "flag":
+        return bool(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(name, value, "a number")
+    number = float(value)
+    if not math.isfinite(number):
+        raise _bad(name, value, "a finite number")
+    if kind == "int":
+        if not number.is_integer():
+            raise _bad(name, value, "a whole number")
+        value = int(number)
+    else:
+        value = number
+    low, high = option.minimum, option.maximum
+    if low is not None and (number < low or (option.open_minimum and number == low)):
+        raise _bad(name, value, f"{'above' if option.open_minimum else 'at least'} {low:g}")
+    if high is not None and number > high:
+        raise _bad(name, value, f"at most {high:g}")
+    return value
+
+
+class Request:
+    """Shared behaviour of the request dataclasses (``kind`` names the history kind)."""
+
+    kind: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            if f.name in OPTIONS:
+                object.__setattr__(self, f.name, check_value(f.name, getattr(self, f.name)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The parameters as plain JSON types (the history's ``params``)."""
+        out = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]):
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def replace(self, **changes: Any):
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+def _models(request: Any, *, with_k: bool) -> list[PrivacyModel]:
+    models: list[PrivacyModel] = []
+    if with_k and request.k is not None:
+        models.append(KAnonymity(request.k))
+    if request.l is not None:
+        models.append(l_diversity(request.l_kind, request.l, request.c))
+    if request.t is not None:
+        models.append(TCloseness(request.t, request.t_distance))
+    return models
+
+
+@dataclass(frozen=True)
+class AnonymizeRequest(Request):
+    """Anonymize a table: the algorithm, the columns, the privacy models (k always; l and
+    t when given), the suppression limit, the algorithm's own options and the seed."""
+
+    kind: ClassVar[str] = "anonymize"
+    algorithm: str = "optimal"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    k: int = 5
+    l: float | None = None  # noqa: E741 - the paper's letter
+    l_kind: str = "distinct"
+    c: float = 3.0
+    t: float | None = None
+    t_distance: str = "auto"
+    max_suppression: float = 0.0
+    loss_metric: str = "ncp"
+    summary: str = "range"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.k is None:  # an anonymization always has a class size to reach
+            raise _bad("k", None, "a whole number of at least 1")
+
+    def constraints(self) -> list[PrivacyModel]:
+        return _models(self, with_k=True)
+
+    def options(self) -> dict[str, Any]:
+        """The chosen algorithm's own options (:data:`ALGORITHMS` says which)."""
+        return {name: getattr(self, name) for name in ALGORITHMS[self.algorithm].options}
+
+
+@dataclass(frozen=True)
+class MeasureRequest(Request):
+    """Measure a release against its original; a model is checked (a verdict) only when
+    its threshold is given. ``t_distance`` is the distance t is reported with."""
+
+    kind: ClassVar[str] = "measure"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    key: str | None = None
+    k: int | None = None
+    l: float | None = None  # noqa: E741 - the paper's letter
+    l_kind: str = "distinct"
+    c: float = 3.0
+    t: float | None = None
+    t_distance: str = "auto"
+    risk_threshold: float = 0.2
+
+    def constraints(self) -> list[PrivacyModel]:
+        return _models(self, with_k=True)
+
+
+@dataclass(frozen=True)
+class AttackRequest(Request):
+    """Attack the original and a release with a synthetic voter roll: linkage and
+    homogeneity, before vs after."""
+
+    kind: ClassVar[str] = "attack"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    key: str | None = None
+    roll_size: int | None = None
+    seed: int = 0
+    locale: str = "en"
+    tau: float = 1.0
+    risk_threshold: float = 0.2
+
+
+@dataclass(frozen=True)
+class AuditRequest(Request):
+    """Audit a built-in LDP mechanism (``mechanism``, ``epsilon``, ``domain``) with one
+    or more measures, or — with ``input_column`` and ``output_columns`` — logged samples
+    of any implementation claiming ``epsilon``."""
+
+    kind: ClassVar[str] = "audit"
+    mechanism: str | None = None
+    epsilon: float = 1.0
+    domain: int | None = None
+    methods: tuple[str, ...] = ("ob",)
+    samples: int | None = None
+    seed: int = 0
+    density: str = "kde"
+    inputs: tuple[float, ...] | None = None
+    input_column: str | None = None
+    output_columns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        methods = (self.methods,) if isinstance(self.methods, str) else tuple(self.methods)
+        for method in methods:
+            check_value("method", method)
+        if not methods:
+            raise _bad("method", methods, "at least one of ab, ob, lb")
+        object.__setattr__(self, "methods", methods)
+        object.__setattr__(self, "output_columns", tuple(self.output_columns))
+        if self.inputs is not None:
+            object.__setattr__(self, "inputs", tuple(self.inputs))
+        if self.mechanism is None and self.input_column is None:
+            raise ParameterError(
+                "An audit needs a mechanism, or logged samples with their input and "
+                "output columns.",
+                code="runs.audit_target",
+            )
+
+    @property
+    def on_samples(self) -> bool:
+        return self.input_column is not None
+
+
+@dataclass(frozen=True)
+class ReportRequest(Request):
+    """Release readiness: measure and attack a release and check it against the
+    thresholds (:class:`privcore.report.Thresholds` as a mapping; ``None`` keeps the
+    defaults)."""
+
+    kind: ClassVar[str] = "report"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    key: str | None = None
+    thresholds: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    roll_size: int | None = None
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["thresholds"] = dict(self.thresholds) if self.thresholds else None
+        return out
+
+
+_KINDS: dict[str, type[Request]] = {
+    cls.kind: cls
+    for cls in (AnonymizeRequest, MeasureRequest, AttackRequest, AuditRequest, ReportRequest)
+}
+
+
+def request_from_dict(kind: str, data: Mapping[str, Any]) -> Request:
+    """The request of a recorded run (its history ``kind`` and ``params``)."""
+    try:
+        cls = _KINDS[kind]
+    except KeyError as exc:
+        raise ParameterError(
+            f"No request of kind {kind!r}.", code="runs.unknown_kind", kind=str(kind)
+        ) from exc
+    return cls.from_dict(data)
