@@ -1,23 +1,34 @@
-"""Anonymize: choose an algorithm and constraints; the release updates as they change."""
+"""Anonymize: choose an algorithm and its models; every release made joins the shelf."""
 
 import json
 
 import streamlit as st
 
 from privcore.errors import PrivcoreError
+from privcore.runs import AnonymizeRequest, Inputs, make_request
 from ui import anonymize_view as view
 from ui import replay_view
 from ui.errors import show_error
-from ui.history import record
 from ui.i18n import t
 from ui.shell import require_app
-from ui.state import workbench
+from ui.state import ShelfRelease, keep, session_owner, workbench
+from ui.workspace import (
+    REQUESTED,
+    algorithm_title,
+    changes,
+    describe_release,
+    history_note,
+    note_dropped,
+    shelf_view,
+    shelve_made,
+)
 
 require_app()
 
-RESULT = "an_result"
 CANCELLED = "an_cancelled"
-PARAMS = "an_params"
+FAILED = "an_failed"  # per data set: (the controls, the error) of the last run refused
+SEEN = "an_seen"  # per data set: the controls as the page's previous run saw them
+VALUES = "an_values"
 
 st.title(t("an.title"))
 st.write(t("an.lead"))
@@ -28,64 +39,126 @@ if schema is None or not schema.quasi_identifiers or not schema.sensitive:
     st.warning(t("an.schema_first"), icon=":material/warning:")
     st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
     st.stop()
+scope = wb.active
+
+
+def _rename(release_id: str, key: str) -> None:
+    wb.rename_release(release_id, st.session_state[key])
+
+
+def make_release(values: dict) -> ShelfRelease:
+    """The release these controls ask for: on the shelf already (the same request made
+    before), else made now (recorded) and put on the shelf. Becomes the page's."""
+    request = make_request(
+        AnonymizeRequest, values, Inputs(original=dataset), owner=session_owner(), page="anonymize"
+    )
+    made = next(
+        (r for r in wb.releases(scope) if r.source == "made" and r.request == request.to_dict()),
+        None,
+    )
+    if made is None:
+        outcome = view.make(dataset, schema, request, label=algorithm_title(request.algorithm))
+        history_note(outcome)
+        view.note_timing(dataset, values, outcome.seconds)
+        made, dropped = shelve_made(wb, scope, outcome)
+        note_dropped(dropped)
+    wb.made[scope] = made.id
+    return made
 
 
 @st.fragment
 def workspace() -> None:
-    """Controls and results rerun on their own when a parameter changes."""
+    """Controls and results rerun on their own when a control changes. A run starts
+    only when asked: the button, a verdict's action, or — with live update on, for an
+    algorithm expected to take about a second at most on this table — a control the
+    user changed. Coming back to the page runs nothing: controls and release are kept."""
     left, right = st.columns([1, 3], gap="large")
     with left:
-        params = view.controls(schema)
-        st.session_state[PARAMS] = params
-        live = st.toggle(t("an.live"), value=True, help=t("an.live_help"), key="an_live")
+        values = view.controls(schema, scope=scope)
+        st.session_state[VALUES] = values
+        seconds, measured = view.estimate(dataset, schema, values)
+        quick = seconds <= view.LIVE_LIMIT_S
+        live = st.toggle(t("an.live"), value=True, help=t("an.live_help"), key=keep("an_live"))
+        st.caption(
+            t(
+                "an.live_quick" if quick else "an.live_slow",
+                algorithm=algorithm_title(values["algorithm"]),
+                seconds=f"{seconds:.1f}",
+                how=t("an.time_measured") if measured else t("an.time_estimated"),
+            )
+        )
         clicked = st.button(t("an.run"), type="primary", key="an_run")
         cancel = st.button(t("an.cancel"), key="an_cancel", help=t("an.cancel_help"))
-    key = json.dumps({"data": wb.active, **params}, sort_keys=True)
-    stored = st.session_state.get(RESULT)
+    # A verdict's action (Privacy level, Report) set the controls and asked for a run.
+    requested = st.session_state.pop(REQUESTED, False)
+    seen = st.session_state.setdefault(SEEN, {})
+    changed = scope in seen and seen[scope] != values
+    seen[scope] = values
+    current = wb.find_release(wb.made.get(scope))
+    signature = json.dumps({"data": scope, **values}, sort_keys=True)
     with right:
         if cancel:
-            st.session_state[CANCELLED] = key
-        wanted = clicked or (live and (stored is None or stored["key"] != key))
-        if st.session_state.get(CANCELLED) == key and not clicked:
+            st.session_state[CANCELLED] = signature
+        wanted = clicked or requested or (live and quick and changed)
+        if st.session_state.get(CANCELLED) == signature and not (clicked or requested):
             st.warning(t("an.cancelled"), icon=":material/cancel:")
             wanted = False
+        failed = st.session_state.setdefault(FAILED, {})
         if wanted:
             st.session_state.pop(CANCELLED, None)
+            failed.pop(scope, None)
             try:
-                release = view.run(dataset, schema, params, label=t(f"alg.{params['algorithm']}"))
-            except PrivcoreError as exc:
-                show_error(exc)
-                st.session_state.pop(RESULT, None)
-                return
-            run_id = None
-            if stored is None or stored["key"] != key:
-                run_id = record(
-                    "anonymize",
-                    params=params,
-                    results=release.history_summary(),
-                    dataset=dataset,
-                    page="anonymize",
-                    duration_s=release.timings["total"],
-                )
-            stored = {"key": key, "release": release, "run_id": run_id, "data": wb.active}
-            st.session_state[RESULT] = stored
-            wb.last_release = release
-        if stored is not None and stored["data"] == wb.active:
-            if stored["key"] != key:
-                st.info(t("an.stale"), icon=":material/update:")
-            view.render(stored["release"], dataset.frame, run_id=stored["run_id"])
-        elif not wanted:
-            st.info(t("an.press_run"), icon=":material/play_arrow:")
+                current = make_release(values)
+            except PrivcoreError as exc:  # recorded by the run; shown while the controls stand
+                failed[scope] = (signature, exc)
+        refused = failed.get(scope)
+        if refused is not None and refused[0] == signature:
+            show_error(refused[1])
+            return
+        if current is None:
+            st.info(
+                t("an.press_run") if not live or not quick else t("an.press_run_live"),
+                icon=":material/play_arrow:",
+            )
+            return
+        name_key = "an_name"
+        if st.session_state.get(name_key) != current.name:  # renamed on the shelf
+            st.session_state[name_key] = current.name
+        st.text_input(
+            t("ws.name"),
+            key=name_key,
+            on_change=_rename,
+            args=(current.id, name_key),
+            help=t("ws.name_help"),
+        )
+        st.caption(describe_release(current))
+        wanted_request = {**view.DEFAULTS.to_dict(), **values}
+        differ = changes(
+            {k: v for k, v in (current.request or {}).items() if k in wanted_request},
+            {k: v for k, v in wanted_request.items() if k in (current.request or {})},
+        )
+        if differ:
+            st.info(t("an.stale", changes="; ".join(differ)), icon=":material/update:")
+        reviewed = wb.reviewed(scope)
+        if reviewed is not None and reviewed.id != current.id:
+            c1, c2 = st.columns([3, 1])
+            c1.caption(t("an.under_review", name=reviewed.name))
+            if c2.button(t("an.review_this"), key=f"an_review_{current.id}"):
+                wb.under_review[scope] = current.id
+                st.rerun(scope="fragment")
+        else:
+            st.caption(t("an.is_under_review"))
+        view.render(current, dataset.frame)
 
 
 workspace()
 
+with st.expander(t("ws.shelf_title", n=len(wb.releases(scope)))):
+    shelf_view(wb, key="an_shelf")
+
 with st.expander(t("an.compare_title")):
     st.caption(t("an.compare_help"))
-    try:
-        view.compare(dataset, schema, st.session_state.get(PARAMS) or view.DEFAULT_PARAMS)
-    except PrivcoreError as exc:
-        show_error(exc)
+    view.compare(dataset, schema, st.session_state.get(VALUES) or view.DEFAULTS.to_dict())
 
 with st.expander(t("an.replay_title")):
     replay_view.replay(wb, dataset)

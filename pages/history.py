@@ -13,8 +13,9 @@ from privcore.report import readiness_from_history
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import current_language, t
+from ui.report_html import render_html
 from ui.shell import require_app
-from ui.state import session_owner
+from ui.state import keep, session_owner
 
 require_app()
 
@@ -28,8 +29,12 @@ if OWNER is not None:
     st.caption(t("history.session_only"))
 
 left, right = st.columns([1, 2])
-kinds = left.multiselect(t("history.kind"), KINDS, format_func=lambda k: t(f"kind.{k}"))
-search = right.text_input(t("history.search"), placeholder=t("history.search_placeholder"))
+kinds = left.multiselect(
+    t("history.kind"), KINDS, format_func=lambda k: t(f"kind.{k}"), key=keep("history_kinds")
+)
+search = right.text_input(
+    t("history.search"), placeholder=t("history.search_placeholder"), key=keep("history_search")
+)
 
 try:
     runs = history.runs_frame(kind=kinds or None, search=search or None, owner=OWNER)
@@ -123,7 +128,7 @@ with tab_details:
                     rebuilt = readiness_from_history(run_id, owner=OWNER)
                     st.download_button(
                         t("history.report_again"),
-                        data=functools.partial(rebuilt.to_html, current_language()),
+                        data=functools.partial(render_html, rebuilt, current_language()),
                         file_name=f"release_readiness_report_run{run_id}.html",
                         mime="text/html",
                         on_click="ignore",

@@ -1,6 +1,6 @@
 """LDP auditor: does a local-DP mechanism lose no more privacy than it claims?"""
 
-import time
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -8,17 +8,37 @@ import streamlit as st
 from privcore.errors import PrivcoreError
 from privcore.ldp import audit as ldp_audit
 from privcore.ldp.device import device
-from privcore.ldp.mechanisms import MECHANISMS, make
+from privcore.ldp.mechanisms import make
 from privcore.ldp.reconstruction import Noise, randomize, reconstruct, total_variation
+from privcore.runs import AuditRequest, Inputs, TaskRequest, compute, make_request, run
+from privcore.runs.registry import AUDIT_METHODS, DENSITIES, MECHANISMS
 from ui import ldp_view as view
 from ui.errors import show_error
 from ui.i18n import t
+from ui.progress import progress_bar
 from ui.shell import require_app
-from ui.state import load_upload
+from ui.state import keep, load_upload, session_owner
+from ui.workspace import guard_run, result_header
 
 require_app()
 
 RESULT = "ldp_result"
+PAGE = "ldp"
+
+
+def audit(request_values: dict, inputs: Inputs, *, label: str, check=None):
+    """One recorded audit run; ``check()`` (the memory plans) runs inside it, first."""
+    request = make_request(AuditRequest, request_values, inputs, owner=session_owner(), page=PAGE)
+    if check is not None:
+
+        def checked(progress):
+            check(request)
+            return compute(request, replace(inputs, work=None), progress)
+
+        inputs = replace(inputs, work=checked)
+    with progress_bar(label) as bar:
+        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+
 
 st.title(t("ldp.title"))
 st.write(t("ldp.lead"))
@@ -53,132 +73,93 @@ with tabs[0]:
             names,
             index=names.index("grr"),
             format_func=view.mechanism_label,
-            key="ldp_mechanism",
+            key=keep("ldp_mechanism"),
         )
-        cls = MECHANISMS[name]
-        st.caption(cls.source)
-        epsilon = st.number_input("ε", 0.05, 10.0, 1.0, 0.25, key="ldp_epsilon")
+        entry = MECHANISMS[name]
+        st.caption(entry.source)
+        epsilon = st.number_input("ε", 0.05, 10.0, 1.0, 0.25, key=keep("ldp_epsilon"))
         d = None
-        if cls.family == "frequency":
-            d = int(st.number_input(t("ldp.domain"), 2, 10_000, 20, key="ldp_d"))
+        if entry.family == "frequency":
+            d = int(st.number_input(t("ldp.domain"), 2, 10_000, 20, key=keep("ldp_d")))
             st.caption(t("ldp.domain_values", top=d - 1))
         else:
             lo, hi = make(name, epsilon).input_range()
             st.caption(t("ldp.range", lo=f"{lo:g}", hi=f"{hi:g}"))
         inputs_text = st.text_input(
-            t("ldp.inputs"), "", help=t("ldp.inputs_help"), key="ldp_inputs"
+            t("ldp.inputs"), "", help=t("ldp.inputs_help"), key=keep("ldp_inputs")
         )
         methods = st.multiselect(
             t("ldp.methods"),
-            ["ab", "ob", "lb"],
-            default=["ab", "ob", "lb"],
+            list(AUDIT_METHODS),
+            default=list(AUDIT_METHODS),
             format_func=lambda m: t(f"ldp.method_{m}"),
-            key="ldp_methods",
+            key=keep("ldp_methods"),
         )
         n_ab = int(
-            st.number_input(t("ldp.n_ab"), 1_000, 5_000_000, 100_000, 50_000, key="ldp_n_ab")
+            st.number_input(t("ldp.n_ab"), 1_000, 5_000_000, 100_000, 50_000, key=keep("ldp_n_ab"))
         )
-        n_ob = int(st.number_input(t("ldp.n_ob"), 1_000, 1_000_000, 40_000, 10_000, key="ldp_n_ob"))
+        n_ob = int(
+            st.number_input(t("ldp.n_ob"), 1_000, 1_000_000, 40_000, 10_000, key=keep("ldp_n_ob"))
+        )
         n_lb = int(
-            st.number_input(t("ldp.n_lb"), 1_000, 5_000_000, 200_000, 100_000, key="ldp_n_lb")
+            st.number_input(t("ldp.n_lb"), 1_000, 5_000_000, 200_000, 100_000, key=keep("ldp_n_lb"))
         )
         density = st.radio(
             t("ldp.density_mode"),
-            ["kde", "histogram"],
+            list(DENSITIES),
             horizontal=True,
             format_func=lambda m: t(f"ldp.density_{m}"),
-            key="ldp_density",
+            key=keep("ldp_density"),
         )
-        seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="ldp_seed"))
-        run = st.button(t("ldp.run"), type="primary", key="ldp_run")
+        seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("ldp_seed")))
+        go = st.button(t("ldp.run"), type="primary", key="ldp_run")
         st.button(t("an.cancel"), key="ldp_cancel", help=t("an.cancel_help"))
+    order = [m for m in AUDIT_METHODS if m in methods]  # as they run
+    sizes = {"ab": n_ab, "ob": n_ob, "lb": n_lb}
+    values = {
+        "mechanism": name,
+        "epsilon": float(epsilon),
+        "domain": d,
+        "methods": order,
+        "method_samples": {m: sizes[m] for m in order},
+        "density": density,
+        "seed": seed,
+    }
     with right:
-        if run:
-            params = {
-                "mechanism": name,
-                "epsilon": epsilon,
-                "d": d,
-                "methods": methods,
-                "n_ab": n_ab,
-                "n_ob": n_ob,
-                "n_lb": n_lb,
-                "density": density,
-                "seed": seed,
-            }
-            started = time.perf_counter()
-            bar = None
+        if go:
             try:
-                mechanism = make(name, epsilon, d=d)
-                chosen_inputs = view.parse_inputs(inputs_text)
-                params["inputs"] = chosen_inputs
-                sizes = {"ab": n_ab, "ob": n_ob, "lb": n_lb}
-                order = [m for m in ("ab", "ob", "lb") if m in methods]  # as they run
-                for method in order:  # every audit must fit the memory budget: check first
-                    ldp_audit.memory_plan(
-                        method,
-                        mechanism,
-                        n=sizes[method],
-                        inputs=chosen_inputs if method == "ob" else None,
-                    )
-                reports = {}
-                bar, step = view.progress_bar(t("ldp.auditing"), len(order))
-                if "ab" in order:
-                    reports["ab"] = ldp_audit.audit_ab(
-                        mechanism, n=n_ab, seed=seed, progress=step(order.index("ab"))
-                    )
-                if "ob" in order:
-                    reports["ob"] = ldp_audit.audit_ob(
-                        mechanism,
-                        n=n_ob,
-                        inputs=chosen_inputs,
-                        seed=seed,
-                        density=density,
-                        progress=step(order.index("ob")),
-                    )
-                if "lb" in order:
-                    reports["lb"] = ldp_audit.lower_bound(
-                        mechanism, n=n_lb, seed=seed, progress=step(order.index("lb"))
-                    )
-                bar.empty()
+                values["inputs"] = view.parse_inputs(inputs_text)
             except PrivcoreError as exc:
-                if bar is not None:
-                    bar.empty()
                 show_error(exc)
-                view.record_audit(
-                    params=params,
-                    duration_s=time.perf_counter() - started,
-                    status="error",
-                    error=exc.message,
-                )
-            except BaseException:  # Cancel (or any rerun) stops the script mid-audit
-                view.record_audit(
-                    params=params,
-                    duration_s=time.perf_counter() - started,
-                    status="cancelled",
-                )
-                raise
             else:
-                results = {m: r.to_dict() for m, r in reports.items()}
-                run_id = view.record_audit(
-                    params=params,
-                    results=results,
-                    duration_s=time.perf_counter() - started,
+
+                def memory_plans(request):
+                    """Every audit must fit the memory budget: checked before any runs."""
+                    mechanism = make(request.mechanism, request.epsilon, d=request.domain)
+                    for method in request.methods:
+                        ldp_audit.memory_plan(
+                            method,
+                            mechanism,
+                            n=request.samples_of(method),
+                            inputs=request.inputs if method == "ob" else None,
+                        )
+
+                outcome = guard_run(
+                    lambda: audit(values, Inputs(), label=t("ldp.auditing"), check=memory_plans)
                 )
-                st.session_state[RESULT] = {
-                    "reports": reports,
-                    "run_id": run_id,
-                    "mechanism": mechanism.describe(),
-                }
+                if outcome is not None:
+                    mechanism = make(name, epsilon, d=d)
+                    st.session_state[RESULT] = {
+                        "outcome": outcome,
+                        "params": {k: v for k, v in values.items() if k != "inputs"},
+                        "mechanism": mechanism.describe(),
+                    }
         stored = st.session_state.get(RESULT)
-        if stored and stored["reports"]:
-            reports = stored["reports"]
-            st.caption(
-                t(
-                    "ldp.recorded",
-                    id=stored["run_id"],
-                    true=view.fmt(stored["mechanism"]["true_epsilon"]),
-                )
-            )
+        if stored and stored["outcome"].result:
+            reports = stored["outcome"].result
+            now = {k: v for k, v in values.items() if k != "inputs"}
+            result_header(stored, None, now, run_id=stored["outcome"].run_id)
+            st.caption(t("ldp.true_epsilon", true=view.fmt(stored["mechanism"]["true_epsilon"])))
             deciding = view.deciding_report(reports)
             view.verdict_banner(deciding)
             view.summary_metrics(reports)
@@ -210,69 +191,64 @@ with tabs[1]:
             samples = load_upload(upload.getvalue(), upload.name).frame
             columns = [str(c) for c in samples.columns]
             c1, c2, c3 = st.columns(3)
-            input_col = c1.selectbox(t("ldp.input_col"), columns, key="ldp_in")
+            input_col = c1.selectbox(
+                t("ldp.input_col"), columns, key=keep("ldp_in", valid=lambda v: v in columns)
+            )
             shape = c2.radio(
                 t("ldp.output_shape"),
                 ["one", "prefix"],
                 horizontal=True,
                 format_func=lambda s: t(f"ldp.output_{s}"),
-                key="ldp_shape",
+                key=keep("ldp_shape"),
             )
             others = [c for c in columns if c != input_col]
             if shape == "one":
-                outputs = [c2.selectbox(t("ldp.output_col"), others, key="ldp_out")]
+                outputs = [
+                    c2.selectbox(
+                        t("ldp.output_col"),
+                        others,
+                        key=keep("ldp_out", valid=lambda v: v in others),
+                    )
+                ]
             else:
-                prefix = c2.text_input(t("ldp.output_prefix"), "y", key="ldp_prefix")
+                prefix = c2.text_input(t("ldp.output_prefix"), "y", key=keep("ldp_prefix"))
                 outputs = [c for c in others if c.startswith(prefix)]
                 c2.caption(t("ldp.prefix_columns", n=len(outputs)))
-            claimed = c3.number_input(t("ldp.claimed"), 0.05, 20.0, 1.0, 0.25, key="ldp_claim")
+            claimed = c3.number_input(
+                t("ldp.claimed"), 0.05, 20.0, 1.0, 0.25, key=keep("ldp_claim")
+            )
             method = c3.radio(
                 t("ldp.methods"),
-                ["ob", "lb"],
+                # logged samples have no mechanism to inspect: no white-box AB
+                [m for m in AUDIT_METHODS if m != "ab"],
                 horizontal=True,
                 format_func=lambda m: t(f"ldp.method_{m}"),
-                key="ldp_s_method",
+                key=keep("ldp_s_method"),
             )
             if st.button(t("ldp.run_samples"), type="primary", key="ldp_run_samples"):
-                audit_params = {
-                    "samples": upload.name,
-                    "input": input_col,
-                    "outputs": outputs,
-                    "claimed": claimed,
-                    "method": method,
-                }
-                bar, step = view.progress_bar(t("ldp.auditing"))
-                try:
-                    report = ldp_audit.audit_samples(
-                        samples,
-                        input_col,
-                        outputs,
-                        claimed_epsilon=float(claimed),
-                        method=method,
-                        progress=step(0),
+                dataset = load_upload(upload.getvalue(), upload.name)
+                outcome = guard_run(
+                    lambda: audit(
+                        {
+                            "epsilon": float(claimed),
+                            "methods": [method],
+                            "input_column": input_col,
+                            "output_columns": outputs,
+                        },
+                        Inputs(samples=dataset, names={"samples": upload.name}),
+                        label=t("ldp.auditing"),
                     )
-                except PrivcoreError as exc:  # recorded, then shown below
-                    view.record_audit(
-                        params=audit_params,
-                        status="error",
-                        error=exc.message,
-                    )
-                    raise
-                finally:
-                    bar.empty()
-                view.record_audit(
-                    params=audit_params,
-                    results=report.to_dict(),
-                    duration_s=report.seconds,
                 )
-                view.verdict_banner(report)
-                view.summary_metrics({method: report})
-                view.decision_note(report)
-                if method == "ob":  # what the implementation's outputs look like per input
-                    chart = view.distributions_chart(report, report.details["inputs"])
-                    if chart is not None:
-                        st.altair_chart(chart, width="stretch")
-                    view.show_leakage(report)
+                if outcome is not None:
+                    report = outcome.result[method]
+                    view.verdict_banner(report)
+                    view.summary_metrics({method: report})
+                    view.decision_note(report)
+                    if method == "ob":  # what the implementation's outputs look like per input
+                        chart = view.distributions_chart(report, report.details["inputs"])
+                        if chart is not None:
+                            st.altair_chart(chart, width="stretch")
+                        view.show_leakage(report)
         except PrivcoreError as exc:
             show_error(exc)
 
@@ -283,43 +259,51 @@ with tabs[2]:
         t("ldp.mechanism"),
         list(MECHANISMS),
         format_func=view.mechanism_label,
-        key="ldp_sweep_mechanism",
+        key=keep("ldp_sweep_mechanism"),
     )
-    eps_text = c2.text_input(t("ldp.sweep_list"), "0.5, 1, 2, 4", key="ldp_sweep_list")
+    eps_text = c2.text_input(t("ldp.sweep_list"), "0.5, 1, 2, 4", key=keep("ldp_sweep_list"))
     sweep_d = 20 if MECHANISMS[sweep_name].family == "frequency" else None
     if st.button(t("ldp.run_sweep"), key="ldp_run_sweep"):
         try:
             epsilons = [float(x) for x in eps_text.replace(";", ",").split(",") if x.strip()]
-            bar, step = view.progress_bar(t("ldp.sweeping"))
-            frame = ldp_audit.sweep(
-                lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=step(0)
-            )
-            bar.empty()
-            st.altair_chart(view.sweep_chart(frame), width="stretch")
-            st.dataframe(frame, hide_index=True)
-            view.record_audit(
-                params={"sweep": sweep_name, "epsilons": epsilons},
-                results={"rows": frame.to_dict("records")},
-            )
         except ValueError:
             st.error(t("hierarchy.bad_numbers", text=eps_text))
-        except PrivcoreError as exc:
-            show_error(exc)
-            view.record_audit(
-                params={"sweep": sweep_name, "list": eps_text},
-                status="error",
-                error=exc.message,
-            )
+        else:
+
+            def sweep(progress):
+                frame = ldp_audit.sweep(
+                    lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=progress
+                )
+                return frame, {"rows": frame.to_dict("records")}
+
+            request = TaskRequest(task="audit", params={"sweep": sweep_name, "epsilons": epsilons})
+
+            def sweep_run():
+                with progress_bar(t("ldp.sweeping")) as bar:
+                    return run(
+                        request,
+                        Inputs(work=sweep),
+                        progress=bar,
+                        owner=session_owner(),
+                        page=PAGE,
+                    )
+
+            outcome = guard_run(sweep_run)
+            if outcome is not None:
+                st.altair_chart(view.sweep_chart(outcome.result), width="stretch")
+                st.dataframe(outcome.result, hide_index=True)
 
 with tabs[3]:
     st.caption(t("ldp.planner_help"))
     c1, c2, c3 = st.columns(3)
-    p = c1.number_input(t("ldp.planner_p"), 0.0001, 0.9999, 0.01, 0.005, format="%.4f", key="ldp_p")
+    p = c1.number_input(
+        t("ldp.planner_p"), 0.0001, 0.9999, 0.01, 0.005, format="%.4f", key=keep("ldp_p")
+    )
     margin = c2.number_input(
-        t("ldp.planner_margin"), 0.00001, 0.5, 0.001, 0.0005, format="%.5f", key="ldp_margin"
+        t("ldp.planner_margin"), 0.00001, 0.5, 0.001, 0.0005, format="%.5f", key=keep("ldp_margin")
     )
     confidence = c3.number_input(
-        t("ldp.planner_confidence"), 0.5, 0.9999, 0.95, 0.01, key="ldp_conf"
+        t("ldp.planner_confidence"), 0.5, 0.9999, 0.95, 0.01, key=keep("ldp_conf")
     )
     try:
         st.metric(t("ldp.planner_n"), f"{ldp_audit.sample_size(p, margin, confidence):,}")
@@ -333,16 +317,18 @@ with tabs[4]:
         t("ldp.rc_noise"),
         ["uniform", "gaussian"],
         format_func=lambda k: t(f"ldp.rc_{k}"),
-        key="ldp_rc_kind",
+        key=keep("ldp_rc_kind"),
     )
-    scale = c2.number_input(t("ldp.rc_scale"), 0.5, 200.0, 25.0, 5.0, key="ldp_rc_scale")
-    n_rc = int(c3.number_input(t("ldp.rc_n"), 1_000, 1_000_000, 100_000, 10_000, key="ldp_rc_n"))
+    scale = c2.number_input(t("ldp.rc_scale"), 0.5, 200.0, 25.0, 5.0, key=keep("ldp_rc_scale"))
+    n_rc = int(
+        c3.number_input(t("ldp.rc_n"), 1_000, 1_000_000, 100_000, 10_000, key=keep("ldp_rc_n"))
+    )
     method = c4.radio(
         t("ldp.rc_method"),
         ["bayes", "em"],
         horizontal=True,
         format_func=lambda m: t(f"ldp.rc_{m}"),
-        key="ldp_rc_method",
+        key=keep("ldp_rc_method"),
     )
     if st.button(t("ldp.rc_run"), key="ldp_rc_run"):
         try:

@@ -1,108 +1,91 @@
-"""Privacy level: how private is a release of the active data set?"""
-
-import time
+"""Privacy level: how private is the release picked at the top?"""
 
 import streamlit as st
 
-from privcore.measure.report import measure_release
+from privcore.runs import MeasureRequest, make_request, run
 from ui import measure_view
-from ui.components import escape_md
-from ui.errors import show_error
-from ui.history import record
 from ui.i18n import t
-from ui.release_picker import note_release_columns, pick_release
+from ui.progress import progress_bar
 from ui.shell import require_app
-from ui.state import workbench
+from ui.state import keep, session_owner
+from ui.workspace import (
+    alignment_controls,
+    assessing_page,
+    guard_run,
+    keep_result,
+    note_release_columns,
+    release_inputs,
+    request_alignment,
+    result_header,
+    result_of,
+)
 
 require_app()
 
-RESULT = "measure_result"
+PAGE = "privacy_level"
 
-st.title(t("pl.title"))
-st.write(t("pl.lead"))
-wb = workbench()
-original = wb.dataset()
-schema = wb.schema()
-if schema is None:
-    st.warning(t("pl.confirm_first"), icon=":material/warning:")
-    st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
-    st.stop()
+wb, original, schema, entry = assessing_page(
+    title="pl.title", lead="pl.lead", key="pl_release", needs_columns=False
+)
+
+columns = [str(c) for c in original.frame.columns]
+
+
+def _within(chosen) -> bool:
+    return isinstance(chosen, list) and set(chosen) <= set(columns)
+
 
 left, right = st.columns([1, 1])
 with left:
-    st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
-    release_name, release_frame, release_obj = pick_release(wb, original, schema, key="pl")
-with right:
-    columns = [str(c) for c in original.frame.columns]
-    qi = st.multiselect(t("pl.qi"), columns, default=schema.quasi_identifiers, key="pl_qi")
-    sa = st.multiselect(t("pl.sa"), columns, default=schema.sensitive, key="pl_sa")
-    note_release_columns(release_obj, qi, sa)
-    shared = [c for c in columns if release_frame is not None and c in release_frame.columns]
-    key_column = st.selectbox(
-        t("pl.key"),
-        [None, *[c for c in shared if c not in qi + sa]],
-        format_func=lambda c: t("pl.key_row_order") if c is None else c,
-        help=t("pl.key_help"),
-        key="pl_key",
+    qi = st.multiselect(
+        t("pl.qi"),
+        columns,
+        default=schema.quasi_identifiers,
+        key=keep("pl_qi", scope=wb.active, valid=_within),
     )
+    sa = st.multiselect(
+        t("pl.sa"),
+        columns,
+        default=schema.sensitive,
+        key=keep("pl_sa", scope=wb.active, valid=_within),
+    )
+    note_release_columns(entry, qi, sa)
+with right:
+    pairing, key_column = alignment_controls(entry, original, qi, sa, key="pl")
 
-models, thresholds = measure_view.threshold_inputs(sa)
+thresholds = measure_view.threshold_inputs(sa)
 population = measure_view.population_input(wb.active)
+values = {
+    "qi": qi,
+    "sa": sa,
+    "key": key_column,
+    **thresholds,
+    "alignment": request_alignment(pairing),
+}
+# what a result depends on besides the release: compared to say "out of date"
+params = {
+    **values,
+    "pairing": pairing,
+    "population_rows": None if population is None else len(population),
+}
 
-if st.button(t("pl.measure"), type="primary", disabled=release_frame is None):
-    started = time.perf_counter()
-    params = {
-        "release": release_name,
-        "qi": qi,
-        "sa": sa,
-        "key": key_column,
-        "population_rows": None if population is None else len(population),
-        **thresholds,
-    }
-    try:
-        with st.spinner(t("pl.measuring")):
-            result = measure_release(
-                original.frame,
-                release_frame,
-                qi=qi,
-                sa=sa,
-                models=models,
-                hierarchies=schema.hierarchies,
-                key=key_column,
-                risk_threshold=thresholds["risk_threshold"],
-                population=population,
-                # a release made here is in order; a file is checked
-                check_order=release_obj is None,
-            )
-    except Exception as exc:  # noqa: BLE001 - shown and recorded
-        show_error(exc)
-        record(
-            "measure",
-            params=params,
-            results={},
-            dataset=original,
-            page="privacy_level",
-            duration_s=time.perf_counter() - started,
-            status="error",
-            error=str(exc),
-        )
-    else:
-        run_id = record(
-            "measure",
-            params=params,
-            results=result.history_summary(),
-            dataset=original,
-            page="privacy_level",
-            duration_s=result.seconds,
-        )
-        st.session_state[RESULT] = {
-            "result": result,
-            "release": release_frame,
-            "release_name": release_name,
-            "run_id": run_id,
-            "original_key": wb.active,
-        }
 
-stored = st.session_state.get(RESULT)
-if stored is not None and stored["original_key"] == wb.active:
-    measure_view.render(stored, original.frame, wb)
+def measure():
+    inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, population=population)
+    request = make_request(MeasureRequest, values, inputs, owner=session_owner(), page=PAGE)
+    with progress_bar(t("pl.measuring"), slot=bar_slot) as bar:
+        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+
+
+measure_clicked = st.button(t("pl.measure"), type="primary", key="pl_measure")
+bar_slot = st.empty()  # on every run: the layout below keeps its tabs' state
+if measure_clicked:
+    outcome = guard_run(measure)
+    if outcome is not None:
+        keep_result(PAGE, entry, params, outcome)
+
+stored = result_of(PAGE, entry)
+if stored is not None:
+    outcome = stored["value"]
+    result_header(stored, entry, params, run_id=outcome.run_id)
+    measure_view.render(outcome, original.frame, wb, entry)

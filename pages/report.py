@@ -1,57 +1,74 @@
-"""Release report: one document that decides whether a release may be published."""
-
-import time
+"""Release report: one document that decides whether the release picked at the top may
+be published."""
 
 import streamlit as st
 
-from privcore.errors import PrivcoreError
-from privcore.report import Thresholds, readiness
-from ui.components import escape_md
-from ui.errors import show_error
-from ui.history import record
+from privcore.data import to_csv_bytes
+from privcore.report import Thresholds
+from privcore.report.thresholds import k_for_risk
+from privcore.runs import ReportRequest, make_request, run
+from ui import report_view
 from ui.i18n import current_language, t
-from ui.release_picker import note_release_columns, pick_release
+from ui.progress import progress_bar
+from ui.report_html import render_html
 from ui.shell import require_app
-from ui.state import session_owner, workbench
+from ui.state import keep, session_owner
+from ui.workspace import (
+    alignment_controls,
+    assessing_page,
+    file_stem,
+    guard_run,
+    keep_result,
+    note_release_columns,
+    release_inputs,
+    result_header,
+    result_of,
+    shelve_frame,
+    try_action,
+)
 
 require_app()
 
-RESULT = "report_result"
-_STYLE = {
-    "ready": ("green", ":material/verified:"),
-    "ready_with_conditions": ("orange", ":material/rule:"),
-    "not_ready": ("red", ":material/block:"),
-}
+PAGE = "report"
 
-st.title(t("rp.title"))
-st.write(t("rp.lead"))
-wb = workbench()
-original = wb.dataset()
-schema = wb.schema()
-if schema is None or not schema.quasi_identifiers or not schema.sensitive:
-    st.warning(t("an.schema_first"), icon=":material/warning:")
-    st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
-    st.stop()
+wb, original, schema, entry = assessing_page(title="rp.title", lead="rp.lead", key="rp_release")
+qi, sa = schema.quasi_identifiers, schema.sensitive
+note_release_columns(entry, qi, sa)
 
 left, right = st.columns([1, 1], gap="large")
 with left:
-    st.markdown(f"**{t('pl.original')}**: {escape_md(wb.title(wb.active))}")
-    release_name, release_frame, release_obj = pick_release(wb, original, schema, key="rp")
-    note_release_columns(release_obj, schema.quasi_identifiers, schema.sensitive)
+    # the report judges figures that pair each released row with its original row
+    pairing, key_column = alignment_controls(entry, original, qi, sa, key="rp", allow_none=False)
 with right:
     st.markdown(f"**{t('rp.thresholds')}**")
     defaults = Thresholds()
     c1, c2 = st.columns(2)
-    min_k = c1.number_input(t("rp.min_k"), 1, 1000, defaults.min_k, key="rp_min_k")
-    min_l = c2.number_input(t("rp.min_l"), 1.0, 50.0, float(defaults.min_l), 1.0, key="rp_min_l")
-    max_pl = c1.number_input(
-        t("rp.max_pl"), 0.0, 1.0, float(defaults.max_pl), 0.05, key="rp_max_pl"
+    min_k = c1.number_input(t("rp.min_k"), 1, 1000, defaults.min_k, key=keep("rp_min_k"))
+    min_l = c2.number_input(
+        t("rp.min_l"), 1.0, 50.0, float(defaults.min_l), 1.0, key=keep("rp_min_l")
     )
+    max_pl = c1.number_input(
+        t("rp.max_pl"), 0.0, 1.0, float(defaults.max_pl), 0.05, key=keep("rp_max_pl")
+    )
+    # empty: 1/k, the risk a class of k records allows (one requirement, said twice)
     max_prosecutor = c2.number_input(
-        t("rp.max_prosecutor"), 0.001, 1.0, float(defaults.max_prosecutor), 0.05, key="rp_max_pros"
+        t("rp.max_prosecutor"),
+        0.001,
+        1.0,
+        None,
+        0.05,
+        placeholder=t("rp.from_k", risk=f"{1 / int(min_k):.3f}"),
+        help=t("rp.max_prosecutor_help"),
+        key=keep("rp_max_pros"),
     )
     max_journalist = c1.number_input(
-        t("rp.max_journalist"), 0.001, 1.0, float(defaults.max_journalist), 0.05, key="rp_max_jour"
+        t("rp.max_journalist"),
+        0.001,
+        1.0,
+        float(defaults.max_journalist),
+        0.05,
+        help=t("rp.max_journalist_help", k=k_for_risk(defaults.max_journalist)),
+        key=keep("rp_max_jour"),
     )
     max_reid = c2.number_input(
         t("rp.max_reidentified"),
@@ -59,7 +76,7 @@ with right:
         1.0,
         float(defaults.max_reidentified_share),
         0.01,
-        key="rp_max_reid",
+        key=keep("rp_max_reid"),
     )
     max_disclosed = c1.number_input(
         t("rp.max_disclosed"),
@@ -67,7 +84,7 @@ with right:
         1.0,
         float(defaults.max_disclosed_share),
         0.01,
-        key="rp_max_disc",
+        key=keep("rp_max_disc"),
     )
     max_suppressed = c2.number_input(
         t("rp.max_suppressed"),
@@ -75,99 +92,123 @@ with right:
         1.0,
         float(defaults.max_suppressed_share),
         0.01,
-        key="rp_max_sup",
+        key=keep("rp_max_sup"),
     )
-    use_t = c1.toggle(t("rp.use_t"), key="rp_use_t")
-    max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key="rp_max_t", disabled=not use_t)
+    use_t = c1.toggle(t("rp.use_t"), key=keep("rp_use_t"))
+    max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key=keep("rp_max_t"), disabled=not use_t)
+    for_k = int(min_k) if max_prosecutor is None else k_for_risk(float(max_prosecutor))
+    if k_for_risk(float(max_journalist)) > for_k:
+        st.caption(
+            t(
+                "rp.journalist_needs_k",
+                risk=f"{float(max_journalist):g}",
+                k=k_for_risk(float(max_journalist)),
+            )
+        )
+
+thresholds = {
+    "min_k": int(min_k),
+    "min_l": float(min_l),
+    "max_t": float(max_t) if use_t else None,
+    "max_pl": float(max_pl),
+    "max_prosecutor": None if max_prosecutor is None else float(max_prosecutor),
+    "max_journalist": float(max_journalist),
+    "max_reidentified_share": float(max_reid),
+    "max_disclosed_share": float(max_disclosed),
+    "max_suppressed_share": float(max_suppressed),
+}
+values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": thresholds}
+params = {
+    "key": key_column,
+    "pairing": pairing,
+    "shuffled": entry.shuffled,
+    **thresholds,
+}
+
+
+def generate():
+    algorithm = (
+        {"algorithm": entry.release.algorithm, **entry.release.params} if entry.made_here else None
+    )
+    inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, algorithm=algorithm)
+    request = make_request(ReportRequest, values, inputs, owner=session_owner(), page=PAGE)
+    with progress_bar(t("rp.working"), slot=bar_slot) as bar:
+        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+
 
 go_column, cancel_column = st.columns([1, 3])
-go = go_column.button(t("rp.generate"), type="primary", disabled=release_frame is None, key="rp_go")
+go = go_column.button(t("rp.generate"), type="primary", key="rp_go")
 # pressing it stops the running script (Streamlit reruns at the next progress update)
 cancel_column.button(t("an.cancel"), key="rp_cancel", help=t("an.cancel_help"))
+bar_slot = st.empty()  # on every run: the layout below keeps its state
 if go:
-    started = time.perf_counter()
-    bar = st.progress(0.0, text=t("rp.working"))
-    try:
-        thresholds = Thresholds(
-            min_k=int(min_k),
-            min_l=float(min_l),
-            max_t=float(max_t) if use_t else None,
-            max_pl=float(max_pl),
-            max_prosecutor=float(max_prosecutor),
-            max_journalist=float(max_journalist),
-            max_reidentified_share=float(max_reid),
-            max_disclosed_share=float(max_disclosed),
-            max_suppressed_share=float(max_suppressed),
-        )
-        algorithm = (
-            None
-            if release_obj is None
-            else {"algorithm": release_obj.algorithm, **release_obj.params}
-        )
-        report = readiness(
-            original.frame,
-            release_frame,
-            qi=schema.quasi_identifiers,
-            sa=schema.sensitive,
-            thresholds=thresholds,
-            hierarchies=schema.hierarchies,
-            algorithm=algorithm,
-            record=True,
-            owner=session_owner(),
-            check_order=release_obj is None,  # a release made here is in order
-            original_name=wb.title(wb.active),
-            release_name=release_name,
-            progress=lambda f, m: bar.progress(f, text=m),
-        )
-        st.session_state[RESULT] = {
-            "report": report,
-            "data": wb.active,
-            "seconds": time.perf_counter() - started,
-        }
-    except PrivcoreError as exc:
-        show_error(exc)
-    except BaseException:  # Cancel (or any rerun) stopped it: keep a trace in the history
-        record(
-            "report",
-            params={"release": release_name},
-            results={},
-            dataset=original,
-            page="report",
-            duration_s=time.perf_counter() - started,
-            status="cancelled",
-        )
-        raise
-    finally:
-        bar.empty()
+    outcome = guard_run(generate)
+    if outcome is None:
+        if pairing == "auto":
+            st.info(t("rp.pairing_hint"), icon=":material/swap_vert:")
+    else:
+        report = outcome.result.recorded(outcome.summary, outcome.run_id)
+        keep_result(PAGE, entry, params, {"report": report, "seconds": outcome.seconds})
 
-stored = st.session_state.get(RESULT)
-if stored and stored["data"] == wb.active:
-    report = stored["report"]
-    colour, icon = _STYLE[report.verdict]
-    st.markdown(f"## :{colour}[{icon} {t('rp.verdict_' + report.verdict)}]")
+stored = result_of(PAGE, entry)
+if stored is not None:
+    report = stored["value"]["report"]
+    current = result_header(
+        stored,
+        entry,
+        params,
+        run_id=report.run_ids[-1] if report.run_ids else None,
+        shown=("key", "pairing", "min_k", "min_l", "max_pl", "max_t"),
+    )
     st.caption(
         t(
             "rp.recorded",
             ids=", ".join(f"#{i}" for i in report.run_ids) or "—",
-            seconds=f"{stored['seconds']:.1f}",
+            seconds=f"{stored['value']['seconds']:.1f}",
         )
     )
-    for reason in report.reasons:
-        st.error(escape_md(reason["message"]), icon=":material/block:")
-    for condition in report.conditions:
-        st.warning(escape_md(condition["message"]), icon=":material/rule:")
-    with st.expander(t("rp.checks")):
-        st.dataframe(
-            [{k: str(v) for k, v in check.items()} for check in report.checks], hide_index=True
-        )
-    lang = current_language()
+    chosen = report_view.show_report(report, key="rp", actions=current)
+    if chosen is not None:
+        if chosen.get("action") == "shuffle":
+            entry.shuffled = True
+            st.rerun()
+        elif chosen.get("action") == "drop_columns":
+            kept = [c for c in entry.frame.columns if c not in set(chosen.get("columns") or [])]
+            copy, _ = shelve_frame(
+                wb,
+                wb.active,
+                t("rp.without_columns", name=entry.name, columns=", ".join(chosen["columns"])),
+                entry.frame[kept],
+                source=entry.source if entry.source in ("file", "dataset") else "file",
+                origin=entry.origin or entry.name,
+            )
+            copy.aligned, copy.shuffled = entry.aligned, entry.shuffled
+            wb.under_review[wb.active] = copy.id
+            st.rerun()
+        else:
+            try_action(wb, entry, chosen)
+    stem = file_stem(stored["name"])
     st.download_button(
         t("rp.download_html"),
-        data=report.to_html(lang=lang).encode("utf-8"),
-        file_name="release_readiness_report.html",
+        data=render_html(report, lang=current_language()).encode("utf-8"),
+        file_name=f"{stem}_readiness_report.html",
         mime="text/html",
         on_click="ignore",
         type="primary",
         key="rp_download",
+        disabled=not current,
     )
     st.caption(t("rp.print_hint"))
+    st.download_button(
+        t("rp.download_release", order=t("rp.shuffled") if entry.shuffled else t("rp.in_order")),
+        # built on click, on its own thread
+        data=lambda: to_csv_bytes(
+            entry.release.export(shuffle=entry.shuffled)
+            if entry.made_here
+            else (entry.frame.sample(frac=1.0, random_state=0) if entry.shuffled else entry.frame)
+        ),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="rp_download_release",
+    )

@@ -1,4 +1,4 @@
-"""Equivalence classes: the one vectorized group-by every model, metric and algorithm uses.
+"""Equivalence classes and the one seam every row-level group-by goes through.
 
 An equivalence class (EC) is the set of rows with identical (generalized) QI values.
 Each QI column is factorized to integer codes once; the codes are combined into one
@@ -22,7 +22,10 @@ used by the anonymization report, the measurement of a release and the pages:
 - with no model requested (a plain measurement) nothing can fail, so G is a class.
 
 Every model is checked on G with the table's own reference distribution Q (t-closeness),
-so the decision depends on G and the table only, not on the other classes.
+so the decision depends on G and the table only, not on the other classes. The models'
+declared capabilities decide the cheap cases without building a partition: G smaller
+than the minimal class size a model implies fails it, and a model decided by size alone
+(k-anonymity) needs nothing but |G|.
 :func:`equivalence_classes` keeps the older reading — every all-``*`` row set aside as
 suppressed — for the attack simulators, which treat those rows as one group apart.
 
@@ -30,8 +33,51 @@ Sensitive attributes are factorized once per table (:class:`SensitiveAttribute`)
 shared by all the partitions an algorithm tries; per-class value counts come from one
 more combined key (:meth:`EquivalenceClasses.value_counts`).
 
-Every group-by/count over rows lives here, so another backend can replace pandas/numpy
-in one place.
+The row-level seam
+------------------
+Every group-by, count, distinct or factorization over the rows of a table (the data
+set, a release, a voter roll, a sample of perturbed values) goes through the named
+operations below, so that another engine can replace pandas/numpy in this one place:
+
+- codes of a column: :func:`factorize` (missing is a value), :func:`value_codes`
+  (missing is -1), :func:`combine_codes` (one key for several columns) — from
+  :mod:`privcore.data.codes`, which the data layer uses directly;
+- the frequency set: :func:`group_rows` / :func:`group_keys` (distinct combinations,
+  their first row and their counts; weighted rows roll a frequency set up);
+- counts: :func:`code_counts` (rows per code, i.e. per class, value or bin),
+  :func:`present_codes`, :func:`bin_counts`, :func:`value_counts` and
+  :func:`n_distinct` of a column;
+- sums per group: :func:`group_sums`, :func:`reduce_runs` (rows sorted by group);
+- distinct rows: :func:`distinct`, :func:`distinct_rows`, :func:`distinct_tuples`,
+  :func:`duplicated`; the rows of each group: :func:`members`;
+- partitions: :func:`equivalence_classes`, :func:`release_classes`,
+  :func:`classes_from_codes`, and per-class distributions of a sensitive attribute
+  (:meth:`EquivalenceClasses.value_counts`, :meth:`~EquivalenceClasses.count_values`,
+  :meth:`~EquivalenceClasses.distributions`, :class:`ValueCounts`).
+
+The rule: an array with one entry per row of a table is grouped, counted or
+deduplicated only here. Arrays with one entry per class, per distinct value or cell,
+per (class, value) pair, per hierarchy label or leaf, per partition or per histogram
+bin are not rows: work on them may stay in its module, and each such call carries a
+``# not rows: …`` comment saying what it runs over (a test greps for the group-by calls
+of numpy and pandas outside this module and :mod:`privcore.data.codes`, and fails on
+one without it). What stays outside, and why:
+
+- :mod:`privcore.models`: per-class measures over the (class, value) pairs of
+  :class:`ValueCounts` (sorted orders of the recursive and ordered measures), the
+  (class, node) pairs of the hierarchical distance, and the per-class verdict
+  combinations of ``evaluate`` — all derived from the frequency set, none from rows;
+- hierarchies and the loss tables built on them (:mod:`privcore.data.hierarchy`,
+  :mod:`privcore.measure.loss`, the lattice's NCP tables, KACA's and Mondrian's node
+  numbering): one entry per leaf or label;
+- released cells (:mod:`privcore.data.cells`, :mod:`privcore.matching`,
+  :mod:`privcore.measure.report`): one entry per distinct cell or value, or per class;
+- Mondrian's per-bin distinct counts and per-partition labels.
+
+Sorting rows (Mondrian moves a partition's rows and reads medians from a sorted copy;
+condensation permutes rows within groups), lookups (``searchsorted`` joins in the
+matching, ``get_indexer``, ``isin``) and the LDP audits, which work on tensors of
+mechanism samples rather than on table rows, are outside the rule.
 """
 
 from __future__ import annotations
@@ -44,11 +90,182 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from privcore.data.codes import SUPPRESSED, combine_codes, factorize
+from privcore.data.codes import (
+    SUPPRESSED,
+    combine_codes,
+    duplicated,
+    factorize,
+    n_distinct,
+    value_codes,
+    value_counts,
+)
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import RoleError
 
+__all__ = [
+    "SUPPRESSED",
+    "ClassConstraint",
+    "EquivalenceClasses",
+    "Groups",
+    "SensitiveAttribute",
+    "ValueCounts",
+    "bin_counts",
+    "classes_from_codes",
+    "code_counts",
+    "combine_codes",
+    "distinct",
+    "distinct_rows",
+    "distinct_tuples",
+    "duplicated",
+    "equivalence_classes",
+    "factorize",
+    "group_keys",
+    "group_rows",
+    "group_sums",
+    "members",
+    "n_distinct",
+    "one_class",
+    "passes_as_one_class",
+    "present_codes",
+    "reduce_runs",
+    "release_classes",
+    "sensitive_attributes",
+    "top_rows",
+    "value_codes",
+    "value_counts",
+]
+
 _DENSE_CELLS = 4_000_000  # cells per chunk when per-class distributions are made dense
+
+
+# --------------------------------------------------------------------------- row operations
+
+
+@dataclass(frozen=True, eq=False)
+class Groups:
+    """Rows grouped by equal keys (a frequency set when the keys are QI/SA tuples).
+
+    ``ids[i]`` is the group of row i, groups numbered 0..m-1 in order of first
+    appearance; ``counts[j]`` the rows of group j, or the sum of their weights when rows
+    stand for several records; ``first[j]`` its first row (found when first asked).
+    """
+
+    ids: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.counts)
+
+    @cached_property
+    def first(self) -> np.ndarray:
+        return _first_occurrence(self.ids)
+
+
+def group_keys(key: np.ndarray, *, weights: np.ndarray | None = None) -> Groups:
+    """Group rows by an int64 key (hash-based, O(n)); ``weights`` (whole numbers, one per
+    row) make each row stand for that many records, so a frequency set rolls up into a
+    coarser one without a rescan of the table."""
+    ids, uniques = pd.factorize(key)
+    ids = ids.astype(np.int64, copy=False)
+    counts = np.bincount(ids, weights=weights, minlength=len(uniques))
+    if weights is not None:
+        counts = np.rint(counts).astype(np.int64)
+    return Groups(ids, counts)
+
+
+def group_rows(
+    columns: Sequence[np.ndarray],
+    cardinalities: Sequence[int],
+    *,
+    weights: np.ndarray | None = None,
+) -> Groups:
+    """The frequency set of integer-coded columns (codes 0..cardinality-1 each): the
+    distinct combinations, the first row holding each, and their counts (SPEC §9)."""
+    return group_keys(combine_codes(columns, cardinalities), weights=weights)
+
+
+def code_counts(codes: np.ndarray, size: int, *, weights: np.ndarray | None = None) -> np.ndarray:
+    """Rows holding each code 0..size-1 (codes ≥ 0: one per row; a class, a value or a
+    bin), or the sum of their ``weights``: int64 counts, float64 sums."""
+    return np.bincount(codes, weights=weights, minlength=size)
+
+
+def present_codes(codes: np.ndarray, size: int) -> np.ndarray:
+    """The codes among 0..size-1 that some row holds, in increasing order (negative
+    codes — missing — are left out)."""
+    return np.flatnonzero(np.bincount(codes[codes >= 0], minlength=size))
+
+
+def bin_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Rows whose value lies in each bin [edges[i], edges[i+1]) (the last bin closed),
+    as :func:`numpy.histogram` counts them."""
+    return np.histogram(values, bins=edges)[0]
+
+
+def group_sums(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
+    """Σ of ``values`` over the rows of each group 0..n_groups-1: one sum per group for a
+    1-D array, one row of column sums per group for an (n × d) matrix. Rows are added in
+    row order."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        return np.bincount(group, weights=values, minlength=n_groups)
+    sums = np.zeros((n_groups, values.shape[1]))
+    for j in range(values.shape[1]):  # a loop over columns, each one pass over the rows
+        sums[:, j] = np.bincount(group, weights=values[:, j], minlength=n_groups)
+    return sums
+
+
+def reduce_runs(values: np.ndarray, starts: np.ndarray, how: str, *, axis: int = -1) -> np.ndarray:
+    """Minimum, maximum or sum (``how``) of each run of rows along ``axis``, the rows
+    sorted by group so that group j is the run starting at ``starts[j]`` (increasing)."""
+    reduce = {"min": np.minimum, "max": np.maximum, "sum": np.add}[how]
+    return reduce.reduceat(values, starts, axis=axis)
+
+
+def members(group: np.ndarray, n_groups: int) -> list[np.ndarray]:
+    """The rows of each group 0..n_groups-1, each in row order (rows with a negative
+    group — suppressed — belong to none)."""
+    group = np.asarray(group)
+    if len(group) and group.min() < 0:
+        kept = np.flatnonzero(group >= 0)
+        order = kept[np.argsort(group[kept], kind="stable")]
+        sizes = np.bincount(group[kept], minlength=n_groups)
+    else:
+        order = np.argsort(group, kind="stable")
+        sizes = np.bincount(group, minlength=n_groups)
+    return list(np.split(order, np.cumsum(sizes)[:-1]))
+
+
+def distinct(
+    values: np.ndarray,
+    *,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+):
+    """The distinct values of a 1-D array in increasing order, with (as asked) the first
+    row of each, each row's position among them and the rows holding each
+    (:func:`numpy.unique`)."""
+    return np.unique(
+        values,
+        return_index=return_index,
+        return_inverse=return_inverse,
+        return_counts=return_counts,
+    )
+
+
+def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows of an n × d matrix in lexicographic order, each row's index among
+    them as int64)."""
+    rows, inverse = np.unique(matrix, axis=0, return_inverse=True)
+    return rows, inverse.ravel().astype(np.int64)
+
+
+def distinct_tuples(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The distinct tuples of ``columns`` in ``frame`` (first occurrence of each, in row
+    order, with its index)."""
+    return frame[list(columns)].drop_duplicates()
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,6 +353,22 @@ class ValueCounts:
     count: np.ndarray
     starts: np.ndarray
 
+    @property
+    def n_classes(self) -> int:
+        return len(self.starts)
+
+    def per_class(self, values: np.ndarray | None = None) -> np.ndarray:
+        """Σ of ``values`` (one per pair) over the pairs of each class; without
+        ``values``, the number of pairs of each class (its distinct values)."""
+        return np.bincount(self.cls, weights=values, minlength=self.n_classes)
+
+    def class_max(self, values: np.ndarray | None = None) -> np.ndarray:
+        """The largest of ``values`` (one per pair; default the counts) in each class."""
+        values = self.count if values is None else values
+        if self.n_classes == 0:
+            return np.zeros(0, dtype=values.dtype)
+        return np.maximum.reduceat(values, self.starts)
+
 
 @dataclass(frozen=True, eq=False)
 class EquivalenceClasses:
@@ -197,9 +430,14 @@ class EquivalenceClasses:
         return cache[name]
 
     def _count_pairs(self, attribute: SensitiveAttribute) -> ValueCounts:
+        return self.count_values(attribute.codes, attribute.n_values)
+
+    def count_values(self, codes: np.ndarray, n_values: int) -> ValueCounts:
+        """Per (class, value) counts of any per-row ``codes`` 0..n_values-1 (suppressed
+        rows left out), sorted by class then code; the rows' weights count."""
         kept = ~self.suppressed
-        m = max(attribute.n_values, 1)
-        key = self.ids[kept] * m + attribute.codes[kept]
+        m = max(int(n_values), 1)
+        key = self.ids[kept] * m + np.asarray(codes)[kept]
         weights = None if self.weights is None else self.weights[kept]
         if self.n_classes * m <= 8 * max(len(key), 1) + 1024:
             dense = np.bincount(key, weights=weights, minlength=self.n_classes * m)
@@ -237,6 +475,10 @@ class EquivalenceClasses:
             matrix /= self.sizes[first:last, None]
             yield first, matrix
 
+    def members(self) -> list[np.ndarray]:
+        """The rows of each class, in row order (suppressed rows belong to none)."""
+        return members(self.ids, self.n_classes)
+
     def class_keys(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The QI values naming each class (from its representative row)."""
         return frame.iloc[self.first_row][list(self.qi)].reset_index(drop=True)
@@ -263,7 +505,15 @@ def top_rows(frame: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
 
 
 class ClassConstraint(Protocol):
-    """What :func:`release_classes` needs of a privacy model (:mod:`privcore.models`)."""
+    """What :func:`release_classes` needs of a privacy model (:mod:`privcore.models`):
+    the per-class check and two declared capabilities — the fewest records a class
+    needs to pass, and whether that size alone decides."""
+
+    @property
+    def minimal_class_size(self) -> int: ...
+
+    @property
+    def size_only(self) -> bool: ...
 
     def class_pass(self, classes: EquivalenceClasses) -> np.ndarray: ...
 
@@ -305,13 +555,21 @@ def passes_as_one_class(
     weights: np.ndarray | None = None,
 ) -> bool:
     """Whether the rows ``rows``, taken as one equivalence class, meet every model
-    (True when no model is given; False for no rows and a model to meet)."""
+    (True when no model is given; False for no rows and a model to meet). A class below
+    a model's minimal class size fails it and a size-only model passes on size, without
+    building the one-class partition."""
     if not models:
         return True
     if len(rows) == 0:
         return False
+    size = len(rows) if weights is None else int(np.asarray(weights).sum())
+    if size < max(model.minimal_class_size for model in models):
+        return False
+    rest = [model for model in models if not model.size_only]  # the others pass by size
+    if not rest:
+        return True
     single = one_class(rows, qi=qi, sensitive=sensitive, weights=weights)
-    return all(bool(model.class_pass(single)[0]) for model in models)
+    return all(bool(model.class_pass(single)[0]) for model in rest)
 
 
 def release_classes(

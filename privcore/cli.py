@@ -1,14 +1,20 @@
 """Command line: ``python -m privcore COMMAND …`` for batch use and scripts.
 
-Commands mirror the app's pages. Output is a readable summary, or with ``--json`` one
-JSON object whose keys are a documented contract (README). Exit codes: 0 success,
-2 bad input or impossible parameters (one line on stderr), 1 reserved for verdicts
-(``report``: not ready). ``--record`` (measure, anonymize, attack, audit, report) writes
-the run to the history like the pages do; a history that cannot be written is one warning
-on stderr and changes neither the output nor the exit code.
+Commands mirror the app's pages and run the same requests: ``measure``, ``anonymize``,
+``attack`` and ``audit`` turn their options into a request of :mod:`privcore.runs` and
+call :func:`privcore.runs.run`, and those options are generated from the registry
+(:data:`privcore.runs.registry.OPTIONS`: kind, choices, help) and the request's defaults,
+so a default or a choice is the pages' one. Output is a readable summary, or with
+``--json`` one JSON object whose keys are a documented contract (README). Exit codes: 0
+success, 2 bad input or impossible parameters (one line on stderr), 1 reserved for
+verdicts (``report``: not ready). ``--record`` (measure, anonymize, attack, audit,
+report) writes the run to the history with the pages' policy (page ``cli``); a history
+that cannot be written is one warning on stderr and changes neither the output nor the
+exit code.
 
-Numbers on the command line are checked where they are read (no NaN, infinity or
-negative count or seed); no command writes over one of its input files; readable output
+Numbers are checked by the request they belong to (:func:`privcore.runs.check_value`:
+no NaN, infinity, negative count or seed, nothing out of range), with the message a page
+would give; no command writes over one of its input files; readable output
 is printed without control characters or terminal escape sequences (a column name can
 hold them), and JSON output escapes them. Release CSV/TSV files and the history export
 are formula-guarded (:mod:`privcore.data.writing`) unless ``--no-formula-guard``.
@@ -22,23 +28,28 @@ import math
 import os
 import re
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import MISSING, fields, replace
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from privcore import __version__, history
-from privcore.data import Dataset, Hierarchy, load, profile, suggest_roles
-from privcore.errors import CancelledError, HistoryError, ParameterError, PrivcoreError
-from privcore.measure.report import measure_release
-from privcore.models import (
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    RecursiveCLDiversity,
-    TCloseness,
+from privcore.data import Hierarchy, Schema, load, profile, suggest_roles
+from privcore.errors import ParameterError, PrivcoreError
+from privcore.runs import (
+    OPTIONS,
+    AnonymizeRequest,
+    AttackRequest,
+    AuditRequest,
+    Inputs,
+    MeasureRequest,
+    Outcome,
+    ReplayRequest,
+    ReportRequest,
+    Request,
+    make_request,
+    run,
 )
 
 EXIT_OK = 0
@@ -90,72 +101,33 @@ def _emit(payload: dict[str, Any], as_json: bool, lines: Sequence[str]) -> None:
         print(terminal_safe("\n".join(lines)))
 
 
-class _Recording:
-    """``--record``: the ``with`` block (the computation, after the inputs are read) as
-    one history run of ``kind`` on page ``cli``, like the pages record theirs.
+def _request(
+    cls: type[Request], args: argparse.Namespace, inputs: Inputs | None = None, **values: Any
+) -> Request:
+    """The command's request: the values of its generated options
+    (:func:`_add_request_options`) that are fields of ``cls``, then ``values``. A value
+    the request refuses is the command's one-line error and, with ``--record``, a failed
+    run in the history (:func:`privcore.runs.make_request`)."""
+    names = {f.name for f in fields(cls)}
+    given = {name: getattr(args, name) for name in args.request_options if name in names}
+    return make_request(cls, {**given, **values}, inputs, page="cli", record=args.record)
 
-    Set :attr:`results` inside the block (:attr:`params` may be updated too). On exit
-    the run is written with its duration and status ``ok``; a :class:`PrivcoreError`
-    is written as ``error`` with its message (``cancelled`` for Ctrl-C) and propagates.
-    ``dataset`` is the fingerprint of :meth:`Dataset.summary` - never the rows. A
-    history that cannot be written costs one warning on stderr, never the result.
-    Without ``--record`` nothing is written.
-    """
 
-    def __init__(
-        self,
-        args: argparse.Namespace,
-        kind: str,
-        params: dict[str, Any],
-        dataset: Dataset | None = None,
-    ) -> None:
-        self.enabled = bool(getattr(args, "record", False))
-        self.kind = kind
-        self.params = params
-        self.dataset = dataset
-        self.results: dict[str, Any] = {}
-        self.id: int | None = None
-        self._started = 0.0
+def _run(request: Request, inputs: Inputs, args: argparse.Namespace) -> Outcome:
+    """``request`` run on ``inputs`` by :func:`privcore.runs.run` (recorded with
+    ``--record``, page ``cli``), with a progress bar on a terminal; a history that
+    cannot be written costs one warning on stderr, never the result."""
+    with _terminal_progress(args) as progress:
+        outcome = run(request, inputs, progress=progress, page="cli", record=args.record)
+    if outcome.history_error is not None:
+        message = " ".join(outcome.history_error.message.split())
+        _say(f"warning: run not recorded in the history: {message}")
+    return outcome
 
-    def __enter__(self) -> _Recording:
-        self._started = time.perf_counter()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if not self.enabled:
-            return
-        duration = time.perf_counter() - self._started
-        if exc is None:
-            status, error = "ok", None
-        elif isinstance(exc, (CancelledError, KeyboardInterrupt)):
-            status, error = "cancelled", None
-        elif isinstance(exc, PrivcoreError):
-            status, error = "error", exc.message
-        else:  # a bug: not a run of the user's to keep
-            return
-        try:
-            self.id = history.record_run(
-                self.kind,
-                params=self.params,
-                results=self.results if status == "ok" else {},
-                dataset=None if self.dataset is None else self.dataset.summary(),
-                page="cli",
-                duration_s=duration,
-                status=status,
-                error=error,
-            )
-        except HistoryError as history_error:
-            message = " ".join(history_error.message.split())
-            _say(f"warning: run not recorded in the history: {message}")
-
-    def lines(self) -> list[str]:
-        """The line naming the recorded run, for the readable output."""
-        return [f"history run: #{self.id}"] if self.id is not None else []
+def _history_lines(outcome: Outcome) -> list[str]:
+    """The line naming the recorded run, for the readable output."""
+    return [f"history run: #{outcome.run_id}"] if outcome.run_id is not None else []
 
 
 def _hierarchy_files(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -165,6 +137,13 @@ def _hierarchy_files(pairs: Sequence[str] | None) -> dict[str, str]:
         column, _, path = pair.partition("=")
         files[column.strip()] = Path(path).name
     return files
+
+
+def _file_names(args: argparse.Namespace, **more: Any) -> dict[str, Any]:
+    """What the history keeps of a command's files besides the data set's fingerprint:
+    the hierarchy files by column (``hierarchy_files``) and ``more`` (names, flags and
+    fingerprints — never rows)."""
+    return {"hierarchy_files": _hierarchy_files(getattr(args, "hierarchy", None)), **more}
 
 
 def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -313,68 +292,30 @@ def _hierarchies(pairs: Sequence[str]) -> dict[str, Hierarchy]:
     return result
 
 
-def _models(args: argparse.Namespace) -> list:
-    models: list = []
-    if args.k is not None:
-        models.append(KAnonymity(args.k))
-    if args.l is not None:
-        if args.l_kind == "entropy":
-            models.append(EntropyLDiversity(args.l))
-        else:
-            if not float(args.l).is_integer():
-                raise ParameterError(
-                    f"--l must be a whole number for {args.l_kind} l-diversity, not {args.l:g}"
-                    " (only entropy l-diversity takes a fractional l).",
-                    code="cli.fractional_l",
-                )
-            if args.l_kind == "recursive":
-                models.append(RecursiveCLDiversity(args.c, int(args.l)))
-            else:
-                models.append(DistinctLDiversity(int(args.l)))
-    if args.t is not None:
-        models.append(TCloseness(args.t, args.t_distance))
-    return models
+def _release_inputs(args: argparse.Namespace) -> Inputs:
+    """``--original`` and ``--release`` (read with the ``--hierarchy`` files) as a run's
+    inputs; the history keeps the release's name and fingerprint, never its rows."""
+    original = load(args.original)
+    release = load(args.release)
+    names = _file_names(args)
+    if args.record:  # hashed only when kept
+        names["release_sha256"] = release.fingerprint.sha256
+    return Inputs(
+        original=original,
+        schema=Schema({}, _hierarchies(args.hierarchy)),
+        release=release.frame,
+        release_name=release.name,
+        names=names,
+    )
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    original = load(args.original)
-    release = load(args.release)
-    qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
-    models = _models(args)
-    hierarchies = _hierarchies(args.hierarchy)
-    population = load(args.population).frame if args.population else None
-    params = {
-        "release": release.name,
-        "release_sha256": release.fingerprint.sha256 if args.record else None,  # hashed if kept
-        "qi": qi,
-        "sa": sa,
-        "key": args.key,
-        "population_rows": None if population is None else len(population),
-        "k": args.k,
-        "l": args.l,
-        "l_kind": args.l_kind,
-        "c": args.c,
-        "t": args.t,
-        "t_distance": args.t_distance,
-        "risk_threshold": args.risk_threshold,
-        "hierarchies": _hierarchy_files(args.hierarchy),
-    }
-    with _Recording(args, "measure", params, original) as run:
-        result = measure_release(
-            original.frame,
-            release.frame,
-            qi=qi,
-            sa=sa,
-            models=models,
-            hierarchies=hierarchies,
-            key=args.key,
-            risk_threshold=args.risk_threshold,
-            population=population,
-            t_distance=args.t_distance,
-            check_order=True,
-        )
-        payload = result.to_dict()
-        run.results = result.history_summary()
+    request = _request(MeasureRequest, args)
+    inputs = _release_inputs(args)
+    if args.population:
+        inputs = replace(inputs, population=load(args.population).frame)
+    outcome = _run(request, inputs, args)
+    payload = outcome.result.to_dict()
     lines = [
         f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
         f"{payload['suppressed_rows']} suppressed)",
@@ -384,9 +325,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
             f"({payload['t_closeness'][sa]['distance']})"
             for sa in payload["sa"]
         ),
-        "PL: " + ", ".join(f"{a} = {v:.3f}" for a, v in payload["pl"].items() if v is not None),
-        f"DR = {payload['dr']:.3f}   UL = {payload['ul']:.3f}",
-        _real_records_line(payload["real_records"]),
+        *_paired_lines(payload),
         f"risk: prosecutor max {payload['risk']['prosecutor_max']:.3f}, average "
         f"{payload['risk']['prosecutor_avg']:.3f} (record-weighted), marketer "
         f"{payload['risk']['marketer']:.3f}",
@@ -395,7 +334,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
             for v in payload["verdicts"]
         ),
         *(f"note: {n}" for n in payload["notes"]),
-        *run.lines(),
+        *_history_lines(outcome),
     ]
     _emit(payload, args.json, lines)
     return EXIT_OK
@@ -404,8 +343,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
 @contextmanager
 def _terminal_progress(args: argparse.Namespace) -> Iterator[Callable[[float, str], None] | None]:
     """A tqdm bar on stderr fed by the library's progress callback, closed at the end
-    of the block; nothing with --quiet or when stderr is not a terminal."""
-    if args.quiet or not sys.stderr.isatty():
+    of the block; nothing with --quiet, for a command without it, or when stderr is not a
+    terminal."""
+    if getattr(args, "quiet", True) or not sys.stderr.isatty():
         yield None
         return
     from tqdm import tqdm
@@ -423,13 +363,12 @@ def _terminal_progress(args: argparse.Namespace) -> Iterator[Callable[[float, st
         bar.close()
 
 
-def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
+def _suggested_identifiers(frame, chosen: set[str]) -> list[str]:
     """Columns the role suggestions call identifiers (names, e-mails, IDs, unique
-    columns), other than the chosen QIs and SAs; each is named on stderr with its
+    columns), other than the ``chosen`` QIs and SAs; each is named on stderr with its
     reason, so a release never carries a direct identifier by default."""
-    from privcore.data import Role, suggest_roles
+    from privcore.data import Role
 
-    chosen = set(_columns(args.qi, "--qi")) | set(_columns(args.sa, "--sa"))
     found = [
         s for s in suggest_roles(frame) if s.role == Role.IDENTIFIER and s.column not in chosen
     ]
@@ -442,75 +381,48 @@ def _suggested_identifiers(frame, args: argparse.Namespace) -> list[str]:
 
 
 def cmd_anonymize(args: argparse.Namespace) -> int:
-    from privcore.anonymize import anonymize
-    from privcore.data import Role, Schema
+    from privcore.data import Role
 
     if args.from_spec:
         return _anonymize_from_spec(args)
-    missing = [o for o in ("qi", "sa") if getattr(args, o) is None]
+    missing = [o for o in ("qi", "sa") if not getattr(args, o)]
     if missing:
         raise ParameterError(
             "anonymize needs " + ", ".join(f"--{o}" for o in missing) + " (or --from-spec FILE).",
             code="cli.missing_options",
         )
+    request = _request(AnonymizeRequest, args)
     _check_anonymize_outputs(args)
     dataset = load(args.input)
     frame = dataset.frame
-    qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
     if args.identifiers is None:  # not given: the columns suggested as identifiers
-        identifiers = _suggested_identifiers(frame, args)
+        identifiers = _suggested_identifiers(frame, {*request.qi, *request.sa})
     else:
         identifiers = _columns(args.identifiers, "--identifiers") if args.identifiers else []
     roles = dict.fromkeys(map(str, frame.columns), Role.INSENSITIVE)
     roles.update(dict.fromkeys(identifiers, Role.IDENTIFIER))
-    roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
-    roles.update(dict.fromkeys(sa, Role.SENSITIVE))
+    roles.update(dict.fromkeys(request.qi, Role.QUASI_IDENTIFIER))
+    roles.update(dict.fromkeys(request.sa, Role.SENSITIVE))
     unknown = [c for c in roles if c not in frame.columns]
     if unknown:
         raise ParameterError(
             f"{args.input} has no column {', '.join(unknown)}.", code="cli.unknown_columns"
         )
-    schema = Schema(roles, _hierarchies(args.hierarchy))
-    models = _models(args)
-    options = {}
-    if args.algorithm in ("samarati", "incognito", "optimal"):
-        options["loss_metric"] = args.loss_metric
-    if args.algorithm == "mondrian":
-        options["summary"] = args.summary
-    params = {  # the Anonymize page's parameters, plus the roles and files of the command
-        "algorithm": args.algorithm,
-        "k": args.k,
-        "l": args.l,
-        "l_kind": args.l_kind,
-        "c": args.c,
-        "t": args.t,
-        "t_distance": args.t_distance,
-        "max_suppression": args.max_suppression,
-        **options,
-        "seed": args.seed,
-        "qi": qi,
-        "sa": sa,
-        "identifiers": identifiers,
-        "hierarchies": _hierarchy_files(args.hierarchy),
-        "keep_order": args.keep_order,
-        "out": Path(args.out).name,
-    }
-    with _Recording(args, "anonymize", params, dataset) as run:
-        with _terminal_progress(args) as progress:
-            release = anonymize(
-                frame,
-                schema,
-                models,
-                algorithm=args.algorithm,
-                max_suppression=args.max_suppression,
-                seed=args.seed,
-                progress=progress,
-                **options,
-            )
-        report = _write_release(release, args)
-        run.results = release.history_summary()
-    _emit(report, args.json, _release_lines(args.algorithm, report, args, run))
+    inputs = Inputs(
+        original=dataset,
+        schema=Schema(roles, _hierarchies(args.hierarchy)),
+        names=_file_names(args, identifiers=identifiers, **_release_files(args)),
+    )
+    outcome = _run(request, inputs, args)
+    report = _write_release(outcome.result, args, request.seed)
+    _emit(report, args.json, _release_lines(request.algorithm, report, args, outcome))
     return EXIT_OK
+
+
+def _release_files(args: argparse.Namespace) -> dict[str, Any]:
+    """How ``anonymize`` writes its release, for the history: the file's name and
+    whether its rows keep their order."""
+    return {"keep_order": args.keep_order, "out": Path(args.out).name}
 
 
 def _check_anonymize_outputs(args: argparse.Namespace) -> None:
@@ -524,14 +436,15 @@ def _check_anonymize_outputs(args: argparse.Namespace) -> None:
     )
 
 
-def _write_release(release: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """Write the release (shuffled unless --keep-order; CSV/TSV formula-guarded unless
-    --no-formula-guard), the report and the spec. Cells the guard changed are counted
-    in the report (``formula_guarded_cells``, only when there are any) and on stderr."""
+def _write_release(release: Any, args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """Write the release (shuffled with ``seed`` unless --keep-order; CSV/TSV
+    formula-guarded unless --no-formula-guard), the report and the spec. Cells the guard
+    changed are counted in the report (``formula_guarded_cells``, only when there are
+    any) and on stderr."""
     from privcore.data import save
 
     saved = save(
-        release.export(shuffle=not args.keep_order, seed=args.seed),
+        release.export(shuffle=not args.keep_order, seed=seed),
         args.out,
         formula_guard=args.formula_guard,
     )
@@ -546,6 +459,26 @@ def _write_release(release: Any, args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def _paired_lines(payload: dict[str, Any]) -> list[str]:
+    """PL, DR, UL and real records — or, when the rows were not paired with the
+    original's (``--alignment none``, or ``auto`` on rows that do not line up), DR and
+    which figures need pairing."""
+    pl = payload.get("pl") or {}
+    if payload.get("ul") is None or not pl:
+        needs = ", ".join(payload.get("needs_alignment") or [])
+        why = payload.get("unpaired_because")
+        return [
+            f"DR = {_num(payload.get('dr'))}",
+            f"not paired with the original's rows{f' ({why})' if why else ''}: {needs} "
+            "need a key column or rows in the same order",
+        ]
+    return [
+        "PL: " + ", ".join(f"{a} = {v:.3f}" for a, v in pl.items() if v is not None),
+        f"DR = {_num(payload['dr'])}   UL = {_num(payload['ul'])}",
+        _real_records_line(payload["real_records"]),
+    ]
+
+
 def _real_records_line(real: dict[str, Any]) -> str:
     return (
         f"real records: {real['own']:,} released row(s) equal their own original, "
@@ -554,7 +487,7 @@ def _real_records_line(real: dict[str, Any]) -> str:
 
 
 def _release_lines(
-    algorithm: str, report: dict[str, Any], args: argparse.Namespace, run: _Recording
+    algorithm: str, report: dict[str, Any], args: argparse.Namespace, outcome: Outcome
 ) -> list[str]:
     written = [f for f in (args.out, args.report, args.spec_out) if f]
     return [
@@ -565,14 +498,14 @@ def _release_lines(
         _real_records_line(report["real_records"]),
         *([f"node: {report['node']}"] if report["node"] else []),
         "wrote " + ", ".join(written),
-        *run.lines(),
+        *_history_lines(outcome),
     ]
 
 
 def _anonymize_from_spec(args: argparse.Namespace) -> int:
     """``anonymize INPUT --from-spec SPEC``: the release a spec describes, made again
     from the same input (checked by fingerprint) without choosing anything."""
-    from privcore.anonymize.spec import read_spec, reproduce
+    from privcore.anonymize.spec import read_spec
 
     try:
         text = Path(args.from_spec).read_bytes()
@@ -596,68 +529,22 @@ def _anonymize_from_spec(args: argparse.Namespace) -> int:
             f"{json.dumps(seed)[:40]}.",
             code="anonymize.bad_spec",
         )
-    args.seed = seed  # the export is shuffled as the original was
     _check_anonymize_outputs(args)
-    dataset = load(args.input)
-    params = {
-        "algorithm": spec["algorithm"],
-        "from_spec": Path(args.from_spec).name,
-        "seed": spec.get("seed"),
-        "max_suppression": spec.get("max_suppression"),
-        "qi": spec.get("qi"),
-        "sa": spec.get("sa"),
-        "keep_order": args.keep_order,
-        "out": Path(args.out).name,
-    }
-    with _Recording(args, "anonymize", params, dataset) as run:
-        with _terminal_progress(args) as progress:
-            release = reproduce(dataset.frame, spec, progress=progress)
-        report = _write_release(release, args)
-        run.results = release.history_summary()
-    lines = _release_lines(spec["algorithm"], report, args, run)
+    inputs = Inputs(
+        original=load(args.input),
+        names={"from_spec": Path(args.from_spec).name, **_release_files(args)},
+    )
+    outcome = _run(ReplayRequest(spec=spec), inputs, args)
+    report = _write_release(outcome.result, args, seed)  # shuffled as the original was
+    lines = _release_lines(spec["algorithm"], report, args, outcome)
     _emit(report, args.json, ["reproduced from " + str(args.from_spec), *lines])
     return EXIT_OK
 
 
 def cmd_attack(args: argparse.Namespace) -> int:
-    from privcore.attacks import simulate
-    from privcore.measure.entropy import align
-
-    dataset = load(args.original)
-    released = load(args.release)
-    qi, sa = _columns(args.qi, "--qi"), _columns(args.sa, "--sa")
-    hierarchies = _hierarchies(args.hierarchy)
-    original, release = align(
-        dataset.frame, released.frame, args.key, qi=qi, hierarchies=hierarchies
-    )
-    params = {  # the Attack page's parameters of its linkage run, plus the command's
-        "attack": "linkage+homogeneity",
-        "release": released.name,
-        "release_sha256": released.fingerprint.sha256 if args.record else None,  # hashed if kept
-        "key": args.key,
-        "qi": qi,
-        "sa": sa,
-        "roll": {"size": args.roll_size, "seed": args.seed, "locale": args.locale},
-        "tau": args.tau,
-        "hierarchies": _hierarchy_files(args.hierarchy),
-    }
-    with _Recording(args, "attack", params, dataset) as run:
-        with _terminal_progress(args) as progress:
-            result = simulate(
-                original,
-                release,
-                qi,
-                sa,
-                roll_size=args.roll_size,
-                seed=args.seed,
-                locale=args.locale,
-                hierarchies=hierarchies,
-                tau=args.tau,
-                progress=progress,
-            )
-        payload = result.to_dict()
-        params["roll"] = payload["roll"]  # the roll built (its size when not given)
-        run.results = payload
+    request = _request(AttackRequest, args)
+    outcome = _run(request, _release_inputs(args), args)
+    payload = outcome.result.to_dict()
     lines = []
     for label, figures in (("original", payload["before"]), ("release", payload)):
         link, hom, risk = figures["linkage"], figures["homogeneity"], figures["risk"]
@@ -670,24 +557,28 @@ def cmd_attack(args: argparse.Namespace) -> int:
             f"{risk['journalist_max']:.3f}, marketer {risk['marketer']:.3f}",
         ]
     lines.append(f"roll: {payload['roll']['size']:,} people, seed {payload['roll']['seed']}")
-    lines += run.lines()
+    lines += _history_lines(outcome)
     _emit(payload, args.json, lines)
     return EXIT_OK
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from privcore.ldp import audit as ldp_audit
-
-    samples: Dataset | None = None
+    samples = None
+    values: dict[str, Any] = {"methods": (args.method,)}
     if args.samples_file:
         if not args.input_col or not (args.output_col or args.output_prefix):
             raise ParameterError(
                 "--samples-file needs --input-col and --output-col or --output-prefix.",
                 code="cli.samples_options",
             )
-        if args.claimed_epsilon is None:
+        if args.epsilon is None:
             raise ParameterError(
                 "--samples-file needs --claimed-epsilon.", code="cli.samples_options"
+            )
+        if args.method == "ab":
+            raise ParameterError(
+                "Uploaded samples are audited black-box: use --method ob or lb.",
+                code="cli.samples_method",
             )
         samples = load(args.samples_file)
         outputs = (
@@ -695,60 +586,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
             if args.output_col
             else [c for c in map(str, samples.frame.columns) if c.startswith(args.output_prefix)]
         )
-        if args.method == "ab":
-            raise ParameterError(
-                "Uploaded samples are audited black-box: use --method ob or lb.",
-                code="cli.samples_method",
-            )
-        params = {  # the LDP auditor page's parameters of an audit of uploaded samples
-            "samples": samples.name,
-            "input": args.input_col,
-            "outputs": outputs,
-            "claimed": args.claimed_epsilon,
-            "method": args.method,
-            "seed": args.seed,
-        }
-    else:
-        if not args.mechanism or args.epsilon is None:
-            raise ParameterError(
-                "Give --mechanism and --epsilon, or --samples-file.", code="cli.audit_options"
-            )
-        params = {  # the LDP auditor page's parameters of a mechanism audit
-            "mechanism": args.mechanism,
-            "epsilon": args.epsilon,
-            "d": args.domain,
-            "methods": [args.method],
-            f"n_{args.method}": args.samples,
-            "seed": args.seed,
-        }
-    with _Recording(args, "audit", params, samples) as run:
-        with _terminal_progress(args) as progress:
-            if samples is not None:
-                report = ldp_audit.audit_samples(
-                    samples.frame,
-                    args.input_col,
-                    outputs,
-                    claimed_epsilon=args.claimed_epsilon,
-                    method=args.method,
-                    seed=args.seed,
-                    progress=progress,
-                )
-            else:
-                from privcore.ldp.mechanisms import make
-
-                mechanism = make(args.mechanism, args.epsilon, d=args.domain)
-                runner = {
-                    "ab": ldp_audit.audit_ab,
-                    "ob": ldp_audit.audit_ob,
-                    "lb": ldp_audit.lower_bound,
-                }[args.method]
-                kwargs = {"seed": args.seed, "progress": progress}
-                if args.samples:
-                    kwargs["n"] = args.samples
-                report = runner(mechanism, **kwargs)
-        payload = report.to_dict()
-        # as the page: an uploaded-samples audit is one report, a mechanism's per method
-        run.results = payload if samples is not None else {args.method: payload}
+        values.update(mechanism=None, input_column=args.input_col, output_columns=outputs)
+    elif not args.mechanism or args.epsilon is None:
+        raise ParameterError(
+            "Give --mechanism and --epsilon, or --samples-file.", code="cli.audit_options"
+        )
+    inputs = Inputs(samples=samples, names={"samples_file": samples.name} if samples else {})
+    request = _request(AuditRequest, args, inputs, **values)
+    outcome = _run(request, inputs, args)
+    payload = outcome.result[args.method].to_dict()
     claimed = payload["epsilon_claimed"]
     lines = [
         f"{payload['mechanism'].get('mechanism')}: method {payload['method']}, "
@@ -784,7 +630,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "rule: a violation needs a 99.9 % bound above the claim (false-alarm rate ≤ "
         f"{payload.get('false_alarm_rate', 0.001):.1%} per audit)"
     )
-    lines += run.lines()
+    lines += _history_lines(outcome)
     _emit(payload, args.json, lines)
     return EXIT_OK
 
@@ -806,16 +652,31 @@ def _limit_option(text: str) -> float | str:
     return value
 
 
-def _finite_float(text: str) -> float:
-    """A number option: finite (NaN and infinities are refused here; ranges are checked
-    by the library, which names the parameter)."""
+def _number(text: str) -> float:
+    """A number option as written (``nan`` and ``inf`` included): whether it is finite
+    and in range is the request's check (:func:`privcore.runs.check_value`), so the
+    command line refuses what a page refuses, with the same message."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from exc
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, not {text!r}")
-    return value
+
+
+def _whole_number(text: str) -> int | float:
+    """A whole-number option as written: exact when it is an integer (a seed near
+    2**63), else the number, which the request refuses unless it is whole."""
+    try:
+        return int(text)
+    except ValueError:
+        return _number(text)
+
+
+def _column_list(text: str) -> tuple[str, ...]:
+    """A comma-separated list of column names."""
+    columns = tuple(c.strip() for c in text.split(",") if c.strip())
+    if not columns:
+        raise argparse.ArgumentTypeError("expected at least one column name")
+    return columns
 
 
 def _positive_int(text: str) -> int:
@@ -871,7 +732,7 @@ _REQUIRED_THRESHOLDS = (
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from privcore.report import Thresholds, readiness
+    from privcore.report import Thresholds
 
     given = {
         field: (None if getattr(args, option) == "none" else getattr(args, option))
@@ -888,7 +749,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             "waived).",
             code="cli.threshold_required",
         )
-    thresholds = Thresholds(**given)
+    Thresholds(**given)  # a bad value is refused before anything is read
     _check_outputs(
         {"--out": args.out},
         {
@@ -901,8 +762,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.from_run is not None:
         from privcore.report import readiness_from_history
 
-        result = readiness_from_history(args.from_run)
-        return _write_report(result, args)
+        return _write_report(readiness_from_history(args.from_run), args)
     missing = [o for o in ("original", "release", "qi", "sa") if getattr(args, o) is None]
     if missing:
         raise ParameterError(
@@ -920,42 +780,33 @@ def cmd_report(args: argparse.Namespace) -> int:
                 code="cli.algorithm_report",
             )
         algorithm = {k: made.get(k) for k in ("algorithm", "params", "node", "synthetic")}
-    original = load(args.original).frame
-    release = load(args.release).frame
-    with _terminal_progress(args) as progress:
-        result = readiness(
-            original,
-            release,
-            qi=_columns(args.qi, "--qi"),
-            sa=_columns(args.sa, "--sa"),
-            thresholds=thresholds,
-            hierarchies=_hierarchies(args.hierarchy),
-            key=args.key,
-            algorithm=algorithm,
-            roll_size=args.roll_size,
-            seed=args.seed,
-            record=args.record,
-            check_order=True,
-            progress=progress,
-            original_name=Path(args.original).name,
-            release_name=Path(args.release).name,
-        )
-    return _write_report(result, args)
+    request = ReportRequest(
+        qi=_columns(args.qi, "--qi"),
+        sa=_columns(args.sa, "--sa"),
+        key=args.key,
+        thresholds=given or None,
+        roll_size=args.roll_size,
+        seed=args.seed,
+    )
+    inputs = replace(_release_inputs(args), algorithm=algorithm)
+    outcome = _run(request, inputs, args)
+    return _write_report(outcome.result.recorded(outcome.summary, outcome.run_id), args)
 
 
-def _write_report(result, args: argparse.Namespace) -> int:
-    _write_text(args.out, result.to_html(args.lang), "--out")
-    verdict = result.verdict.replace("_", " ")
-    lines = [f"verdict: {verdict}"]
-    lines += [f"  FAIL {r['message']}" for r in result.reasons]
-    if result.conditions:
-        lines.append("conditions:")
-        lines += [f"  - {c['message']}" for c in result.conditions]
+def _write_report(report, args: argparse.Namespace) -> int:
+    """The HTML document (``--out``, in ``--lang``), then the verdict, reasons and
+    conditions in words, or with ``--json`` the report with an English ``message`` on
+    every reason, condition, check and note (:mod:`ui.catalog`, Streamlit-free)."""
+    from ui.catalog import report_json, report_lines
+    from ui.report_html import render_html
+
+    _write_text(args.out, render_html(report, args.lang), "--out")
+    lines = report_lines(report, args.lang)
     lines.append(f"wrote {args.out}")
-    if result.run_ids:
-        lines.append("history runs: " + ", ".join(f"#{i}" for i in result.run_ids))
-    _emit(result.to_dict(), args.json, lines)
-    return EXIT_OK if result.ready else EXIT_VERDICT
+    if report.run_ids:
+        lines.append("history runs: " + ", ".join(f"#{i}" for i in report.run_ids))
+    _emit(report_json(report), args.json, lines)
+    return EXIT_OK if report.ready else EXIT_VERDICT
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -1010,6 +861,102 @@ def _formula_guard_option(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def _default_words(default: Any) -> str:
+    """`` (default X)`` for a help text; nothing when there is no single default."""
+    if default is None or isinstance(default, (tuple, list)):
+        return ""
+    if isinstance(default, float):
+        return f" (default {default:g})"
+    return f" (default {default})"
+
+
+def _add_request_options(
+    parser: argparse.ArgumentParser,
+    request_class: type[Request],
+    names: Sequence[str] | None = None,
+    *,
+    flags: Mapping[str, Sequence[str]] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    required: Sequence[str] = (),
+    notes: Mapping[str, str] | None = None,
+) -> None:
+    """One option per parameter of ``request_class`` — ``names``, else every field of it
+    that :data:`~privcore.runs.registry.OPTIONS` describes, in field order — with the
+    registry's flag, kind, choices and help, and the request's default (``defaults``
+    overrides it: ``None`` where the command checks that the option is given). ``flags``
+    gives other flags, ``notes`` a few words the command adds to the help. Numbers are
+    read here and checked by the request (:func:`_request`), so a value is refused once,
+    with the message a page would give. The names are kept in ``request_options``."""
+    initial = {f.name: f.default for f in fields(request_class) if f.default is not MISSING}
+    initial.update(defaults or {})
+    chosen = names or [f.name for f in fields(request_class) if f.name in OPTIONS]
+    for name in chosen:
+        option = OPTIONS[name]
+        default = initial.get(name)
+        note = (notes or {}).get(name)
+        more: dict[str, Any] = {}
+        if option.kind == "int":
+            more["type"] = _whole_number
+        elif option.kind == "float":
+            more["type"] = _number
+        elif option.kind == "columns":
+            more["type"] = _column_list
+        elif option.kind == "choice":
+            more["choices"] = option.allowed()
+        elif option.kind == "flag":
+            more["action"] = "store_true"
+        if option.metavar:
+            more["metavar"] = option.metavar
+        parser.add_argument(
+            *(flags or {}).get(name, (option.flag,)),
+            dest=name,
+            default=default,
+            required=name in required,
+            help=option.help + (f"; {note}" if note else "") + _default_words(default),
+            **more,
+        )
+    parser.set_defaults(request_options=tuple(chosen))
+
+
+def _command(
+    sub: Any, func: Callable[[argparse.Namespace], int], help: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """The subcommand named after ``func`` (``cmd_measure``: ``measure``) that runs it."""
+    parser = sub.add_parser(func.__name__.removeprefix("cmd_"), help=help, description=description)
+    parser.set_defaults(func=func)
+    return parser
+
+
+def _table_options(parser: argparse.ArgumentParser, release_help: str) -> None:
+    """``--original`` and ``--release``: the tables a release is assessed from."""
+    parser.add_argument("--original", required=True, help="the original table")
+    parser.add_argument("--release", required=True, help=release_help)
+
+
+def _hierarchy_option(
+    parser: argparse.ArgumentParser, help: str = "ARX hierarchy file of a column (repeatable)"
+) -> None:
+    parser.add_argument("--hierarchy", action="append", metavar="COL=FILE", help=help)
+
+
+def _json_option(parser: argparse.ArgumentParser, help: str = "print one JSON object") -> None:
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def _run_options(
+    parser: argparse.ArgumentParser, *, quiet: bool = True, json_help: str = "print one JSON object"
+) -> None:
+    """``--record``, ``--quiet`` (where the run draws a progress bar) and ``--json``."""
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
+    )
+    if quiet:
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    _json_option(parser, json_help)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="privcore",
@@ -1020,109 +967,57 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"privcore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("profile", help="read a table, profile its columns, suggest roles")
+    p = _command(sub, cmd_profile, "read a table, profile its columns, suggest roles")
     p.add_argument("file", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_profile)
+    _json_option(p)
 
-    m = sub.add_parser(
-        "measure",
-        help="measure a release against its original: k, l, t, PL/DR/UL, risk, loss",
-        description="Measure how private a release is. --json prints one object with k, "
+    m = _command(
+        sub,
+        cmd_measure,
+        "measure a release against its original: k, l, t, PL/DR/UL, risk, loss",
+        "Measure how private a release is. --json prints one object with k, "
         "classes, suppressed_rows, l_distinct, l_entropy, t_closeness, pl, dr, ul, risk, "
         "loss, verdicts.",
     )
-    m.add_argument("--original", required=True, help="the original table")
-    m.add_argument("--release", required=True, help="the released (anonymized) table")
-    m.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
-    m.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
-    m.add_argument("--key", help="row key present in both tables (default: row order)")
-    m.add_argument(
-        "--hierarchy",
-        action="append",
-        metavar="COL=FILE",
-        help="ARX hierarchy file of a column (repeatable)",
+    _table_options(m, "the released (anonymized) table")
+    _add_request_options(
+        m,
+        MeasureRequest,
+        required=("qi", "sa"),
+        notes=dict.fromkeys(("k", "l", "t"), "a verdict, when given"),
     )
-    m.add_argument("--k", type=int, help="verdict: k-anonymity with this k")
-    m.add_argument("--l", type=_finite_float, help="verdict: l-diversity with this l")
-    m.add_argument("--l-kind", choices=["distinct", "entropy", "recursive"], default="distinct")
-    m.add_argument("--c", type=_finite_float, default=1.0, help="c of recursive (c,l)-diversity")
-    m.add_argument("--t", type=_finite_float, help="verdict: t-closeness with this t")
-    m.add_argument(
-        "--t-distance", choices=["auto", "equal", "ordered", "hierarchical", "kl"], default="auto"
-    )
-    m.add_argument(
-        "--risk-threshold",
-        type=_finite_float,
-        default=0.2,
-        help="record risk above which a record counts as at risk",
-    )
+    _hierarchy_option(m)
     m.add_argument(
         "--population",
         help="population table with the QI columns (adds "
         "journalist risk), e.g. a voter roll containing the data set's people",
     )
-    m.add_argument(
-        "--record",
-        action="store_true",
-        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
-    )
-    m.add_argument("--json", action="store_true", help="print one JSON object")
-    m.set_defaults(func=cmd_measure)
+    _run_options(m, quiet=False)
 
-    a = sub.add_parser(
-        "anonymize",
-        help="anonymize a table under k / l / t constraints with one of seven algorithms",
-        description="Anonymize INPUT and write the release to --out (shuffled unless "
+    a = _command(
+        sub,
+        cmd_anonymize,
+        "anonymize a table under k / l / t constraints with one of seven algorithms",
+        "Anonymize INPUT and write the release to --out (shuffled unless "
         "--keep-order). --report writes a JSON report with k, suppressed_rows, seconds, "
         "loss, pl, ul and node (full-domain algorithms).",
     )
     a.add_argument("input", help="the table to anonymize")
-    a.add_argument("--qi", help="quasi-identifiers, comma-separated (required)")
-    a.add_argument("--sa", help="sensitive attributes, comma-separated (required)")
+    _add_request_options(
+        a,
+        AnonymizeRequest,
+        notes={
+            "qi": "required unless --from-spec",
+            "sa": "required unless --from-spec",
+            "seed": "also shuffles the release's rows",
+        },
+    )
     a.add_argument(
         "--identifiers",
         help="identifier columns to remove, comma-separated (default: the columns the role "
         "suggestions call identifiers, each named on stderr; '' removes none)",
     )
-    a.add_argument(
-        "--algorithm",
-        default="optimal",
-        choices=["datafly", "samarati", "incognito", "optimal", "mondrian", "kaca", "condensation"],
-    )
-    a.add_argument("--k", type=int, default=2, help="k-anonymity (default 2)")
-    a.add_argument("--l", type=_finite_float, help="l-diversity with this l")
-    a.add_argument("--l-kind", choices=["distinct", "entropy", "recursive"], default="distinct")
-    a.add_argument("--c", type=_finite_float, default=1.0, help="c of recursive (c,l)-diversity")
-    a.add_argument("--t", type=_finite_float, help="t-closeness with this t")
-    a.add_argument(
-        "--t-distance", choices=["auto", "equal", "ordered", "hierarchical", "kl"], default="auto"
-    )
-    a.add_argument(
-        "--hierarchy",
-        action="append",
-        metavar="COL=FILE",
-        help="ARX hierarchy file of a column (repeatable)",
-    )
-    a.add_argument(
-        "--max-suppression",
-        type=_finite_float,
-        default=0.0,
-        help="share of rows that may be suppressed, 0–1 (default 0)",
-    )
-    a.add_argument(
-        "--loss-metric",
-        choices=["ncp", "whd", "discernibility", "ul"],
-        default="ncp",
-        help="loss minimized by samarati/incognito/optimal",
-    )
-    a.add_argument(
-        "--summary",
-        choices=["range", "mean"],
-        default="range",
-        help="how Mondrian shows numeric partitions",
-    )
-    a.add_argument("--seed", type=_seed, default=0, help="seed of the algorithm and shuffle")
+    _hierarchy_option(a)
     a.add_argument(
         "--keep-order",
         action="store_true",
@@ -1145,83 +1040,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="make the release a spec describes again, from the same INPUT (checked by "
         "fingerprint); --qi, --sa, the algorithm and the constraints come from the spec",
     )
-    a.add_argument(
-        "--record",
-        action="store_true",
-        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
-    )
-    a.add_argument("--quiet", action="store_true", help="no progress bar")
-    a.add_argument("--json", action="store_true", help="print the report as JSON")
-    a.set_defaults(func=cmd_anonymize)
+    _run_options(a, json_help="print the report as JSON")
 
-    k = sub.add_parser(
-        "attack",
-        help="linkage and homogeneity attacks with a synthetic voter roll, before vs after",
-        description="Attack the original table and its release with a synthetic voter roll "
+    k = _command(
+        sub,
+        cmd_attack,
+        "linkage and homogeneity attacks with a synthetic voter roll, before vs after",
+        "Attack the original table and its release with a synthetic voter roll "
         "that contains the data set's people. --json prints linkage {targets, "
         "unique_matches, reidentified, attribute_disclosed, …}, homogeneity "
         "{classes_exposed, records_exposed}, risk {prosecutor_max, journalist_max, "
         "marketer, …} for the release, the same under 'before' for the original.",
     )
-    k.add_argument("--original", required=True, help="the original table")
-    k.add_argument("--release", required=True, help="the release (rows aligned, or --key)")
-    k.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
-    k.add_argument("--sa", required=True, help="sensitive attributes, comma-separated")
-    k.add_argument("--key", help="row key present in both tables (default: row order)")
-    k.add_argument(
-        "--hierarchy",
-        action="append",
-        metavar="COL=FILE",
-        help="ARX hierarchy of a column, to read its labels in the release",
-    )
-    k.add_argument("--roll-size", type=_positive_int, help="people in the roll (default 10 × rows)")
-    k.add_argument("--seed", type=_seed, default=0, help="seed of the voter roll")
-    k.add_argument(
-        "--locale", choices=["en", "zh", "mixed"], default="en", help="names in the roll"
-    )
-    k.add_argument(
-        "--tau",
-        type=_finite_float,
-        default=1.0,
-        help="homogeneity: top-value share that exposes a class (default 1)",
-    )
-    k.add_argument(
-        "--record",
-        action="store_true",
-        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
-    )
-    k.add_argument("--quiet", action="store_true", help="no progress bar")
-    k.add_argument("--json", action="store_true", help="print one JSON object")
-    k.set_defaults(func=cmd_attack)
+    _table_options(k, "the release (rows aligned, or --key)")
+    _add_request_options(k, AttackRequest, required=("qi", "sa"))
+    _hierarchy_option(k, "ARX hierarchy of a column, to read its labels in the release")
+    _run_options(k)
 
-    u = sub.add_parser(
-        "audit",
-        help="audit an LDP mechanism (ab, ob, lb) or logged samples of any implementation",
-        description="Audit a built-in LDP mechanism (--mechanism NAME --epsilon E) or "
-        "uploaded samples (--samples-file). --json prints epsilon_hat, ci [lo, hi] (ab/ob), "
-        "epsilon_lb (lb), verdict, device and seconds.",
+    u = _command(
+        sub,
+        cmd_audit,
+        "audit an LDP mechanism (ab, ob, lb) or logged samples of any implementation",
+        "Audit a built-in LDP mechanism (--mechanism NAME --epsilon E) or "
+        "uploaded samples (--samples-file with --claimed-epsilon E). --json prints "
+        "epsilon_hat, ci [lo, hi] (ab/ob), epsilon_lb (lb), verdict, device and seconds.",
     )
-    u.add_argument(
-        "--mechanism", help="e.g. grr, sue, oue, olh, duchi, piecewise, broken_grr (see the README)"
+    _add_request_options(
+        u,
+        AuditRequest,
+        ("mechanism", "epsilon", "domain", "method", "samples", "density", "seed"),
+        flags={"epsilon": ("--epsilon", "--claimed-epsilon")},
+        defaults={"epsilon": None, "method": AuditRequest.methods[0]},
+        notes={"epsilon": "required (with --samples-file: the ε the implementation claims)"},
     )
-    u.add_argument("--epsilon", type=float, help="the claimed ε of the mechanism")
-    u.add_argument("--domain", type=int, default=None, help="domain size d (frequency oracles)")
-    u.add_argument("--samples", type=_positive_int, help="samples per input")
-    u.add_argument("--method", choices=["ab", "ob", "lb"], default="ob")
     u.add_argument("--samples-file", help="table of logged (input, output) rows")
     u.add_argument("--input-col", help="the input column of --samples-file")
     u.add_argument("--output-col", help="the output column (one value per row)")
     u.add_argument("--output-prefix", help="prefix of the output columns (vector outputs)")
-    u.add_argument("--claimed-epsilon", type=float, help="the ε the implementation claims")
-    u.add_argument("--seed", type=_seed, default=0, help="seed of the sampling")
-    u.add_argument(
-        "--record",
-        action="store_true",
-        help="record the run in the history (page 'cli'; a fingerprint, never the data)",
-    )
-    u.add_argument("--quiet", action="store_true", help="no progress bar")
-    u.add_argument("--json", action="store_true", help="print one JSON object")
-    u.set_defaults(func=cmd_audit)
+    _run_options(u)
 
     from privcore.report import Thresholds
 
@@ -1288,15 +1144,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print the report as one JSON object")
     r.set_defaults(func=cmd_report)
 
-    h = sub.add_parser("history", help="list, show or export recorded runs")
+    h = _command(sub, cmd_history, "list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])
     h.add_argument("id", nargs="?", type=_positive_int, help="run id (for show)")
     h.add_argument("--kind", help="only runs of this kind")
     h.add_argument("--search", help="substring to look for")
     h.add_argument("--limit", type=_positive_int, default=50, help="runs to list (default 50)")
-    h.add_argument("--json", action="store_true")
+    _json_option(h)
     _formula_guard_option(h, "the CSV export")
-    h.set_defaults(func=cmd_history)
     return parser
 
 

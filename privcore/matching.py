@@ -35,7 +35,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import EquivalenceClasses, combine_codes, equivalence_classes, factorize
+from privcore.classes import (
+    EquivalenceClasses,
+    code_counts,
+    combine_codes,
+    distinct,
+    equivalence_classes,
+    factorize,
+    group_rows,
+)
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
 from privcore.data.cells import ColumnCells, parse_column
@@ -167,7 +175,7 @@ class Matches:
             single = self.single_class[people]
             i = np.flatnonzero(single >= 0)
             return i, single[i]
-        tuples, inverse = np.unique(self.tuple_of_person[people], return_inverse=True)
+        tuples, inverse = distinct(self.tuple_of_person[people], return_inverse=True)
         row, cls = self._bitsets.pairs(tuples)
         order = np.argsort(row, kind="stable")
         row, cls = row[order], cls[order]
@@ -220,17 +228,16 @@ def match_roll(
         roll_codes.append(codes)
         roll_values.append(values)
     # Distinct roll tuples: people sharing all QI values share every answer.
-    key = combine_codes(roll_codes, [len(v) for v in roll_values])
-    tuple_of_person, first = _factorize_first(key)
-    tuple_codes = [codes[first] for codes in roll_codes]
-    tuple_counts = np.bincount(tuple_of_person, minlength=len(first))
+    tuples = group_rows(roll_codes, [len(v) for v in roll_values])
+    tuple_of_person, tuple_counts = tuples.ids, tuples.counts
+    tuple_codes = [codes[tuples.first] for codes in roll_codes]
     _report(progress, 0.1, "Linkage: evaluating released cells")
 
     joinable = method != "bitset"
     value_cell: list[np.ndarray] = []  # per QI: the single used cell holding each value
     if joinable:
         for q, used_of_class, values in zip(qi, class_cells, roll_values, strict=True):
-            used = np.unique(used_of_class)
+            used = np.unique(used_of_class)  # not rows: one cell per class
             hits = np.zeros(len(values), dtype=np.int64)
             cell = np.full(len(values), -1, dtype=np.int64)
             for lo, block in _blocks(cells[q], values, len(used)) if len(used) else ():
@@ -317,7 +324,7 @@ def _join(
     n_classes = classes.n_classes
     columns, cards = [], []
     for of_class, cell_of_value, codes in zip(class_cells, value_cell, tuple_codes, strict=True):
-        used = np.unique(of_class)
+        used = np.unique(of_class)  # not rows: one cell per class
         # Code 0 = "in no cell" (never a class's code), cells 1..len(used).
         class_code = np.searchsorted(used, of_class) + 1
         tuple_code = cell_of_value[codes] + 1
@@ -335,7 +342,7 @@ def _join(
     matched = single >= 0
     records = np.zeros(n_tuples, dtype=np.int64)
     records[matched] = classes.sizes[single[matched]]
-    population = np.bincount(single[matched], weights=tuple_counts[matched], minlength=n_classes)
+    population = code_counts(single[matched], n_classes, weights=tuple_counts[matched])
     return matched.astype(np.int64), records, single, np.rint(population).astype(np.int64)
 
 
@@ -359,10 +366,10 @@ def _bitset_match(
     for start, acc in bitsets.chunks(every):
         for row, cls in _set_bits(acc):
             row += start
-            n_candidates += np.bincount(row, minlength=n_tuples)
-            records += np.bincount(row, weights=sizes[cls], minlength=n_tuples)
+            n_candidates += code_counts(row, n_tuples)
+            records += code_counts(row, n_tuples, weights=sizes[cls])
             single[row] = cls  # kept only where a tuple has exactly one candidate
-            population += np.bincount(cls, weights=counts[row], minlength=n_classes)
+            population += code_counts(cls, n_classes, weights=counts[row])
         done = min(start + len(acc), n_tuples)
         _report(
             progress,
@@ -376,12 +383,3 @@ def _bitset_match(
         single,
         np.rint(population).astype(np.int64),
     )
-
-
-def _factorize_first(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense ids 0..m-1 of ``key`` (order of first appearance) and each id's first row."""
-    ids, uniques = pd.factorize(key)
-    ids = ids.astype(np.int64, copy=False)
-    first = np.full(len(uniques), len(key), dtype=np.int64)
-    np.minimum.at(first, ids, np.arange(len(key), dtype=np.int64))
-    return ids, first

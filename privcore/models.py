@@ -196,8 +196,7 @@ def distinct_values(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     """
 
     def compute() -> np.ndarray:
-        counts = classes.value_counts(sa)
-        return np.bincount(counts.cls, minlength=classes.n_classes).astype(np.int64)
+        return classes.value_counts(sa).per_class().astype(np.int64)
 
     return _cached(classes, ("distinct", sa), compute)
 
@@ -210,7 +209,7 @@ def _entropy(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     def compute() -> np.ndarray:
         counts = classes.value_counts(sa)
         c = counts.count.astype(float)
-        c_log_c = np.bincount(counts.cls, weights=c * np.log(c), minlength=classes.n_classes)
+        c_log_c = counts.per_class(c * np.log(c))
         n = classes.sizes.astype(float)  # every class has at least one row
         return np.maximum(np.log(n) - c_log_c / n, 0.0)
 
@@ -257,7 +256,7 @@ def _recursive_parts(classes: EquivalenceClasses, sa: str, l: int):  # noqa: E74
         sizes = classes.sizes
         if classes.n_classes == 0:
             return np.zeros((2, 0), dtype=np.int64)
-        r1 = np.maximum.reduceat(counts.count, counts.starts)
+        r1 = counts.class_max()
         if l == 1:
             return np.stack([r1, sizes])
         if l == 2:
@@ -266,7 +265,8 @@ def _recursive_parts(classes: EquivalenceClasses, sa: str, l: int):  # noqa: E74
         order = np.argsort(counts.cls * span + (span - 1 - counts.count), kind="stable")
         cls, count = counts.cls[order], counts.count[order]
         top = np.arange(len(cls)) - counts.starts[cls] < l - 1  # the l−1 largest
-        head = np.bincount(cls[top], weights=count[top], minlength=classes.n_classes)
+        n = classes.n_classes
+        head = np.bincount(cls[top], weights=count[top], minlength=n)  # not rows: pairs
         return np.stack([r1, sizes - head.astype(np.int64)])
 
     r1, tail = _cached(classes, ("recursive_parts", sa, l), compute)
@@ -277,11 +277,9 @@ def top_share(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     """Share of the most frequent value of ``sa`` in each class (1.0 = homogeneous)."""
 
     def compute() -> np.ndarray:
-        counts = classes.value_counts(sa)
         if classes.n_classes == 0:
             return np.zeros(0)
-        top = np.maximum.reduceat(counts.count, counts.starts)
-        return top / classes.sizes
+        return classes.value_counts(sa).class_max() / classes.sizes
 
     return _cached(classes, ("top_share", sa), compute)
 
@@ -330,9 +328,8 @@ def _equal_distance(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     counts, size = _pairs(classes, sa)
     q = classes.attribute(sa).distribution[counts.value]
     p = counts.count / size
-    n = classes.n_classes
-    present = np.bincount(counts.cls, weights=np.abs(p - q), minlength=n)
-    q_present = np.bincount(counts.cls, weights=q, minlength=n)
+    present = counts.per_class(np.abs(p - q))
+    q_present = counts.per_class(q)
     return np.clip(0.5 * (present + 1.0 - q_present), 0.0, 1.0)
 
 
@@ -340,7 +337,7 @@ def _kl_distance(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     counts, size = _pairs(classes, sa)
     q = classes.attribute(sa).distribution[counts.value]
     p = counts.count / size
-    kl = np.bincount(counts.cls, weights=p * np.log(p / q), minlength=classes.n_classes)
+    kl = counts.per_class(p * np.log(p / q))
     return np.maximum(kl, 0.0)
 
 
@@ -377,7 +374,7 @@ def _ordered_distance(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     s = np.clip(np.searchsorted(f_q, c, side="left"), a, b)  # F_Q < c before s
     segment = c * (s - a) - (prefix[s] - prefix[a]) + (prefix[b] - prefix[s]) - c * (b - s)
     lead = prefix[a[counts.starts]]  # Σ_{i < first rank} |0 − F_Q(i)|
-    total = np.bincount(cls, weights=segment, minlength=n) + lead
+    total = np.bincount(cls, weights=segment, minlength=n) + lead  # not rows: pairs
     return np.clip(total / (m - 1), 0.0, 1.0)
 
 
@@ -432,39 +429,43 @@ def _hierarchical_distance(classes: EquivalenceClasses, sa: str) -> np.ndarray:
     # Level 0: (class, leaf) pairs; two codes with the same leaf key are merged.
     width = int(nodes[0].max()) + 1
     cls, node, p = counts.cls, nodes[0][counts.value], counts.count / size
-    if len(np.unique(nodes[0])) < len(nodes[0]):  # two codes with one leaf key: merge
+    merged_leaves = len(np.unique(nodes[0])) < len(nodes[0])  # not rows: SA values
+    if merged_leaves:  # two codes with one leaf key: merge
         cls, node, p = _group_pairs(cls, node, p, width)
-    q_node = np.bincount(nodes[0], weights=q_code, minlength=width)
+    q_node = np.bincount(nodes[0], weights=q_code, minlength=width)  # not rows: SA values
     cost = np.zeros(n)
     for level in range(1, height + 1):
         parent_of = np.zeros(width, dtype=np.int64)
         parent_of[nodes[level - 1]] = nodes[level]  # one parent per node (monotone)
         up = int(nodes[level].max()) + 1
-        q_up = np.bincount(nodes[level], weights=q_code, minlength=up)
+        q_up = np.bincount(nodes[level], weights=q_code, minlength=up)  # not rows: values
         extra = p - q_node[node]
         parent = parent_of[node]
         group, keys = _factorize(cls * up + parent)
-        pos = np.bincount(group, weights=np.maximum(extra, 0.0))
-        neg_present = np.bincount(group, weights=np.maximum(-extra, 0.0))
-        q_present = np.bincount(group, weights=q_node[node])
+        pos = np.bincount(group, weights=np.maximum(extra, 0.0))  # not rows: pairs
+        neg_present = np.bincount(group, weights=np.maximum(-extra, 0.0))  # not rows: pairs
+        q_present = np.bincount(group, weights=q_node[node])  # not rows: pairs
         up_cls, up_node = keys // up, keys % up
         neg = neg_present + np.maximum(q_up[up_node] - q_present, 0.0)
-        cost += (level / height) * np.bincount(up_cls, weights=np.minimum(pos, neg), minlength=n)
-        cls, node, p = up_cls, up_node, np.bincount(group, weights=p)
+        moved = np.minimum(pos, neg)
+        per_class = np.bincount(up_cls, weights=moved, minlength=n)  # not rows: pairs
+        cost += (level / height) * per_class
+        cls, node, p = up_cls, up_node, np.bincount(group, weights=p)  # not rows: pairs
         width, q_node = up, q_up
     return np.clip(cost, 0.0, 1.0)
 
 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(group of each key, distinct keys): a hash-based O(n) grouping."""
-    group, distinct = pd.factorize(keys)
+    """(group of each key, distinct keys): a hash-based O(n) grouping of (class, node)
+    pairs."""
+    group, distinct = pd.factorize(keys)  # not rows: (class, node) pairs
     return group, np.asarray(distinct, dtype=np.int64)
 
 
 def _group_pairs(cls: np.ndarray, node: np.ndarray, p: np.ndarray, width: int):
     """Merge pairs with the same (class, node), summing p."""
     group, keys = _factorize(cls * width + node)
-    return keys // width, keys % width, np.bincount(group, weights=p)
+    return keys // width, keys % width, np.bincount(group, weights=p)  # not rows: pairs
 
 
 # --------------------------------------------------------------------------- models
@@ -476,9 +477,59 @@ class PrivacyModel(ABC):
     Subclasses are frozen dataclasses; ``name`` is a class attribute. Suppressed rows
     are excluded from every check and never violate; a partition with no class satisfies
     every model.
+
+    Every model declares what the algorithms may assume of it (the defaults assume
+    nothing; the algorithms read these and never the model's type):
+
+    - ``monotone_under_generalization``: a class made by merging classes that pass
+      passes too, so a node of the generalization lattice that satisfies the model
+      makes every more general node satisfy it (seed 003 lemmas 20.3.1–3). Lattice
+      searches tag nodes by it, and Mondrian refuses early a table that fails as one
+      class; without it every node is evaluated.
+    - ``monotone_under_suppression``: a class that contains a passing class passes
+      (whatever else is merged in), so with a suppression budget the violating rows
+      never grow with generalization and lattice pruning stays sound (ARX: k-anonymity
+      and distinct l-diversity only).
+    - ``minimal_class_size``: the fewest records a passing class can hold (k for
+      k-anonymity, l for distinct and recursive (c,l)-diversity, ⌈l⌉ for entropy
+      l-diversity, 1 by default); a smaller class fails without being measured.
+    - ``size_only``: a class passes exactly when it holds ``minimal_class_size``
+      records, nothing else counts (k-anonymity); algorithms then check sizes only.
+    - ``minimal_distinct_values``: the fewest distinct values of each sensitive
+      attribute the model checks (:meth:`checked_attributes`) that a passing class
+      holds (l for distinct and recursive (c,l)-diversity); a table with fewer is
+      refused before any search.
+    - ``local_recoding``: the model may be checked class by class on a locally recoded
+      release (Mondrian, KACA, condensation); a model that needs one generalization for
+      the whole table declares False and those algorithms refuse it.
     """
 
     name: ClassVar[str]
+    monotone_under_generalization: ClassVar[bool] = False
+    monotone_under_suppression: ClassVar[bool] = False
+    size_only: ClassVar[bool] = False
+    local_recoding: ClassVar[bool] = True
+
+    @property
+    def minimal_class_size(self) -> int:
+        """The fewest records of a class that can pass (1: no bound known)."""
+        return 1
+
+    @property
+    def minimal_distinct_values(self) -> int:
+        """The fewest distinct values of each checked sensitive attribute a passing
+        class holds (1: no bound)."""
+        return 1
+
+    def checked_attributes(self, sensitive: Sequence[str]) -> tuple[str, ...]:
+        """The sensitive attributes among ``sensitive`` the model checks (none by
+        default: a model of class sizes)."""
+        return ()
+
+    def reported_distances(self, classes: EquivalenceClasses) -> dict[str, str]:
+        """The t-closeness distance the model measures each sensitive attribute with
+        (resolved, e.g. ``"ordered"``), for the reports; empty for other models."""
+        return {}
 
     @abstractmethod
     def class_pass(self, classes: EquivalenceClasses) -> np.ndarray:
@@ -528,6 +579,9 @@ class _PerAttribute(PrivacyModel):
     def _attributes_dict(self) -> list[str] | None:
         return None if self.attributes is None else list(self.attributes)
 
+    def checked_attributes(self, sensitive: Sequence[str]) -> tuple[str, ...]:
+        return tuple(sensitive) if self.attributes is None else self.attributes
+
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
@@ -542,9 +596,16 @@ class KAnonymity(PrivacyModel):
 
     k: int
     name: ClassVar[str] = "k-anonymity"
+    monotone_under_generalization: ClassVar[bool] = True
+    monotone_under_suppression: ClassVar[bool] = True
+    size_only: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", _whole(self.k, "k", minimum=1))
+
+    @property
+    def minimal_class_size(self) -> int:
+        return self.k
 
     def class_pass(self, classes: EquivalenceClasses) -> np.ndarray:
         return classes.sizes >= self.k
@@ -570,10 +631,20 @@ class DistinctLDiversity(_PerAttribute):
     l: int  # noqa: E741
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "distinct l-diversity"
+    monotone_under_generalization: ClassVar[bool] = True
+    monotone_under_suppression: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "l", _whole(self.l, "l", minimum=1))
         object.__setattr__(self, "attributes", _attribute_names(self.attributes))
+
+    @property
+    def minimal_class_size(self) -> int:
+        return self.l
+
+    @property
+    def minimal_distinct_values(self) -> int:
+        return self.l
 
     def _attribute_pass(self, classes: EquivalenceClasses, sa: str) -> np.ndarray:
         return distinct_values(classes, sa) >= self.l
@@ -599,10 +670,18 @@ class EntropyLDiversity(_PerAttribute):
     l: float  # noqa: E741
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "entropy l-diversity"
+    monotone_under_generalization: ClassVar[bool] = True  # entropy is concave
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "l", _real(self.l, "l", minimum=1.0))
         object.__setattr__(self, "attributes", _attribute_names(self.attributes))
+
+    @property
+    def minimal_class_size(self) -> int:
+        """⌈l⌉: m distinct values give an entropy of at most ln m. (No bound on the
+        table's distinct values is declared: a table that cannot reach entropy l is
+        found by the search, which reports the whole table failing.)"""
+        return math.ceil(self.l - 1e-9)
 
     def _attribute_pass(self, classes: EquivalenceClasses, sa: str) -> np.ndarray:
         return _entropy(classes, sa) >= math.log(self.l) - _TOLERANCE
@@ -631,11 +710,21 @@ class RecursiveCLDiversity(_PerAttribute):
     l: int  # noqa: E741
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "recursive (c,l)-diversity"
+    monotone_under_generalization: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "c", _real(self.c, "c", minimum=0.0, strict=True))
         object.__setattr__(self, "l", _whole(self.l, "l", minimum=1))
         object.__setattr__(self, "attributes", _attribute_names(self.attributes))
+
+    @property
+    def minimal_class_size(self) -> int:
+        """l: the tail r_l + … + r_m is empty with fewer than l distinct values."""
+        return self.l
+
+    @property
+    def minimal_distinct_values(self) -> int:
+        return self.l
 
     def _attribute_pass(self, classes: EquivalenceClasses, sa: str) -> np.ndarray:
         r1, tail = _recursive_parts(classes, sa, self.l)
@@ -672,6 +761,7 @@ class TCloseness(_PerAttribute):
     distance: str = "auto"
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "t-closeness"
+    monotone_under_generalization: ClassVar[bool] = True  # EMD of a merge ≤ the worst part
 
     def __post_init__(self) -> None:
         distance = _distance_name(self.distance)
@@ -695,6 +785,12 @@ class TCloseness(_PerAttribute):
 
     def requirement(self) -> str:
         return f"t ≤ {_fmt(self.t)} ({self.distance})"
+
+    def reported_distances(self, classes: EquivalenceClasses) -> dict[str, str]:
+        return {
+            sa: resolve_distance(classes, sa, self.distance)
+            for sa in _covered(classes, self.attributes)
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -825,11 +921,9 @@ def _t_distances_per_attribute(
     none: the distance to report t with although no t threshold was set)."""
     out: dict[str, list[str]] = {sa: [] for sa in classes.sensitive}
     for model in models:
-        if isinstance(model, TCloseness):
-            for sa in _covered(classes, model.attributes):
-                resolved = resolve_distance(classes, sa, model.distance)
-                if resolved not in out[sa]:
-                    out[sa].append(resolved)
+        for sa, resolved in model.reported_distances(classes).items():
+            if resolved not in out[sa]:
+                out[sa].append(resolved)
     for sa, distances in out.items():
         if not distances:
             distances.append(resolve_distance(classes, sa, default))
@@ -912,7 +1006,8 @@ def evaluate(
     for model in models:
         fails = ~model.class_pass(classes)
         fail_sets.append(fails)
-        combination = pd.factorize(combination * 2 + fails)[0].astype(np.int64)
+        combination = pd.factorize(combination * 2 + fails)[0]  # not rows: per class
+        combination = combination.astype(np.int64)
         verdicts.append(
             {
                 "model": model.name,
@@ -925,11 +1020,15 @@ def evaluate(
             }
         )
     # One label per distinct combination of failing models (few), not per class.
-    _, first, group = np.unique(combination, return_index=True, return_inverse=True)
+    _, first, group = np.unique(  # not rows: per class
+        combination, return_index=True, return_inverse=True
+    )
     names = [
         ", ".join(lab for lab, f in zip(labels, fail_sets, strict=True) if f[i]) for i in first
     ]
-    name_codes, distinct_names = pd.factorize(pd.Index(names, dtype=object))
+    name_codes, distinct_names = pd.factorize(  # not rows: one name per combination
+        pd.Index(names, dtype=object)
+    )
     table["violates"] = (
         pd.Categorical.from_codes(name_codes[group], categories=distinct_names) if n else ""
     )

@@ -1,13 +1,20 @@
-"""Controls, cached runs and result views of the Anonymize page."""
+"""Controls, runs and result views of the Anonymize page.
+
+The controls are kept per session and per data set (:func:`ui.state.keep`); their
+choices, ranges and defaults come from :mod:`privcore.runs.registry` and the
+:class:`~privcore.runs.AnonymizeRequest` they build. :func:`expected_seconds` says whether
+an algorithm is quick enough on this table to run as the controls change.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import threading
-import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import altair as alt
@@ -15,53 +22,53 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, Release, anonymize
-from privcore.data import Dataset, Role, Schema, to_csv_bytes
+from privcore.anonymize import Release
+from privcore.data import Dataset, Schema, to_csv_bytes
 from privcore.errors import PrivcoreError
-from privcore.models import (
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    PrivacyModel,
-    RecursiveCLDiversity,
-    TCloseness,
-    model_from_dict,
-)
+from privcore.models import model_from_dict
+from privcore.runs import AnonymizeRequest, Inputs, Outcome, compute, run
+from privcore.runs.registry import ALGORITHMS, OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
-from ui.components import escape_md, explained_metric, fmt, verdict_row
+from ui.components import escape_md, explained_metric, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
-from ui.history import record
 from ui.i18n import current_language, t, t_plain
-from ui.state import is_bundled
+from ui.progress import progress_bar
+from ui.state import ShelfRelease, is_bundled, keep, session_owner
+from ui.workspace import algorithm_title, choice_title, file_stem
 
-LOSS_METRICS = ["ncp", "whd", "discernibility", "ul"]
-DISTANCES = ["auto", "equal", "ordered", "hierarchical", "kl"]
-DEFAULT_PARAMS: dict[str, Any] = {
-    "algorithm": "optimal",
-    "k": 5,
-    "l": None,
-    "l_kind": "distinct",
-    "c": 3.0,
-    "t": None,
-    "t_distance": "auto",
-    "max_suppression": 0.0,
-    "seed": 0,
-}
+DEFAULTS = AnonymizeRequest()
+LIVE_LIMIT_S = 1.0  # live update only for runs expected to take about a second at most
+K_SLIDER_TOP = 100  # the slider's range (the registry sets no upper bound on k)
+SUPPRESSION_STEP = 0.5  # the suppression slider's step, in percent
+
+# --------------------------------------------------------------------------- controls
 
 
-def controls(schema: Schema) -> dict[str, Any]:
-    """The parameter widgets; returns the chosen parameters (JSON-able).
+def _choices(option: str) -> list[str]:
+    return list(OPTIONS[option].allowed() or ())
+
+
+def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
+    """The parameter widgets (kept per data set ``scope``); returns the values of an
+    :class:`~privcore.runs.AnonymizeRequest` (JSON-able).
 
     ``qi`` and ``sa`` are the quasi-identifiers and sensitive attributes of the
     confirmed schema chosen for this run (all of them by default), in schema order.
     """
+
+    def within(options: list[str]) -> Callable[[Any], bool]:
+        return lambda chosen: isinstance(chosen, list) and set(chosen) <= set(options)
+
+    def among(options: list[str]) -> Callable[[Any], bool]:
+        return lambda chosen: chosen in options
+
     qi = st.multiselect(
         t("an.qi"),
         schema.quasi_identifiers,
         default=schema.quasi_identifiers,
         help=t("an.qi_help"),
         placeholder=t("an.choose_columns"),
-        key="an_qi",
+        key=keep("an_qi", scope=scope, valid=within(schema.quasi_identifiers)),
     )
     sa = st.multiselect(
         t("an.sa"),
@@ -69,52 +76,63 @@ def controls(schema: Schema) -> dict[str, Any]:
         default=schema.sensitive,
         help=t("an.sa_help"),
         placeholder=t("an.choose_columns"),
-        key="an_sa",
+        key=keep("an_sa", scope=scope, valid=within(schema.sensitive)),
     )
+    algorithms = list(ALGORITHMS)
     algorithm = st.selectbox(
         t("an.algorithm"),
-        list(ALGORITHMS),
-        index=list(ALGORITHMS).index("optimal"),
-        format_func=lambda a: t(f"alg.{a}"),
+        algorithms,
+        index=algorithms.index(DEFAULTS.algorithm),
+        format_func=algorithm_title,
         help=t("an.algorithm_help"),
-        key="an_algorithm",
+        key=keep("an_algorithm", scope=scope, valid=among(algorithms)),
     )
-    st.caption(t(f"alg.{algorithm}.about"))
-    k = st.slider("k", 1, 100, 5, help=t("help.k"), key="an_k")
-    use_l = st.checkbox(t("an.use_l"), key="an_use_l")
-    l_kind, l_value, c = "distinct", 2.0, 3.0
+    st.caption(choice_title(f"alg.{algorithm}.about", ALGORITHMS[algorithm].source))
+    k_low = int(OPTIONS["k"].minimum or 1)
+    k = st.slider(
+        "k", k_low, K_SLIDER_TOP, DEFAULTS.k, help=t("help.k"), key=keep("an_k", scope=scope)
+    )
+    use_l = st.checkbox(t("an.use_l"), key=keep("an_use_l", scope=scope))
+    l_kind, l_value, c = DEFAULTS.l_kind, 2.0, DEFAULTS.c
     if use_l:
+        kinds = _choices("l_kind")
         l_kind = st.selectbox(
             t("pl.l_kind"),
-            ["distinct", "entropy", "recursive"],
-            format_func=lambda x: t(f"pl.l_kind_{x}"),
-            key="an_l_kind",
+            kinds,
+            format_func=lambda x: choice_title(f"pl.l_kind_{x}", x),
+            key=keep("an_l_kind", scope=scope, valid=among(kinds)),
         )
-        l_value = st.number_input("l", 1.0, 50.0, 2.0, 1.0, key="an_l")
+        l_value = st.number_input(
+            "l", float(OPTIONS["l"].minimum or 1.0), 50.0, 2.0, 1.0, key=keep("an_l", scope=scope)
+        )
         if l_kind == "recursive":
-            c = st.number_input("c", 0.1, 100.0, 3.0, 0.5, key="an_c")
-    use_t = st.checkbox(t("an.use_t"), key="an_use_t")
-    t_value, distance = 0.3, "auto"
+            c = st.number_input("c", 0.1, 100.0, DEFAULTS.c, 0.5, key=keep("an_c", scope=scope))
+    use_t = st.checkbox(t("an.use_t"), key=keep("an_use_t", scope=scope))
+    t_value, distance = 0.3, DEFAULTS.t_distance
     if use_t:
-        t_value = st.number_input("t", 0.0, 5.0, 0.3, 0.05, key="an_t")
+        t_value = st.number_input(
+            "t", float(OPTIONS["t"].minimum or 0.0), 5.0, 0.3, 0.05, key=keep("an_t", scope=scope)
+        )
+        distances = _choices("t_distance")
         distance = st.selectbox(
             t("pl.t_distance"),
-            DISTANCES,
-            format_func=lambda d: t(f"distance.{d}"),
-            key="an_distance",
+            distances,
+            format_func=lambda d: choice_title(f"distance.{d}", d),
+            key=keep("an_distance", scope=scope, valid=among(distances)),
         )
+    top = float(OPTIONS["max_suppression"].maximum or 1.0)
     suppression = st.slider(
         t("an.max_suppression"),
         0.0,
-        50.0,
-        0.0,
-        0.5,
+        min(50.0, 100.0 * top),
+        100.0 * DEFAULTS.max_suppression,
+        SUPPRESSION_STEP,
         format="%.1f %%",
         help=t("an.max_suppression_help"),
-        key="an_sup",
+        key=keep("an_sup", scope=scope),
     )
-    params: dict[str, Any] = {
-        # schema order, not click order: the same choice is the same cache key
+    values: dict[str, Any] = {
+        # schema order, not click order: the same choice is the same request
         "qi": [c for c in schema.quasi_identifiers if c in qi],
         "sa": [c for c in schema.sensitive if c in sa],
         "algorithm": algorithm,
@@ -124,179 +142,203 @@ def controls(schema: Schema) -> dict[str, Any]:
         "c": float(c),
         "t": float(t_value) if use_t else None,
         "t_distance": distance,
-        "max_suppression": suppression / 100.0,
+        "max_suppression": round(float(suppression) / 100.0, 6),
     }
-    if algorithm in ("samarati", "incognito", "optimal"):
-        params["loss_metric"] = st.selectbox(
+    options = ALGORITHMS[algorithm].options
+    if "loss_metric" in options:
+        metrics = _choices("loss_metric")
+        values["loss_metric"] = st.selectbox(
             t("an.loss_metric"),
-            LOSS_METRICS,
-            format_func=lambda m: t(f"metric.{m}"),
-            key="an_metric",
+            metrics,
+            index=metrics.index(DEFAULTS.loss_metric),
+            format_func=lambda m: choice_title(f"metric.{m}", m),
+            key=keep("an_metric", scope=scope, valid=among(metrics)),
         )
-    if algorithm == "mondrian":
-        params["summary"] = st.radio(
+    if "summary" in options:
+        summaries = _choices("summary")
+        values["summary"] = st.radio(
             t("an.summary"),
-            ["range", "mean"],
+            summaries,
             horizontal=True,
-            format_func=lambda s: t(f"an.summary_{s}"),
-            key="an_summary",
+            format_func=lambda s: choice_title(f"an.summary_{s}", s),
+            key=keep("an_summary", scope=scope, valid=among(summaries)),
         )
-    params["seed"] = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="an_seed"))
-    return params
-
-
-def restricted_schema(schema: Schema, params: dict[str, Any]) -> Schema:
-    """The confirmed schema restricted to the run's choice of ``params["qi"]`` and
-    ``params["sa"]`` (all QIs/SAs when absent).
-
-    A QI or SA column left out is insensitive for this run (kept as it is in the
-    release) and its hierarchy is dropped; the chosen columns keep theirs, and every
-    other role and hierarchy is unchanged. An empty choice gives a schema without QI
-    (or SA), which the library refuses with RoleError ``roles.no_qi`` / ``roles.no_sa``.
-    """
-    qi = set(params.get("qi", schema.quasi_identifiers))
-    sa = set(params.get("sa", schema.sensitive))
-    left_out = {c for c in schema.quasi_identifiers if c not in qi} | {
-        c for c in schema.sensitive if c not in sa
-    }
-    if not left_out:
-        return schema
-    return Schema(
-        {c: Role.INSENSITIVE if c in left_out else r for c, r in schema.roles.items()},
-        {c: h for c, h in schema.hierarchies.items() if c not in left_out},
+    seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
+    values["seed"] = int(
+        st.number_input(t("an.seed"), 0, seed_top, DEFAULTS.seed, key=keep("an_seed", scope=scope))
     )
+    return values
 
 
-def models_of(params: dict[str, Any]) -> list[PrivacyModel]:
-    models: list[PrivacyModel] = [KAnonymity(params["k"])]
-    if params.get("l") is not None:
-        if params["l_kind"] == "entropy":
-            models.append(EntropyLDiversity(params["l"]))
-        elif params["l_kind"] == "recursive":
-            models.append(RecursiveCLDiversity(params["c"], int(params["l"])))
-        else:
-            models.append(DistinctLDiversity(int(params["l"])))
-    if params.get("t") is not None:
-        models.append(TCloseness(params["t"], params["t_distance"]))
-    return models
+def controls_for(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The widget values that ask for ``request`` (an AnonymizeRequest's values): what a
+    verdict's action sets before it opens the Anonymize page."""
+    values = {**DEFAULTS.to_dict(), **{k: v for k, v in request.items() if v is not None}}
+    out: dict[str, Any] = {
+        "an_algorithm": values["algorithm"],
+        "an_k": int(values["k"]),
+        "an_use_l": request.get("l") is not None,
+        "an_use_t": request.get("t") is not None,
+        "an_sup": round(100.0 * float(values["max_suppression"]), 6),
+        "an_seed": int(values["seed"]),
+        "an_metric": values["loss_metric"],
+        "an_summary": values["summary"],
+    }
+    if request.get("qi"):
+        out["an_qi"] = list(request["qi"])
+    if request.get("sa"):
+        out["an_sa"] = list(request["sa"])
+    if request.get("l") is not None:
+        out.update(an_l=float(values["l"]), an_l_kind=values["l_kind"], an_c=float(values["c"]))
+    if request.get("t") is not None:
+        out.update(an_t=float(values["t"]), an_distance=values["t_distance"])
+    return out
 
 
-def options_of(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: params[k] for k in ("loss_metric", "summary") if k in params}
+# --------------------------------------------------------------------------- estimate
+
+#: Cost model of one run on this machine (seconds per row and per quasi-identifier),
+#: measured on Adult (30,162 rows, 8 QIs, a lattice of 4,320 nodes): the release's own
+#: measurement costs ``_FIXED``; a full-domain search ``_PER_NODE`` more for every lattice
+#: node it checks; local recoding and condensation grow with n log n.
+_FIXED = 6e-7
+_PER_NODE = 5.4e-9
+_PER_LOG_ROW = {"mondrian": 7.8e-8, "condensation": 2.1e-7}
+_PER_ROW = {"kaca": 4.5e-6}
 
 
-_CACHE = "an_release_cache"
-_CACHE_SIZE = 12
+def lattice_shape(schema: Schema, qi: list[str]) -> tuple[int, int]:
+    """(lattice size, total height) of the full-domain lattice over ``qi``: the product
+    of (levels) and the sum of (levels − 1) of their hierarchies (a QI without one has two
+    levels: the value, or ``*``)."""
+    heights = [getattr(schema.hierarchies.get(q), "height", 1) for q in qi]
+    return math.prod(h + 1 for h in heights), sum(heights)
+
+
+def expected_nodes(algorithm: str, size: int, height: int, n_qi: int) -> int:
+    """Lattice nodes a full-domain search is expected to check: Datafly one per level it
+    climbs (height + 1); Samarati whole levels of its binary search (0.4 of the lattice);
+    Incognito and the optimal search prune by monotonicity (3 × (height + 1) per QI, at
+    most the lattice)."""
+    if algorithm == "datafly":
+        return height + 1
+    if algorithm == "samarati":
+        return max(1, math.ceil(0.4 * size))
+    return min(size, 3 * (height + 1) * max(n_qi, 1))
+
+
+def expected_seconds(algorithm: str, rows: int, n_qi: int, size: int, height: int) -> float:
+    """Expected duration of one run: rows × QIs × (``_FIXED`` + ``_PER_NODE`` × expected
+    nodes) for a full-domain search; rows × log2(rows) × QIs × a constant for Mondrian
+    and condensation; rows × QIs × a constant for KACA."""
+    rows, n_qi = max(int(rows), 1), max(int(n_qi), 1)
+    if algorithm in _PER_LOG_ROW:
+        return rows * math.log2(rows + 1) * n_qi * _PER_LOG_ROW[algorithm]
+    if algorithm in _PER_ROW:
+        return rows * n_qi * _PER_ROW[algorithm]
+    nodes = expected_nodes(algorithm, size, height, n_qi)
+    return rows * n_qi * (_FIXED + _PER_NODE * nodes)
+
+
+TIMINGS = "an_timings"
+
+
+def estimate(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> tuple[float, bool]:
+    """(seconds, measured): the last duration of this algorithm on this table and these
+    columns in this session, else :func:`expected_seconds`."""
+    qi = list(values["qi"])
+    measured = st.session_state.get(TIMINGS, {}).get(_timing_key(dataset, values))
+    if measured is not None:
+        return float(measured), True
+    size, height = lattice_shape(schema, qi)
+    return expected_seconds(values["algorithm"], dataset.n_rows, len(qi), size, height), False
+
+
+def _timing_key(dataset: Dataset, values: Mapping[str, Any]) -> tuple:
+    return (dataset.fingerprint.sha256, values["algorithm"], tuple(values["qi"]))
+
+
+def note_timing(dataset: Dataset, values: Mapping[str, Any], seconds: float) -> None:
+    st.session_state.setdefault(TIMINGS, {})[_timing_key(dataset, values)] = float(seconds)
+
+
+# --------------------------------------------------------------------------- runs
+
 # Releases of the bundled (public) samples are the same for every visitor: one process-
-# wide cache, filled by one session per parameter set while the others wait for it.
-# Nothing derived from an upload ever goes here.
+# wide cache, filled by one session per request while the others wait for it. Nothing
+# derived from an upload ever goes here.
 _SHARED_SIZE = 16
-_shared: OrderedDict[str, Release] = OrderedDict()
+_shared: OrderedDict[str, tuple] = OrderedDict()
 _shared_lock = threading.Lock()
 _computing: dict[str, threading.Lock] = {}
 
 
-def run(dataset: Dataset, schema: Schema, params: dict[str, Any], *, label: str) -> Release:
-    """Run (or reuse) one anonymization, with a progress bar.
-
-    The schema is first restricted to the QIs and SAs chosen in ``params``
-    (:func:`restricted_schema`). Releases are cached in this session by data
-    fingerprint, that schema and the parameters (a changed slider or column choice back
-    to a value seen before costs nothing); releases of a bundled
-    sample are also shared by all sessions of the process. A click on Cancel reruns
-    the page, which interrupts the algorithm at its next progress report. Failures are
-    recorded in the history and re-raised.
-    """
-    schema = restricted_schema(schema, params)
-    key = json.dumps(
-        [dataset.fingerprint.sha256, schema.to_dict(), params], sort_keys=True, default=str
-    )
-    cache: OrderedDict[str, Release] = st.session_state.setdefault(_CACHE, OrderedDict())
-    if key in cache:
-        cache.move_to_end(key)
-        return cache[key]
+def make(
+    dataset: Dataset,
+    schema: Schema,
+    request: AnonymizeRequest,
+    *,
+    label: str,
+    page: str = "anonymize",
+) -> Outcome:
+    """Run one anonymization through :func:`privcore.runs.run` (recorded in the
+    history: ok, error or cancelled), with a progress bar. The schema is restricted to
+    the request's QIs and SAs (an empty choice is refused by the library, and recorded).
+    A release of a bundled sample is computed once per process for all visitors
+    (``Inputs.work``); each visitor's run is recorded all the same. A click on Cancel
+    reruns the page, which stops the algorithm at its next progress report."""
+    inputs = Inputs(original=dataset, schema=schema.restricted(request.qi, request.sa))
     if is_bundled(dataset):
-        release = _shared_run(dataset, schema, params, key, label)
-    else:
-        release = _compute(dataset, schema, params, label)
-    cache[key] = release
-    while len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
-    return release
+        key = json.dumps(
+            [dataset.fingerprint.sha256, inputs.schema.to_dict(), request.to_dict()],
+            sort_keys=True,
+            default=str,
+        )
+        plain_inputs = inputs
+        inputs = replace(
+            inputs,
+            work=lambda progress: _shared_compute(
+                key, lambda: compute(request, plain_inputs, progress), progress
+            ),
+        )
+    with progress_bar(label) as bar:
+        return run(request, inputs, progress=bar, owner=session_owner(), page=page)
 
 
-def _shared_run(
-    dataset: Dataset, schema: Schema, params: dict[str, Any], key: str, label: str
-) -> Release:
+def _shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple:
+    """``work()`` once per ``key`` in this process: the first session computes it while
+    the others wait (their progress says so, and Cancel still stops them)."""
     with _shared_lock:
         lock = _computing.setdefault(key, threading.Lock())
-    waiting = None
     # Poll rather than block, so that this session's own reruns (a slider moved, Cancel)
     # still interrupt it at the progress call.
     while not lock.acquire(timeout=0.2):
-        if waiting is None:
-            waiting = st.progress(0.0, text=f"{label}: {t('an.waiting_shared')}")
-        waiting.progress(0.0, text=f"{label}: {t('an.waiting_shared')}")
+        progress(0.0, t_plain("an.waiting_shared"))
     try:
-        if waiting is not None:
-            waiting.empty()
         with _shared_lock:
             if key in _shared:
                 _shared.move_to_end(key)
                 return _shared[key]
-        release = _compute(dataset, schema, params, label)
+        result = work()
         with _shared_lock:
-            _shared[key] = release
+            _shared[key] = result
             while len(_shared) > _SHARED_SIZE:
                 _shared.popitem(last=False)
-        return release
+        return result
     finally:
         lock.release()
         with _shared_lock:
             _computing.pop(key, None)
 
 
-def _compute(dataset: Dataset, schema: Schema, params: dict[str, Any], label: str) -> Release:
-    bar = st.progress(0.0, text=label)
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(fraction, text=f"{label}: {message}")
-
-    started = time.perf_counter()
-    try:
-        return anonymize(
-            dataset.frame,
-            schema,
-            models_of(params),
-            algorithm=params["algorithm"],
-            max_suppression=params["max_suppression"],
-            seed=params["seed"],
-            progress=progress,
-            **options_of(params),
-        )
-    except PrivcoreError as exc:
-        record(
-            "anonymize",
-            params=params,
-            results={},
-            dataset=dataset,
-            page="anonymize",
-            duration_s=time.perf_counter() - started,
-            status="error",
-            error=exc.message,
-        )
-        raise
-    finally:
-        bar.empty()
-
-
 # --------------------------------------------------------------------------- views
 
 
-def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> None:
+def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
+    """The release ``entry`` made here: verdicts, figures, tables, charts, lattice and
+    downloads."""
+    release: Release = entry.release
     measured = release.measurement.to_dict()
-    if run_id is not None:
-        st.caption(t("an.recorded", id=run_id, seconds=f"{release.timings['total']:.2f}"))
     st.caption(
         t(
             "an.columns_used",
@@ -391,7 +433,7 @@ def render(release: Release, original: pd.DataFrame, *, run_id: int | None) -> N
                 )
             )
     with tabs[4]:
-        downloads(release)
+        downloads(entry)
 
 
 _SPECS: weakref.WeakKeyDictionary[Release, dict[tuple[str, str], dict]] = (
@@ -514,32 +556,43 @@ def lattice_chart(release: Release) -> alt.Chart:
     return (points + ring + label).properties(height=420)
 
 
-def downloads(release: Release) -> None:
-    keep = st.checkbox(
-        t("an.keep_order"), value=False, help=t("an.keep_order_help"), key="an_keep_order"
+def downloads(entry: ShelfRelease) -> None:
+    """The release's files, named after it: the table (rows shuffled unless asked —
+    the shelf remembers which), its generalization spec and its summary."""
+    release: Release = entry.release
+    stem = file_stem(entry.name)
+    keep_order = st.checkbox(
+        t("an.keep_order"),
+        value=not entry.shuffled,
+        help=t("an.keep_order_help"),
+        key=f"an_keep_order_{entry.id}",
     )
+    entry.shuffled = not keep_order
     st.download_button(
         t("an.download_release"),
         # built on click, on its own thread: not on every rerun of the page
-        data=lambda: to_csv_bytes(release.export(shuffle=not keep)),
-        file_name=f"release_{release.algorithm}.csv",
+        data=lambda: to_csv_bytes(release.export(shuffle=not keep_order)),
+        file_name=f"{stem}.csv",
         mime="text/csv",
         on_click="ignore",
     )
     st.download_button(
         t("an.download_spec"),
         data=lambda: release.spec_json().encode("utf-8"),  # fingerprints: built on click
-        file_name=f"release_{release.algorithm}_spec.json",
+        file_name=f"{stem}_spec.json",
         mime="application/json",
         on_click="ignore",
         help=t("an.download_spec_help"),
     )
     st.download_button(
         t("an.download_report"),
-        data=json.dumps(report_of(release), ensure_ascii=False, indent=2, default=str).encode(
-            "utf-8"
-        ),
-        file_name=f"release_{release.algorithm}_report.json",
+        data=json.dumps(
+            {"release": entry.name, **report_of(release)},
+            ensure_ascii=False,
+            indent=2,
+            default=str,
+        ).encode("utf-8"),
+        file_name=f"{stem}_report.json",
         mime="application/json",
         on_click="ignore",
     )
@@ -550,45 +603,46 @@ def report_of(release: Release) -> dict[str, Any]:
     return {**release.to_dict(), "qi": list(release.qi), "sa": list(release.sa)}
 
 
-def compare(dataset: Dataset, schema: Schema, params: dict[str, Any]) -> None:
-    """Run several algorithms on the same constraints and column choice (``params``)
-    and table their results."""
+def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None:
+    """Run several algorithms on the same models and column choice (``values``, the
+    page's controls) when asked, and table their results; each run is recorded."""
+    algorithms = list(ALGORITHMS)
     chosen = st.multiselect(
         t("an.compare_algorithms"),
-        list(ALGORITHMS),
-        default=["datafly", "optimal", "mondrian"]
-        if "mondrian" in ALGORITHMS
-        else list(FULL_DOMAIN)[:2],
-        format_func=lambda a: t(f"alg.{a}"),
-        key="an_compare",
+        algorithms,
+        default=[a for a in ("datafly", "optimal", "mondrian") if a in algorithms],
+        format_func=algorithm_title,
+        key=keep("an_compare"),
     )
     if not st.button(t("an.compare_run"), key="an_compare_run"):
         return
     rows = []
-    common = {k: v for k, v in params.items() if k not in ("loss_metric", "summary")}
     for algorithm in chosen:
-        run_params = {**common, "algorithm": algorithm}
-        if algorithm in ("samarati", "incognito", "optimal"):
-            run_params["loss_metric"] = params.get("loss_metric", "ncp")
-        if algorithm == "mondrian":
-            run_params["summary"] = params.get("summary", "range")
+        own = ALGORITHMS[algorithm].options
+        common = {k: v for k, v in values.items() if k not in ("loss_metric", "summary")}
+        request_values = {
+            **common,
+            **{k: values.get(k, getattr(DEFAULTS, k)) for k in own},
+            "algorithm": algorithm,
+        }
         try:
-            release = run(dataset, schema, run_params, label=t(f"alg.{algorithm}"))
+            outcome = make(
+                dataset,
+                schema,
+                AnonymizeRequest(**request_values),
+                label=algorithm_title(algorithm),
+            )
         except PrivcoreError as exc:
-            rows.append({"algorithm": t(f"alg.{algorithm}"), "k": None, "error": exc.message})
+            from ui.i18n import error_text
+
+            rows.append(
+                {"algorithm": algorithm_title(algorithm), "k": None, "error": error_text(exc)}
+            )
             continue
-        out = release.to_dict()
-        record(
-            "anonymize",
-            params=run_params,
-            results=release.history_summary(),
-            dataset=dataset,
-            page="anonymize",
-            duration_s=release.timings["total"],
-        )
+        out = outcome.result.to_dict()
         rows.append(
             {
-                "algorithm": t(f"alg.{algorithm}"),
+                "algorithm": algorithm_title(algorithm),
                 "k": out["k"],
                 "satisfied": out["satisfied"],
                 "suppressed": out["suppressed_rows"],
@@ -599,6 +653,7 @@ def compare(dataset: Dataset, schema: Schema, params: dict[str, Any]) -> None:
                 "PL": out["pl"],
                 "UL": out["ul"],
                 "seconds": out["seconds"],
+                "run": outcome.run_id,
                 "error": "",
             }
         )
@@ -615,10 +670,12 @@ def compare(dataset: Dataset, schema: Schema, params: dict[str, Any]) -> None:
     )
 
 
-def fmt_node(release: Release) -> str:
-    if release.node is None:
-        return "—"
-    return ", ".join(f"{q}={lv}" for q, lv in zip(release.qi, release.node, strict=True))
-
-
-__all__ = ["compare", "controls", "fmt", "render", "restricted_schema", "run"]
+__all__ = [
+    "compare",
+    "controls",
+    "controls_for",
+    "estimate",
+    "expected_seconds",
+    "make",
+    "render",
+]

@@ -13,11 +13,14 @@ from privcore.attacks import AttackReport, Simulation, VoterRoll, build_roll
 from privcore.attacks.roll import max_roll
 from privcore.data import Dataset
 from privcore.errors import PrivcoreError
+from privcore.runs.registry import OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
 from ui.errors import show_error
 from ui.i18n import current_language, t, t_plain
-from ui.state import Workbench, load_upload
+from ui.progress import progress_bar
+from ui.state import Workbench, keep, load_upload
+from ui.workspace import choice_title
 
 WHEN = ("before", "after")
 
@@ -249,7 +252,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         ["synthetic", "upload"],
         horizontal=True,
         format_func=lambda s: t(f"at.roll_{s}"),
-        key=f"{key}_source",
+        key=keep(f"{key}_source"),
     )
     n = original.n_rows
     if source == "synthetic":
@@ -264,22 +267,30 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
             upper,
             min(upper, n * 10),
             help=t("at.roll_size_help"),
-            key="at_roll_size",
+            key=keep("at_roll_size", scope=wb.active, valid=lambda v: n <= v <= upper),
         )
         c1, c2, c3 = st.columns(3)
+        locales = list(OPTIONS["locale"].allowed() or ())
         locale = c1.selectbox(
             t("at.locale"),
-            ["en", "zh", "mixed"],
-            format_func=lambda x: t(f"at.locale_{x}"),
-            key="at_locale",
+            locales,
+            format_func=lambda x: choice_title(f"at.locale_{x}", x),
+            key=keep("at_locale"),
         )
-        seed = int(c2.number_input(t("an.seed"), 0, 2**31 - 1, 0, key="at_seed"))
-        joint = c3.toggle(t("at.joint"), help=t("at.joint_help"), key="at_joint")
+        seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
+        seed = int(c2.number_input(t("an.seed"), 0, seed_top, 0, key=keep("at_seed")))
+        joint = c3.toggle(t("at.joint"), help=t("at.joint_help"), key=keep("at_joint"))
         if st.button(t("at.build_roll"), key="at_build"):
             try:
-                with st.spinner(t("at.building")):
+                with progress_bar(t("at.building")) as bar:
                     roll = build_roll(
-                        original.frame, qi, size=size, seed=seed, locale=locale, joint=joint
+                        original.frame,
+                        qi,
+                        size=size,
+                        seed=seed,
+                        locale=locale,
+                        joint=joint,
+                        progress=bar,
                     )
                 st.session_state[key] = {"data": wb.active, "roll": roll}
             except PrivcoreError as exc:
@@ -324,13 +335,32 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
 
 def prior_controls(values: pd.Series, *, key: str) -> dict | None:
     """An optional prior of the attacker: one value believed n times as likely."""
-    if not st.toggle(t("at.use_prior"), help=t("at.prior_help"), key=f"{key}_on"):
+    if not st.toggle(t("at.use_prior"), help=t("at.prior_help"), key=keep(f"{key}_on")):
         return None
     options = values.dropna().astype(str).value_counts().index.tolist()[:200]
     c1, c2 = st.columns(2)
-    value = c1.selectbox(t("at.prior_value"), options, key=f"{key}_value")
-    weight = c2.number_input(t("at.prior_weight"), 0.01, 100.0, 3.0, 0.5, key=f"{key}_weight")
+    value = c1.selectbox(
+        t("at.prior_value"), options, key=keep(f"{key}_value", valid=lambda v: v in options)
+    )
+    weight = c2.number_input(t("at.prior_weight"), 0.01, 100.0, 3.0, 0.5, key=keep(f"{key}_weight"))
     return {value: float(weight)}
+
+
+def unpaired_linkage(measurement) -> None:
+    """The linkage attack's figures that need no pairing of rows: the release's classes
+    matched against the roll (prosecutor, journalist and marketer risk, records at risk),
+    and why who was re-identified is not shown."""
+    st.info(t("at.unpaired"), icon=":material/swap_vert:")
+    risk = measurement.to_dict()["risk"]
+    cols = st.columns(4)
+    cols[0].metric(t("at.fig_prosecutor_max"), fmt(risk.get("prosecutor_max")))
+    cols[1].metric(t("at.fig_journalist_max"), fmt(risk.get("journalist_max")))
+    cols[2].metric(t("at.fig_marketer"), fmt(risk.get("marketer")))
+    cols[3].metric(
+        t("pl.at_risk", threshold=fmt(risk.get("threshold"), 2)),
+        fmt(risk.get("records_at_risk")),
+    )
+    st.caption(t("at.unpaired_classes", classes=measurement.to_dict()["classes"]))
 
 
 def unparsed_warning(report: AttackReport) -> None:

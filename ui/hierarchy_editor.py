@@ -19,7 +19,7 @@ from privcore.data import (
 from privcore.errors import ParameterError
 from ui.errors import guard
 from ui.i18n import t, t_plain
-from ui.state import Workbench
+from ui.state import Workbench, keep, workbench
 
 METHODS = ("intervals", "cuts", "rounding", "masking", "dates", "mapping", "arx")
 _CANDIDATE = "hierarchy_candidate"
@@ -44,6 +44,11 @@ def preview_frame(hierarchy: Hierarchy, values: pd.Series) -> pd.DataFrame:
     return table.head(_MAX_PREVIEW)
 
 
+def _scope() -> str:
+    """Builder values are kept per data set (a column name may recur in another)."""
+    return workbench().active
+
+
 def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
     """Draw the parameter widgets of one builder; return the hierarchy when asked."""
     numeric = pd.api.types.is_numeric_dtype(values.dtype)
@@ -51,7 +56,10 @@ def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
         span = float(values.max() - values.min()) if numeric and values.notna().any() else 10.0
         default = float(max(1.0, round(span / 10))) if span else 1.0
         width = st.number_input(
-            t("hierarchy.width"), min_value=0.0, value=default, key=f"w::{column}"
+            t("hierarchy.width"),
+            min_value=0.0,
+            value=default,
+            key=keep(f"w::{column}", scope=_scope()),
         )
         levels = st.number_input(
             t("hierarchy.levels"),
@@ -59,29 +67,42 @@ def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
             value=0,
             step=1,
             help=t("hierarchy.levels_help"),
-            key=f"l::{column}",
+            key=keep(f"l::{column}", scope=_scope()),
         )
         if st.button(t("hierarchy.build"), key=f"b::{column}"):
             return interval_hierarchy(values, width=width, levels=levels or None)
     elif method == "cuts":
         text = st.text_area(
-            t("hierarchy.cuts"), value="", help=t("hierarchy.cuts_help"), key=f"c::{column}"
+            t("hierarchy.cuts"),
+            value="",
+            help=t("hierarchy.cuts_help"),
+            key=keep(f"c::{column}", scope=_scope()),
         )
         if st.button(t("hierarchy.build"), key=f"b::{column}"):
             cuts = [_parse_numbers(line) for line in text.splitlines() if line.strip()]
             return cut_hierarchy(values, cuts)
     elif method == "rounding":
         text = st.text_input(
-            t("hierarchy.digits"), value="1, 2", help=t("hierarchy.digits_help"), key=f"d::{column}"
+            t("hierarchy.digits"),
+            value="1, 2",
+            help=t("hierarchy.digits_help"),
+            key=keep(f"d::{column}", scope=_scope()),
         )
         if st.button(t("hierarchy.build"), key=f"b::{column}"):
             return rounding_hierarchy(values, digits=[int(d) for d in _parse_numbers(text)])
     elif method == "masking":
-        char = st.text_input(t("hierarchy.mask_char"), value="*", max_chars=1, key=f"m::{column}")
+        char = st.text_input(
+            t("hierarchy.mask_char"),
+            value="*",
+            max_chars=1,
+            key=keep(f"m::{column}", scope=_scope()),
+        )
         if st.button(t("hierarchy.build"), key=f"b::{column}"):
             return masking_hierarchy(values, mask_char=char or "*")
     elif method == "dates":
-        dayfirst = st.checkbox(t("hierarchy.dayfirst"), value=True, key=f"df::{column}")
+        dayfirst = st.checkbox(
+            t("hierarchy.dayfirst"), value=True, key=keep(f"df::{column}", scope=_scope())
+        )
         if st.button(t("hierarchy.build"), key=f"b::{column}"):
             return date_hierarchy(values, dayfirst=dayfirst)
     elif method == "mapping":
@@ -99,7 +120,11 @@ def _mapping_builder(column: str, values: pd.Series) -> Hierarchy | None:
         st.warning(t("hierarchy.too_many_values", n=len(distinct), limit=_MAX_MAPPING_VALUES))
         return None
     depth = st.number_input(
-        t("hierarchy.mapping_levels"), min_value=1, max_value=6, value=1, key=f"ml::{column}"
+        t("hierarchy.mapping_levels"),
+        min_value=1,
+        max_value=6,
+        value=1,
+        key=keep(f"ml::{column}", scope=_scope()),
     )
     table = pd.DataFrame({"value": distinct.to_numpy()})
     for level in range(1, int(depth) + 1):
@@ -123,7 +148,7 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
         t("hierarchy.column"),
         ordered,
         format_func=lambda c: f"{c} ({t('role.quasi_identifier')})" if c in qis else c,
-        key=f"hcol::{key}",
+        key=keep(f"hcol::{key}", valid=lambda c: c in ordered),
     )
     values = frame[column]
     current = draft.hierarchies.get(column)
@@ -135,7 +160,7 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
             t("hierarchy.method"),
             METHODS,
             format_func=lambda m: t(f"hierarchy.m.{m}"),
-            key=f"hm::{key}::{column}",
+            key=keep(f"hm::{key}::{column}"),
         )
         with guard():
             built = _build(method, column, values)

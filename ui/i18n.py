@@ -1,9 +1,10 @@
-"""User-facing strings in English and Simplified Chinese.
+"""User-facing strings in English and Simplified Chinese, in the session's language.
 
-One JSON catalogue per language in ``ui/locales/`` (``en.json``, ``zh.json``, plus
-topic files such as ``learn_en.json`` merged into them) with the same keys (a test fails
-when a key is missing in either). ``t(key, **params)`` formats the string of the current
-language; a key missing in Chinese falls back to English, a missing key shows itself.
+The catalogue itself (one JSON file per language and topic in ``ui/locales/``, the same
+keys in both; a test fails when a key is missing in either) is read by
+:mod:`ui.catalog`, which needs no Streamlit. ``t(key, **params)`` formats the string of
+the current language; a key missing in Chinese falls back to English, a missing key
+shows itself.
 
 Nearly every place a page shows text renders it as Markdown (st.markdown, st.caption,
 messages, labels, help, tabs, metrics), and the parameters are where a data file's
@@ -16,66 +17,39 @@ lists of select boxes) use :func:`t_plain`, which leaves the parameters as they 
 
 from __future__ import annotations
 
-import json
-import re
 import string
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from privcore.errors import PrivcoreError
+from ui.catalog import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    catalogue,
+    escape_md,
+    format_text,
+    has,
+    text,
+)
 
-LANGUAGES = {"en": "English", "zh": "简体中文"}
-DEFAULT_LANGUAGE = "en"
-_LOCALES = Path(__file__).resolve().parent / "locales"
-
-
-@cache
-def catalogue(lang: str) -> dict[str, str]:
-    """The strings of one language (cached for the process)."""
-    merged: dict[str, str] = {}
-    for path in sorted(_LOCALES.glob(f"*{lang}.json")):
-        if path.name == f"{lang}.json" or path.name.endswith(f"_{lang}.json"):
-            merged.update(json.loads(path.read_text(encoding="utf-8")))
-    return merged
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "catalogue",
+    "current_language",
+    "error_text",
+    "escape_md",
+    "format_text",
+    "has",
+    "t",
+    "t_plain",
+]
 
 
 def current_language() -> str:
     lang = st.session_state.get("lang", DEFAULT_LANGUAGE)
     return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
-
-
-class _Lenient(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
-def format_text(template: str, params: dict[str, Any]) -> str:
-    """``str.format_map`` that leaves unknown placeholders as they are."""
-    try:
-        return string.Formatter().vformat(template, (), _Lenient(params))
-    except (ValueError, IndexError):
-        return template
-
-
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>$~@])")
-_AUTOLINK = re.compile(r"(?<=:)//|(?<=www)\.", re.IGNORECASE)
-_BLOCK_MARKER = re.compile(r"^(\s*(?:\d+)?)([-+.)]|#+)(?=\s|$)")
-
-
-def escape_md(text: Any) -> str:
-    """Text safe to embed in Markdown (and Streamlit's directives): it renders as the
-    same characters and nothing else — no emphasis, link, image, HTML, code, formula
-    (``$``) or strikethrough; bare URLs, ``www.`` and e-mail addresses do not become
-    links either. Line breaks become spaces, so a value cannot start a block
-    of its own (a table needs a second line), and a leading list or heading marker is
-    escaped."""
-    flat = " ".join(str(text).splitlines()) if isinstance(text, str) else str(text)
-    flat = _MARKDOWN.sub(r"\\\1", flat)
-    flat = _AUTOLINK.sub(lambda m: "\\" + "\\".join(m.group(0)), flat)  # no bare-URL link
-    return _BLOCK_MARKER.sub(lambda m: m.group(1) + "\\" + m.group(2), flat)
 
 
 def t(key: str, **params: Any) -> str:
@@ -86,13 +60,7 @@ def t(key: str, **params: Any) -> str:
 
 def t_plain(key: str, **params: Any) -> str:
     """:func:`t` for places that do not render Markdown: parameters as given."""
-    lang = current_language()
-    template = catalogue(lang).get(key) or catalogue(DEFAULT_LANGUAGE).get(key) or key
-    return format_text(template, params)
-
-
-def has(key: str) -> bool:
-    return key in catalogue(DEFAULT_LANGUAGE)
+    return text(key, current_language(), **params)
 
 
 def error_text(exc: PrivcoreError) -> str:

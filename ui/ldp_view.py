@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import altair as alt
@@ -12,11 +11,11 @@ import streamlit as st
 
 from privcore.errors import ParameterError
 from privcore.ldp.audit import AuditReport
-from privcore.ldp.mechanisms import MECHANISMS
+from privcore.runs.registry import MECHANISMS
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import fmt
-from ui.history import record
 from ui.i18n import t
+from ui.workspace import choice_title
 
 _VERDICT_STYLE = {
     "consistent": ("green", ":material/check_circle:"),
@@ -26,9 +25,9 @@ _VERDICT_STYLE = {
 
 
 def mechanism_label(name: str) -> str:
-    cls = MECHANISMS[name]
-    suffix = t("ldp.broken_suffix") if cls.broken else ""
-    return f"{cls.title}{suffix}"
+    entry = MECHANISMS[name]
+    suffix = t("ldp.broken_suffix") if entry.extra.get("broken") else ""
+    return f"{choice_title(f'mechanism.{name}', entry.title)}{suffix}"
 
 
 def parse_inputs(text: str) -> list[float] | None:
@@ -43,57 +42,6 @@ def parse_inputs(text: str) -> list[float] | None:
             f"The inputs to compare must be numbers separated by commas, not '{text}'.",
             code="ldp.inputs_text",
         ) from exc
-
-
-REPAINT_S = 0.25  # the bar is redrawn at most this often (each redraw is a message)
-
-
-def progress_bar(label: str, steps: int = 1):
-    """A progress bar and, per step (one audit of several), the library callback that
-    moves its part of the bar. Every call is a point where Streamlit honours a stop
-    (Cancel, a closed tab): reading the session state is one, so the audit stops between
-    two chunks; the bar itself is redrawn at most every :data:`REPAINT_S` (and when its
-    message changes), so that a running audit does not flood the browser. The bar stays
-    until the caller empties it."""
-    bar = st.progress(0.0, text=label)
-    steps = max(int(steps), 1)
-    painted = {"at": 0.0, "text": ""}
-
-    def for_step(index: int):
-        def callback(fraction: float, message: str) -> None:
-            _ = "lang" in st.session_state  # a yield point: a pending stop raises here
-            text = f"{label}: {message}"
-            now = time.monotonic()
-            if now - painted["at"] < REPAINT_S and text == painted["text"]:
-                return
-            overall = (index + min(max(fraction, 0.0), 1.0)) / steps
-            bar.progress(min(overall, 1.0), text=text)
-            painted.update(at=now, text=text)
-
-        return callback
-
-    return bar, for_step
-
-
-def record_audit(
-    params: dict[str, Any],
-    results: dict[str, Any] | None = None,
-    *,
-    duration_s: float | None = None,
-    status: str = "ok",
-    error: str | None = None,
-) -> int | None:
-    """One audit of the page in the history (no data set: audits read no table)."""
-    return record(
-        "audit",
-        params=params,
-        results=results or {},
-        dataset=None,
-        page="ldp",
-        duration_s=duration_s,
-        status=status,
-        error=error,
-    )
 
 
 _REASON_KEYS = {

@@ -48,7 +48,8 @@ from ui.anonymize_view import lattice_chart
 from ui.charts import ACCENT, FAIL, MUTED, PASS
 from ui.components import fmt, verdict_card
 from ui.i18n import current_language, t, t_plain
-from ui.state import sample
+from ui.progress import progress_bar
+from ui.state import keep, sample
 
 QI = ["ZIP", "Age"]
 SA = ["Salary", "Disease"]
@@ -127,8 +128,8 @@ def lesson_linkage() -> None:
 
     st.subheader(t("learn.l1.roll_title"))
     left, right = st.columns(2)
-    size = left.slider(t("learn.l1.roll_size"), 18, 90, 27, 9, key="learn_l1_size")
-    seed = right.number_input(t("learn.l1.seed"), 0, 999, 0, key="learn_l1_seed")
+    size = left.slider(t("learn.l1.roll_size"), 18, 90, 27, 9, key=keep("learn_l1_size"))
+    seed = right.number_input(t("learn.l1.seed"), 0, 999, 0, key=keep("learn_l1_seed"))
     locale = "zh" if current_language() == "zh" else "en"
     roll, targets, summary = _linkage(int(size), int(seed), locale)
     st.caption(t("learn.l1.roll_caption", size=len(roll)))
@@ -273,8 +274,8 @@ def lesson_k_anonymity() -> None:
     st.subheader(t("learn.l2.datafly_title"))
     st.markdown(t("learn.l2.datafly_text"))
     left, right = st.columns(2)
-    k = left.slider("k", 2, 4, 3, key="learn_l2_k")
-    rows = right.slider(t("learn.l2.max_sup"), 0, 3, 0, key="learn_l2_sup")
+    k = left.slider("k", 2, 4, 3, key=keep("learn_l2_k"))
+    rows = right.slider(t("learn.l2.max_sup"), 0, 3, 0, key=keep("learn_l2_sup"))
     datafly = _release("datafly", int(k), int(rows))
     st.dataframe(_datafly_steps(datafly, int(k)), hide_index=True)
     st.markdown(t("learn.l2.released", node=_fmt_node(datafly.node)))
@@ -315,10 +316,10 @@ def lesson_k_anonymity() -> None:
     def ask() -> tuple[int, int]:
         a, b = st.columns(2)
         zip_level = a.number_input(
-            t("learn.l2.level", qi="ZIP"), 0, heights["ZIP"], 0, key="learn_l2_zip"
+            t("learn.l2.level", qi="ZIP"), 0, heights["ZIP"], 0, key=keep("learn_l2_zip")
         )
         age_level = b.number_input(
-            t("learn.l2.level", qi="Age"), 0, heights["Age"], 0, key="learn_l2_age"
+            t("learn.l2.level", qi="Age"), 0, heights["Age"], 0, key=keep("learn_l2_age")
         )
         return int(zip_level), int(age_level)
 
@@ -407,7 +408,7 @@ def lesson_l_diversity() -> None:
     st.subheader(t("learn.l3.background_title"))
     st.markdown(t("learn.l3.background_text"))
     st.latex(r"P(v) = \frac{c(v)}{n - \sum_{u \in R} c(u)}")
-    m = st.slider(t("learn.l3.m"), 0, 3, 1, key="learn_l3_m")
+    m = st.slider(t("learn.l3.m"), 0, 3, 1, key=keep("learn_l3_m"))
     background = background_attack(release, QI, "Disease", m=int(m), tau=0.8)
     posterior = background.targets.assign(
         record=background.targets["row"] + 1,
@@ -430,8 +431,8 @@ def lesson_l_diversity() -> None:
     st.latex(r"\text{entropy: } -\sum_s p(s)\ln p(s) \ge \ln l")
     st.latex(r"\text{recursive: } r_1 < c\,(r_l + r_{l+1} + \dots + r_m)")
     left, right = st.columns(2)
-    l_value = left.slider("l", 2, 3, 2, key="learn_l3_l")
-    c_value = right.slider("c", 0.5, 4.0, 2.0, 0.5, key="learn_l3_c")
+    l_value = left.slider("l", 2, 3, 2, key=keep("learn_l3_l"))
+    c_value = right.slider("c", 0.5, 4.0, 2.0, 0.5, key=keep("learn_l3_c"))
     models = {
         t("learn.l3.distinct"): DistinctLDiversity(int(l_value)),
         t("learn.l3.entropy"): EntropyLDiversity(float(l_value)),
@@ -579,7 +580,7 @@ def lesson_t_closeness() -> None:
         range(classes.n_classes),
         index=worst,
         format_func=lambda c: names[c],
-        key="learn_l4_class",
+        key=keep("learn_l4_class"),
     )
     steps = _salary_steps(release, classes, int(chosen))
     st.altair_chart(_cumulative_chart(steps), width="stretch")
@@ -663,10 +664,11 @@ def _coin_flips(share: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray
 
 
 @st.cache_data(show_spinner=False)
-def _audit(name: str) -> dict[str, Any]:
-    """The certified lower bound of a GRR (ε = 1, d = 10) at n = 200,000 per input."""
+def _audit(name: str, _progress=None) -> dict[str, Any]:
+    """The certified lower bound of a GRR (ε = 1, d = 10) at n = 200,000 per input
+    (cached: ``_progress``, the bar, is not part of the cache key)."""
     mechanism = make(name, 1.0, d=10)
-    report = lower_bound(mechanism, n=200_000, seed=0)
+    report = lower_bound(mechanism, n=200_000, seed=0, progress=_progress)
     return {
         "verdict": report.verdict,
         "epsilon_lb": report.epsilon_lb,
@@ -683,8 +685,8 @@ def lesson_local_dp() -> None:
     st.subheader(t("learn.l5.coin_title"))
     st.markdown(t("learn.l5.coin_text"))
     left, right = st.columns(2)
-    share = left.slider(t("learn.l5.share"), 0.0, 1.0, 0.3, 0.05, key="learn_l5_share")
-    n = right.slider(t("learn.l5.n"), 20, 1000, 100, 10, key="learn_l5_n")
+    share = left.slider(t("learn.l5.share"), 0.0, 1.0, 0.3, 0.05, key=keep("learn_l5_share"))
+    n = right.slider(t("learn.l5.n"), 20, 1000, 100, 10, key=keep("learn_l5_n"))
     if st.button(t("learn.l5.flip"), key="learn_l5_flip", icon=":material/casino:"):
         st.session_state["learn_l5_seed"] = st.session_state.get("learn_l5_seed", 0) + 1
     seed = st.session_state.get("learn_l5_seed", 0)
@@ -713,8 +715,8 @@ def lesson_local_dp() -> None:
         r" q = \frac{1}{e^\varepsilon + d - 1}"
     )
     left, right = st.columns(2)
-    epsilon = left.slider("ε", 0.1, 5.0, 1.0, 0.1, key="learn_l5_eps")
-    d = right.slider("d", 2, 10, 4, key="learn_l5_d")
+    epsilon = left.slider("ε", 0.1, 5.0, 1.0, 0.1, key=keep("learn_l5_eps"))
+    d = right.slider("d", 2, 10, 4, key=keep("learn_l5_d"))
     grr = make("grr", float(epsilon), d=int(d))
     p, q = grr.event_probabilities(0, 1)
     st.altair_chart(_grr_chart(grr.p, grr.q, int(d)), width="stretch")
@@ -731,9 +733,10 @@ def lesson_local_dp() -> None:
     st.subheader(t("learn.l5.audit_title"))
     st.markdown(t("learn.l5.audit_text"))
     if st.button(t("learn.l5.audit_run"), key="learn_l5_audit", type="primary"):
-        with st.spinner(t("learn.l5.audit_running")):
+        names = ("broken_grr", "grr")
+        with progress_bar(t("learn.l5.audit_running"), steps=len(names)) as bar:
             st.session_state["learn_l5_audits"] = {
-                name: _audit(name) for name in ("broken_grr", "grr")
+                name: _audit(name, bar.step(index)) for index, name in enumerate(names)
             }
     audits = st.session_state.get("learn_l5_audits")
     if audits:
@@ -843,12 +846,14 @@ def lesson_measuring() -> None:
     st.subheader(t("learn.l6.explore_title"))
     columns = [*QI, *SA]
     left, right = st.columns(2)
-    target = left.multiselect(t("learn.l6.target"), columns, default=["Age"], key="learn_l6_target")
+    target = left.multiselect(
+        t("learn.l6.target"), columns, default=["Age"], key=keep("learn_l6_target")
+    )
     known = right.multiselect(
         t("learn.l6.known"),
         [c for c in columns if c not in target],
         default=["ZIP"] if "ZIP" not in target else [],
-        key="learn_l6_known",
+        key=keep("learn_l6_known", valid=lambda v: not set(v) & set(target)),
     )
     if target and known:
         level = local_privacy_level(original, release, target, known)

@@ -1,7 +1,9 @@
 """Inputs and results of the Privacy level page (kept out of the page script).
 
-Summary (verdict cards, PL/DR/UL, risk, information loss, explanations) · Classes ·
-Charts (class sizes, PL matrix heatmap) · Download (JSON report, CSV class table).
+Summary (verdict cards with the action that would fix each failed one, PL/DR/UL, risk,
+information loss, explanations) · Classes · Charts (class sizes, PL matrix heatmap) ·
+Download (JSON report, CSV class table). A release whose rows are not paired with the
+original's shows every figure that needs no pairing and says which ones need it.
 """
 
 from __future__ import annotations
@@ -16,86 +18,93 @@ import streamlit as st
 from privcore.data import to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.measure.entropy import pl_matrix
-from privcore.models import (
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    RecursiveCLDiversity,
-    TCloseness,
-)
+from privcore.measure.report import NEEDS_ALIGNMENT
+from privcore.runs import MeasureRequest
+from privcore.runs.registry import OPTIONS
 from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.errors import show_error
 from ui.i18n import t, t_plain
-from ui.state import load_upload
+from ui.state import ShelfRelease, Workbench, keep, load_upload
+from ui.workspace import action_button, choice_title, file_stem, verdict_action
 
-DISTANCES = ["auto", "equal", "ordered", "hierarchical", "kl"]
+#: The page's default thresholds: every model is checked (a verdict), at these values.
+DEFAULT_THRESHOLDS = {"k": 5, "l": 2.0, "t": 0.2}
 
 
-def threshold_inputs(sa: list[str]) -> tuple[list, dict[str, Any]]:
-    """The thresholds the verdicts are judged against (an expander), as model objects."""
+def threshold_inputs(sa: list[str]) -> dict[str, Any]:
+    """The thresholds the verdicts are judged against (an expander, kept per session):
+    the threshold values of a :class:`~privcore.runs.MeasureRequest`."""
+    defaults = MeasureRequest()
     with st.expander(t("pl.thresholds"), expanded=False):
         c1, c2, c3, c4 = st.columns(4)
-        k = c1.number_input("k", min_value=1, value=5, step=1, help=t("help.k"), key="pl_k")
-        l_value = c2.number_input(
-            "l", min_value=1.0, value=2.0, step=1.0, help=t("help.l"), key="pl_l"
+        k = c1.number_input(
+            "k",
+            min_value=int(OPTIONS["k"].minimum or 1),
+            value=DEFAULT_THRESHOLDS["k"],
+            step=1,
+            help=t("help.k"),
+            key=keep("pl_k"),
         )
+        l_value = c2.number_input(
+            "l",
+            min_value=float(OPTIONS["l"].minimum or 1.0),
+            value=DEFAULT_THRESHOLDS["l"],
+            step=1.0,
+            help=t("help.l"),
+            key=keep("pl_l"),
+        )
+        kinds = list(OPTIONS["l_kind"].allowed() or ())
         l_kind = c2.selectbox(
             t("pl.l_kind"),
-            ["distinct", "entropy", "recursive"],
-            format_func=lambda x: t(f"pl.l_kind_{x}"),
-            key="pl_l_kind",
+            kinds,
+            format_func=lambda x: choice_title(f"pl.l_kind_{x}", x),
+            key=keep("pl_l_kind"),
         )
         c = c3.number_input(
             "c",
             min_value=0.01,
-            value=3.0,
+            value=defaults.c,
             step=0.5,
             help=t("help.c"),
-            key="pl_c",
+            key=keep("pl_c"),
             disabled=l_kind != "recursive",
         )
         t_value = c3.number_input(
-            "t", min_value=0.0, max_value=10.0, value=0.2, step=0.05, help=t("help.t"), key="pl_t"
+            "t",
+            min_value=float(OPTIONS["t"].minimum or 0.0),
+            max_value=10.0,
+            value=DEFAULT_THRESHOLDS["t"],
+            step=0.05,
+            help=t("help.t"),
+            key=keep("pl_t"),
         )
+        distances = list(OPTIONS["t_distance"].allowed() or ())
         distance = c4.selectbox(
             t("pl.t_distance"),
-            DISTANCES,
-            format_func=lambda d: t(f"distance.{d}"),
-            key="pl_distance",
+            distances,
+            format_func=lambda d: choice_title(f"distance.{d}", d),
+            key=keep("pl_distance"),
         )
         risk_threshold = c4.number_input(
             t("pl.risk_threshold"),
             min_value=0.01,
-            max_value=1.0,
-            value=0.2,
+            max_value=float(OPTIONS["risk_threshold"].maximum or 1.0),
+            value=defaults.risk_threshold,
             step=0.05,
             help=t("help.risk_threshold"),
-            key="pl_risk_threshold",
+            key=keep("pl_risk_threshold"),
         )
-    thresholds = {
+    return {
         "k": int(k),
-        "l": float(l_value),
+        # l- and t-verdicts need a sensitive attribute to judge
+        "l": float(l_value) if sa else None,
         "l_kind": l_kind,
         "c": float(c),
-        "t": float(t_value),
+        "t": float(t_value) if sa else None,
         "t_distance": distance,
         "risk_threshold": float(risk_threshold),
     }
-    models: list = []
-    try:
-        models.append(KAnonymity(int(k)))
-        if sa:
-            if l_kind == "entropy":
-                models.append(EntropyLDiversity(float(l_value)))
-            elif l_kind == "recursive":
-                models.append(RecursiveCLDiversity(float(c), int(l_value)))
-            else:
-                models.append(DistinctLDiversity(int(l_value)))
-            models.append(TCloseness(float(t_value), distance))
-    except PrivcoreError as exc:
-        show_error(exc)
-    return models, thresholds
 
 
 def population_input(active: str) -> pd.DataFrame | None:
@@ -112,7 +121,7 @@ def population_input(active: str) -> pd.DataFrame | None:
             horizontal=True,
             format_func=lambda o: t(f"pl.population_{o}"),
             label_visibility="collapsed",
-            key="pl_population_choice",
+            key=keep("pl_population_choice", valid=lambda o: o in options),
         )
         if choice == "roll":
             return roll["roll"].frame
@@ -131,21 +140,16 @@ def population_input(active: str) -> pd.DataFrame | None:
         return None
 
 
-def render(stored: dict[str, Any], original: pd.DataFrame, wb) -> None:
-    result = stored["result"]
+def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) -> None:
+    """The measurement of ``entry`` (an :class:`~privcore.runs.Outcome`)."""
+    result = outcome.result
     summary = result.to_dict()
-    if stored.get("run_id") is not None:
-        st.caption(
-            t(
-                "pl.recorded",
-                id=stored["run_id"],
-                name=stored["release_name"],
-                seconds=f"{result.seconds:.2f}",
-            )
-        )
+    if not result.aligned:
+        figures = ", ".join(t_plain(f"ws.figure_{f.replace('.', '_')}") for f in NEEDS_ALIGNMENT)
+        st.info(t("ws.unaligned", figures=figures), icon=":material/swap_vert:")
     tabs = st.tabs([t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")])
     with tabs[0]:
-        _summary(result, summary)
+        _summary(result, summary, wb, entry)
     with tabs[1]:
         render_class_table(
             result.models.class_table, result.classes, result.release, key="pl_classes"
@@ -153,10 +157,10 @@ def render(stored: dict[str, Any], original: pd.DataFrame, wb) -> None:
     with tabs[2]:
         _charts(result, summary, original, wb)
     with tabs[3]:
-        _downloads(result, summary)
+        _downloads(result, summary, entry)
 
 
-def _summary(result, summary: dict[str, Any]) -> None:
+def _summary(result, summary: dict[str, Any], wb: Workbench, entry: ShelfRelease) -> None:
     cards = []
     for verdict in summary["verdicts"]:
         status = "pass" if verdict["passed"] else "fail"
@@ -174,18 +178,29 @@ def _summary(result, summary: dict[str, Any]) -> None:
             )
         )
     verdict_row(cards)
+    for index, verdict in enumerate(summary["verdicts"]):
+        action = verdict_action(verdict)
+        if action is not None:
+            st.markdown(
+                t(
+                    "ws.verdict_fails",
+                    requirement=verdict["requirement"],
+                    achieved=_achieved_text(verdict["achieved"]),
+                )
+            )
+            action_button(wb, entry, action, key=f"pl_fix_{index}")
     if summary["suppressed_rows"]:
         st.info(t("pl.suppressed_note", n=summary["suppressed_rows"]), icon=":material/info:")
 
     st.subheader(t("pl.level_title"))
     c1, c2, c3, c4, c5 = st.columns(5)
-    explained_metric(c1, "PL", summary["pl"]["all"], "explain.pl")
+    explained_metric(c1, "PL", (summary["pl"] or {}).get("all"), "explain.pl")
     explained_metric(c2, "DR", summary["dr"], "explain.dr")
     explained_metric(c3, "UL", summary["ul"], "explain.ul")
     explained_metric(c4, t("pl.k_achieved"), summary["k"], "explain.k")
     real = summary["real_records"]
     explained_metric(c5, t("an.real_records"), real["any"], "explain.real_records", 0)
-    if real["any"]:
+    if real["any"] and "own" in real:
         st.caption(t("an.real_records_detail", any=real["any"], own=real["own"]))
     for note in summary["notes"]:
         st.warning(escape_md(note), icon=":material/warning:")
@@ -262,8 +277,16 @@ def _achieved_text(achieved: Any) -> str:
 def _charts(result, summary: dict[str, Any], original: pd.DataFrame, wb) -> None:
     st.altair_chart(class_size_histogram(result.classes.sizes, summary["k"]), width="stretch")
     st.markdown(f"**{t('pl.matrix_title')}**")
+    if not result.aligned:
+        st.caption(t("ws.matrix_needs_pairing"))
+        return
     others = [k for k in wb.dataset_keys() if k != wb.active]
-    compare = st.multiselect(t("pl.compare_with"), others, format_func=wb.title, key="pl_compare")
+    compare = st.multiselect(
+        t("pl.compare_with"),
+        others,
+        format_func=wb.title,
+        key=keep("pl_compare", valid=lambda v: set(v) <= set(others)),
+    )
     releases = {t("pl.this_release"): result.release}
     for key in compare:
         releases[wb.title(key)] = wb.dataset(key).frame
@@ -296,18 +319,21 @@ def pl_heatmap(matrix: pd.DataFrame) -> alt.Chart:
     return (cells + labels).properties(height=max(60, 40 * len(matrix)))
 
 
-def _downloads(result, summary: dict[str, Any]) -> None:
+def _downloads(result, summary: dict[str, Any], entry: ShelfRelease) -> None:
+    stem = file_stem(entry.name)
     st.download_button(
         t("pl.download_json"),
-        data=json.dumps(summary, ensure_ascii=False, indent=2).encode("utf-8"),
-        file_name="privacy_level_report.json",
+        data=json.dumps({"release": entry.name, **summary}, ensure_ascii=False, indent=2).encode(
+            "utf-8"
+        ),
+        file_name=f"{stem}_privacy_level.json",
         mime="application/json",
         on_click="ignore",
     )
     st.download_button(
         t("pl.download_csv"),
         data=to_csv_bytes(result.models.class_table),
-        file_name="equivalence_classes.csv",
+        file_name=f"{stem}_equivalence_classes.csv",
         mime="text/csv",
         on_click="ignore",
     )

@@ -4,60 +4,49 @@ from __future__ import annotations
 
 import streamlit as st
 
-from privcore.anonymize.spec import read_spec, reproduce
+from privcore.anonymize.spec import read_spec
 from privcore.data import Dataset
-from privcore.errors import PrivcoreError
+from privcore.runs import Inputs, ReplayRequest, make_request, run
 from ui.components import fmt
-from ui.errors import show_error
-from ui.history import record
 from ui.i18n import t
-from ui.state import Workbench
+from ui.progress import progress_bar
+from ui.state import Workbench, session_owner
+from ui.workspace import algorithm_title, guard_run, note_dropped, shelve_made
 
 
 def replay(wb: Workbench, dataset: Dataset) -> None:
-    """Upload a spec, check it against the active table, reproduce the release and make
-    it the last release of the session (for the Privacy level, Attack and Report
-    pages). The spec is read, never rendered as HTML."""
+    """Upload a spec, check it against the active table, reproduce the release (a
+    :class:`~privcore.runs.ReplayRequest`, recorded as an anonymize run) and put it on
+    the shelf as the release the Anonymize page shows. The spec is read, never rendered
+    as HTML."""
     st.caption(t("an.replay_help"))
     upload = st.file_uploader(t("an.replay_upload"), type=["json"], key="an_replay_file")
     if upload is None:
         return
     if not st.button(t("an.replay_run"), key="an_replay_run"):
         return
-    bar = st.progress(0.0, text=t("an.replay_run"))
-    try:
+    inputs = Inputs(original=dataset, names={"spec": upload.name})
+
+    def reproduce():
         spec = read_spec(upload.getvalue())
-        release = reproduce(
-            dataset.frame,
-            spec,
-            progress=lambda fraction, message: bar.progress(fraction, text=message),
+        request = make_request(
+            ReplayRequest, {"spec": spec}, inputs, owner=session_owner(), page="anonymize"
         )
-    except PrivcoreError as exc:
-        bar.empty()
-        show_error(exc)
+        with progress_bar(t("an.replay_run")) as bar:
+            return run(request, inputs, progress=bar, owner=session_owner(), page="anonymize")
+
+    outcome = guard_run(reproduce)
+    if outcome is None:
         return
-    bar.empty()
-    run_id = record(
-        "anonymize",
-        params={
-            "algorithm": release.algorithm,
-            "from_spec": True,
-            "qi": list(release.qi),
-            "sa": list(release.sa),
-            "seed": spec.get("seed"),
-            "max_suppression": spec.get("max_suppression"),
-        },
-        results=release.history_summary(),
-        dataset=dataset,
-        page="anonymize",
-        duration_s=release.timings["total"],
-    )
-    wb.last_release = release
+    release = outcome.result
+    entry, dropped = shelve_made(wb, wb.active, outcome, source="replay")
+    note_dropped(dropped)
+    wb.made[wb.active] = entry.id
     measured = release.to_dict()
     st.success(
         t(
             "an.replayed",
-            algorithm=t(f"alg.{release.algorithm}"),
+            algorithm=algorithm_title(release.algorithm),
             k=measured["k"],
             suppressed=measured["suppressed_rows"],
             pl=fmt(measured["pl"], 3),
@@ -65,6 +54,5 @@ def replay(wb: Workbench, dataset: Dataset) -> None:
         ),
         icon=":material/check_circle:",
     )
-    if run_id is not None:
-        st.caption(t("an.recorded", id=run_id, seconds=f"{release.timings['total']:.2f}"))
+    st.caption(t("an.replayed_as", name=entry.name))
     st.dataframe(release.frame.head(50), width="stretch", hide_index=True)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import time
-
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
+from privcore.runs import Inputs, TaskRequest, run
 from ui.errors import show_error
-from ui.history import record
 from ui.i18n import t, t_plain
-from ui.state import Workbench
+from ui.state import Workbench, session_owner
+from ui.workspace import guard_run
 
 
 def role_label(role: str) -> str:
@@ -171,7 +170,6 @@ def confirm(
 
     Returns whether it was confirmed (a validation error is shown inline).
     """
-    started = time.perf_counter()
     try:
         schema.validate(dataset.frame)
     except Exception as exc:  # noqa: BLE001 - shown inline
@@ -179,14 +177,10 @@ def confirm(
         return False
     wb.confirmed[key] = schema
     changed = sum(1 for s in suggestions if schema.roles.get(s["column"]) != s["role"])
-    table = profile_for(dataset)
-    run_id = record(
-        "profile",
-        params={
-            "roles": {c: r.value for c, r in schema.roles.items()},
-            "hierarchies": sorted(schema.hierarchies),
-        },
-        results={
+
+    def profile_run(progress):
+        table = profile_for(dataset)
+        results = {
             "rows": dataset.n_rows,
             "columns": dataset.n_columns,
             "quasi_identifiers": len(schema.quasi_identifiers),
@@ -194,11 +188,24 @@ def confirm(
             "identifiers": len(schema.identifiers),
             "missing_cells": int(table["missing"].sum()),
             "roles_changed_from_suggestion": changed,
+        }
+        return table, results
+
+    request = TaskRequest(
+        task="profile",
+        params={
+            "roles": {c: r.value for c, r in schema.roles.items()},
+            "hierarchies": sorted(schema.hierarchies),
         },
-        dataset=dataset,
-        page="data",
-        duration_s=time.perf_counter() - started,
     )
-    if run_id is not None:
-        st.toast(t("roles.confirmed_toast", id=run_id), icon=":material/check_circle:")
+    outcome = guard_run(
+        lambda: run(
+            request,
+            Inputs(original=dataset, work=profile_run),
+            owner=session_owner(),
+            page="data",
+        )
+    )
+    if outcome is not None and outcome.run_id is not None:
+        st.toast(t("roles.confirmed_toast", id=outcome.run_id), icon=":material/check_circle:")
     return True

@@ -3,14 +3,21 @@
 Each browser session has its own :class:`Workbench` in ``st.session_state``; nothing a
 visitor uploads or edits is stored anywhere shared. Bundled samples are read-only and
 cached for the process.
+
+The workbench holds the session's **shelf** of releases (:class:`ShelfRelease`): every
+release made on the Anonymize page, made again from a spec, or read from a file is a
+named object with its request, columns, fingerprint and run id. The pages that assess a
+release pick one from the shelf by its id; nothing replaces a release silently.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from privcore.config import limits
@@ -19,6 +26,43 @@ from privcore.errors import ParameterError
 
 STATE_KEY = "workbench"
 DEFAULT_SAMPLE = "adult"
+MAX_RELEASES = 12  # releases a session keeps on its shelf (each holds a table)
+
+
+@dataclass(eq=False)
+class ShelfRelease:
+    """A release of the session.
+
+    ``source``: "made" (on the Anonymize page), "replay" (made again from a spec),
+    "file" (uploaded) or "dataset" (a loaded data set with the original's columns);
+    ``data``: the key of the data set it is a release of; ``frame``: its rows (for a
+    release made here, in the original's order); ``request``: the anonymization request
+    (``to_dict()``) it was made with, if made here; ``fingerprint``: SHA-256 of its rows;
+    ``run_id``: its run in the history; ``release``: the library's Release, if made here;
+    ``aligned``: its rows are the original's, in order (made here), so every figure can
+    be computed; ``shuffled``: its download shuffles the rows (the default);
+    ``origin``: the file name or data set key it was read from.
+    """
+
+    id: str
+    name: str
+    data: str
+    source: str
+    frame: pd.DataFrame
+    qi: tuple[str, ...]
+    sa: tuple[str, ...]
+    fingerprint: str
+    made_at: str
+    request: Mapping[str, Any] | None = None
+    run_id: int | None = None
+    release: Any = None
+    aligned: bool = False
+    shuffled: bool = True
+    origin: str | None = None
+
+    @property
+    def made_here(self) -> bool:
+        return self.release is not None
 
 
 @dataclass
@@ -30,7 +74,88 @@ class Workbench:
     confirmed: dict[str, Schema] = field(default_factory=dict)
     active: str = DEFAULT_SAMPLE
     seen_uploads: dict[str, str] = field(default_factory=dict)
-    last_release: Any = None
+    shelf: list[ShelfRelease] = field(default_factory=list)
+    under_review: dict[str, str] = field(default_factory=dict)  # data set → release id
+    made: dict[str, str] = field(default_factory=dict)  # data set → release id shown on
+    # the Anonymize page
+    next_release: int = 1
+
+    # ------------------------------------------------------------------ the shelf
+
+    def releases(self, data: str | None = None) -> list[ShelfRelease]:
+        """The releases of data set ``data`` (the active one by default), oldest first."""
+        data = data or self.active
+        return [r for r in self.shelf if r.data == data]
+
+    def find_release(self, release_id: str | None) -> ShelfRelease | None:
+        return next((r for r in self.shelf if r.id == release_id), None)
+
+    def same_release(self, data: str, fingerprint: str, request: Any) -> ShelfRelease | None:
+        """A release already on the shelf with these rows and this request."""
+        return next(
+            (
+                r
+                for r in self.shelf
+                if r.data == data and r.fingerprint == fingerprint and r.request == request
+            ),
+            None,
+        )
+
+    def add_release(self, make: Callable[[str], ShelfRelease]) -> tuple[ShelfRelease, list[str]]:
+        """Put the release ``make(new_id)`` on the shelf under a name no other release of
+        the session has; returns it and the names of the releases the shelf let go to
+        stay within :data:`MAX_RELEASES` (the oldest, never one a page shows)."""
+        entry = make(f"r{self.next_release}")
+        self.next_release += 1
+        entry.name = self.unique_name(entry.name)
+        self.shelf.append(entry)
+        dropped = []
+        keep = {entry.id, *self.under_review.values(), *self.made.values()}
+        for old in list(self.shelf):
+            if len(self.shelf) <= MAX_RELEASES:
+                break
+            if old.id not in keep:
+                self.shelf.remove(old)
+                dropped.append(old.name)
+        return entry, dropped
+
+    def unique_name(self, name: str, *, other_than: str | None = None) -> str:
+        name = " ".join(str(name).split()) or "release"
+        taken = {r.name for r in self.shelf if r.id != other_than}
+        candidate, n = name, 2
+        while candidate in taken:
+            candidate = f"{name} ({n})"
+            n += 1
+        return candidate
+
+    def rename_release(self, release_id: str, name: str) -> None:
+        entry = self.find_release(release_id)
+        if entry is not None:
+            entry.name = self.unique_name(name, other_than=release_id)
+
+    def remove_release(self, release_id: str) -> None:
+        self.shelf = [r for r in self.shelf if r.id != release_id]
+        self.under_review = {d: i for d, i in self.under_review.items() if i != release_id}
+        self.made = {d: i for d, i in self.made.items() if i != release_id}
+
+    def reviewed(self, data: str | None = None) -> ShelfRelease | None:
+        """The release under review for data set ``data``: the one picked on a page that
+        assesses releases, else the newest made here, else the newest."""
+        data = data or self.active
+        picked = self.find_release(self.under_review.get(data))
+        if picked is not None and picked.data == data:
+            return picked
+        releases = self.releases(data)
+        made = [r for r in releases if r.made_here]
+        return (made or releases or [None])[-1]
+
+    @property
+    def last_release(self) -> Any:
+        """The release the Anonymize page shows for the active data set (its Release)."""
+        entry = self.find_release(self.made.get(self.active))
+        return None if entry is None else entry.release
+
+    # ------------------------------------------------------------------ data sets
 
     def dataset_keys(self) -> list[str]:
         return [*SAMPLES, *self.uploads]
@@ -81,6 +206,8 @@ class Workbench:
         self.uploads.pop(key, None)
         self.drafts.pop(key, None)
         self.confirmed.pop(key, None)
+        for entry in [r for r in self.shelf if key in (r.data, r.origin)]:
+            self.remove_release(entry.id)
         # the upload widget may still hold the file: remember it as dismissed ("")
         self.seen_uploads = {k: ("" if v == key else v) for k, v in self.seen_uploads.items()}
         if self.active == key:
@@ -130,6 +257,52 @@ def workbench() -> Workbench:
 def sample(key: str) -> tuple[Dataset, Schema]:
     """A bundled data set with its schema (read-only, shared by sessions)."""
     return load_sample(key)
+
+
+CONTROLS = "_kept_controls"
+CONTROL_SCOPES = "_kept_control_scopes"
+
+
+def keep(key: str, *, scope: str = "", valid: Callable[[Any], bool] | None = None) -> str:
+    """``key`` of a widget whose value this session keeps across pages.
+
+    Streamlit forgets the value of a widget that a run does not draw (the user went to
+    another page). Each call stores the widget's current value, or puts the stored one
+    back before the widget is drawn. ``scope`` keeps one value per data set (a choice of
+    columns belongs to its table); ``valid`` drops a stored value the widget can no
+    longer take (a column no longer a quasi-identifier). Returns ``key``.
+    """
+    store: dict[tuple[str, str], Any] = st.session_state.setdefault(CONTROLS, {})
+    scopes: dict[str, str] = st.session_state.setdefault(CONTROL_SCOPES, {})
+    held = scopes.get(key, scope)
+    if key in st.session_state and held != scope:  # the value of another data set
+        store[(held, key)] = st.session_state[key]
+        del st.session_state[key]
+    if key in st.session_state:
+        if valid is None or valid(st.session_state[key]):
+            store[(scope, key)] = st.session_state[key]
+        else:
+            del st.session_state[key]
+            store.pop((scope, key), None)
+    elif (scope, key) in store:
+        value = store[(scope, key)]
+        if valid is None or valid(value):
+            st.session_state[key] = value
+        else:
+            del store[(scope, key)]
+    scopes[key] = scope
+    return key
+
+
+def set_controls(values: Mapping[str, Any], *, scope: str = "") -> None:
+    """Set kept widgets to ``values`` (key → value), as if the user had chosen them: the
+    page that draws them shows these values the next time it runs."""
+    store: dict[tuple[str, str], Any] = st.session_state.setdefault(CONTROLS, {})
+    scopes: dict[str, str] = st.session_state.setdefault(CONTROL_SCOPES, {})
+    for key, value in values.items():
+        store[(scope, key)] = value
+        if scopes.get(key, scope) == scope:
+            st.session_state.pop(key, None)
 
 
 def session_owner() -> str:

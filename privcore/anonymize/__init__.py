@@ -3,11 +3,17 @@
 ``anonymize(df, schema, constraints, *, algorithm, max_suppression, seed, progress)``
 dispatches to the algorithm's own function of the same signature; each returns a
 :class:`~privcore.anonymize.base.Release`.
+
+:data:`ALGORITHMS` is the one table of algorithms: its entries are what the command
+line's ``--algorithm``, the Anonymize page's list and :mod:`privcore.runs.registry` offer.
+Adding an algorithm is one module (a function of the shared signature) and one
+:class:`Algorithm` line here (docs/ARCHITECTURE.md, "Adding an algorithm").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -21,16 +27,73 @@ from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
 
-ALGORITHMS: dict[str, Callable[..., Release]] = {
-    "datafly": datafly,
-    "samarati": samarati,
-    "incognito": incognito,
-    "optimal": optimal,
-    "mondrian": mondrian,
-    "kaca": kaca,
-    "condensation": condensation,
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm: ``function`` (the shared signature), its ``title`` (English; the
+    pages translate ``alg.<name>``), ``family`` ("full_domain": a node of the
+    generalization lattice; "local": per-record recoding; "synthetic": synthetic
+    records), the paper (``source``) and the names of its own options (request fields,
+    :data:`privcore.runs.registry.OPTIONS`). Calling it calls the function."""
+
+    name: str
+    function: Callable[..., Release]
+    title: str
+    family: str
+    source: str
+    options: tuple[str, ...] = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Release:
+        return self.function(*args, **kwargs)
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    a.name: a
+    for a in (
+        Algorithm("datafly", datafly, "Datafly", "full_domain", "Sweeney 2002 (seed 004)"),
+        Algorithm(
+            "samarati",
+            samarati,
+            "Samarati",
+            "full_domain",
+            "Samarati 2001 (seed 003)",
+            ("loss_metric",),
+        ),
+        Algorithm(
+            "incognito",
+            incognito,
+            "Incognito",
+            "full_domain",
+            "LeFevre, DeWitt & Ramakrishnan 2005 (seed 003)",
+            ("loss_metric",),
+        ),
+        Algorithm(
+            "optimal",
+            optimal,
+            "Optimal full-domain search",
+            "full_domain",
+            "Kohlmayer et al. 2012 (ARX's Flash)",
+            ("loss_metric",),
+        ),
+        Algorithm(
+            "mondrian",
+            mondrian,
+            "Mondrian",
+            "local",
+            "LeFevre, DeWitt & Ramakrishnan 2006",
+            ("summary",),
+        ),
+        Algorithm("kaca", kaca, "KACA", "local", "Li, Wong, Fu & Pei 2006 (seed 004)"),
+        Algorithm(
+            "condensation",
+            condensation,
+            "Condensation",
+            "synthetic",
+            "Aggarwal & Yu 2004 (seed 003 §20.3.1.4)",
+        ),
+    )
 }
-FULL_DOMAIN = ("datafly", "samarati", "incognito", "optimal")
+FULL_DOMAIN = tuple(n for n, a in ALGORITHMS.items() if a.family == "full_domain")
 
 
 def anonymize(
@@ -68,4 +131,4 @@ def anonymize(
     )
 
 
-__all__ = ["ALGORITHMS", "FULL_DOMAIN", "LatticeTrace", "Release", "anonymize"]
+__all__ = ["ALGORITHMS", "FULL_DOMAIN", "Algorithm", "LatticeTrace", "Release", "anonymize"]

@@ -38,12 +38,7 @@ from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
 from privcore.errors import HierarchyError, InfeasibleError, ParameterError, RoleError
 from privcore.measure.report import ReleaseMeasurement, measure_release
-from privcore.models import (
-    DistinctLDiversity,
-    KAnonymity,
-    PrivacyModel,
-    RecursiveCLDiversity,
-)
+from privcore.models import PrivacyModel
 
 SPEC_FORMAT = "privcore-release-spec/1"
 SPEC_OPTIONS = ("loss_metric", "summary", "beta")  # algorithm keywords a spec replays
@@ -104,7 +99,15 @@ class Problem:
 
     @property
     def k(self) -> int:
-        return max((c.k for c in self.constraints if isinstance(c, KAnonymity)), default=1)
+        """The class size the size-only models (k-anonymity) demand, 1 without one: the
+        size of condensation's groups."""
+        sizes = [c.minimal_class_size for c in self.constraints if c.size_only]
+        return max(sizes, default=1)
+
+    @property
+    def minimal_class_size(self) -> int:
+        """The fewest records a class needs to meet every constraint (declared by each)."""
+        return max((c.minimal_class_size for c in self.constraints), default=1)
 
 
 def prepare(
@@ -186,31 +189,53 @@ def prepare(
 
 
 def check_feasible(problem: Problem) -> None:
-    """Constraints no release of this table can meet, caught before any search."""
+    """Constraints no release of this table can meet, caught before any search, from
+    what each model declares: a size-only model (k-anonymity) whose class size exceeds
+    the table, a model needing more distinct values of a sensitive attribute in every
+    class than the whole table holds (l-diversity)."""
     n = problem.n_rows
     for model in problem.constraints:
-        if isinstance(model, KAnonymity) and model.k > n:
+        size = model.minimal_class_size
+        if model.size_only and size > n:
             raise InfeasibleError(
-                f"k = {model.k} is larger than the table ({n} {'row' if n == 1 else 'rows'}): "
-                f"no release can be {model.k}-anonymous.",
+                f"k = {size} is larger than the table ({n} {'row' if n == 1 else 'rows'}): "
+                f"no release can be {size}-anonymous.",
                 code="anonymize.k_too_large",
-                k=model.k,
+                k=size,
                 rows=n,
             )
-        if isinstance(model, (DistinctLDiversity, RecursiveCLDiversity)):
-            for name in model.attributes or problem.sa:
-                if name not in problem.sensitive:
-                    continue
-                distinct = int(np.unique(problem.sensitive[name].codes).size)
-                if model.l > distinct:
-                    raise InfeasibleError(
-                        f"l = {model.l} is larger than the number of distinct values of "
-                        f"'{name}' ({distinct}): no class can hold {model.l} of them.",
-                        code="anonymize.l_too_large",
-                        l=model.l,
-                        column=name,
-                        distinct=distinct,
-                    )
+        needed = model.minimal_distinct_values
+        if needed <= 1:
+            continue
+        for name in model.checked_attributes(problem.sa):
+            if name not in problem.sensitive:
+                continue
+            distinct = problem.sensitive[name].n_values  # every value occurs in the table
+            if needed > distinct:
+                raise InfeasibleError(
+                    f"l = {needed} is larger than the number of distinct values of "
+                    f"'{name}' ({distinct}): no class can hold {needed} of them.",
+                    code="anonymize.l_too_large",
+                    l=needed,
+                    column=name,
+                    distinct=distinct,
+                )
+
+
+def require_local_recoding(problem: Problem, algorithm: str) -> None:
+    """Refuse a model that declares it cannot be checked on a locally recoded release
+    (``local_recoding = False``) before a local-recoding algorithm starts."""
+    refused = [m for m in problem.constraints if not m.local_recoding]
+    if refused:
+        names = ", ".join(m.name for m in refused)
+        raise ParameterError(
+            f"{algorithm} recodes each class on its own, and {names} needs one "
+            "generalization for the whole table: use a full-domain algorithm (Datafly, "
+            "Samarati, Incognito, optimal).",
+            code="anonymize.needs_full_domain",
+            algorithm=algorithm,
+            models=[m.name for m in refused],
+        )
 
 
 LOCAL_RECODING_ROWS_ENV = "PRIVCORE_MAX_LOCAL_RECODING_ROWS"
@@ -271,16 +296,18 @@ class ClassChecker:
     def __init__(self, problem: Problem, algorithm: str) -> None:
         self.problem = problem
         self.algorithm = algorithm
-        self.only_k = all(isinstance(m, KAnonymity) for m in problem.constraints)
+        #: Sizes alone decide (every constraint is size-only, as k-anonymity is).
+        self.sizes_decide = all(m.size_only for m in problem.constraints)
+        self.minimum = problem.minimal_class_size
 
     def _partition(self, rows: np.ndarray) -> EquivalenceClasses:
         return one_class(rows, qi=self.problem.qi, sensitive=self.problem.sensitive)
 
     def violates(self, rows: np.ndarray) -> bool:
         """Whether the class made of ``rows`` fails some constraint."""
-        if len(rows) < self.problem.k:
+        if len(rows) < self.minimum:
             return True
-        if self.only_k:
+        if self.sizes_decide:
             return False
         single = self._partition(rows)
         return any(not bool(model.class_pass(single)[0]) for model in self.problem.constraints)
@@ -292,7 +319,7 @@ class ClassChecker:
         partition = classes_from_codes(
             [group], [n_groups], qi=self.problem.qi, sensitive=self.problem.sensitive
         )
-        fails = partition.sizes < self.problem.k
+        fails = partition.sizes < self.minimum
         for model in self.problem.constraints:
             fails |= ~model.class_pass(partition)
         out = np.zeros(n_groups, dtype=bool)

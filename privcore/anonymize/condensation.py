@@ -87,7 +87,9 @@ from privcore.anonymize.base import (
     finish,
     prepare,
     report_progress,
+    require_local_recoding,
 )
+from privcore.classes import code_counts, distinct_rows, group_sums, members
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
@@ -159,13 +161,12 @@ def condensation_groups(
     if k <= 1:
         return np.arange(n, dtype=np.int64)
     group = np.full(n, -1, dtype=np.int64)
-    points, point_of = np.unique(z, axis=0, return_inverse=True)
-    point_of = point_of.ravel().astype(np.int64)
+    points, point_of = distinct_rows(z)
     # The rows of point p are block[start[p] : start[p] + size[p]], its remaining rows
     # the first left[p] of them; slot[r] is row r's index in block.
     block = np.argsort(point_of, kind="stable")
     start = np.searchsorted(point_of[block], np.arange(len(points)))
-    left = np.bincount(point_of, minlength=len(points))
+    left = code_counts(point_of, len(points))
     slot = np.empty(n, dtype=np.int64)
     slot[block] = np.arange(n)
     grouped = np.zeros(n, dtype=bool)
@@ -209,9 +210,8 @@ def condensation_groups(
     if size:
         remaining = pool[:size]
         kept = group >= 0
-        sums = np.zeros((count, z.shape[1]))
-        np.add.at(sums, group[kept], z[kept])
-        means = sums / np.bincount(group[kept], minlength=count)[:, None]
+        sums = group_sums(group[kept], count, z[kept])
+        means = sums / code_counts(group[kept], count)[:, None]
         dist = ((z[remaining][:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
         group[remaining] = np.argmin(dist, axis=1)  # ties: the lowest group id
     return group
@@ -264,12 +264,9 @@ def merge_violating_groups(
     table — that fails, which :meth:`ClassChecker.infeasible` reports.
     """
     n_groups = int(group.max()) + 1
-    order = np.argsort(group, kind="stable")
-    sizes = np.bincount(group, minlength=n_groups)
-    rows: list[np.ndarray | None] = list(np.split(order, np.cumsum(sizes)[:-1]))
-    means = np.zeros((n_groups, z.shape[1]))
-    np.add.at(means, group, z)
-    means /= sizes[:, None]
+    sizes = code_counts(group, n_groups)
+    rows: list[np.ndarray | None] = list(members(group, n_groups))
+    means = group_sums(group, n_groups, z) / sizes[:, None]
     alive = np.ones(n_groups, dtype=bool)
     violating = np.flatnonzero(checker.violating_groups(group))
     check_local_recoding_cost("Condensation", n_groups, len(violating))
@@ -309,21 +306,16 @@ def synthesize(x: np.ndarray, group: np.ndarray, rng: np.random.Generator) -> np
     each group keeps its mean exactly and its covariance in expectation (uniform
     coordinates along the eigenvectors of its covariance, variance λ_i each).
 
-    Vectorized over groups: per-group sums by bincount, covariances of the centred
-    rows, one batched eigen-decomposition, one draw of n × d uniforms.
+    Vectorized over groups: per-group sums (:func:`~privcore.classes.group_sums`),
+    covariances of the centred rows, one batched eigen-decomposition, one draw of
+    n × d uniforms.
     """
     n, d = x.shape
     n_groups = int(group.max()) + 1 if n else 0
-    sizes = np.bincount(group, minlength=n_groups).astype(np.float64)
+    sizes = code_counts(group, n_groups).astype(np.float64)
 
     def group_means(values: np.ndarray) -> np.ndarray:
-        return (
-            np.stack(
-                [np.bincount(group, weights=values[:, j], minlength=n_groups) for j in range(d)],
-                axis=1,
-            )
-            / sizes[:, None]
-        )
+        return group_sums(group, n_groups, values) / sizes[:, None]
 
     mean = group_means(x)
     centred = x - mean[group]
@@ -331,7 +323,7 @@ def synthesize(x: np.ndarray, group: np.ndarray, rng: np.random.Generator) -> np
     divisor = np.maximum(sizes - 1.0, 1.0)
     for a in range(d):
         for b in range(a, d):
-            products = np.bincount(group, weights=centred[:, a] * centred[:, b], minlength=n_groups)
+            products = group_sums(group, n_groups, centred[:, a] * centred[:, b])
             cov[:, a, b] = cov[:, b, a] = products / divisor
     cov[sizes < 2] = 0.0  # one record: its own value
     eigenvalues, eigenvectors = np.linalg.eigh(cov)
@@ -377,6 +369,7 @@ def condensation(
     problem = prepare(
         df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
     )
+    require_local_recoding(problem, "Condensation")
     numeric = _numeric_qis(problem)
     frame = problem.frame
     n, k = problem.n_rows, problem.k
@@ -389,7 +382,7 @@ def condensation(
     group = condensation_groups(z, k, rng, progress)
     checker = ClassChecker(problem, "Condensation")
     merges = 0
-    if not checker.only_k:
+    if not checker.sizes_decide:
         group, merges = merge_violating_groups(group, z, checker, progress)
     n_groups = int(group.max()) + 1
     report_progress(progress, 0.7, f"Condensation: synthesizing {n_groups} groups")

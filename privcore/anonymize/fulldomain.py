@@ -17,6 +17,7 @@ import pandas as pd
 
 from privcore.anonymize.base import Problem, Progress, Release, finish, prepare, report_progress
 from privcore.anonymize.lattice import LOSS_METRICS, Lattice
+from privcore.classes import distinct as distinct_values
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
 from privcore.models import PrivacyModel
@@ -115,7 +116,7 @@ def datafly(
             raise _infeasible(problem, lattice)
         fs = result.frequencies
         distinct = [
-            len(np.unique(fs.labels[:, q])) if q in open_qis else -1 for q in range(len(node))
+            len(distinct_values(fs.labels[:, q])) if q in open_qis else -1 for q in range(len(node))
         ]
         choice = int(np.argmax(distinct))  # ties: the first QI in schema order
         steps.append({"qi": problem.qi[choice], "distinct": distinct[choice]})

@@ -75,9 +75,10 @@ from privcore.anonymize.base import (
     finish,
     prepare,
     report_progress,
+    require_local_recoding,
     suppress,
 )
-from privcore.classes import SUPPRESSED, classes_from_codes
+from privcore.classes import SUPPRESSED, classes_from_codes, distinct
 from privcore.data.schema import Schema
 from privcore.measure.loss import whd
 from privcore.models import PrivacyModel
@@ -108,7 +109,7 @@ class _Qi:
         self.name = name
         self.hierarchy = hierarchy
         self.height = height = hierarchy.height
-        present, dense = np.unique(problem.leaf_codes[name], return_inverse=True)
+        present, dense = distinct(problem.leaf_codes[name], return_inverse=True)
         self.dense = dense.astype(np.int64, copy=False).ravel()
         self.n_leaves = len(present)
         labels = np.zeros((height + 1, len(present)), dtype=np.int64)
@@ -123,7 +124,9 @@ class _Qi:
         node_of = np.zeros_like(labels)
         node_level, node_leaf = [], []
         for g in range(height + 1):
-            _, first, inverse = np.unique(labels[g], return_index=True, return_inverse=True)
+            _, first, inverse = np.unique(  # not rows: one label per present leaf
+                labels[g], return_index=True, return_inverse=True
+            )
             node_of[g] = len(node_level) + inverse.ravel()
             node_level.extend([g] * len(first))
             node_leaf.extend(first.tolist())
@@ -160,7 +163,7 @@ class _Qi:
         """Each row's label at its class's level (missing stays missing below the top)."""
         levels = self.node_level[nodes]
         values = np.empty(len(nodes), dtype=object)
-        for g in np.unique(levels):
+        for g in distinct(levels):
             rows = np.flatnonzero(levels == g)
             names = np.append(np.asarray(self.hierarchy.labels(int(g)), dtype=object), None)
             values[rows] = names[self.labels[g, self.dense[rows]]]
@@ -349,6 +352,7 @@ def kaca(
     problem = prepare(
         df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
     )
+    require_local_recoding(problem, "KACA")
     qis = [_Qi(name, problem, beta) for name in problem.qi]
     n = problem.n_rows
     initial = classes_from_codes(
@@ -361,8 +365,7 @@ def kaca(
     for model in problem.constraints:
         failing |= ~model.class_pass(initial)
     check_local_recoding_cost("KACA", initial.n_classes, int(failing.sum()))
-    order = np.argsort(initial.ids, kind="stable")
-    rows: list[np.ndarray | None] = list(np.split(order, np.cumsum(initial.sizes)[:-1]))
+    rows: list[np.ndarray | None] = list(initial.members())
     checker = ClassChecker(problem, "KACA")
     classes = _Classes(qis, initial.first_row, initial.sizes)
 

@@ -38,11 +38,11 @@ from privcore.classes import (
     SUPPRESSED,
     EquivalenceClasses,
     classes_from_codes,
-    combine_codes,
+    code_counts,
+    group_rows,
     passes_as_one_class,
 )
 from privcore.errors import ParameterError
-from privcore.models import DistinctLDiversity, KAnonymity
 
 LOSS_METRICS = ("ncp", "whd", "discernibility", "ul")
 _CACHE_GROUPS = 4_000_000  # groups kept in rolled-up frequency sets (memory bound)
@@ -129,19 +129,20 @@ class Lattice:
 
     @property
     def monotone(self) -> bool:
-        """Whether "satisfied within the suppression budget" is monotone on this lattice.
+        """Whether "satisfied within the suppression budget" is monotone on this lattice,
+        from what the models declare.
 
-        Without suppression every model is (seed 003 lemmas 20.3.1–3). With a budget,
-        only k-anonymity and distinct l-diversity stay so: merging a violating class
-        into a satisfying one can make an entropy-l, recursive-(c,l) or t-close class
-        violate, so the violating rows can grow with generalization. Searches then
-        evaluate every node instead of tagging.
+        Without suppression: when every model is monotone under generalization (all of
+        privcore's are, seed 003 lemmas 20.3.1–3). With a budget: when every model is
+        also monotone under suppression — only k-anonymity and distinct l-diversity
+        are; merging a violating class into a satisfying one can make an entropy-l,
+        recursive-(c,l) or t-close class violate, so the violating rows can grow with
+        generalization. Searches then evaluate every node instead of tagging.
         """
+        constraints = self.problem.constraints
         if self.problem.budget == 0:
-            return True
-        return all(
-            isinstance(m, (KAnonymity, DistinctLDiversity)) for m in self.problem.constraints
-        )
+            return all(m.monotone_under_generalization for m in constraints)
+        return all(m.monotone_under_suppression for m in constraints)
 
     # ------------------------------------------------------------------ nodes
     def height(self, node: tuple[int, ...]) -> int:
@@ -199,11 +200,8 @@ class Lattice:
             problem.sensitive[s].n_values for s in problem.sa
         ]
         shifted = [c + 1 for c in leaf] + sens  # missing (-1) becomes code 0
-        key = combine_codes(shifted, cards)
-        group = pd.factorize(key)[0]
-        weights = np.bincount(group).astype(np.int64)
-        first = np.full(len(weights), len(group), dtype=np.int64)
-        np.minimum.at(first, group, np.arange(len(group)))
+        groups = group_rows(shifted, cards)
+        weights, first = groups.counts.astype(np.int64), groups.first
         labels = np.stack([c[first] for c in leaf], axis=1) if leaf else np.zeros((len(first), 0))
         sensitive = (
             np.stack([c[first] for c in sens], axis=1)
@@ -241,16 +239,14 @@ class Lattice:
         )
         cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
         cards += [self.problem.sensitive[s].n_values for s in self.problem.sa]
-        key = combine_codes(
+        groups = group_rows(
             [labels[:, q] + 1 for q in range(len(self.qi))]
             + [source.sensitive[:, j] for j in range(source.sensitive.shape[1])],
             cards,
+            weights=source.weights,
         )
-        group = pd.factorize(key)[0]
-        weights = np.bincount(group, weights=source.weights).astype(np.int64)
-        first = np.full(len(weights), len(group), dtype=np.int64)
-        np.minimum.at(first, group, np.arange(len(group)))
-        return FrequencySet(node, labels[first], source.sensitive[first], weights)
+        first = groups.first
+        return FrequencySet(node, labels[first], source.sensitive[first], groups.counts)
 
     def _remember(self, fs: FrequencySet) -> None:
         self._cache[fs.levels] = fs
@@ -487,7 +483,7 @@ class _LossMetrics:
         for q, column in enumerate(lattice.qi):
             hierarchy = lattice.hierarchies[q]
             leaf = problem.leaf_codes[column]
-            counts = np.bincount(leaf[leaf >= 0], minlength=len(hierarchy.leaves))
+            counts = code_counts(leaf[leaf >= 0], len(hierarchy.leaves))
             self.leaf_counts.append(counts)
             self.present.append(float((leaf >= 0).mean()) if len(leaf) else 1.0)
             present = counts > 0
@@ -511,11 +507,11 @@ class _LossMetrics:
                 if numeric and span > 0:
                     lo = np.full(m, np.inf)
                     hi = np.full(m, -np.inf)
-                    np.minimum.at(lo, codes[present], values[present])
-                    np.maximum.at(hi, codes[present], values[present])
+                    np.minimum.at(lo, codes[present], values[present])  # not rows: leaves
+                    np.maximum.at(hi, codes[present], values[present])  # not rows: leaves
                     per_level.append(np.where(np.isfinite(lo), (hi - lo) / span, 0.0))
                 else:
-                    under = np.bincount(codes[present], minlength=m)
+                    under = np.bincount(codes[present], minlength=m)  # not rows: leaves
                     total = max(int(present.sum()), 1)
                     per_level.append(np.where(under > 1, under / total, 0.0))
             self.ncp.append(per_level)

@@ -43,7 +43,6 @@ without) / distinct values of the table.
 
 from __future__ import annotations
 
-import math
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
@@ -53,18 +52,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Problem, Progress, Release, finish, prepare, report_progress
-from privcore.classes import EquivalenceClasses
+from privcore.anonymize.base import (
+    Problem,
+    Progress,
+    Release,
+    finish,
+    prepare,
+    report_progress,
+    require_local_recoding,
+)
+from privcore.classes import (
+    EquivalenceClasses,
+    code_counts,
+    distinct,
+    present_codes,
+    reduce_runs,
+    value_codes,
+)
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
-from privcore.models import (
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    PrivacyModel,
-    RecursiveCLDiversity,
-)
+from privcore.models import PrivacyModel
 
 __all__ = ["SUMMARIES", "mondrian"]
 
@@ -131,9 +139,9 @@ def _text_with_missing(text: np.ndarray, missing: int) -> np.ndarray:
 
 
 def _numeric_dimension(name: str, series: pd.Series) -> _Dimension:
-    codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = value_codes(series, sort=True)
     numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
-    codes, n_values, missing = _with_missing(np.asarray(codes), len(uniques))
+    codes, n_values, missing = _with_missing(codes, len(uniques))
     if np.isinf(numbers).any():
         # "inf" in a CSV reads as infinity: ranges and NCP would become inf and NaN.
         raise ParameterError(
@@ -158,7 +166,7 @@ def _numeric_dimension(name: str, series: pd.Series) -> _Dimension:
 
 
 def _set_dimension(name: str, series: pd.Series) -> _Dimension:
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = value_codes(series)
     text = value_keys(pd.Series(uniques, dtype=object)).to_numpy(dtype=object)
     order = np.argsort(text.astype(str), kind="stable")  # text order
     rank = np.empty(len(order), dtype=np.int64)
@@ -174,7 +182,7 @@ def _hierarchy_dimension(name: str, leaf: np.ndarray, hierarchy: Hierarchy) -> _
     """Depth-first codes of the leaves present in the table, and the node structure."""
     height = hierarchy.height
     n_leaves = len(hierarchy.leaves)
-    present = np.flatnonzero(np.bincount(leaf[leaf >= 0], minlength=n_leaves))
+    present = present_codes(leaf, n_leaves)
     # Depth first: sort by the level h-1 label, then h-2, …, then the leaf's row; the
     # leaves under one node then share a key prefix, so they form one run.
     keys = [present] + [hierarchy.codes(j)[present] for j in range(1, height)]
@@ -191,7 +199,7 @@ def _hierarchy_dimension(name: str, leaf: np.ndarray, hierarchy: Hierarchy) -> _
         label_codes = hierarchy.codes(j)[present]
         if missing >= 0:  # a chain of its own below the root
             label_codes = np.append(label_codes, -1 if j < height else 0)
-        local, first, inverse, counts = np.unique(
+        local, first, inverse, counts = np.unique(  # not rows: one label per present leaf
             label_codes, return_index=True, return_inverse=True, return_counts=True
         )
         labels = np.append(hierarchy.labels(j), None).astype(object)  # -1: missing
@@ -312,24 +320,13 @@ def _cuts(dim: _Dimension, e: _Extent, size: int) -> list[tuple[int, int, int]]:
 # --------------------------------------------------------------------------- checks
 
 
-def _minimum_rows(constraints: Sequence[PrivacyModel]) -> int:
-    """Rows a class needs at the least to meet every model (k; l distinct values)."""
-    needed = 1
-    for model in constraints:
-        if isinstance(model, KAnonymity):
-            needed = max(needed, model.k)
-        elif isinstance(model, DistinctLDiversity | RecursiveCLDiversity):
-            needed = max(needed, model.l)
-        elif isinstance(model, EntropyLDiversity):
-            needed = max(needed, math.ceil(model.l - 1e-9))
-    return needed
-
-
 def _halves_check(problem: Problem, minimum: int) -> Callable[[np.ndarray, np.ndarray], bool]:
     """``check(rows, left)``: do both halves (``rows[left]``, ``rows[~left]``) meet every
-    model? Both halves are measured as a 2-class partition by the models themselves, on
-    the sensitive attributes restricted to those rows (Q stays the table's)."""
-    others = [m for m in problem.constraints if not isinstance(m, KAnonymity)]
+    model? A half below ``minimum`` rows (the largest minimal class size the models
+    declare) fails; size-only models (k-anonymity) then pass, and the others measure
+    both halves as a 2-class partition, on the sensitive attributes restricted to those
+    rows (Q stays the table's)."""
+    others = [m for m in problem.constraints if not m.size_only]
     sensitive = problem.sensitive
     qi = problem.qi
 
@@ -369,7 +366,11 @@ def _number(value: Any) -> str:
 
 
 def _check_whole_table(problem: Problem) -> None:
-    """Mondrian only refines the one-class partition; if that fails, nothing passes."""
+    """Mondrian only refines the one-class partition; if that fails and every model is
+    monotone under generalization (a merge of passing classes passes), no partition
+    passes. Models that do not declare it are left to the cuts."""
+    if not all(m.monotone_under_generalization for m in problem.constraints):
+        return
     n = problem.n_rows
     classes = EquivalenceClasses(
         np.zeros(n, dtype=np.int64),
@@ -403,7 +404,7 @@ def _partition(
     check: Callable[[np.ndarray, np.ndarray], bool],
     *,
     minimum: int,
-    k_only: bool,
+    sizes_decide: bool,
     progress: Progress | None,
 ) -> list[tuple[int, int]]:
     """Cut the rows into final partitions. ``codes`` (QI × row) and ``order`` (row
@@ -440,10 +441,12 @@ def _partition(
         if size >= 2 * minimum:
             block = codes[:, lo:hi]
             if shared:
-                histogram = np.bincount((block[shared_rows] + shift).ravel(), minlength=bins)
+                histogram = code_counts((block[shared_rows] + shift).ravel(), bins)
                 below = histogram.cumsum().tolist()
-                distinct = (
-                    np.add.reduceat(histogram != 0, starts).tolist() if count_distinct else None
+                distinct_in = (
+                    np.add.reduceat(histogram != 0, starts).tolist()  # not rows: bins
+                    if count_distinct
+                    else None
                 )
                 for i, q in enumerate(shared):
                     o, end = starts_list[i], starts_list[i + 1]
@@ -451,13 +454,13 @@ def _partition(
                     a = bisect_right(below, base, o, end) - o
                     b = bisect_left(below, base + size, o, end) - o
                     e = extents[q] = _Extent(a, b, below, o, base)
-                    if distinct is not None:
-                        e.distinct = distinct[i]
+                    if distinct_in is not None:
+                        e.distinct = distinct_in[i]
             for q in own:
                 column = block[q]
                 a, b = int(column.min()), int(column.max())
                 if b - a <= 2 * size + 64:
-                    histogram = np.bincount(column - a, minlength=b - a + 1)
+                    histogram = code_counts(column - a, b - a + 1)
                     e = extents[q] = _Extent(a, b, histogram.cumsum().tolist(), -a)
                     if dims[q].kind == _SET:
                         e.distinct = int(np.count_nonzero(histogram))
@@ -469,7 +472,7 @@ def _partition(
             ranked.sort()  # widest first; ties: schema order
             for _, q in ranked:
                 candidates = _cuts(dims[q], extents[q], size)
-                if k_only:
+                if sizes_decide:
                     # Only the size of the halves matters: the most balanced cut or none.
                     if candidates and -candidates[0][0] >= minimum:
                         cut = (q, candidates[0][1], candidates[0][2])
@@ -503,17 +506,17 @@ def _numeric_summary(
     """(released text, NCP) per partition of a numeric QI."""
     missing = dim.missing
     is_missing = column == missing if missing >= 0 else np.zeros(len(column), dtype=bool)
-    low = np.minimum.reduceat(column, starts)
-    high = np.maximum.reduceat(np.where(is_missing, -1, column), starts)  # -1: all missing
-    has_missing = np.add.reduceat(is_missing.astype(np.int64), starts) > 0
+    low = reduce_runs(column, starts, "min")
+    high = reduce_runs(np.where(is_missing, -1, column), starts, "max")  # -1: all missing
+    has_missing = reduce_runs(is_missing.astype(np.int64), starts, "sum") > 0
     numbers = np.append(dim.numbers, np.nan)
     all_missing = high < 0
     span = numbers[np.maximum(high, 0)] - numbers[low]
     ncp = np.where(all_missing | (dim.scale == 0), 0.0, span / (dim.scale or 1.0))
     if summary == "mean":
         values = np.where(is_missing, 0.0, numbers[column])
-        present = sizes - np.add.reduceat(is_missing.astype(np.int64), starts)
-        means = np.add.reduceat(values, starts) / np.maximum(present, 1)
+        present = sizes - reduce_runs(is_missing.astype(np.int64), starts, "sum")
+        means = reduce_runs(values, starts, "sum") / np.maximum(present, 1)
         text = value_keys(pd.Series(np.round(means, 2))).to_numpy(dtype=object)
     else:
         text = dim.text[low].copy()
@@ -530,7 +533,7 @@ def _hierarchy_summary(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(lowest common ancestor's label, NCP) per partition of a hierarchical QI."""
     pairs = low.astype(np.int64) * dim.n_values + high
-    unique, inverse = np.unique(pairs, return_inverse=True)
+    unique, inverse = np.unique(pairs, return_inverse=True)  # not rows: per partition
     labels = np.empty(len(unique), dtype=object)
     ncp = np.zeros(len(unique))
     for i, pair in enumerate(unique.tolist()):
@@ -553,8 +556,7 @@ def _set_summary(
     several = np.flatnonzero(low != high)
     if len(several):
         partition = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(column))))
-        keys = np.sort(partition * dim.n_values + column.astype(np.int64))
-        keys = keys[np.append(True, keys[1:] != keys[:-1])]  # distinct (partition, value)
+        keys = distinct(partition * dim.n_values + column.astype(np.int64))  # (partition, value)
         owner, value = np.divmod(keys, dim.n_values)
         bounds = np.searchsorted(owner, np.arange(len(starts) + 1))
         names = np.where(value == dim.missing, MISSING_TEXT, dim.text[value])
@@ -599,21 +601,22 @@ def mondrian(
     problem = prepare(
         df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
     )
+    require_local_recoding(problem, "Mondrian")
     _check_whole_table(problem)
     report_progress(progress, 0.0, "Mondrian: partitioning")
     n = problem.n_rows
     dims = _dimensions(problem)
     codes = np.stack([dim.codes for dim in dims])  # QI × row, reordered as rows move
     order = np.arange(n, dtype=np.int64)
-    minimum = _minimum_rows(problem.constraints)
-    k_only = all(isinstance(m, KAnonymity) for m in problem.constraints)
+    minimum = problem.minimal_class_size
+    sizes_decide = all(m.size_only for m in problem.constraints)
     finals = _partition(
         dims,
         codes,
         order,
         _halves_check(problem, minimum),
         minimum=minimum,
-        k_only=k_only,
+        sizes_decide=sizes_decide,
         progress=progress,
     )
     report_progress(progress, 0.9, "Mondrian: summarising the partitions")
@@ -624,8 +627,8 @@ def mondrian(
     slot = np.empty(n, dtype=np.int64)  # each row's final partition, by position
     slot[order] = np.repeat(np.arange(len(starts)), sizes)
 
-    lows = np.minimum.reduceat(codes, starts, axis=1)
-    highs = np.maximum.reduceat(codes, starts, axis=1)
+    lows = reduce_runs(codes, starts, "min", axis=1)
+    highs = reduce_runs(codes, starts, "max", axis=1)
     released = problem.frame.copy()
     penalty = 0.0
     for q, dim in enumerate(dims):

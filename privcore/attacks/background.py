@@ -38,7 +38,7 @@ import pandas as pd
 
 from privcore.attacks.homogeneity import column_list, explained, release_frame, share
 from privcore.attacks.report import AttackReport
-from privcore.classes import EquivalenceClasses, equivalence_classes
+from privcore.classes import EquivalenceClasses, bin_counts, equivalence_classes
 from privcore.errors import ParameterError
 
 __all__ = ["background_attack", "posteriors"]
@@ -113,7 +113,8 @@ def background_attack(
     )
     at_risk = int((posterior >= tau - _TOLERANCE).sum())
     n = len(frame)
-    counts, edges = np.histogram(posterior, bins=_BINS, range=(0.0, 1.0))
+    edges = np.linspace(0.0, 1.0, _BINS + 1)
+    counts = bin_counts(posterior, edges)
     summary = {
         "records_at_risk": at_risk,
         "records_at_risk_share": at_risk / n if n else 0.0,
@@ -165,8 +166,8 @@ def posteriors(
     ws = w[order]
     starts = counts.starts
     position = np.arange(len(ws)) - starts[cls]
-    distinct = np.bincount(counts.cls, minlength=classes.n_classes)[cls]
-    total = np.bincount(counts.cls, weights=w, minlength=classes.n_classes)[cls]
+    distinct = counts.per_class()[cls]
+    total = counts.per_class(w)[cls]
     running = np.cumsum(ws)
     before = np.where(starts > 0, running[np.maximum(starts - 1, 0)], 0.0)[cls]
 

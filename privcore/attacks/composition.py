@@ -29,7 +29,14 @@ import pandas as pd
 
 from privcore.attacks.homogeneity import column_list, explained, release_frame
 from privcore.attacks.report import AttackReport
-from privcore.classes import EquivalenceClasses, combine_codes, equivalence_classes, factorize
+from privcore.classes import (
+    EquivalenceClasses,
+    code_counts,
+    distinct,
+    equivalence_classes,
+    factorize,
+    group_rows,
+)
 from privcore.errors import ParameterError
 
 __all__ = ["complementary_attack", "effective_k"]
@@ -52,10 +59,8 @@ def effective_k(
         )
     ids_a = _with_suppressed_group(classes_a)
     ids_b = _with_suppressed_group(classes_b)
-    key = combine_codes([ids_a, ids_b], [classes_a.n_classes + 1, classes_b.n_classes + 1])
-    group, _ = factorize(key)
-    sizes = np.bincount(group)
-    return sizes[group], group
+    groups = group_rows([ids_a, ids_b], [classes_a.n_classes + 1, classes_b.n_classes + 1])
+    return groups.counts[groups.ids], groups.ids
 
 
 def complementary_attack(
@@ -101,14 +106,14 @@ def complementary_attack(
         source = frame_a if name in frame_a.columns else frame_b
         column_list(source, [name], "sa")
         codes, values = factorize(source[name])
-        pairs, _ = factorize(combine_codes([group, codes], [n + 1, max(len(values), 1)]))
+        pairs = group_rows([group, codes], [n + 1, max(len(values), 1)]).ids
         first = np.zeros(pairs.max() + 1 if n else 0, dtype=np.int64)
         first[pairs] = group  # the intersection of each (intersection, value) pair
-        distinct = np.bincount(first, minlength=group.max() + 1 if n else 0)
-        disclosed[name] = distinct[group] == 1
+        values_in = code_counts(first, group.max() + 1 if n else 0)  # per intersection
+        disclosed[name] = values_in[group] == 1
 
     reidentified = int((eff == 1).sum())
-    ks, ns = np.unique(eff, return_counts=True)
+    ks, ns = distinct(eff, return_counts=True)
     summary: dict[str, Any] = {
         "records": n,
         "min_effective_k": int(eff.min()) if n else None,

@@ -100,7 +100,7 @@ def top_values(classes: EquivalenceClasses, sa: str) -> tuple[np.ndarray, np.nda
     counts = classes.value_counts(sa)
     if classes.n_classes == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    top = np.maximum.reduceat(counts.count, counts.starts)
+    top = counts.class_max()
     at_top = np.flatnonzero(counts.count == top[counts.cls])
     cls = counts.cls[at_top]
     first = at_top[np.r_[True, cls[1:] != cls[:-1]]]

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.attacks.report import AttackReport
-from privcore.classes import EquivalenceClasses, factorize
+from privcore.classes import EquivalenceClasses, code_counts, distinct, factorize
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
 from privcore.data.hierarchy import Hierarchy, value_keys
@@ -300,17 +300,16 @@ def _sensitive_reading(
     by_rank = np.empty(len(values), dtype=object)
     by_rank[rank] = text
 
-    kept = classes.ids >= 0
-    pairs = np.unique(classes.ids[kept] * m + rank[codes[kept]])
-    cls_of, rank_of = pairs // m, pairs % m
-    starts = np.searchsorted(cls_of, np.arange(classes.n_classes + 1))
+    present = classes.count_values(rank[codes], m)  # each class's values, in rank order
+    cls_of, rank_of = present.cls, present.value
+    starts = np.append(present.starts, len(cls_of))
     lengths = np.minimum(np.diff(starts), _SHOWN_VALUES + 1)[pair_cls]
     i = np.repeat(pair_i, lengths)
     offsets = np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     ranked = rank_of[np.repeat(starts[:-1][pair_cls], lengths) + offsets]
-    union = np.unique(i * m + ranked)
+    union = distinct(i * m + ranked)
     who, what = union // m, union % m
-    count = np.bincount(who, minlength=n_targets)
+    count = code_counts(who, n_targets)
     first = np.searchsorted(who, np.arange(n_targets))
     position = np.arange(len(who)) - first[who]
 
@@ -429,7 +428,7 @@ def _chain_steps(
             np.flatnonzero(~correct & ~told)[:_CHAINS],
         ]
     )
-    chosen = np.unique(chosen)[:_CHAINS]
+    chosen = distinct(chosen)[:_CHAINS]
     starts = np.searchsorted(pair_i, np.arange(len(table) + 1))
     keys = release.iloc[classes.first_row][list(qi)].astype(object)
     steps = []

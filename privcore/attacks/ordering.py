@@ -25,7 +25,7 @@ import pandas as pd
 
 from privcore.attacks.homogeneity import explained, release_frame
 from privcore.attacks.report import AttackReport
-from privcore.classes import equivalence_classes
+from privcore.classes import distinct, equivalence_classes
 from privcore.errors import ParameterError
 
 __all__ = ["export_order", "spearman", "unsorted_matching_attack"]
@@ -52,7 +52,7 @@ def spearman(order: np.ndarray) -> float | None:
     n = len(order)
     if n < 2:
         return None
-    _, inverse, counts = np.unique(order, return_inverse=True, return_counts=True)
+    _, inverse, counts = distinct(order, return_inverse=True, return_counts=True)
     ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[inverse]  # average rank of ties
     positions = np.arange(n, dtype=float)
     ranks -= ranks.mean()

@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from privcore.classes import distinct, value_codes
 from privcore.config import _env_int
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
@@ -328,10 +329,10 @@ def _birth_dates(
     if not valid.any():
         return None
     years = np.where(valid, np.floor(numeric), 0).astype(np.int64)
-    distinct, code = np.unique(years, return_inverse=True)
-    latest = np.array([_years_before(day, int(a)) for a in distinct], dtype="datetime64[D]")
+    ages, code = distinct(years, return_inverse=True)
+    latest = np.array([_years_before(day, int(a)) for a in ages], dtype="datetime64[D]")
     earliest = np.array(
-        [_years_before(day, int(a) + 1) + timedelta(days=1) for a in distinct],
+        [_years_before(day, int(a) + 1) + timedelta(days=1) for a in ages],
         dtype="datetime64[D]",
     )
     span = (latest - earliest).astype(np.int64) + 1
@@ -355,7 +356,7 @@ def _years_before(day: date, years: int) -> date:
 
 def _sex_codes(values: pd.Series) -> np.ndarray:
     """Per data set row: female, male or unknown, read from common encodings."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = value_codes(values)
     # the extra last slot is the one code -1 (missing) indexes
     kinds = np.array([_sex_kind(u) for u in uniques] + [_UNKNOWN], dtype=np.int8)
     return kinds[codes]

@@ -302,7 +302,7 @@ def _evaluate(specs: Sequence[_Spec], orig: _Originals) -> np.ndarray:
         lengths = np.array([len(specs[i].members) for i in sets])
         sub = _evaluate(members, orig)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        out[sets] |= np.logical_or.reduceat(sub, starts, axis=0)
+        out[sets] |= np.logical_or.reduceat(sub, starts, axis=0)  # not rows: set members
     return out
 
 
@@ -318,7 +318,8 @@ def _match_text(
     if not len(literal) or not len(present):
         return
     texts = np.array([specs[i].text for i in literal], dtype=object)
-    codes, _ = pd.factorize(pd.Series(np.concatenate([texts, orig.keys[present]]), dtype=object))
+    both = pd.Series(np.concatenate([texts, orig.keys[present]]), dtype=object)
+    codes, _ = pd.factorize(both)  # not rows: distinct cells and distinct values
     cell_code, value_code = codes[: len(texts)], codes[len(texts) :]
     out[np.ix_(literal, present)] |= cell_code[:, None] == value_code[None, :]
 
@@ -342,7 +343,8 @@ def _match_masks(
             continue
         heads = np.strings.slice(text[eligible], 0, width).astype(object)
         # Two cells may share a prefix (" 4767*" and "4767*"): compare prefix codes.
-        codes, prefixes = pd.factorize(pd.Series([specs[i].prefix for i in members], dtype=object))
+        heads_of_cells = pd.Series([specs[i].prefix for i in members], dtype=object)
+        codes, prefixes = pd.factorize(heads_of_cells)  # not rows: distinct cells
         position = pd.Index(prefixes, dtype=object).get_indexer(heads)
         out[np.ix_(members, present[eligible])] |= codes[:, None] == position[None, :]
 
@@ -421,7 +423,8 @@ class ColumnCells:
 
     def kind_counts(self) -> dict[str, int]:
         """How many distinct labels are of each kind."""
-        kinds, counts = np.unique(self.kinds.astype(str), return_counts=True)
+        labels = self.kinds.astype(str)
+        kinds, counts = np.unique(labels, return_counts=True)  # not rows: distinct labels
         return dict(zip(kinds.tolist(), counts.tolist(), strict=True))
 
 

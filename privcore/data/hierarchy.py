@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
+from privcore.data.codes import value_codes
 from privcore.errors import HierarchyError, ParameterError
 
 __all__ = [
@@ -168,8 +169,8 @@ def _as_1d(values: Any) -> Any:
 def _factorize_keys(values: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, keys)``: per row the index of its distinct value (-1 = missing), and
     the key of each distinct value. O(n) in C, plus work on the distinct values."""
-    codes, uniques = pd.factorize(_as_1d(values), use_na_sentinel=True)
-    return np.asarray(codes, dtype=np.int64), _keys_of_uniques(uniques)
+    codes, uniques = value_codes(_as_1d(values))
+    return codes, _keys_of_uniques(uniques)
 
 
 def value_keys(values: Any) -> pd.Series:
@@ -256,7 +257,7 @@ class Hierarchy:
         self._codes: list[np.ndarray] = []
         self._labels: list[np.ndarray] = []
         for j in range(table.shape[1]):
-            codes, uniques = pd.factorize(table[:, j], use_na_sentinel=True)
+            codes, uniques = pd.factorize(table[:, j], use_na_sentinel=True)  # not rows: leaves
             codes = np.asarray(codes, dtype=np.int64)
             labels = np.asarray(uniques, dtype=object)
             codes.flags.writeable = False
@@ -267,7 +268,7 @@ class Hierarchy:
         self._leaves: tuple[str, ...] = tuple(leaves.tolist())
         # Leaf lookup (first occurrence wins when an unvalidated table repeats a leaf).
         index = pd.Index(leaves, dtype=object)
-        first = ~index.duplicated(keep="first")
+        first = ~index.duplicated(keep="first")  # not rows: leaves
         self._leaf_index = index[first]
         self._leaf_pos = np.flatnonzero(first).astype(np.int64)
 
@@ -362,13 +363,13 @@ class Hierarchy:
         # Duplicate leaves.
         codes0 = self._codes[0]
         if len(self._labels[0]) < n:
-            dup = pd.Index(codes0).duplicated(keep="first")
+            dup = pd.Index(codes0).duplicated(keep="first")  # not rows: leaves
             first_dup = int(np.flatnonzero(dup)[0])
             value = table[first_dup, 0]
             rows = np.flatnonzero(codes0 == codes0[first_dup])
             unit, a = where(int(rows[0]))
             _, b = where(int(rows[1]))
-            n_dup = len(pd.unique(codes0[dup]))
+            n_dup = len(pd.unique(codes0[dup]))  # not rows: leaves
             more = f" ({n_dup} values are repeated)" if n_dup > 1 else ""
             raise HierarchyError(
                 f"The original value '{value}' appears twice ({unit}s {a} and {b}); each "
@@ -386,9 +387,9 @@ class Hierarchy:
             parent_of[child] = parent
             disagree = parent_of[child] != parent
             if disagree.any():
-                bad_labels = np.unique(child[disagree])
+                bad_labels = np.unique(child[disagree])  # not rows: labels
                 c = int(bad_labels[0])  # smallest code = first to appear
-                parents = pd.unique(parent[child == c])[:2]
+                parents = pd.unique(parent[child == c])[:2]  # not rows: labels
                 label = self._labels[lvl][c]
                 p1, p2 = (self._labels[lvl + 1][p] for p in parents)
                 raise HierarchyError(
@@ -426,7 +427,7 @@ class Hierarchy:
         """The distinct non-missing values (as keys, first-appearance order) that are
         not leaves of this hierarchy."""
         _, keys = _factorize_keys(values)
-        keys = pd.unique(pd.Index(keys, dtype=object)).to_numpy(dtype=object)
+        keys = pd.unique(pd.Index(keys, dtype=object)).to_numpy(dtype=object)  # not rows: keys
         return keys[self._lookup(keys) < 0].tolist()
 
     def encode(self, values: Any) -> np.ndarray:
@@ -439,7 +440,8 @@ class Hierarchy:
         codes, keys = _factorize_keys(values)
         pos = self._lookup(keys)
         if (pos < 0).any():
-            missing = pd.unique(pd.Index(keys[pos < 0], dtype=object)).tolist()
+            absent = pd.Index(keys[pos < 0], dtype=object)
+            missing = pd.unique(absent).tolist()  # not rows: distinct values
             raise HierarchyError(
                 f"{len(missing)} value{'s are' if len(missing) > 1 else ' is'} not covered by "
                 f"the hierarchy{self._name_part()}: {_quote_list(missing[:_MAX_NAMED])}"
@@ -725,12 +727,12 @@ def _read_source(source: Any) -> tuple[str, str | None]:
 def _distinct(values: Any) -> tuple[np.ndarray, pd.Index]:
     """Distinct non-missing values of ``values``: ``(keys, uniques)``, first-appearance
     order, deduplicated by key (``1`` and ``1.0`` are one value)."""
-    _, uniques = pd.factorize(_as_1d(values), use_na_sentinel=True)
+    _, uniques = value_codes(_as_1d(values))
     uniques = uniques if isinstance(uniques, pd.Index) else pd.Index(uniques)
     if isinstance(uniques.dtype, pd.CategoricalDtype):
         uniques = pd.Index(np.asarray(uniques, dtype=object).tolist())
     keys = _keys_of_uniques(uniques)
-    keep = ~pd.Index(keys, dtype=object).duplicated(keep="first")
+    keep = ~pd.Index(keys, dtype=object).duplicated(keep="first")  # not rows: values
     if not keep.all():
         keys, uniques = keys[keep], uniques[keep]
     if len(keys) == 0:
@@ -856,7 +858,7 @@ def interval_hierarchy(
     j = 1
     while True:
         bw = w * 2 ** (j - 1)
-        ub, inv = np.unique(bins, return_inverse=True)
+        ub, inv = np.unique(bins, return_inverse=True)  # not rows: values
         ubf = ub.astype(np.float64)
         names = "[" + _fmt_nums(o + ubf * bw) + "-" + _fmt_nums(o + (ubf + 1) * bw) + ")"
         out.append(names[inv])
@@ -924,7 +926,7 @@ def cut_hierarchy(values: Any, cuts: Sequence[Sequence[float]] | Sequence[float]
     out: list[np.ndarray] = []
     for lst in levels:
         k = np.searchsorted(np.asarray(lst), x, side="right")  # number of cuts <= x
-        uk, inv = np.unique(k, return_inverse=True)
+        uk, inv = np.unique(k, return_inverse=True)  # not rows: values
         names = np.array([_cut_label(int(v), lst) for v in uk], dtype=object)
         out.append(names[inv])
     order = np.lexsort((keys.astype(str), x))
@@ -982,7 +984,7 @@ def rounding_hierarchy(values: Any, *, digits: Sequence[int] | None = None) -> H
         while True:
             lab = level(d)
             out.append(lab)
-            if len(pd.unique(lab)) == 1:
+            if len(pd.unique(lab)) == 1:  # not rows: values
                 break
             d += 1
     order = np.lexsort((keys.astype(str), y))
@@ -1105,7 +1107,7 @@ def mapping_hierarchy(table: pd.DataFrame) -> Hierarchy:
             level=int(j),
             column=str(column),
         )
-    if cells.shape[1] == 1 or len(pd.unique(cells[:, -1])) > 1:
+    if cells.shape[1] == 1 or len(pd.unique(cells[:, -1])) > 1:  # not rows: mapping table
         cells = np.column_stack([cells, np.full(len(cells), TOP, dtype=object)])
     h = Hierarchy(cells.tolist(), kind="mapping", validate=False)
     h._where = lambda i: ("row", int(row_numbers[i]))

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.data.codes import n_distinct, value_codes, value_counts
 from privcore.data.hierarchy import (
     Hierarchy,
     date_hierarchy,
@@ -82,7 +83,7 @@ def _nice_width(span: float, whole: bool) -> float:
 
 
 def _frequency_groups(values: pd.Series, column: str) -> Hierarchy:
-    counts = values.dropna().astype(str).value_counts(sort=False)
+    counts = value_counts(values.dropna().astype(str), sort=False)
     order = sorted(counts.index, key=lambda v: (-int(counts[v]), v))
     n = len(order)
     levels = [list(order)]
@@ -129,10 +130,11 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
             code="hierarchy.no_values",
             column=name,
         )
-    distinct = int(present.astype(str).nunique())
+    distinct = n_distinct(present.astype(str))
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     if distinct <= 2 or _BINARY_NAMES.search(name):
-        table = pd.DataFrame({"value": sorted(present.astype(str).unique()), "top": "*"})
+        _, values_present = value_codes(present.astype(str))
+        table = pd.DataFrame({"value": sorted(values_present), "top": "*"})
         hierarchy = Hierarchy(mapping_hierarchy(table).to_frame().to_numpy().tolist(), name=name)
         reason = "few_values" if distinct <= 2 else "binary_name"
         return HierarchySuggestion(name, hierarchy, "suppress", reason, {"values": distinct})
@@ -145,7 +147,7 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
             return HierarchySuggestion(name, hierarchy, "dates", "dates", {})
         text = present.astype(str)
         lengths = text.str.len()
-        if text.str.fullmatch(r"\d+").all() and lengths.nunique() == 1 and lengths.iloc[0] >= 3:
+        if text.str.fullmatch(r"\d+").all() and n_distinct(lengths) == 1 and lengths.iloc[0] >= 3:
             hierarchy = masking_hierarchy(values)
             return HierarchySuggestion(
                 name, hierarchy, "masking", "digit_codes", {"digits": int(lengths.iloc[0])}
@@ -157,7 +159,7 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
     whole = bool(np.all(np.equal(np.mod(numbers, 1), 0)))
     if whole and _CODE_NAMES.search(name):
         digits = numbers.astype(np.int64).astype(str).str.len()
-        if digits.nunique() == 1 and digits.iloc[0] >= 3:
+        if n_distinct(digits) == 1 and digits.iloc[0] >= 3:
             hierarchy = masking_hierarchy(
                 numbers.astype(np.int64).astype(str).reindex(values.index)
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from privcore.data.codes import value_counts
 from privcore.data.roles import _dates_share
 
 
@@ -32,7 +33,7 @@ def profile(frame: pd.DataFrame, *, examples: int = 3) -> pd.DataFrame:
     for column in frame.columns:
         series = frame[column]
         missing = int(series.isna().sum())
-        counts = series.value_counts(dropna=True)
+        counts = value_counts(series)
         present = n - missing
         rows.append(
             {

@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from privcore.data.codes import n_distinct
+
 
 class Role(StrEnum):
     """The role of a column in a release."""
@@ -166,7 +168,7 @@ def suggest_roles(frame: pd.DataFrame) -> list[RoleSuggestion]:
     for column in frame.columns:
         series = frame[column]
         non_missing = int(series.notna().sum())
-        distinct = int(series.nunique(dropna=True))
+        distinct = n_distinct(series)
         ratio = distinct / non_missing if non_missing else 0.0
         suggestions.append(_suggest_one(str(column), series, n_rows, ratio))
     return suggestions
@@ -201,7 +203,7 @@ def _suggest_one(column: str, series: pd.Series, n_rows: int, ratio: float) -> R
             "high",
             {"word": word, "unique_ratio": round(ratio, 4)},
         )
-    if series.nunique(dropna=True) <= 1:
+    if n_distinct(series) <= 1:
         return RoleSuggestion(
             column,
             Role.INSENSITIVE,

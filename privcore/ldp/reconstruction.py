@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from privcore.classes import bin_counts, code_counts
 from privcore.errors import ParameterError
 
 NOISE_KINDS = ("uniform", "gaussian")
@@ -294,7 +295,7 @@ def reconstruct(
     matrix = transition_matrix(edges, fine, noise)
     # Shares of y in the fine bins; the outermost fine bins are open to ±∞.
     idx = np.searchsorted(fine[1:-1], y, side="right")
-    weights = np.bincount(idx, minlength=fine.size - 1) / y.size
+    weights = code_counts(idx, fine.size - 1) / y.size
 
     step = _bayes_step if method == "bayes" else _em_step
     theta = np.full(bins, 1.0 / bins)
@@ -312,7 +313,7 @@ def reconstruct(
     theta = np.clip(theta, 0.0, None)
     theta = theta / theta.sum()
     clipped = np.clip(y, lo, hi)
-    perturbed_shares = np.histogram(clipped, bins=edges)[0] / y.size
+    perturbed_shares = bin_counts(clipped, edges) / y.size
     return Reconstruction(
         edges=edges,
         estimate=theta,

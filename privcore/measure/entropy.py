@@ -6,8 +6,9 @@ columns (a tuple is one random variable). A missing value is one value of its ow
 
 How it is computed: each column is factorized to integer codes once
 (:func:`privcore.classes.factorize`), a tuple of columns is combined into one key
-(:func:`privcore.classes.combine_codes`), and the counts come from one
-:func:`numpy.bincount`. No Python loop runs over rows. (Integer columns of small
+(:func:`privcore.classes.combine_codes`), and the counts come from one count per code
+(:func:`privcore.classes.code_counts`, or :func:`privcore.classes.group_keys` for a key
+of large span). No Python loop runs over rows. (Integer columns of small
 range skip the hash table: their code is value − min.) With c_v the count of value v
 among n rows,
 
@@ -40,7 +41,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import combine_codes, factorize
+from privcore.classes import (
+    code_counts,
+    combine_codes,
+    distinct_tuples,
+    duplicated,
+    factorize,
+    group_keys,
+)
 from privcore.errors import DataFormatError, RoleError
 
 __all__ = [
@@ -106,7 +114,7 @@ class _Var:
     @property
     def counts(self) -> np.ndarray:
         if self._counts is None:
-            self._counts = np.bincount(self.codes, minlength=self.card)
+            self._counts = code_counts(self.codes, self.card)
         return self._counts
 
     @property
@@ -139,8 +147,8 @@ def _small(span: int | None, n: int) -> bool:
 def _joint(variables: Sequence[_Var], n: int) -> _Var:
     """The tuple of several variables as one variable (no variables: a constant).
 
-    A key of small span is renumbered by one bincount and a cumulative sum (no
-    hashing); a larger one is factorized.
+    A key of small span is renumbered by one count per code and a cumulative sum (no
+    hashing); a larger one is grouped.
     """
     if not variables:
         return _Var(np.zeros(n, dtype=np.int64), 1 if n else 0)
@@ -148,12 +156,12 @@ def _joint(variables: Sequence[_Var], n: int) -> _Var:
         return variables[0]
     key, span = _key(variables)
     if _small(span, n):
-        counts = np.bincount(key, minlength=span)
+        counts = code_counts(key, span)
         present = counts > 0
         rank = np.cumsum(present) - 1
         return _Var(rank[key], int(present.sum()), counts[present])
-    codes, uniques = pd.factorize(key)
-    return _Var(codes.astype(np.int64, copy=False), len(uniques))
+    groups = group_keys(key)
+    return _Var(groups.ids, groups.n_groups, groups.counts)
 
 
 def _joint_entropy(variables: Sequence[_Var], n: int) -> float:
@@ -162,9 +170,8 @@ def _joint_entropy(variables: Sequence[_Var], n: int) -> float:
         return variables[0].entropy if variables else 0.0
     key, span = _key(variables)
     if _small(span, n):
-        return _entropy_of_counts(np.bincount(key, minlength=span), n)
-    codes, uniques = pd.factorize(key)
-    return _entropy_of_counts(np.bincount(codes, minlength=len(uniques)), n)
+        return _entropy_of_counts(code_counts(key, span), n)
+    return _entropy_of_counts(group_keys(key).counts, n)
 
 
 def _small_int_codes(series: pd.Series) -> _Var | None:
@@ -496,10 +503,10 @@ def align(
     indexes = {}
     for what, frame in (("original", original), ("release", release)):
         index = pd.Index(frame[key])
-        duplicated = index.duplicated(keep="first")
-        if duplicated.any():
-            example = index[duplicated][0]
-            count = len(pd.unique(index[duplicated]))
+        repeated = duplicated(index)
+        if repeated.any():
+            example = index[repeated][0]
+            count = int((~duplicated(index[repeated])).sum())  # distinct repeated keys
             raise DataFormatError(
                 f"The key column '{key}' of the {what} is not unique: '{example}' appears "
                 f"more than once ({count} key{'s are' if count > 1 else ' is'} repeated).",
@@ -624,7 +631,7 @@ def _covered_share(
     """Share of a sample of released rows whose every QI cell contains the value of
     one and the same original row (some row, any position)."""
     picked = rng.choice(len(release), min(len(release), ROW_ORDER_COVER_ROWS), replace=False)
-    tuples = original[list(qi)].drop_duplicates()  # distinct original QI tuples
+    tuples = distinct_tuples(original, qi)  # distinct original QI tuples
     if len(tuples) > ROW_ORDER_COVER_TUPLES:
         tuples = tuples.iloc[rng.choice(len(tuples), ROW_ORDER_COVER_TUPLES, replace=False)]
     covered = _joint_cover(tuples, release.iloc[picked], qi, hierarchies)

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.classes import SUPPRESSED, EquivalenceClasses
+from privcore.classes import SUPPRESSED, EquivalenceClasses, present_codes, value_codes
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import ParameterError
 
@@ -139,8 +139,7 @@ def generalization_levels(
         )
     leaf = hierarchy.encode(original)
     # Factorize the released cells once; only their distinct values become keys.
-    released_codes, uniques = pd.factorize(pd.Series(release, copy=False), use_na_sentinel=True)
-    released_codes = np.asarray(released_codes, dtype=np.int64)
+    released_codes, uniques = value_codes(pd.Series(release, copy=False))
     uniques = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
     released_keys = pd.Index(value_keys(uniques).to_numpy(dtype=object), dtype=object)
     top = hierarchy.height
@@ -276,7 +275,7 @@ def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.nda
             rows=[len(original), len(levels)],
         )
     leaf = hierarchy.encode(original)
-    present = np.flatnonzero(np.bincount(leaf[leaf >= 0], minlength=len(hierarchy.leaves)))
+    present = present_codes(leaf, len(hierarchy.leaves))
     numeric = _is_numeric(original)
     if numeric:
         leaf_values = pd.to_numeric(
@@ -293,11 +292,11 @@ def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.nda
         if numeric:
             lo = np.full(n_labels, np.inf)
             hi = np.full(n_labels, -np.inf)
-            np.minimum.at(lo, label_codes, leaf_values)
-            np.maximum.at(hi, label_codes, leaf_values)
+            np.minimum.at(lo, label_codes, leaf_values)  # not rows: present leaves
+            np.maximum.at(hi, label_codes, leaf_values)  # not rows: present leaves
             penalty = np.where(hi > lo, hi - lo, 0.0) / span if span > 0 else np.zeros(n_labels)
         else:
-            card = np.bincount(label_codes, minlength=n_labels)
+            card = np.bincount(label_codes, minlength=n_labels)  # not rows: present leaves
             penalty = np.where(card > 1, card / max(len(present), 1), 0.0)
         row_labels = hierarchy.generalize(leaf[rows], g)
         out[rows] = np.append(penalty, 0.0)[row_labels]  # missing (-1) picks 0

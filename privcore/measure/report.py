@@ -19,12 +19,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import EquivalenceClasses, combine_codes, factorize, release_classes
+from privcore.classes import (
+    EquivalenceClasses,
+    code_counts,
+    combine_codes,
+    factorize,
+    release_classes,
+)
 from privcore.core.jsonsafe import plain
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import DataFormatError, HierarchyError, RoleError
 from privcore.measure.entropy import (
+    ROW_ORDER_EXACT_ROWS,
     PrivacyLevel,
+    _joint_cover,
     align,
     discrimination_rate,
     local_privacy_level,
@@ -52,10 +60,10 @@ class ReleaseMeasurement:
     sa: tuple[str, ...]
     key: str | None
     models: ModelReport
-    privacy: PrivacyLevel
+    privacy: PrivacyLevel | None  # None: the rows were not paired (``alignment`` "none")
     pl_by_attribute: dict[str, PrivacyLevel]
     dr: float
-    ul: float
+    ul: float | None
     risk: RiskSummary
     loss: dict[str, Any]
     classes: EquivalenceClasses
@@ -63,6 +71,13 @@ class ReleaseMeasurement:
     seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
     real_records: dict[str, int] = field(default_factory=dict)  # see :func:`real_records`
+    alignment: str = "position"  # how rows were paired: "key", "position" or "none"
+    unpaired_because: str | None = None  # "auto" found no pairing: the error's code
+
+    @property
+    def aligned(self) -> bool:
+        """Were the release's rows paired with the original's (by key or position)?"""
+        return self.alignment != "none"
 
     def history_summary(self) -> dict[str, Any]:
         """The figures the history keeps of a measurement (pages and CLI alike; no data)."""
@@ -102,12 +117,14 @@ class ReleaseMeasurement:
                 "l_entropy": summary["l_entropy"],
                 "recursive_c": summary.get("recursive_c", {}),
                 "t_closeness": summary["t_closeness"],
-                "pl": {"all": self.privacy.value}
+                "pl": None
+                if self.privacy is None
+                else {"all": self.privacy.value}
                 | {a: p.value for a, p in self.pl_by_attribute.items()},
                 "pl_notes": {
                     a: p.note
                     for a, p in {"all": self.privacy, **self.pl_by_attribute}.items()
-                    if p.note
+                    if p is not None and p.note
                 },
                 "dr": self.dr,
                 "ul": self.ul,
@@ -121,8 +138,17 @@ class ReleaseMeasurement:
                 "key": self.key,
                 "notes": list(self.notes),
                 "seconds": self.seconds,
+                "alignment": self.alignment,
+                "needs_alignment": [] if self.aligned else list(NEEDS_ALIGNMENT),
+                "unpaired_because": self.unpaired_because,
             }
         )
+
+
+#: The figures that compare each released row with its own original row, so they need
+#: the rows paired (by a key, or in the original's order); every other figure is computed
+#: on the release's classes (and a population) alone.
+NEEDS_ALIGNMENT = ("pl", "ul", "whd", "gcp", "precision", "real_records.own")
 
 
 def _check_columns(original: pd.DataFrame, release: pd.DataFrame, qi, sa, key) -> None:
@@ -196,7 +222,9 @@ def information_loss(
         loss["whd_mean"] = float(per_record.mean()) if len(per_record) else 0.0
         loss["gcp"] = gcp({c: ncp(original[c], levels[c], usable[c]) for c in levels})
         loss["precision"] = precision(levels, usable)
-        loss["levels"] = {c: int(np.bincount(v).argmax()) for c, v in levels.items()}
+        loss["levels"] = {  # the most common level of each column
+            c: int(code_counts(v, usable[c].height + 1).argmax()) for c, v in levels.items()
+        }
         loss["loss_columns"] = sorted(levels)
     else:
         loss.update({"whd_total": None, "whd_mean": None, "gcp": None, "precision": None})
@@ -228,20 +256,25 @@ def _population_sizes(
 
 
 def real_records(
-    original: pd.DataFrame, release: pd.DataFrame, columns: Sequence[str]
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    aligned: bool = True,
 ) -> dict[str, int]:
     """Released rows that are real records, over ``columns`` (the QIs and SAs).
 
     ``own``: rows i whose released values equal those of original row i in every
-    column (the tables aligned row for row); ``any``: released rows equal to some
-    original row. Values are compared as keys (:func:`~privcore.data.hierarchy.value_keys`:
-    ``39``, ``39.0`` and ``"39"`` are one value; missing equals missing). Vectorized: each
+    column (the tables aligned row for row; left out when ``aligned`` is False: the
+    rows are not paired); ``any``: released rows equal to some original row. Values
+    are compared as keys (:func:`~privcore.data.hierarchy.value_keys`: ``39``, ``39.0``
+    and ``"39"`` are one value; missing equals missing). Vectorized: each
     column is factorized over both tables at once, the codes are combined into one
     int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on the
     original ones.
     """
     columns = list(columns)
-    if len(original) != len(release):
+    if aligned and len(original) != len(release):
         raise DataFormatError(
             f"The original has {len(original)} rows but the release has {len(release)}.",
             code="measure.alignment",
@@ -249,7 +282,7 @@ def real_records(
         )
     n = len(original)
     if n == 0 or not columns:
-        return {"own": 0, "any": 0}
+        return {"own": 0, "any": 0} if aligned else {"any": 0}
     original_codes, released_codes, cards = [], [], []
     for column in columns:
         ours, theirs, card = _shared_codes(original[column], release[column])
@@ -260,10 +293,10 @@ def real_records(
         [np.concatenate(pair) for pair in zip(original_codes, released_codes, strict=True)], cards
     )
     original_key, released_key = both[:n], both[n:]
-    return {
-        "own": int(np.count_nonzero(original_key == released_key)),
-        "any": int(pd.Series(released_key).isin(pd.Series(original_key)).sum()),
-    }
+    found = int(pd.Series(released_key).isin(pd.Series(original_key)).sum())
+    if not aligned:
+        return {"any": found}
+    return {"own": int(np.count_nonzero(original_key == released_key)), "any": found}
 
 
 _MISSING_KEY = "\x00missing"  # the key of a missing value (no text value has it)
@@ -281,11 +314,61 @@ def _shared_codes(original: pd.Series, release: pd.Series) -> tuple[np.ndarray, 
 
     original_rows, original_uniques = factorize(original)
     released_rows, released_uniques = factorize(release)
-    key_of_original, keys = pd.factorize(keys_of(original_uniques))
+    key_of_original, keys = pd.factorize(keys_of(original_uniques))  # not rows: values
     lookup = pd.Index(keys).get_indexer(keys_of(released_uniques))
     absent = len(keys)  # one code for every value the original does not have
     lookup = np.where(lookup < 0, absent, lookup)
     return key_of_original[original_rows], lookup[released_rows], absent + 1
+
+
+def match_rows(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    *,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> pd.DataFrame:
+    """``release`` reordered so that its row i pairs with original row i, for a small
+    table without a key column (at most ``ROW_ORDER_EXACT_ROWS`` rows): the maximum
+    bipartite matching (:func:`scipy.optimize.linear_sum_assignment`) of released rows to
+    original rows where a released row may take an original row when each of its QI
+    cells contains the original value (range, mask, set, hierarchy label, ``*``: the
+    cell forms of the linkage attack) and its SA values equal the original's — the exact
+    matching the row-order check uses for small tables. Rows that fit several originals
+    (a class's rows) are paired in one of the equivalent ways, which leaves every class
+    and its values unchanged. Raises :class:`DataFormatError` ``measure.matching`` when
+    the table is too large or when no pairing covers every row."""
+    from scipy.optimize import linear_sum_assignment
+
+    n = len(release)
+    if n != len(original) or n > ROW_ORDER_EXACT_ROWS:
+        raise DataFormatError(
+            f"Rows can be paired by matching only for tables of the same size of at most "
+            f"{ROW_ORDER_EXACT_ROWS} rows (original {len(original)}, release {n}); give a "
+            "key column present in both tables.",
+            code="measure.matching",
+            rows=[len(original), n],
+            limit=ROW_ORDER_EXACT_ROWS,
+        )
+    original, release = original.reset_index(drop=True), release.reset_index(drop=True)
+    fits = _joint_cover(original, release, qi, dict(hierarchies or {}))
+    for column in sa:
+        ours, theirs, _ = _shared_codes(original[column], release[column])
+        fits &= theirs[:, None] == ours[None, :]
+    rows, cols = linear_sum_assignment(fits.astype(np.int8), maximize=True)
+    unmatched = int((~fits[rows, cols]).sum())
+    if unmatched:
+        raise DataFormatError(
+            f"{unmatched} released row(s) cannot be paired with an original row whose "
+            "values they contain: the release is not a generalization of this table row "
+            "for row. Give a key column present in both tables.",
+            code="measure.matching",
+            unmatched=unmatched,
+        )
+    order = np.empty(n, dtype=np.int64)
+    order[cols] = rows  # original row j is paired with released row order[j]
+    return release.iloc[order].reset_index(drop=True)
 
 
 def _codes(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -306,6 +389,7 @@ def measure_release(
     population: pd.DataFrame | None = None,
     t_distance: str = "auto",
     check_order: bool = False,
+    alignment: str = "position",
 ) -> ReleaseMeasurement:
     """Measure ``release`` (an anonymized version of ``original``).
 
@@ -322,35 +406,77 @@ def measure_release(
     hierarchies). ``population`` (a table with the QI columns, e.g. a voter roll that
     contains the data set's people) adds journalist risk and the population-based
     marketer risk.
+
+    ``alignment`` (without a ``key``): "position" pairs rows by position; "none" pairs no
+    rows and computes only what the release's classes give — k, l, t and the verdicts,
+    class sizes, DR, prosecutor, journalist and marketer risk, discernibility, C_avg and
+    the released rows equal to some original row — leaving PL, UL, WHD, GCP, precision
+    and ``real_records["own"]`` out (:data:`NEEDS_ALIGNMENT`); "auto" pairs by position
+    when the rows line up (same count, order not evidently wrong) and otherwise measures
+    as "none", with the code of the reason in ``unpaired_because``.
     """
     started = time.perf_counter()
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
     hierarchies = dict(hierarchies or {})
     _check_columns(original, release, qi, sa, key)
-    original, release = align(
-        original, release, key, qi=qi if check_order else (), hierarchies=hierarchies
-    )
+    notes: list[str] = []
+    unpaired_because = None
+    if key is None and alignment == "none":
+        release = release.reset_index(drop=True)
+    else:
+        try:
+            original, release = align(
+                original, release, key, qi=qi if check_order else (), hierarchies=hierarchies
+            )
+        except DataFormatError as exc:
+            unpaired = exc.code in ("measure.row_order", "measure.alignment")
+            if key is not None or alignment != "auto" or not unpaired:
+                raise
+            release, alignment = release.reset_index(drop=True), "none"
+            unpaired_because = exc.code
+    if key is not None:
+        alignment = "key"
+    elif alignment == "auto":
+        alignment = "position"
+    paired = alignment != "none"
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
     classes = release_classes(release, qi, sa, models=list(models), hierarchies=hierarchies)
     report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
     # Entropies depend only on which cells are equal, so every column is factorized
     # once and the information measures run on integer codes.
-    original_codes, release_codes = _codes(original, (*qi, *sa)), _codes(release, (*qi, *sa))
-    # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
-    # QIs, a QI against the other QIs.
-    pl_by_attribute = {
-        column: local_privacy_level(
-            original_codes, release_codes, [column], [q for q in qi if q != column]
+    release_codes = _codes(release, (*qi, *sa))
+    requested_k = next(  # the class size a size-only model (k-anonymity) asks for
+        (m.minimal_class_size for m in models if m.size_only), report.summary["k"]
+    )
+    privacy, pl_by_attribute, ul = None, {}, None
+    if paired:
+        original_codes = _codes(original, (*qi, *sa))
+        # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
+        # QIs, a QI against the other QIs.
+        pl_by_attribute = {
+            column: local_privacy_level(
+                original_codes, release_codes, [column], [q for q in qi if q != column]
+            )
+            for column in (*qi, *sa)
+        }
+        privacy = privacy_level(original_codes, release_codes, qi, sa)
+        ul = utility_loss(original_codes, release_codes, qi, sa)
+        loss, loss_notes = information_loss(
+            original, release, classes, qi, hierarchies, requested_k
         )
-        for column in (*qi, *sa)
-    }
-    privacy = privacy_level(original_codes, release_codes, qi, sa)
-    requested_k = next((m.k for m in models if hasattr(m, "k")), report.summary["k"])
-    loss, notes = information_loss(original, release, classes, qi, hierarchies, requested_k)
-    notes += [
-        f"PL of {a}: {p.note}" for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note
-    ]
+        notes += loss_notes
+        notes += [
+            f"PL of {a}: {p.note}" for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note
+        ]
+    else:
+        loss = {
+            "discernibility": discernibility(classes),
+            "c_avg": average_class_size(classes, max(int(requested_k), 1))
+            if classes.n_classes
+            else None,
+            **{name: None for name in ("whd_total", "whd_mean", "gcp", "precision")},
+        }
     return ReleaseMeasurement(
         qi=qi,
         sa=sa,
@@ -359,7 +485,7 @@ def measure_release(
         privacy=privacy,
         pl_by_attribute=pl_by_attribute,
         dr=discrimination_rate(release_codes, qi, sa),
-        ul=utility_loss(original_codes, release_codes, qi, sa),
+        ul=ul,
         risk=risk_summary(
             classes,
             threshold=risk_threshold,
@@ -372,5 +498,7 @@ def measure_release(
         release=release,
         seconds=time.perf_counter() - started,
         notes=tuple(notes),
-        real_records=real_records(original, release, (*qi, *sa)),
+        real_records=real_records(original, release, (*qi, *sa), aligned=paired),
+        alignment=alignment,
+        unpaired_because=unpaired_because,
     )

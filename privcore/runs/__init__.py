@@ -8,15 +8,25 @@ with its options, defaults and choices, from which the command line's options an
 pages' widgets are built.
 """
 
-from privcore.runs.execute import Inputs, Outcome, Part, error_record, run
+from privcore.runs.execute import (
+    Inputs,
+    Outcome,
+    Part,
+    compute,
+    error_record,
+    make_request,
+    run,
+)
 from privcore.runs.registry import ALGORITHMS, ATTACKS, MECHANISMS, MODELS, OPTIONS, Entry, Option
 from privcore.runs.requests import (
     AnonymizeRequest,
     AttackRequest,
     AuditRequest,
     MeasureRequest,
+    ReplayRequest,
     ReportRequest,
     Request,
+    TaskRequest,
     check_value,
     request_from_dict,
 )
@@ -36,10 +46,14 @@ __all__ = [
     "Option",
     "Outcome",
     "Part",
+    "ReplayRequest",
     "ReportRequest",
     "Request",
+    "TaskRequest",
     "check_value",
+    "compute",
     "error_record",
+    "make_request",
     "request_from_dict",
     "run",
 ]

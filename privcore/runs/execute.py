@@ -38,11 +38,13 @@ from privcore.runs.requests import (
     AttackRequest,
     AuditRequest,
     MeasureRequest,
+    ReplayRequest,
     ReportRequest,
     Request,
+    TaskRequest,
 )
 
-__all__ = ["Inputs", "Outcome", "error_record", "run"]
+__all__ = ["Inputs", "Outcome", "error_record", "make_request", "run"]
 
 #: Error parameters kept in the history when they are text: names, not values.
 _NAMED_PARAMETERS = frozenset(
@@ -57,10 +59,15 @@ class Inputs:
     ``original``: the table to anonymize, or the original of a release; ``schema``: its
     roles and hierarchies; ``release``: the released table and ``release_name``;
     ``aligned``: the release's rows are the original's, in order (a release made here),
-    so nothing checks the order; ``population``: a table of people for journalist risk;
-    ``roll``: a voter roll already built; ``samples``: logged LDP samples;
-    ``algorithm``: how a release under report was made; ``names``: extra names of what
-    the run read or wrote (file names), recorded with its parameters.
+    so nothing checks the order; ``shuffled``: the file to publish is the release with
+    its rows shuffled (the download of a release made here); ``population``: a table of
+    people for journalist risk; ``roll``: a voter roll already built; ``samples``:
+    logged LDP samples; ``algorithm``: how a release under report was made; ``names``:
+    extra names of what the run read or wrote (file names), recorded with its parameters;
+    ``work``: a callable ``work(progress) -> (result, summary)`` that computes the run
+    instead of the library call its request names (a
+    :class:`~privcore.runs.requests.TaskRequest`, or a result shared between the sessions
+    of a server) — recorded all the same.
     """
 
     original: Dataset | None = None
@@ -68,11 +75,13 @@ class Inputs:
     release: pd.DataFrame | None = None
     release_name: str | None = None
     aligned: bool = False
+    shuffled: bool = False
     population: pd.DataFrame | None = None
     roll: Any = None
     samples: Dataset | None = None
     algorithm: Mapping[str, Any] | None = None
     names: Mapping[str, Any] = field(default_factory=dict)
+    work: Callable[[Progress | None], tuple] | None = None
 
     def describe(self) -> dict[str, Any]:
         """What the history keeps of the inputs besides the fingerprint: names only."""
@@ -149,6 +158,14 @@ def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | N
     return release, release.history_summary()
 
 
+def _replay(request: ReplayRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.anonymize.spec import reproduce
+
+    inputs.need("original")
+    release = reproduce(inputs.original.frame, request.spec, progress=progress)
+    return release, release.history_summary()
+
+
 def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None):
     from privcore.measure.report import measure_release
 
@@ -165,8 +182,14 @@ def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None)
         population=inputs.population,
         t_distance=request.t_distance,
         check_order=not inputs.aligned,
+        alignment=request.alignment,
     )
     return result, result.history_summary()
+
+
+def _task(request: TaskRequest, inputs: Inputs, progress: Progress | None):
+    inputs.need("work")
+    return inputs.work(progress)
 
 
 def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
@@ -229,48 +252,147 @@ def _audit(request: AuditRequest, inputs: Inputs, progress: Progress | None):
                 progress((index + fraction) / share, message)
 
         kwargs: dict[str, Any] = {"seed": request.seed, "progress": part}
-        if request.samples is not None:
-            kwargs["n"] = request.samples
+        if request.samples_of(method) is not None:
+            kwargs["n"] = request.samples_of(method)
         reports[method] = calls[method](**kwargs)
     return reports, {m: r.to_dict() for m, r in reports.items()}
 
 
 def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
-    """The readiness report; its measurement and attack are recorded as runs of their
-    own before it (:class:`Part`), and the report's results name their run ids."""
+    """The readiness report (pure: :func:`privcore.report.readiness`). Its measurement
+    and attack are recorded as runs of their own before it (:class:`Part`), with the
+    parameters a :class:`MeasureRequest` and an :class:`AttackRequest` of the same
+    columns and thresholds record; the report's results name their run ids."""
     from privcore.report import Thresholds, readiness
 
     inputs.need("original", "release")
+    thresholds = Thresholds.from_dict(request.thresholds)
     result = readiness(
         inputs.original.frame,
         inputs.release,
         qi=request.qi,
         sa=request.sa,
-        thresholds=Thresholds.from_dict(request.thresholds),
+        thresholds=thresholds,
         hierarchies=inputs.schema.hierarchies if inputs.schema else None,
         key=request.key,
         algorithm=dict(inputs.algorithm) if inputs.algorithm else None,
         roll_size=request.roll_size,
         seed=request.seed,
-        check_order=not inputs.aligned,
+        aligned=inputs.aligned,
+        shuffled=inputs.shuffled,
         progress=progress,
         original_name=inputs.original.name,
         release_name=inputs.release_name,
     )
-    parts = [Part("measure", *result.measure_part()), Part("attack", *result.attack_part())]
+    columns = {"qi": request.qi, "sa": request.sa, "key": request.key}
+    measured = MeasureRequest(
+        **columns,
+        k=thresholds.min_k,
+        l=thresholds.min_l,
+        t=thresholds.max_t,
+        risk_threshold=thresholds.max_prosecutor,
+    )
+    attacked = AttackRequest(
+        **columns,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        risk_threshold=thresholds.max_prosecutor,
+    )
+    described = inputs.describe()
+    parts = [
+        Part("measure", {**measured.to_dict(), **described}, result.measurement),
+        Part("attack", {**attacked.to_dict(), **described}, result.attacks),
+    ]
     return result, result.history_summary(), parts
 
 
 _RUNNERS: dict[type, Callable[..., tuple]] = {
     AnonymizeRequest: _anonymize,
+    ReplayRequest: _replay,
     MeasureRequest: _measure,
     AttackRequest: _attack,
     AuditRequest: _audit,
     ReportRequest: _report,
+    TaskRequest: _task,
 }
 
 
+def compute(request: Request, inputs: Inputs, progress: Progress | None = None) -> tuple:
+    """What :func:`run` computes, without recording it: ``(result, summary)``, plus the
+    parts of a composite run. ``inputs.work`` (when given) replaces the library call."""
+    if inputs.work is not None:
+        return inputs.work(progress)
+    return _RUNNERS[type(request)](request, inputs, progress)
+
+
 # --------------------------------------------------------------------------- run
+
+
+def _write(
+    kind: str,
+    params: Mapping[str, Any],
+    results: Mapping[str, Any],
+    status: str,
+    error: str | None,
+    inputs: Inputs,
+    page: str,
+    owner: str | None,
+    started: float,
+) -> tuple[int | None, HistoryError | None]:
+    """One history row (the data set's fingerprint, never its rows): its run id, or why
+    the history could not keep it."""
+    dataset = inputs.original or inputs.samples
+    try:
+        run_id = history.record_run(
+            kind,
+            params=params,
+            results=results,
+            dataset=None if dataset is None else dataset.summary(),
+            page=page,
+            duration_s=time.perf_counter() - started,
+            status=status,
+            error=error,
+            owner=owner,
+        )
+        return run_id, None
+    except HistoryError as exc:
+        return None, exc
+
+
+def make_request(
+    cls: type[Request],
+    values: Mapping[str, Any],
+    inputs: Inputs | None = None,
+    *,
+    owner: str | None = None,
+    page: str = "cli",
+    record: bool = True,
+) -> Request:
+    """``cls(**values)``: the request a front end's values ask for. A value it refuses
+    (a :class:`~privcore.errors.PrivcoreError`, e.g. ε = -1) is a run that failed before
+    it started: recorded with the policy of :func:`run` (status error, the error's code
+    and parameters; ``params`` the values as given, plus the inputs' names), then raised
+    again."""
+    started = time.perf_counter()
+    try:
+        return cls(**values)
+    except PrivcoreError as exc:
+        if record:
+            inputs = inputs or Inputs()
+            details = error_record(exc)
+            params = {**plain(dict(values)), **inputs.describe()}
+            _write(
+                cls.kind,
+                params,
+                {"error": details},
+                "error",
+                details["code"],
+                inputs,
+                page,
+                owner,
+                started,
+            )
+        raise
 
 
 def run(
@@ -289,9 +411,7 @@ def run(
     command line without ``--record``).
     """
     inputs = inputs or Inputs()
-    runner = _RUNNERS[type(request)]
     params = {**request.to_dict(), **inputs.describe()}
-    dataset = inputs.original or inputs.samples
     started = time.perf_counter()
 
     def write(
@@ -303,24 +423,10 @@ def run(
     ) -> tuple:
         if not record:
             return None, None
-        try:
-            run_id = history.record_run(
-                kind,
-                params=run_params,
-                results=results,
-                dataset=None if dataset is None else dataset.summary(),
-                page=page,
-                duration_s=time.perf_counter() - started,
-                status=status,
-                error=error,
-                owner=owner,
-            )
-            return run_id, None
-        except HistoryError as exc:
-            return None, exc
+        return _write(kind, run_params, results, status, error, inputs, page, owner, started)
 
     try:
-        result, summary, *more = runner(request, inputs, progress)
+        result, summary, *more = compute(request, inputs, progress)
     except CancelledError:
         write("cancelled", {}, None)
         raise

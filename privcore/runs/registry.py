@@ -9,9 +9,11 @@ from these entries, so a choice list, a default or a range exists in one place:
 - :data:`ALGORITHMS`, :data:`MODELS`, :data:`MECHANISMS`, :data:`ATTACKS`: name →
   :class:`Entry` (title, family, source, the options it adds).
 
-Adding an algorithm is one module under :mod:`privcore.anonymize` plus one entry in
-:data:`ALGORITHMS` (its function, family and options); the command line's
-``--algorithm`` choices, the Anonymize page's list and the request's validation follow.
+Adding an algorithm is one module under :mod:`privcore.anonymize` plus one line in its
+table :data:`privcore.anonymize.ALGORITHMS` (function, title, family, source, options),
+which :data:`ALGORITHMS` here shows as entries; the command line's ``--algorithm``
+choices, the Anonymize page's list and the request's validation follow
+(docs/ARCHITECTURE.md, "Adding an algorithm").
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from privcore.anonymize import ALGORITHMS as ALGORITHM_FUNCTIONS
+from privcore.anonymize import ALGORITHMS as ALGORITHM_TABLE
 from privcore.anonymize.lattice import LOSS_METRICS
 from privcore.anonymize.mondrian import SUMMARIES
 from privcore.attacks.roll import LOCALES
@@ -28,6 +30,7 @@ from privcore.models import DISTANCES, L_KINDS
 
 __all__ = [
     "ALGORITHMS",
+    "ALIGNMENTS",
     "ATTACKS",
     "AUDIT_METHODS",
     "DENSITIES",
@@ -40,6 +43,10 @@ __all__ = [
 ]
 
 AUDIT_METHODS = ("ab", "ob", "lb")
+#: How the rows of a release are paired with the original's when no key column is given:
+#: by position (the order checked unless the release was made here), "auto" (by position
+#: when the rows line up, else "none"), or "none" (only the figures that need no pairing).
+ALIGNMENTS = ("position", "auto", "none")
 DENSITIES = ("kde", "histogram")
 
 
@@ -83,51 +90,33 @@ class Entry:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _entry(name: str, title: str, family: str, source: str, options=()) -> Entry:
-    return Entry(name, title, family, source, tuple(options), ALGORITHM_FUNCTIONS[name])
+class _Live(Mapping[str, Entry]):
+    """A read-only view of a table kept elsewhere (the algorithms of
+    :data:`privcore.anonymize.ALGORITHMS`, the LDP mechanisms), as :class:`Entry`s,
+    read on each access so that an algorithm added there is offered everywhere."""
+
+    def __init__(self, entries: Callable[[], dict[str, Entry]]) -> None:
+        self._entries = entries
+
+    def __getitem__(self, name: str) -> Entry:
+        return self._entries()[name]
+
+    def __iter__(self):
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
 
 
-ALGORITHMS: dict[str, Entry] = {
-    e.name: e
-    for e in (
-        _entry("datafly", "Datafly", "full_domain", "Sweeney 2002 (seed 004)"),
-        _entry(
-            "samarati",
-            "Samarati",
-            "full_domain",
-            "Samarati 2001 (seed 003)",
-            ["loss_metric"],
-        ),
-        _entry(
-            "incognito",
-            "Incognito",
-            "full_domain",
-            "LeFevre, DeWitt & Ramakrishnan 2005 (seed 003)",
-            ["loss_metric"],
-        ),
-        _entry(
-            "optimal",
-            "Optimal full-domain search",
-            "full_domain",
-            "Kohlmayer et al. 2012 (ARX's Flash)",
-            ["loss_metric"],
-        ),
-        _entry(
-            "mondrian",
-            "Mondrian",
-            "local",
-            "LeFevre, DeWitt & Ramakrishnan 2006",
-            ["summary"],
-        ),
-        _entry("kaca", "KACA", "local", "Li, Wong, Fu & Pei 2006 (seed 004)"),
-        _entry(
-            "condensation",
-            "Condensation",
-            "synthetic",
-            "Aggarwal & Yu 2004 (seed 003 §20.3.1.4)",
-        ),
-    )
-}
+def algorithm_entries() -> dict[str, Entry]:
+    """The algorithms of :data:`privcore.anonymize.ALGORITHMS` as entries."""
+    return {
+        name: Entry(name, a.title, a.family, a.source, tuple(a.options), a.function)
+        for name, a in ALGORITHM_TABLE.items()
+    }
+
+
+ALGORITHMS: Mapping[str, Entry] = _Live(algorithm_entries)
 
 MODELS: dict[str, Entry] = {
     "k": Entry("k", "k-anonymity", "class_size", "Samarati & Sweeney 1998", ("k",)),
@@ -174,18 +163,7 @@ def mechanism_entries() -> dict[str, Entry]:
     }
 
 
-class _LazyMechanisms(Mapping[str, Entry]):
-    def __getitem__(self, name: str) -> Entry:
-        return mechanism_entries()[name]
-
-    def __iter__(self):
-        return iter(mechanism_entries())
-
-    def __len__(self) -> int:
-        return len(mechanism_entries())
-
-
-MECHANISMS: Mapping[str, Entry] = _LazyMechanisms()
+MECHANISMS: Mapping[str, Entry] = _Live(mechanism_entries)
 
 
 def _mechanism_names() -> tuple[str, ...]:
@@ -209,7 +187,7 @@ OPTIONS: dict[str, Option] = {
             optional=True,
         ),
         # algorithms
-        _o("algorithm", "choice", "the anonymization algorithm", choices=tuple(ALGORITHMS)),
+        _o("algorithm", "choice", "the anonymization algorithm", choices=lambda: tuple(ALGORITHMS)),
         _o(
             "max_suppression",
             "float",
@@ -251,6 +229,13 @@ OPTIONS: dict[str, Option] = {
         ),
         _o("t_distance", "choice", "t-closeness ground distance", choices=DISTANCES),
         # measurement and attacks
+        _o(
+            "alignment",
+            "choice",
+            "without a key: position (rows in the original's order), none (only figures "
+            "that need no pairing of rows), auto (position when the rows line up, else none)",
+            choices=ALIGNMENTS,
+        ),
         _o(
             "risk_threshold",
             "float",

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from privcore.anonymize.spec import check_spec
+from privcore.core.jsonsafe import plain
 from privcore.errors import ParameterError
 from privcore.models import KAnonymity, PrivacyModel, TCloseness, l_diversity
 from privcore.runs.registry import ALGORITHMS, OPTIONS
@@ -25,8 +27,10 @@ __all__ = [
     "AttackRequest",
     "AuditRequest",
     "MeasureRequest",
+    "ReplayRequest",
     "ReportRequest",
     "Request",
+    "TaskRequest",
     "request_from_dict",
 ]
 
@@ -42,9 +46,31 @@ def _bad(name: str, value: Any, what: str) -> ParameterError:
     )
 
 
+def _number_text(number: float) -> str:
+    return str(number) if isinstance(number, int) else f"{number:g}"
+
+
+def _range_words(option: Any, *, finite: bool = False) -> str:
+    """What a valid value of the number option is, in words: "a whole number from 0 to
+    9223372036854775807", "a number above 0", "a finite number from 0 to 1"."""
+    noun = ("a finite " if finite else "a ") + (
+        "whole number" if option.kind == "int" else "number"
+    )
+    low, high = option.minimum, option.maximum
+    if low is None:
+        return noun if high is None else f"{noun} of at most {_number_text(high)}"
+    if high is None:
+        return f"{noun} {'above' if option.open_minimum else 'of at least'} {_number_text(low)}"
+    if option.open_minimum:
+        return f"{noun} above {_number_text(low)} and at most {_number_text(high)}"
+    return f"{noun} from {_number_text(low)} to {_number_text(high)}"
+
+
 def check_value(name: str, value: Any) -> Any:
     """``value`` for the option ``name``, checked against :data:`OPTIONS` (numbers in
-    range and finite, whole where asked, choices known, columns a list of names)."""
+    range and finite, whole where asked, choices known, columns a list of names). A
+    refused number names the whole valid range in its message (``_range_words``); whole
+    numbers are compared exactly (a seed near 2**63 is not rounded through a float)."""
     option = OPTIONS[name]
     if value is None:
         if option.optional:
@@ -68,21 +94,19 @@ def check_value(name: str, value: Any) -> Any:
     if kind == "flag":
         return bool(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _bad(name, value, "a number")
-    number = float(value)
-    if not math.isfinite(number):
-        raise _bad(name, value, "a finite number")
+        raise _bad(name, value, _range_words(option))
+    if not math.isfinite(value):
+        raise _bad(name, value, _range_words(option, finite=True))
     if kind == "int":
-        if not number.is_integer():
-            raise _bad(name, value, "a whole number")
-        value = int(number)
+        if isinstance(value, float) and not value.is_integer():
+            raise _bad(name, value, _range_words(option))
+        value = int(value)
     else:
-        value = number
+        value = float(value)
     low, high = option.minimum, option.maximum
-    if low is not None and (number < low or (option.open_minimum and number == low)):
-        raise _bad(name, value, f"{'above' if option.open_minimum else 'at least'} {low:g}")
-    if high is not None and number > high:
-        raise _bad(name, value, f"at most {high:g}")
+    too_low = low is not None and (value < low or (option.open_minimum and value == low))
+    if too_low or (high is not None and value > high):
+        raise _bad(name, value, _range_words(option))
     return value
 
 
@@ -160,7 +184,8 @@ class AnonymizeRequest(Request):
 @dataclass(frozen=True)
 class MeasureRequest(Request):
     """Measure a release against its original; a model is checked (a verdict) only when
-    its threshold is given. ``t_distance`` is the distance t is reported with."""
+    its threshold is given. ``t_distance`` is the distance t is reported with;
+    ``alignment`` how rows are paired without a ``key`` (:data:`registry.ALIGNMENTS`)."""
 
     kind: ClassVar[str] = "measure"
     qi: tuple[str, ...] = ()
@@ -173,6 +198,7 @@ class MeasureRequest(Request):
     t: float | None = None
     t_distance: str = "auto"
     risk_threshold: float = 0.2
+    alignment: str = "position"
 
     def constraints(self) -> list[PrivacyModel]:
         return _models(self, with_k=True)
@@ -198,7 +224,8 @@ class AttackRequest(Request):
 class AuditRequest(Request):
     """Audit a built-in LDP mechanism (``mechanism``, ``epsilon``, ``domain``) with one
     or more measures, or — with ``input_column`` and ``output_columns`` — logged samples
-    of any implementation claiming ``epsilon``."""
+    of any implementation claiming ``epsilon``. ``method_samples`` gives a measure its own
+    number of samples (``{"ab": 100000, "lb": 200000}``); the others take ``samples``."""
 
     kind: ClassVar[str] = "audit"
     mechanism: str | None = None
@@ -211,9 +238,15 @@ class AuditRequest(Request):
     inputs: tuple[float, ...] | None = None
     input_column: str | None = None
     output_columns: tuple[str, ...] = ()
+    method_samples: Mapping[str, int] | None = field(default=None, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.method_samples is not None:
+            counts = {check_value("method", m): n for m, n in dict(self.method_samples).items()}
+            object.__setattr__(
+                self, "method_samples", {m: check_value("samples", n) for m, n in counts.items()}
+            )
         methods = (self.methods,) if isinstance(self.methods, str) else tuple(self.methods)
         for method in methods:
             check_value("method", method)
@@ -234,6 +267,10 @@ class AuditRequest(Request):
     def on_samples(self) -> bool:
         return self.input_column is not None
 
+    def samples_of(self, method: str) -> int | None:
+        """The number of samples of ``method`` (None: the measure's own default)."""
+        return (self.method_samples or {}).get(method, self.samples)
+
 
 @dataclass(frozen=True)
 class ReportRequest(Request):
@@ -253,6 +290,44 @@ class ReportRequest(Request):
         out = super().to_dict()
         out["thresholds"] = dict(self.thresholds) if self.thresholds else None
         return out
+
+
+@dataclass(frozen=True)
+class ReplayRequest(Request):
+    """Make again the release a generalization spec describes, from the same input
+    (:func:`privcore.anonymize.spec.reproduce`: the input and the result are checked by
+    fingerprint; nothing is chosen). Recorded as an anonymize run: ``to_dict()`` keeps
+    what the spec says of the run (algorithm, columns, suppression limit, seed), not the
+    spec itself, whose hierarchies hold values of the data."""
+
+    kind: ClassVar[str] = "anonymize"
+    spec: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spec", check_spec(self.spec))
+
+    def to_dict(self) -> dict[str, Any]:
+        keys = ("algorithm", "qi", "sa", "max_suppression", "seed")
+        return {key: plain(self.spec.get(key)) for key in keys}
+
+
+@dataclass(frozen=True)
+class TaskRequest(Request):
+    """A run that no request family describes yet — confirming a table's roles (a
+    profile), the background-knowledge, row-order and complementary-release attacks, an
+    ε sweep: its history ``task`` kind and its ``params`` (names and numbers, never
+    values of the data) are given, and :attr:`privcore.runs.Inputs.work` computes it.
+    :func:`privcore.runs.run` records it with the same policy as every other run."""
+
+    task: str = "profile"
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.task
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain(dict(self.params))
 
 
 _KINDS: dict[str, type[Request]] = {

@@ -1,4 +1,5 @@
-"""AppTest: the Anonymize page — live runs on Adult, parameter changes, errors, history."""
+"""AppTest: the Anonymize page — runs asked for on Adult, live updates as controls change,
+errors, history, the shelf of releases."""
 
 from __future__ import annotations
 
@@ -26,10 +27,22 @@ def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_adult_at_k5_live_with_the_class_table():
+def press_run(at):
+    at.button(key="an_run").click().run()
+    return at
+
+
+def test_adult_at_k5_on_the_button_with_the_class_table():
     at = open_page()
     no_exceptions(at)
     assert at.selectbox(key="an_algorithm").value == "optimal"
+    # opening the page starts no run: the user has not asked for one
+    assert not metrics(at) and not history.list_runs(kind="anonymize")
+    assert any("Press Anonymize" in i.value for i in at.info)
+    # the optimal search is expected to take well under a second here: live
+    assert any("it runs as you change the controls" in c.value for c in at.caption)
+    press_run(at)
+    no_exceptions(at)
     shown = metrics(at)
     assert int(shown["k achieved"]) >= 5
     assert shown["Rows suppressed"] == "0"
@@ -43,7 +56,7 @@ def test_adult_at_k5_live_with_the_class_table():
 
 
 def test_changing_k_reruns_and_records():
-    at = open_page()
+    at = press_run(open_page())
     at.slider(key="an_k").set_value(20).run()
     no_exceptions(at)
     assert int(metrics(at)["k achieved"]) >= 20
@@ -51,7 +64,7 @@ def test_changing_k_reruns_and_records():
 
 
 def test_each_full_domain_algorithm_on_the_hospital_table():
-    at = open_page("hospital")
+    at = press_run(open_page("hospital"))
     for algorithm in ("datafly", "samarati", "incognito", "optimal"):
         at.selectbox(key="an_algorithm").set_value(algorithm).run()
         no_exceptions(at)
@@ -70,12 +83,16 @@ def test_impossible_k_shows_an_error_not_a_traceback():
 def test_the_release_feeds_the_privacy_level_page():
     at = open_page("hospital")
     at.slider(key="an_k").set_value(3).run()
+    made = at.session_state["workbench"].last_release
     at.switch_page(str(ROOT / "pages" / "privacy_level.py")).run()
     no_exceptions(at)
-    assert at.radio(key="pl_source").value == "last"
+    wb = at.session_state["workbench"]
+    picked = wb.find_release(at.selectbox(key="pl_release").value)
+    assert picked.release is made and picked.name.startswith("Optimal full-domain search k=3")
     at.button[[b.label for b in at.button].index("Measure")].click().run()
     no_exceptions(at)
     assert metrics(at)["k achieved"] == "3"
+    assert any(f"Computed for «{picked.name}»" in c.value for c in at.caption)
 
 
 def test_local_and_synthetic_algorithms_on_the_hospital_table():
@@ -121,7 +138,7 @@ def test_compare_view_tables_each_algorithm():
 
 
 def test_live_toggle_run_cancel_and_downloads():
-    at = open_page("hospital")
+    at = press_run(open_page("hospital"))
     no_exceptions(at)
     assert len(history.list_runs(kind="anonymize")) == 1
     labels = [b.proto.label for b in at.get("download_button")]
@@ -152,7 +169,7 @@ def test_local_recoding_says_there_are_no_levels():
 
 
 def test_quasi_identifiers_and_sensitive_attributes_default_to_the_schema():
-    at = open_page("hospital")
+    at = press_run(open_page("hospital"))
     no_exceptions(at)
     assert at.multiselect(key="an_qi").value == ["ZIP", "Age"]
     assert at.multiselect(key="an_sa").value == ["Salary", "Disease"]
@@ -230,7 +247,7 @@ def test_no_sensitive_attribute_is_a_localized_error_not_a_traceback():
 
 
 def test_the_chinese_page_labels_the_column_choice():
-    at = open_page("hospital")
+    at = press_run(open_page("hospital"))
     at.session_state["lang"] = "zh"
     at.run()
     no_exceptions(at)
@@ -260,6 +277,7 @@ def test_column_names_are_not_rendered_as_markup():
     wb.active = "evil"
     at.switch_page(str(ROOT / "pages" / "anonymize.py"))
     at.run()
+    press_run(at)
     no_exceptions(at)
     assert at.multiselect(key="an_qi").options == ["<b>ZIP</b>", "Age"]
     used = next(c.value for c in at.caption if c.value.startswith("Quasi-identifiers:"))
@@ -279,7 +297,10 @@ def test_a_release_is_made_again_from_its_spec():
     assert again is not made and again.frame.equals(made.frame)
     assert any("Release reproduced with" in s.value for s in at.success)
     latest = history.list_runs(kind="anonymize")[0]
-    assert latest["params"]["from_spec"] is True
+    assert latest["params"]["spec"] == "spec.json" and latest["params"]["algorithm"] == "optimal"
+    # on the shelf, next to the release it reproduces, and shown by the page
+    shelf = at.session_state["workbench"].releases("hospital")
+    assert [r.source for r in shelf] == ["made", "replay"] and shelf[1].release is again
 
 
 def test_a_spec_of_another_table_or_no_spec_is_a_clear_error():

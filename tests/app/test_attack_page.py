@@ -18,6 +18,17 @@ def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def result(at, page: str = "attack"):
+    """The page's result for the release its picker names (an Outcome)."""
+    wb = at.session_state["workbench"]
+    picked = wb.reviewed()
+    return at.session_state["_results"][(page, picked.id)]["value"]
+
+
+def linkage_runs() -> list[dict]:
+    return [r for r in history.list_runs(kind="attack") if "attack" not in r["params"]]
+
+
 def test_roll_then_linkage_before_and_after():
     at = open_page()
     no_exceptions(at)
@@ -31,22 +42,26 @@ def test_roll_then_linkage_before_and_after():
     shown = metrics(at)
     assert shown["People of the data set in the roll"] == "9"
     assert shown["Re-identified"] == "0"  # the worked release: classes of 3
-    sim = at.session_state["at_sim"]["sim"]
+    sim = result(at).result
     assert sim.linkage["before"].summary["reidentified"] == 9  # the raw table: everyone
     assert any("Voter" in m.value and "candidates" in m.value for m in at.markdown)
-    runs = [
-        r
-        for r in history.list_runs(kind="attack")
-        if r["params"]["attack"] == "linkage+homogeneity"
-    ]
+    runs = linkage_runs()
     assert len(runs) == 1 and runs[0]["results"]["linkage"]["reidentified"] == 0
     assert runs[0]["results"]["before"]["linkage"]["reidentified"] == 9
-    # the live tabs are recorded once for their parameters, not at every rerun
-    live = [r["params"]["attack"] for r in history.list_runs(kind="attack")]
-    assert live.count("background knowledge") == 1
+    picked = at.session_state["workbench"].reviewed()
+    assert runs[0]["params"]["release"] == picked.name
+    assert any(f"Computed for «{picked.name}»" in c.value for c in at.caption)
+    # the other attacks run when asked, once; a changed control marks them out of date
+    assert not [r for r in history.list_runs(kind="attack") if "attack" in r["params"]]
+    at.button(key="at_run_background").click().run()
     at.slider(key="at_m").set_value(2).run()
-    live = [r["params"]["attack"] for r in history.list_runs(kind="attack")]
+    live = [r["params"].get("attack") for r in history.list_runs(kind="attack")]
+    assert live.count("background knowledge") == 1
+    assert any("Out of date: m: 1 → 2" in w.value for w in at.warning)
+    at.button(key="at_run_background").click().run()
+    live = [r["params"].get("attack") for r in history.list_runs(kind="attack")]
     assert live.count("background knowledge") == 2
+    assert not any("Out of date" in w.value for w in at.warning)
     # names of the roll never reach the history
     assert roll.frame["name"].iloc[0] not in str(runs[0])
 
@@ -55,6 +70,7 @@ def test_background_knowledge_slider():
     at = open_page()
     at.button(key="at_build").click().run()
     at.slider(key="at_m").set_value(2).run()
+    at.button(key="at_run_background").click().run()
     no_exceptions(at)
     shown = metrics(at)
     before = int(shown["Records with confidence ≥ 0.8 (original table)"])
@@ -80,9 +96,9 @@ def test_the_roll_is_the_population_of_the_privacy_level_page():
     no_exceptions(at)
     labels = {m.label for m in at.metric}
     assert "Journalist risk (highest)" in labels
-    result = at.session_state["measure_result"]["result"]
-    assert result.risk.journalist_max is not None
-    assert result.risk.journalist_max <= result.risk.prosecutor_max
+    measured = result(at, "privacy_level").result
+    assert measured.risk.journalist_max is not None
+    assert measured.risk.journalist_max <= measured.risk.prosecutor_max
 
 
 def test_uploaded_register_with_mapped_columns_and_a_prior():
@@ -99,9 +115,10 @@ def test_uploaded_register_with_mapped_columns_and_a_prior():
     assert list(roll.frame["ZIP"]) == [47677, 47602, 47905, 47999]
     at.button(key="at_run").click().run()
     no_exceptions(at)
-    sim = at.session_state["at_sim"]["sim"]
+    sim = result(at).result
     assert sim.linkage["after"].summary["targets"] == 0
     at.toggle(key="at_prior_on").set_value(True).run()
+    at.button(key="at_run_background").click().run()
     no_exceptions(at)
     assert any("confidence" in m.label for m in at.metric)
 
@@ -128,6 +145,7 @@ def test_row_order_and_two_release_tabs_and_the_chinese_page():
     at.session_state["workbench"].active = "hospital"
     at.switch_page(str(ROOT / "pages" / "anonymize.py"))
     at.run()
+    at.button(key="an_run").click().run()
     no_exceptions(at)
     made = at.session_state["workbench"].last_release
     assert made is not None
@@ -135,13 +153,16 @@ def test_row_order_and_two_release_tabs_and_the_chinese_page():
     at.run()
     at.button(key="at_build").click().run()
     no_exceptions(at)
-    assert at.radio(key="at_source").value == "last"
+    wb = at.session_state["workbench"]
+    assert wb.find_release(at.selectbox(key="at_release").value).release is made
     # row order: the release made here is in the original order; exported, shuffled
+    at.button(key="at_run_ordering").click().run()
     shown = metrics(at)
     assert shown["Exported in the original order"] == "ρ = 1.000"
     assert "Exported shuffled (default)" in shown
     # two releases of one table: the one made here against the textbook's
-    at.radio(key="at_b_source").set_value("dataset").run()
+    textbook = next(r for r in wb.releases() if r.origin == "hospital_release")
+    at.selectbox(key="at_second").set_value(textbook.id).run()
     at.button(key="at_two").click().run()
     no_exceptions(at)
     shown = metrics(at)
@@ -163,7 +184,7 @@ def test_victims_reasoning_in_both_languages():
     at.button(key="at_build").click().run()
     at.button(key="at_run").click().run()
     no_exceptions(at)
-    steps = at.session_state["at_sim"]["sim"].linkage["after"].details["chain_steps"]
+    steps = result(at).result.linkage["after"].details["chain_steps"]
     assert steps
     text = " ".join(m.value for m in at.markdown)
     for step in steps:  # the page says in English exactly what the library says
@@ -197,16 +218,23 @@ def test_a_shuffled_release_with_a_row_key_is_lined_up_by_the_key():
     at.switch_page(str(ROOT / "pages" / "attack.py"))
     at.run()
     at.button(key="at_build").click().run()
-    at.radio(key="at_source").set_value("upload").run()
-    at.file_uploader(key="at_upload").upload(
+    at.file_uploader(key="at_release_upload").upload(
         "release.csv", released.to_csv(index=False).encode(), "text/csv"
     )
     at.run()
     no_exceptions(at)
-    assert any("do not line up" in e.value for e in at.error)  # by position: refused
-    at.selectbox(key="at_key").set_value("rid").run()
+    wb = at.session_state["workbench"]
+    assert wb.find_release(at.selectbox(key="at_release").value).name == "release.csv"
+    # by position the rows do not line up: what needs no pairing is shown, and why
+    at.button(key="at_run").click().run()
     no_exceptions(at)
-    assert not any("do not line up" in e.value for e in at.error)
+    assert any("not paired with the original's" in i.value for i in at.info)
+    assert metrics(at)["prosecutor risk (highest)"] == "0.333"  # classes of 3
+    assert "Re-identified" not in metrics(at)
+    # paired by the key column: the whole attack
+    at.radio(key="at_pairing").set_value("key").run()
+    at.selectbox(key="at_key").set_value("rid").run()
+    assert any("Out of date" in w.value for w in at.warning)
     at.button(key="at_run").click().run()
     no_exceptions(at)
     assert metrics(at)["Re-identified"] == "0"  # the textbook's classes of 3, lined up

@@ -212,7 +212,9 @@ def test_an_audit_over_the_memory_budget_is_refused_before_any_work():
     assert "at most 1441" in error and "at most 5 inputs" in error
     assert not any(m.label == "AB estimate" for m in at.metric)
     [run] = history.list_runs(kind="audit")
-    assert run["status"] == "error" and run["results"] == {}
+    # recorded by its code and figures (the one policy of privcore.runs), no sentence
+    assert run["status"] == "error" and run["error"] == "ldp.memory_budget"
+    assert run["results"]["error"]["params"]["need_mb"] == 1409
 
 
 def test_ob_says_what_inconclusive_means_and_the_rule_is_stated():
@@ -242,28 +244,23 @@ def test_a_stop_during_the_progress_update_ends_a_long_audit(monkeypatch):
 
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-    from ui import ldp_view
+    from ui.progress import ProgressBar
 
-    original = ldp_view.progress_bar
+    original = ProgressBar.step
     calls = []
 
-    def stopping_bar(label, steps=1):
-        bar, for_step = original(label, steps)
+    def stopping_step(self, index):
+        callback = original(self, index)
 
-        def step(index):
-            callback = for_step(index)
+        def progress(fraction, message):
+            callback(fraction, message)  # the bar's stop point runs on every call
+            calls.append(fraction)
+            if len(calls) >= 3:
+                raise StopException()
 
-            def progress(fraction, message):
-                callback(fraction, message)  # the bar is updated on every call
-                calls.append(fraction)
-                if len(calls) >= 3:
-                    raise StopException()
+        return progress
 
-            return progress
-
-        return bar, step
-
-    monkeypatch.setattr(ldp_view, "progress_bar", stopping_bar)
+    monkeypatch.setattr(ProgressBar, "step", stopping_step)
     at = open_page()
     at.selectbox(key="ldp_mechanism").set_value("sue").run()
     at.number_input(key="ldp_d").set_value(10_000)

@@ -26,7 +26,10 @@ def metrics(at) -> dict[str, str]:
 def test_worked_example_figures_and_history():
     at = open_with("hospital")
     no_exceptions(at)
-    assert at.selectbox(key="pl_release_key").value == "hospital_release"
+    # the textbook's release, a loaded data set with the table's columns, is on the shelf
+    wb = at.session_state["workbench"]
+    picked = wb.find_release(at.selectbox(key="pl_release").value)
+    assert picked.source == "dataset" and picked.origin == "hospital_release"
     click(at, "Measure")
     no_exceptions(at)
     shown = metrics(at)
@@ -47,6 +50,10 @@ def test_worked_example_figures_and_history():
     assert len(runs) == 1
     assert runs[0]["results"]["pl"]["all"] == 0.5
     assert runs[0]["results"]["k"] == 3
+    # the run's parameters are the request's, with the release's name
+    assert runs[0]["params"]["release"] == picked.name and runs[0]["params"]["k"] == 5
+    # the result names the release and the parameters it was computed for
+    assert any(f"Computed for «{picked.name}»" in c.value for c in at.caption)
 
 
 def test_thresholds_change_the_verdicts():
@@ -59,9 +66,10 @@ def test_thresholds_change_the_verdicts():
 
 def test_mismatched_upload_gives_a_clear_error():
     at = open_with("hospital")
-    at.radio(key="pl_source").set_value("upload").run()
-    at.file_uploader(key="pl_upload").upload("other.csv", b"a,b\n1,2\n3,4\n", "text/csv")
+    at.file_uploader(key="pl_release_upload").upload("other.csv", b"a,b\n1,2\n3,4\n", "text/csv")
     at.run()
+    wb = at.session_state["workbench"]
+    assert wb.find_release(at.selectbox(key="pl_release").value).name == "other.csv"
     click(at, "Measure")
     no_exceptions(at)
     assert any("has no column" in e.value for e in at.error)
@@ -71,8 +79,9 @@ def test_mismatched_upload_gives_a_clear_error():
 def test_adult_without_a_release_asks_for_one():
     at = open_with("adult")
     no_exceptions(at)
-    assert at.radio(key="pl_source").options == ["upload a file"]
-    assert any("No loaded data set" in c.value for c in at.caption)
+    assert "pl_release" not in [box.key for box in at.selectbox]
+    assert any("No release of this data set yet" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.label == "Measure"]
 
 
 def test_switch_to_chinese_keeps_the_figures():

@@ -14,6 +14,12 @@ def open_page(active: str = "hospital"):
     return at
 
 
+def report_of(at):
+    """The report the page shows for the release its picker names."""
+    wb = at.session_state["workbench"]
+    return at.session_state["_results"][("report", wb.reviewed().id)]["value"]["report"]
+
+
 def test_worked_example_is_not_ready_with_its_reasons():
     at = open_page()
     no_exceptions(at)
@@ -21,12 +27,18 @@ def test_worked_example_is_not_ready_with_its_reasons():
     no_exceptions(at)
     assert any("Not ready" in m.value for m in at.markdown)
     assert any("k = 3 < 5" in e.value.replace("\\", "") for e in at.error)
-    report = at.session_state["report_result"]["report"]
+    report = report_of(at)
     assert report.verdict == "not_ready" and len(report.run_ids) == 3
     kinds = sorted(r["kind"] for r in history.list_runs())
     assert kinds == ["attack", "measure", "report"]
-    html = report.to_html()
+    from ui.report_html import render_html
+
+    html = render_html(report)
     assert "<script" not in html and "k = 3" in html
+    # the report names the release its picker names
+    picked = at.session_state["workbench"].reviewed()
+    assert report.release_fingerprint["name"] == picked.name
+    assert any(f"Computed for «{picked.name}»" in c.value for c in at.caption)
 
 
 def test_loose_thresholds_give_ready_with_conditions():
@@ -37,7 +49,7 @@ def test_loose_thresholds_give_ready_with_conditions():
     at.number_input(key="rp_max_jour").set_value(0.5)
     at.button(key="rp_go").click().run()
     no_exceptions(at)
-    report = at.session_state["report_result"]["report"]
+    report = report_of(at)
     assert report.verdict == "ready_with_conditions", report.reasons
     assert at.warning  # the conditions are listed
 

@@ -59,8 +59,8 @@ def test_release_report_download(page: Page, app_server, tmp_path, artifacts):
 
     with page.expect_download() as info:
         page.get_by_role("button", name="Download the report (HTML)").click()
-    download = info.value
-    assert download.suggested_filename == "release_readiness_report.html"
+    download = info.value  # named after the release the report assesses
+    assert download.suggested_filename == "Hospital_release_worked_example_readiness_report.html"
     saved = tmp_path / download.suggested_filename
     download.save_as(saved)
     html = saved.read_text(encoding="utf-8")

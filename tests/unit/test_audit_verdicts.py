@@ -177,3 +177,19 @@ def test_a_learned_bound_never_clears_a_correct_mechanism_either():
     white = audit.lower_bound(make("grr", 1.0, d=5), n=100_000)
     assert (white.verdict, white.details["reason"]) == ("consistent", "within_margin")
     assert white.details["decision_upper"] <= 1.1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["grr", "ss", "piecewise", "square_wave"])
+def test_ob_intervals_hold_the_true_epsilon_in_at_least_90_percent_of_200_audits(name):
+    """OB's interval (the normal bootstrap interval of ε̂_max) at the page's defaults
+    (ε = 1, d = 20, 40,000 samples per input) holds the true ε in ≥ 90 % of 200 audits.
+    These four were the least covered with the percentile interval (GRR: 86.5 %); the
+    other mechanisms are measured in bench/bench_ldp.py (all ≥ 90 %)."""
+    mechanism = make(name, 1.0, d=20)
+    true = mechanism.describe()["true_epsilon"]
+    held = 0
+    for seed in range(200):
+        low, high = audit.audit_ob(mechanism, seed=seed).ci
+        held += low <= true <= high
+    assert held >= 180, f"{name}: {held}/200"

@@ -300,7 +300,7 @@ def test_cli_anonymize_nan_qi_with_mondrian_writes_a_release(capsys, tmp_path):
 @pytest.mark.parametrize("epsilon", ["0", "-1", "nan"])
 def test_cli_audit_epsilon_not_positive(capsys, epsilon):
     message = cli_error(capsys, f"audit --mechanism grr --epsilon={epsilon} --domain 5")
-    assert_user_message(message, "ε", "> 0")
+    assert_user_message(message, "--epsilon", "above 0")
 
 
 # --------------------------------------------------------------------------- parameters

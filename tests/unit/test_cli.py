@@ -386,3 +386,26 @@ def test_anonymize_from_spec_errors(tmp_path, capsys):
     args[3] = str(tmp_path / "missing.json")
     assert main(args) == 2
     assert "Cannot read the spec" in capsys.readouterr().err
+
+
+def test_measure_without_pairing_says_which_figures_need_it(capsys):
+    args = [
+        "measure",
+        "--original",
+        "assets/hospital/hospital.csv",
+        "--release",
+        "assets/hospital/hospital_release.csv",
+        "--qi",
+        "ZIP,Age",
+        "--sa",
+        "Disease",
+        "--alignment",
+        "none",
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "k = 3" in out and "not paired" in out and "pl, ul" in out
+    assert main([*args, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["pl"] is None or payload["ul"] is None
+    assert "pl" in payload["needs_alignment"]

@@ -1,7 +1,8 @@
 """The command line's ``--record``: measure, anonymize, attack and audit runs land in the
-history like the pages' runs (same kinds and keys, page ``cli``, a fingerprint of the
-data and never its rows), nothing is written without it, and a broken history costs one
-warning on stderr, never the result or the exit code."""
+history like the pages' runs (same kinds, the request's ``to_dict()`` as parameters plus
+the names of the files read, page ``cli``, a fingerprint of the data and never its
+rows), nothing is written without it, and a broken history costs one warning on stderr,
+never the result or the exit code."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from privcore import history
 from privcore.cli import main
 from privcore.data import load
+from privcore.runs import AnonymizeRequest, AttackRequest, AuditRequest, MeasureRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSPITAL = ROOT / "assets" / "hospital"
@@ -99,6 +101,11 @@ def _only_run(kind: str) -> dict:
     return run
 
 
+def _assert_params(run: dict, request, **names) -> None:
+    """The run's parameters are the request's, plus the names of what it read."""
+    assert run["params"] == {**request.to_dict(), **names}
+
+
 def _assert_hospital_fingerprint(run: dict) -> None:
     expected = load(ORIGINAL).summary()
     assert run["dataset_name"] == "hospital.csv"
@@ -118,6 +125,9 @@ def test_measure_records_one_run_with_the_privacy_level_pages_summary(tmp_path, 
     assert params["qi"] == ["ZIP", "Age"] and params["sa"] == ["Disease"]
     assert params["release"] == "hospital_release.csv" and params["k"] == 3
     assert params["release_sha256"] == load(RELEASE).fingerprint.sha256
+    request = MeasureRequest(qi=("ZIP", "Age"), sa=("Disease",), k=3)
+    files = {"release": "hospital_release.csv", "hierarchy_files": {}}
+    _assert_params(run, request, **files, release_sha256=params["release_sha256"])
     # the figures the page keeps too (ReleaseMeasurement.history_summary)
     assert set(run["results"]) == {
         *("k", "classes", "rows", "suppressed_rows", "real_records", "l_distinct", "l_entropy"),
@@ -136,10 +146,16 @@ def test_anonymize_records_one_run_with_the_anonymize_pages_keys(tmp_path, capsy
     for key in ("algorithm", "k", "l", "l_kind", "c", "t", "t_distance", "max_suppression"):
         assert key in params
     assert (params["algorithm"], params["k"], params["seed"]) == ("datafly", 3, 0)
-    assert params["hierarchies"] == {
-        "ZIP": "hospital_hierarchy_ZIP.csv",
-        "Age": "hospital_hierarchy_Age.csv",
-    }
+    request = AnonymizeRequest(algorithm="datafly", qi=("ZIP", "Age"), sa=("Disease",), k=3)
+    _assert_params(
+        run,
+        request,
+        hierarchies=["Age", "ZIP"],
+        hierarchy_files={"ZIP": "hospital_hierarchy_ZIP.csv", "Age": "hospital_hierarchy_Age.csv"},
+        identifiers=[],
+        keep_order=False,
+        out="release.csv",
+    )
     results = run["results"]
     assert set(results) == {
         "k",
@@ -166,9 +182,15 @@ def test_attack_records_one_run_like_the_attack_pages_linkage_run(tmp_path, caps
     assert code == 0 and err == ""
     run = _only_run("attack")
     _assert_hospital_fingerprint(run)
-    assert run["params"]["attack"] == "linkage+homogeneity"
-    assert run["params"]["release"] == "hospital_release.csv"
-    assert run["params"]["roll"] == out["roll"] and run["params"]["roll"]["size"] == 200
+    request = AttackRequest(qi=("ZIP", "Age"), sa=("Disease",), roll_size=200, seed=4)
+    _assert_params(
+        run,
+        request,
+        release="hospital_release.csv",
+        release_sha256=load(RELEASE).fingerprint.sha256,
+        hierarchy_files={},
+    )
+    assert run["results"]["roll"] == out["roll"] and out["roll"]["size"] == 200
     assert run["results"]["linkage"] == out["linkage"]
     assert (
         run["results"]["before"]["linkage"]["reidentified"]
@@ -181,14 +203,8 @@ def test_audit_of_a_mechanism_records_one_run_per_method_like_the_ldp_page(tmp_p
     assert code == 0 and err == ""
     run = _only_run("audit")
     assert run["dataset_name"] is None and run["dataset_sha256"] is None  # reads no table
-    assert run["params"] == {
-        "mechanism": "grr",
-        "epsilon": 1.0,
-        "d": 4,
-        "methods": ["ob"],
-        "n_ob": 4000,
-        "seed": 0,
-    }
+    _assert_params(run, AuditRequest(mechanism="grr", epsilon=1, domain=4, samples=4000))
+    assert run["params"]["methods"] == ["ob"] and run["params"]["density"] == "kde"
     assert run["results"]["ob"]["epsilon_hat"] == out["epsilon_hat"]
     assert run["results"]["ob"]["ci"] == out["ci"]
     assert run["results"]["ob"]["verdict"] == out["verdict"]
@@ -202,14 +218,8 @@ def test_audit_of_a_samples_file_records_its_fingerprint_not_its_rows(tmp_path, 
     assert run["dataset_name"] == "log.csv"
     assert run["dataset_sha256"] == samples.fingerprint.sha256
     assert (run["dataset_rows"], run["dataset_columns"]) == (6_000, 2)
-    assert run["params"] == {
-        "samples": "log.csv",
-        "input": "input",
-        "outputs": ["out"],
-        "claimed": 5.0,
-        "method": "ob",
-        "seed": 0,
-    }
+    request = AuditRequest(epsilon=5, methods=("ob",), input_column="input", output_columns=["out"])
+    _assert_params(run, request, samples_file="log.csv")
     assert run["results"]["epsilon_hat"] == out["epsilon_hat"]
     assert run["results"]["verdict"] == out["verdict"]
     # a summary, not the 6,000 logged rows
@@ -284,13 +294,18 @@ def test_failed_runs_are_recorded_as_errors_like_the_pages(tmp_path, capsys):
     assert main(infeasible) == 2
     assert "larger than the table" in capsys.readouterr().err
     run = _only_run("anonymize")
-    assert run["status"] == "error" and "larger than the table" in run["error"]
-    assert run["results"] == {} and run["params"]["k"] == 20
+    # the error's code and its numbers, never its message (which may quote the data)
+    assert run["status"] == "error" and run["error"] == "anonymize.k_too_large"
+    assert run["results"] == {
+        "error": {"code": "anonymize.k_too_large", "params": {"k": 20, "rows": 9}}
+    }
+    assert run["params"]["k"] == 20
     _assert_hospital_fingerprint(run)
     assert main(["audit", "--mechanism", "grr", "--epsilon", "-1", "--quiet", "--record"]) == 2
     capsys.readouterr()
     audit = history.list_runs(kind="audit")
     assert len(audit) == 1 and audit[0]["status"] == "error" and audit[0]["error"]
+    assert audit[0]["error"] == "parameter.invalid"  # refused by the request, before any work
     # options missing: nothing ran, nothing is recorded
     assert main(["audit", "--samples-file", str(ORIGINAL), "--quiet", "--record"]) == 2
     assert len(history.list_runs()) == 2

@@ -203,31 +203,3 @@ def test_corrupt_history_warns_and_the_app_keeps_working():
     assert any("history" in w.lower() for w in warnings), warnings
     assert "adult" in at.session_state["workbench"].confirmed
     assert any("confirmed" in s.value.lower() for s in at.success), [s.value for s in at.success]
-
-
-def test_locked_history_warns_on_the_page_and_the_app_keeps_working(monkeypatch):
-    """Another process holds the history file: the page says the run was kept aside, goes
-    on (the anonymization result is shown), and the run is added once the file is free."""
-    from tests.app.conftest import ROOT, new_app
-
-    monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 200)
-    monkeypatch.setattr(history, "RETRY_SECONDS", 0.05)
-    path = Path(os.environ[history.ENV_VAR])
-    history.record_run("profile", path=path)  # an existing WAL history
-    holder = sqlite3.connect(path, isolation_level=None)
-    try:
-        holder.execute("BEGIN EXCLUSIVE")
-        at = new_app()
-        at.switch_page(str(ROOT / "pages" / "anonymize.py"))
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        notes = [w.value for w in at.info]
-        assert any("kept aside" in w for w in notes), notes
-        assert any("k ≥ 5" in m.value for m in at.markdown)  # the release is still there
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
-    deadline = time.monotonic() + 10
-    while history.pending_runs(path) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert [r["kind"] for r in history.list_runs(kind="anonymize", path=path)] == ["anonymize"]

@@ -1,9 +1,11 @@
-"""Release readiness (privcore.report): checks, conditions, verdicts, HTML, history, CLI."""
+"""Release readiness (privcore.report): thresholds, checks, actions, conditions, verdicts,
+recording through privcore.runs, rebuilding from the history, the command line."""
 
 from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -17,20 +19,22 @@ from privcore.data import Role, Schema, load, load_sample
 from privcore.errors import DataFormatError, ParameterError, PrivcoreError, RoleError
 from privcore.models import DistinctLDiversity, KAnonymity
 from privcore.report import (
-    CONDITION_TEXTS,
-    CONDITIONS,
-    LABELS,
     ReadinessReport,
     Thresholds,
+    evaluate_checks,
+    k_for_risk,
     readiness,
+    readiness_from_history,
     report_from_history,
 )
+from privcore.runs import AnonymizeRequest, Inputs, ReportRequest, run
+from ui.catalog import report_lines, texts_of
+from ui.report_html import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSPITAL = ROOT / "assets" / "hospital" / "hospital.csv"
 HOSPITAL_RELEASE = ROOT / "assets" / "hospital" / "hospital_release.csv"
 QI, SA = ["ZIP", "Age"], ["Salary", "Disease"]
-XSS = "<img src=x onerror=alert(1)>"
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +53,10 @@ def codes(report: ReadinessReport) -> list[str]:
     return [c["condition"] for c in report.conditions]
 
 
+def sentences(report: ReadinessReport) -> list[str]:
+    return [r.sentence for r in texts_of(report).reasons]
+
+
 # --------------------------------------------------------------------------- thresholds
 
 
@@ -58,6 +66,22 @@ def test_thresholds_defaults_round_trip():
     assert Thresholds.from_dict(t.to_dict()) == t
     assert Thresholds.from_dict({"min_k": 3}) == Thresholds(min_k=3)
     assert Thresholds.from_dict(json.loads(json.dumps(t.to_dict()))) == t
+
+
+def test_class_size_and_prosecutor_risk_derive_each_other():
+    """A class of s records re-identifies each with probability 1/s: risk ≤ r ⇔ k ≥ ⌈1/r⌉."""
+    assert (k_for_risk(0.2), k_for_risk(0.1), k_for_risk(1 / 3), k_for_risk(0.3)) == (5, 10, 3, 4)
+    assert Thresholds(max_prosecutor=0.1).min_k == 10
+    assert Thresholds(max_prosecutor=0.25).min_k == 4
+    assert Thresholds(min_k=3).max_prosecutor == pytest.approx(1 / 3)
+    assert Thresholds(min_k=10).max_prosecutor == pytest.approx(0.1)
+    both = Thresholds(min_k=3, max_prosecutor=0.2)  # both given: both checked as given
+    assert (both.min_k, both.max_prosecutor) == (3, 0.2)
+    # the defaults agree with each other, and round trip once resolved
+    defaults = Thresholds()
+    assert defaults.min_k == k_for_risk(defaults.max_prosecutor)
+    derived = Thresholds(max_prosecutor=0.1)
+    assert Thresholds.from_dict(derived.to_dict()) == derived
 
 
 @pytest.mark.parametrize(
@@ -72,7 +96,7 @@ def test_thresholds_defaults_round_trip():
         {"max_pl": -0.1},
         {"max_pl": float("nan")},
         {"max_prosecutor": 0},
-        {"max_prosecutor": None},
+        {"max_prosecutor": "0.2"},
         {"max_journalist": 2},
         {"max_reidentified_share": -1},
         {"max_disclosed_share": 1.01},
@@ -92,20 +116,113 @@ def test_thresholds_unknown_key():
         Thresholds.from_dict({"min_kk": 5})
 
 
+# --------------------------------------------------------------------------- actions
+
+
+def _figures(**changes):
+    """Stored figures of a 5-anonymous, 2-diverse release of 100 rows that passes the
+    default thresholds; ``changes`` make one check fail."""
+    measurement = {
+        "k": 5,
+        "rows": 100,
+        "suppressed_rows": 0,
+        "sa": ["Disease"],
+        "l_distinct": {"Disease": 2},
+        "t_closeness": {"Disease": {"t": 0.1, "distance": "equal"}},
+        "pl": {"all": 0.1},
+        "ul": 0.8,
+        "risk": {"prosecutor_max": 0.2},
+        "qi": ["ZIP"],
+    }
+    attacks = {
+        "risk": {"journalist_max": 0.05},
+        "linkage": {"targets": 100, "reidentified": 0, "attribute_disclosed": {"Disease": 0}},
+    }
+    for path, value in changes.items():
+        where, _, name = path.partition("__")
+        target = measurement if where == "m" else attacks
+        *parents, leaf = name.split("__")
+        for parent in parents:
+            target = target[parent]
+        target[leaf] = value
+    return measurement, attacks
+
+
+@pytest.mark.parametrize(
+    ("changes", "thresholds", "check", "action"),
+    [
+        # k = 3 < 5 → k = 5
+        ({"m__k": 3, "m__risk__prosecutor_max": 1 / 3}, {}, "k", {"k": 5}),
+        # prosecutor 1/3 > 0.2 (k given as 3): classes of ⌈1/0.2⌉ = 5
+        (
+            {"m__k": 3, "m__risk__prosecutor_max": 1 / 3},
+            {"min_k": 3, "max_prosecutor": 0.2},
+            "prosecutor",
+            {"k": 5},
+        ),
+        # journalist 0.2 > 0.1: classes of ≥ 10 in the population → k = 10
+        ({"a__risk__journalist_max": 0.2}, {}, "journalist", {"k": 10}),
+        # distinct l = 1 < 3 → distinct l = 3
+        ({"m__l_distinct__Disease": 1}, {"min_l": 3}, "l_distinct", {"l": 3, "l_kind": "distinct"}),
+        # t = 0.1 > 0.05 → t-closeness at 0.05
+        ({}, {"max_t": 0.05}, "t", {"t": 0.05, "t_distance": "auto"}),
+        # 3 of 100 re-identified > 0: classes of 2 or more match nobody uniquely
+        ({"a__linkage__reidentified": 3}, {"min_k": 1}, "reidentified_share", {"k": 2}),
+        # 10 of 100 disclosed > 5 %: two values in every class
+        ({"a__linkage__attribute_disclosed__Disease": 10}, {}, "disclosed_share", {"l": 2}),
+        # 20 of 100 suppressed > 5 %: a suppression limit of 5 %
+        ({"m__suppressed_rows": 20}, {}, "suppressed_share", {"max_suppression": 0.05}),
+        # PL 0.5 > 0.3 at k = 5: classes twice as large
+        ({"m__pl__all": 0.5}, {}, "pl", {"k": 10}),
+        # UL 0.4 < 0.6: a local-recoding algorithm
+        ({"m__ul": 0.4}, {"min_ul": 0.6}, "ul", {"algorithm": "mondrian"}),
+    ],
+)
+def test_each_failing_check_carries_the_action_that_fixes_it(changes, thresholds, check, action):
+    measurement, attacks = _figures(**changes)
+    checks, reasons, _, verdict = evaluate_checks(
+        measurement, attacks, {}, Thresholds(**thresholds)
+    )
+    assert verdict == "not_ready"
+    reason = next(r for r in reasons if r["check"] == check)
+    expected = {"action": "anonymize", **action}
+    if check == "l_distinct" or check == "disclosed_share":
+        expected.setdefault("l_kind", "distinct")
+    assert reason["action"] == expected
+    assert "status" not in reason and "message" not in reason
+    assert next(c for c in checks if c["check"] == check)["action"] == expected
+
+
+def test_the_default_release_figures_pass_and_ask_for_nothing():
+    measurement, attacks = _figures()
+    checks, reasons, conditions, verdict = evaluate_checks(measurement, attacks, {}, Thresholds())
+    assert (verdict, reasons, conditions) == ("ready", [], [])
+    assert not any("action" in c for c in checks)
+
+
+def test_no_local_recoding_action_when_the_release_already_is_one():
+    measurement, attacks = _figures(m__ul=0.4)
+    thresholds = Thresholds(min_ul=0.6)
+    _, reasons, _, _ = evaluate_checks(
+        measurement, attacks, {}, thresholds, algorithm={"algorithm": "mondrian"}
+    )
+    assert "action" not in reasons[0]
+
+
 # --------------------------------------------------------------------------- hospital
 
 
-def test_hospital_min_k_3_by_hand(hospital):
+def test_hospital_by_hand(hospital):
     """Worked by hand (SPEC §2, §3): classes {1,2,3},{4,5,6},{7,8,9} of 3 rows, each with
     3 distinct salaries and 3 distinct diseases. k = 3 ≥ 3 and l = 3 ≥ 2 pass; PL(all) =
-    0.5 > 0.3 and prosecutor 1/3 > 0.2 fail. The released ZIP cells (4767*, 4790*, 4760*)
-    and ages (<=40, >=40) are disjoint, so a roll person matches at most one class of 3
-    records: nobody is matched uniquely (0 re-identified) and no candidate set holds a
-    single SA value (0 disclosed); nothing is suppressed."""
+    0.5 > 0.3 fails (try k = 2 × 3 = 6) and prosecutor 1/3 > 0.2 fails (try ⌈1/0.2⌉ =
+    5). The released ZIP cells (4767*, 4790*, 4760*) and ages (<=40, >=40) are disjoint,
+    so a roll person matches at most one class of 3 records: nobody is matched uniquely
+    (0 re-identified) and no candidate set holds a single SA value (0 disclosed);
+    nothing is suppressed."""
     original, release = hospital
-    report = readiness(
-        original, release, qi=QI, sa=SA, thresholds=Thresholds(min_k=3, max_journalist=None)
-    )
+    thresholds = Thresholds(min_k=3, max_prosecutor=0.2, max_journalist=None)
+    report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
     assert report.verdict == "not_ready"
     assert statuses(report) == {
         "k": "pass",
@@ -117,10 +234,12 @@ def test_hospital_min_k_3_by_hand(hospital):
         "disclosed_share": "pass",
         "suppressed_share": "pass",
     }
-    assert [r["message"] for r in report.reasons] == [
-        "PL = 0.5 > 0.3",
-        "prosecutor risk = 0.333 > 0.2",
+    assert sentences(report) == ["PL = 0.5 > 0.3", "prosecutor risk = 0.333 > 0.2"]
+    assert [r["action"] for r in report.reasons] == [
+        {"action": "anonymize", "k": 6},
+        {"action": "anonymize", "k": 5},
     ]
+    assert report.fix == {"action": "anonymize", "k": 6}
     by_check = {c["check"]: c for c in report.checks}
     assert by_check["pl"]["value"] == pytest.approx(0.5)
     assert by_check["prosecutor"]["value"] == pytest.approx(1 / 3)
@@ -128,6 +247,16 @@ def test_hospital_min_k_3_by_hand(hospital):
     assert by_check["disclosed_share"]["value"] == 0.0
     # Conditions are listed even when not ready: the file is in the original order.
     assert codes(report) == ["row_order_unverified"]
+    assert report.conditions[0]["action"] == {"action": "shuffle"}
+
+
+def test_hospital_min_k_3_derives_the_prosecutor_limit(hospital):
+    """min_k = 3 alone: the prosecutor limit is 1/3, which 1/3 meets; PL alone fails."""
+    original, release = hospital
+    thresholds = Thresholds(min_k=3, max_journalist=None)
+    report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
+    assert statuses(report)["prosecutor"] == "pass"
+    assert [r["check"] for r in report.reasons] == ["pl"]
 
 
 def test_hospital_min_k_3_with_looser_limits_is_ready_with_conditions(hospital):
@@ -136,10 +265,16 @@ def test_hospital_min_k_3_with_looser_limits_is_ready_with_conditions(hospital):
     thresholds = Thresholds(min_k=3, max_prosecutor=1 / 3, max_pl=0.6, max_journalist=None)
     report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
     assert report.verdict == "ready_with_conditions"
-    assert report.reasons == []
+    assert report.reasons == [] and report.fix is None
     assert statuses(report)["pl"] == "warn"
     assert codes(report) == ["near_limit", "row_order_unverified"]
-    assert report.conditions[0]["params"]["check"] == "PL"
+    assert report.conditions[0]["params"] == {
+        "check": "pl",
+        "attribute": None,
+        "value": pytest.approx(0.5),
+        "threshold": 0.6,
+        "margin": 0.2,
+    }
     assert report.ready
 
 
@@ -161,13 +296,14 @@ def test_hospital_min_k_5_not_ready_with_k_reason(hospital):
     original, release = hospital
     report = readiness(original, release, qi=QI, sa=SA, thresholds=Thresholds(min_k=5))
     assert report.verdict == "not_ready"
-    assert report.reasons[0]["message"] == "k = 3 < 5"
-    assert report.reasons[0] | {"message": None} == {
+    assert sentences(report)[0] == "k = 3 < 5"
+    assert report.reasons[0] == {
         "check": "k",
         "attribute": None,
         "value": 3,
         "threshold": 5,
-        "message": None,
+        "comparison": ">=",
+        "action": {"action": "anonymize", "k": 5},
     }
 
 
@@ -176,10 +312,13 @@ def test_raw_table_as_release_not_ready(hospital):
     report = readiness(original, original, qi=QI, sa=SA)
     assert report.verdict == "not_ready"
     assert report.attacks["linkage"]["reidentified"] == 9
-    reasons = {r["check"]: r["message"] for r in report.reasons}
-    assert reasons["reidentified_share"] == "re-identified share = 1 > 0 (9 of 9 people)"
-    assert reasons["k"] == "k = 1 < 5"
-    assert reasons["disclosed_share"].startswith("disclosed share = 1 > 0.05")
+    reasons = {r["check"]: r for r in report.reasons}
+    said = {r["check"]: s for r, s in zip(report.reasons, sentences(report), strict=True)}
+    assert said["reidentified_share"] == "re-identified share = 1 > 0 (9 of 9 people)"
+    assert reasons["reidentified_share"]["action"] == {"action": "anonymize", "k": 5}
+    assert said["k"] == "k = 1 < 5"
+    assert said["disclosed_share"].startswith("disclosed share = 1 > 0.05")
+    assert reasons["disclosed_share"]["action"]["l"] == 2
     assert "homogeneous_classes" in codes(report)
 
 
@@ -202,6 +341,12 @@ def test_columns_key_and_order_conditions(hospital):
         "identifiers_present",
         "unanalysed_columns",
     ]
+    assert report.conditions[0]["params"] == {"rho": pytest.approx(1.0), "in_place": 9}
+    assert report.conditions[1]["action"] == {"action": "drop_columns", "columns": ["record_no"]}
+    assert report.conditions[2]["action"] == {
+        "action": "drop_columns",
+        "columns": ["patient_name"],
+    }
     assert report.findings["identifiers"] == ["patient_name"]
     assert report.findings["qi_like"] == ["sex"]
 
@@ -220,7 +365,7 @@ def test_columns_key_and_order_conditions(hospital):
     )
     assert report.verdict == "ready", report.conditions
     assert report.findings["order"]["kept"] is False
-    assert any("surrogate" in note for note in report.notes)
+    assert {"note": "key_surrogate", "params": {"key": "token"}} in report.notes
 
 
 def test_key_named_like_an_identifier(hospital):
@@ -251,9 +396,59 @@ def test_suppressed_rows_within_limit_are_a_condition(hospital):
     report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
     assert report.measurement["suppressed_rows"] == 2
     assert "suppressed_rows" in codes(report)
+    condition = report.conditions[codes(report).index("suppressed_rows")]
+    assert condition["params"] == {"count": 2, "total": 9, "share": pytest.approx(2 / 9)}
     assert statuses(report)["suppressed_share"] == "pass"
     strict = readiness(original, release, qi=QI, sa=SA, thresholds=Thresholds(min_k=3))
-    assert "suppressed share = 0.222 > 0.05 (2 of 9 rows)" in [r["message"] for r in strict.reasons]
+    assert "suppressed share = 0.222 > 0.05 (2 of 9 rows)" in sentences(strict)
+    reason = next(r for r in strict.reasons if r["check"] == "suppressed_share")
+    assert reason["action"] == {"action": "anonymize", "max_suppression": 0.05}
+
+
+# --------------------------------------------------------------------------- row order
+
+
+def test_a_release_made_here_and_downloaded_shuffled_has_no_row_order_condition(hospital):
+    """The released file of the worked example is the original's rows in order. As an
+    upload (no key) it is in the original order: shuffle it. Made here, its download is
+    shuffled by default: nothing to handle; made here but downloaded in order: download
+    it shuffled."""
+    original, release = hospital
+    loose = Thresholds(min_k=3, max_pl=None, max_journalist=None)
+
+    def order_codes(**how):
+        report = readiness(original, release, qi=QI, sa=SA, thresholds=loose, **how)
+        return report.verdict, [c for c in codes(report) if c.startswith("row_order")]
+
+    assert order_codes() == ("ready_with_conditions", ["row_order_unverified"])
+    assert order_codes(aligned=True, shuffled=True) == ("ready", [])
+    assert order_codes(aligned=True) == ("ready_with_conditions", ["row_order_download"])
+    # an upload its owner will shuffle before publishing asks for nothing either
+    assert order_codes(shuffled=True) == ("ready", [])
+
+
+def test_an_app_release_can_be_plainly_ready(hospital):
+    """Made here (Datafly, k = 3) and downloaded shuffled, through the application layer."""
+    dataset, schema = load_sample("hospital")
+    request = AnonymizeRequest(algorithm="datafly", k=3, qi=QI, sa=SA)
+    made = run(request, Inputs(original=dataset, schema=schema), record=False)
+    thresholds = {"min_k": 3, "max_pl": None, "max_journalist": None}
+    report_request = ReportRequest(qi=QI, sa=SA, thresholds=thresholds)
+
+    def inputs(shuffled: bool) -> Inputs:
+        return Inputs(
+            original=dataset,
+            schema=schema,
+            release=made.result.frame,
+            aligned=True,
+            shuffled=shuffled,
+            algorithm={"algorithm": "datafly", **made.result.params},
+        )
+
+    shuffled = run(report_request, inputs(True), record=False).result
+    assert (shuffled.verdict, shuffled.conditions) == ("ready", [])
+    in_order = run(report_request, inputs(False), record=False).result
+    assert codes(in_order) == ["row_order_download"]
 
 
 # --------------------------------------------------------------------------- bad input
@@ -327,6 +522,7 @@ def test_adult_k10_mondrian_ready_with_expected_conditions(adult):
     assert report.verdict == "ready_with_conditions"
     assert report.reasons == []
     assert codes(report) == ["homogeneous_classes", "row_order_unverified"]
+    assert report.conditions[0]["action"] == {"action": "anonymize", "l": 2, "l_kind": "distinct"}
     assert report.measurement["k"] == 10
     assert report.attacks["linkage"]["reidentified"] == 0
     assert report.attacks["before"]["linkage"]["reidentified"] > 0
@@ -360,90 +556,9 @@ def test_adult_k10_l2_shuffled_is_ready(adult):
     assert report.conditions == [] and report.reasons == []
     assert {c["status"] for c in report.checks} == {"pass"}
     # QIs flagged "PL not meaningful" after local recoding are notes, not conditions.
-    assert any("not meaningful" in note for note in report.notes)
-
-
-# --------------------------------------------------------------------------- HTML
-
-
-def _assert_self_contained(page: str) -> None:
-    lowered = page.lower()
-    assert lowered.startswith("<!doctype html>")
-    for forbidden in ("<script", "http://", "https://", "<link", "<img", "@import", "url("):
-        assert forbidden not in lowered, forbidden
-    assert "<style>" in page and "@media print" in page
-    assert "break-before: page" in page
-
-
-def test_html_self_contained_with_verdict_and_thresholds(hospital):
-    original, release = hospital
-    thresholds = Thresholds(min_k=3, max_t=0.45, min_ul=0.6, max_disclosed_share=0.07)
-    report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
-    page = report.to_html()
-    _assert_self_contained(page)
-    assert "verdict-not_ready" in page and "Not ready" in page
-    assert "PL = 0.5 &gt; 0.3" in page
-    for name, value in thresholds.to_dict().items():
-        assert f"<code>{name}</code>" in page
-        shown = "not required" if value is None else f"{value:g}"
-        assert re.search(rf"<code>{name}</code></td><td>{re.escape(shown)}</td>", page), name
-    for figure in ("k-anonymity", "t-closeness", "DR", "UL", "discernibility", "Salary"):
-        assert figure in page
-    assert report.fingerprint["sha256"] in page
-    zh = report.to_html("zh")
-    _assert_self_contained(zh)
-    assert "不可发布" in zh and 'lang="zh-CN"' in zh
-    with pytest.raises(ParameterError):
-        report.to_html("fr")
-
-
-def test_html_escapes_user_strings(hospital):
-    original, release = hospital
-    original = original.rename(columns={"ZIP": XSS})
-    release = release.rename(columns={"ZIP": XSS})
-    report = readiness(
-        original,
-        release,
-        qi=[XSS, "Age"],
-        sa=SA,
-        thresholds=Thresholds(min_k=3),
-        algorithm={"algorithm": "<b>datafly</b>", "params": {"note": "</style><script>"}},
-        original_name="<script>alert(1)</script>.csv",
-        release_name="x&y.csv",
-    )
-    for lang in ("en", "zh"):
-        page = report.to_html(lang)
-        _assert_self_contained(page)
-        assert "&lt;img src=x onerror=alert(1)&gt;" in page
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;.csv" in page
-        assert "&lt;b&gt;datafly&lt;/b&gt;" in page and "<b>" not in page
-        assert "x&amp;y.csv" in page
-        assert page.count("</style>") == 1
-
-
-def test_ready_html_has_green_box(adult):
-    frame, schema, _, k10_l2 = adult
-    report = readiness(
-        frame,
-        k10_l2.export(seed=7),
-        qi=list(schema.quasi_identifiers),
-        sa=["occupation"],
-        key="token",
-        thresholds=Thresholds.from_dict({**LOOSE.to_dict(), "min_l": 2}),
-        hierarchies=schema.hierarchies,
-    )
-    page = report.to_html()
-    assert "verdict-ready" in page and "Verdict: Ready" in page
-    assert "可以发布" in report.to_html("zh")
-
-
-def test_labels_and_condition_texts_in_both_languages():
-    assert LABELS["en"].keys() == LABELS["zh"].keys()
-    english, chinese = CONDITION_TEXTS["en"], CONDITION_TEXTS["zh"]
-    assert set(CONDITIONS) == english.keys() == chinese.keys()
-    for code in CONDITIONS:
-        fields = set(re.findall(r"{(\w+)}", english[code]))
-        assert fields == set(re.findall(r"{(\w+)}", chinese[code])), code
+    flagged = [n for n in report.notes if n["note"] == "pl_note"]
+    assert flagged and {n["params"]["note"] for n in flagged} == {"not_meaningful"}
+    assert {n["params"]["attribute"] for n in flagged} <= set(schema.quasi_identifiers)
 
 
 def test_to_dict_is_json(hospital):
@@ -461,49 +576,112 @@ def test_to_dict_is_json(hospital):
 # --------------------------------------------------------------------------- history
 
 
-def test_record_writes_three_runs_and_reproduces(hospital, isolated_history):
-    original, release = hospital
-    thresholds = Thresholds(min_k=3, max_prosecutor=0.34, max_pl=0.6)
-    report = readiness(
-        original,
-        release,
-        qi=QI,
-        sa=SA,
-        thresholds=thresholds,
-        algorithm={"algorithm": "datafly", "params": {"k": 3}},
-        record=True,
+def _run_report(thresholds=None, *, owner=None, algorithm=None):
+    dataset, schema = load_sample("hospital")
+    release = load_sample("hospital_release")[0]
+    inputs = Inputs(
+        original=dataset,
+        schema=schema,
+        release=release.frame,
+        release_name=release.name,
+        algorithm=algorithm,
     )
-    assert isolated_history.exists()
-    runs = history.list_runs()
-    assert sorted(r["kind"] for r in runs) == ["attack", "measure", "report"]
-    assert sorted(report.run_ids) == sorted(r["id"] for r in runs)
+    request = ReportRequest(qi=QI, sa=SA, thresholds=thresholds)
+    return dataset, run(request, inputs, owner=owner, page="report")
+
+
+def test_readiness_writes_nothing(hospital, isolated_history):
+    original, release = hospital
+    report = readiness(original, release, qi=QI, sa=SA)
+    assert report.run_ids == [] and not isolated_history.exists()
+
+
+def test_run_records_the_measure_attack_and_report_runs(isolated_history):
+    thresholds = {"min_k": 3, "max_prosecutor": 0.34, "max_pl": 0.6}
+    algorithm = {"algorithm": "datafly", "params": {"k": 3}}
+    dataset, outcome = _run_report(thresholds, owner="me", algorithm=algorithm)
+    report = outcome.result.recorded(outcome.summary, outcome.run_id)
+    runs = {r["kind"]: r for r in history.list_runs()}
+    assert sorted(runs) == ["attack", "measure", "report"]
     measure_id, attack_id, report_id = report.run_ids
+    assert (runs["measure"]["id"], runs["attack"]["id"], runs["report"]["id"]) == (
+        measure_id,
+        attack_id,
+        report_id,
+    )
+    assert report_id == outcome.run_id
+    for row in runs.values():
+        assert row["page"] == "report" and row["owner"] == "me" and row["status"] == "ok"
+        assert row["dataset_sha256"] == dataset.fingerprint.sha256
+        assert history.get_run(row["id"])["data"] is None  # never the data itself
     stored = history.get_run(report_id)
     assert stored["results"]["measure_run"] == measure_id
     assert stored["results"]["attack_run"] == attack_id
-    assert stored["params"]["thresholds"] == thresholds.to_dict()
-    assert stored["dataset_sha256"] == report.fingerprint["sha256"]
-    assert stored["data"] is None  # never the data itself
+    assert stored["results"]["verdict"] == report.verdict == "ready_with_conditions"
+    assert stored["params"]["thresholds"] == thresholds  # as asked
+    assert stored["results"]["thresholds"] == Thresholds(**thresholds).to_dict()  # resolved
+    assert stored["params"]["release"] == "Hospital release (worked example)"
+    # the parts carry the parameters a measure and an attack request record
+    measure = history.get_run(measure_id)
+    assert measure["params"]["k"] == 3 and measure["params"]["l"] == 2
+    assert measure["params"]["risk_threshold"] == 0.34
+    assert measure["results"] == report.measurement
+    attack = history.get_run(attack_id)
+    assert attack["params"]["seed"] == 0 and attack["results"] == report.attacks
 
     again = report_from_history(report_id)
-    assert again["verdict"] == report.verdict == "ready_with_conditions"
-    assert Thresholds.from_dict(again["thresholds"]) == thresholds
-    assert again["measurement"] == report.measurement
-    assert again["attacks"] == report.attacks
+    assert again["verdict"] == report.verdict
     assert again["recomputed_verdict"] == report.verdict and again["consistent"] is True
-    assert again["algorithm"] == {"algorithm": "datafly", "params": {"k": 3}}
+    assert again["algorithm"] == algorithm
     assert again["run_ids"] == report.run_ids
-
     with pytest.raises(ParameterError):
         report_from_history(measure_id)
     with pytest.raises(PrivcoreError):
         report_from_history(999)
 
 
-def test_no_record_by_default(hospital, isolated_history):
-    original, release = hospital
-    report = readiness(original, release, qi=QI, sa=SA)
-    assert report.run_ids == [] and not isolated_history.exists()
+def test_a_recorded_report_is_rebuilt_from_the_history_alone(isolated_history):
+    _, outcome = _run_report(owner="o" * 32)
+    made = outcome.result.recorded(outcome.summary, outcome.run_id)
+    report_id = made.run_ids[-1]
+    rebuilt = readiness_from_history(report_id, owner="o" * 32)
+    assert rebuilt.verdict == made.verdict == "not_ready"
+    assert rebuilt.checks == made.checks and rebuilt.reasons == made.reasons
+    assert rebuilt.conditions == made.conditions
+    assert rebuilt.thresholds == made.thresholds and rebuilt.run_ids == made.run_ids
+    assert rebuilt.notes == [*made.notes, {"note": "rebuilt", "params": {"run": report_id}}]
+    # the HTML is the same document, with one note saying where it came from
+    for lang in ("en", "zh"):
+        note = texts_of(rebuilt, lang).notes[-1]
+        assert rebuilt.to_dict()["fingerprint"] == made.to_dict()["fingerprint"]
+        page = render_html(rebuilt, lang).replace(f"<li>{note}</li>\n", "")
+        assert page == render_html(made, lang)
+    # another visitor's lookup and a report whose measure run is gone
+    with pytest.raises(PrivcoreError) as info:
+        readiness_from_history(report_id, owner="x" * 32)
+    assert info.value.code == "history.no_run"
+    history.delete_run(made.run_ids[0])
+    with pytest.raises(PrivcoreError) as info:
+        readiness_from_history(report_id)
+    assert info.value.code == "report.missing_runs"
+
+
+def test_a_report_whose_rules_changed_says_so(isolated_history):
+    """A recorded verdict that today's rules do not give again is rebuilt with today's
+    verdict and a note naming the recorded one."""
+    _, outcome = _run_report({"min_k": 3})
+    report_id = outcome.run_id
+    stored = history.get_run(report_id)
+    assert stored["results"]["verdict"] == "not_ready"
+    results = {**stored["results"], "verdict": "ready"}
+    with sqlite3.connect(isolated_history) as db:
+        db.execute(
+            f"UPDATE {history.TABLE} SET results = ? WHERE id = ?",
+            (json.dumps(results), report_id),
+        )
+    rebuilt = readiness_from_history(report_id)
+    assert rebuilt.verdict == "not_ready"
+    assert {"note": "rules_changed", "params": {"verdict": "ready"}} in rebuilt.notes
 
 
 # --------------------------------------------------------------------------- CLI
@@ -525,6 +703,11 @@ def _cli(*extra: str) -> list[str]:
     ]
 
 
+def _self_contained(page: str) -> bool:
+    lowered = page.lower()
+    return lowered.startswith("<!doctype html>") and "<script" not in lowered
+
+
 def test_cli_ready_with_conditions_exits_0(tmp_path, capsys):
     out = tmp_path / "report.html"
     code = main(
@@ -534,19 +717,24 @@ def test_cli_ready_with_conditions_exits_0(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith("verdict: ready with conditions")
     assert "conditions:" in printed and "shuffle the rows" in printed
-    _assert_self_contained(out.read_text(encoding="utf-8"))
+    assert _self_contained(out.read_text(encoding="utf-8"))
 
 
 def test_cli_not_ready_exits_1_and_json(tmp_path, capsys):
     out = tmp_path / "report.html"
     assert main(_cli("--out", str(out))) == 1
     printed = capsys.readouterr().out
-    assert "FAIL k = 3 < 5" in printed
+    assert "FAIL k = 3 < 5 → Every class needs at least 5 records" in printed
     assert main(_cli("--out", str(out), "--json", "--lang", "zh", "--max-journalist", "none")) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"] == "not_ready"
     assert data["thresholds"]["max_journalist"] is None
     assert data["fingerprint"]["name"] == "hospital.csv"
+    # the documented keys, with the English message of every reason and condition
+    assert set(data) >= {"verdict", "reasons", "conditions", "checks", "thresholds"}
+    assert data["reasons"][0]["message"] == "k = 3 < 5"
+    assert data["reasons"][0]["action"] == {"action": "anonymize", "k": 5}
+    assert all(c["message"] for c in data["conditions"] + data["checks"])
     assert "不可发布" in out.read_text(encoding="utf-8")
 
 
@@ -555,6 +743,18 @@ def test_cli_record(tmp_path, capsys):
     assert main(_cli("--min-k", "3", "--out", str(out), "--record")) == 1
     assert "history runs: #1, #2, #3" in capsys.readouterr().out
     assert report_from_history(3)["verdict"] == "not_ready"
+    assert sorted(r["kind"] for r in history.list_runs()) == ["attack", "measure", "report"]
+
+
+def test_cli_rebuilds_a_recorded_report(tmp_path, capsys):
+    out = tmp_path / "report.html"
+    assert main(_cli("--min-k", "3", "--out", str(out), "--record")) == 1
+    capsys.readouterr()
+    again = tmp_path / "again.html"
+    assert main(["report", "--from-run", "3", "--out", str(again)]) == 1
+    assert again.read_text(encoding="utf-8") == render_html(readiness_from_history(3))
+    history.delete_run(1)
+    assert main(["report", "--from-run", "3", "--out", str(again)]) == 2
 
 
 @pytest.mark.parametrize(
@@ -597,37 +797,6 @@ def test_cli_algorithm_report(tmp_path, capsys):
     assert "datafly" in out.read_text(encoding="utf-8")
 
 
-# --------------------------------------------------------------------------- rebuilt
-
-
-def test_a_recorded_report_is_rebuilt_from_the_history_alone(hospital, tmp_path, capsys):
-    from privcore.report import readiness_from_history
-
-    original, release = hospital
-    made = readiness(original, release, qi=QI, sa=SA, record=True, owner="o" * 32)
-    report_id = made.run_ids[-1]
-    rebuilt = readiness_from_history(report_id)
-    assert rebuilt.verdict == made.verdict == "not_ready"
-    assert rebuilt.checks == made.checks and rebuilt.reasons == made.reasons
-    # the HTML is the same document, with one note saying where it came from
-    note = f"<li>Rebuilt from history run #{report_id}.</li>"
-    assert rebuilt.to_html().replace(note + "\n", "") == made.to_html()
-    # the command line writes it again, with the verdict as exit code
-    out = tmp_path / "again.html"
-    assert main(["report", "--from-run", str(report_id), "--out", str(out)]) == 1
-    assert out.read_text(encoding="utf-8") == rebuilt.to_html()
-    capsys.readouterr()
-    # another visitor's lookup and a report whose measure run is gone
-    with pytest.raises(PrivcoreError) as info:
-        readiness_from_history(report_id, owner="x" * 32)
-    assert info.value.code == "history.no_run"
-    history.delete_run(made.run_ids[0])
-    with pytest.raises(PrivcoreError) as info:
-        readiness_from_history(report_id)
-    assert info.value.code == "report.missing_runs"
-    assert main(["report", "--from-run", str(report_id), "--out", str(out)]) == 2
-
-
 def test_report_command_without_tables_or_a_run_exits_2(tmp_path, capsys):
     assert main(["report", "--out", str(tmp_path / "r.html")]) == 2
     assert "--original, --release, --qi, --sa (or --from-run ID)" in capsys.readouterr().err
@@ -640,3 +809,14 @@ def test_a_threshold_that_cannot_be_waived_says_so(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--max-disclosed cannot be 'none'" in err and "--max-t" in err
     assert main([*args, "--max-t", "none", "--quiet"]) in (0, 1)  # waivable
+
+
+def test_report_lines_name_the_verdict_reasons_and_conditions(hospital):
+    original, release = hospital
+    report = readiness(original, release, qi=QI, sa=SA, thresholds=Thresholds(min_k=5))
+    lines = report_lines(report)
+    assert lines[0] == "verdict: not ready"
+    assert lines[1] == (
+        "  FAIL k = 3 < 5 → Every class needs at least 5 records: anonymize again with k = 5."
+    )
+    assert "conditions:" in lines and re.search("shuffle the rows", "\n".join(lines))

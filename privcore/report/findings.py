@@ -1,0 +1,156 @@
+"""What the conditions of a readiness report need beyond the measurement and the attack
+figures: the row order of the file to publish, what the matching key is, and the other
+columns of the release. Aggregates and column names only, never rows."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privcore.attacks import unsorted_matching_attack
+from privcore.attacks.ordering import spearman
+from privcore.core.jsonsafe import plain
+from privcore.data import Role, suggest_roles
+from privcore.report.thresholds import TOLERANCE
+
+__all__ = ["ORDER_IN_PLACE", "ORDER_Z", "findings", "is_ordered"]
+
+#: |ρ|·√(n−1) at or above this is an order, not chance (ρ of a random shuffle ~ N(0, 1/(n−1))).
+ORDER_Z = 3.0
+#: Rows in place at or above min(n, this) is an order (a random shuffle leaves ~1 in place).
+ORDER_IN_PLACE = 5
+
+
+def _numeric_or_raw(values: pd.Series) -> np.ndarray:
+    """Values to rank: as numbers when they all are (so "10" sorts after "9")."""
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.notna().all():
+        return numbers.to_numpy(dtype=np.float64)
+    return values.astype("str").to_numpy(dtype=object)
+
+
+def is_ordered(n: int, rho: float | None, in_place: int | None = None) -> bool:
+    """Whether ``n`` rows with rank correlation ``rho`` to the original order and
+    ``in_place`` rows at their original position follow that order (not chance):
+    |ρ|·√(n−1) ≥ 3, or |ρ| = 1 with n ≥ 5, or at least min(n, 5) rows in place."""
+    if n < 2:
+        return False
+    if rho is not None and abs(rho) * math.sqrt(n - 1) >= ORDER_Z:
+        return True
+    if rho is not None and n >= ORDER_IN_PLACE and abs(rho) >= 1 - TOLERANCE:
+        return True  # small tables: exactly in (or against) the order, by no chance
+    return in_place is not None and in_place >= min(n, ORDER_IN_PLACE)
+
+
+def _release_order(original: pd.DataFrame, release: pd.DataFrame, key: str) -> np.ndarray:
+    """The original row of each released row, looked up by the key (unique in both and
+    the same set of keys: the measurement's alignment has checked it)."""
+    position = pd.Index(release[key]).get_indexer(pd.Index(original[key]))
+    order = np.empty(len(position), dtype=np.int64)
+    order[position] = np.arange(len(position))
+    return order
+
+
+def _order(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    key: str | None,
+    *,
+    aligned: bool,
+    shuffled: bool,
+) -> dict[str, Any]:
+    """The row order of the file under review and of the file to publish.
+
+    ``kept``: the file under review follows the original order (always when its rows
+    are matched by position: they are the original's, in order); ``leaks``: the file to
+    publish does (``kept`` and not ``shuffled`` before publishing)."""
+    order = None if key is None else _release_order(original, release, key)
+    ordering = unsorted_matching_attack(original, release, order=order).summary
+    rho = ordering.get("spearman")
+    in_place = int(ordering.get("reidentified_by_position", 0))
+    kept = key is None or is_ordered(len(release), rho, in_place)
+    return {
+        "matched_by": "position" if key is None else "key",
+        "aligned": bool(aligned),
+        "shuffled": bool(shuffled),
+        "spearman": rho,
+        "rows_in_place": in_place,
+        "rows_in_place_share": ordering.get("rows_in_place"),
+        "kept": bool(kept),
+        "leaks": bool(kept and not shuffled),
+    }
+
+
+def _key(original: pd.DataFrame, key: str | None) -> dict[str, Any]:
+    """The key: an identifier by name or value pattern, or a row number in disguise."""
+    finding: dict[str, Any] = {"column": key, "identifier": False, "sequential": False}
+    if key is not None:
+        suggestion = suggest_roles(original[[key]])[0]
+        finding["identifier"] = suggestion.role is Role.IDENTIFIER and suggestion.rule in (
+            "value_pattern",
+            "name_pattern",
+        )
+        rho = spearman(_numeric_or_raw(original[key]))
+        finding["spearman_with_row"] = rho
+        finding["sequential"] = is_ordered(len(original), rho)
+    finding["leaks"] = bool(finding["identifier"] or finding["sequential"])
+    return finding
+
+
+def _other_columns(
+    release: pd.DataFrame, analysed: set[str]
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The release's columns outside the analysis, and those of them that look like
+    identifiers, quasi-identifiers (by name or as dates) or sensitive attributes."""
+    others = [c for c in map(str, release.columns) if c not in analysed]
+    identifiers: list[str] = []
+    qi_like: list[str] = []
+    sa_like: list[str] = []
+    if others:
+        frame = release.loc[:, [c for c in release.columns if str(c) in others]]
+        for s in suggest_roles(frame):
+            if s.role is Role.IDENTIFIER:
+                identifiers.append(s.column)
+            elif s.role is Role.QUASI_IDENTIFIER and s.rule in ("name_pattern", "dates"):
+                qi_like.append(s.column)
+            elif s.role is Role.SENSITIVE:
+                sa_like.append(s.column)
+    return others, identifiers, qi_like, sa_like
+
+
+def findings(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: list[str],
+    sa: list[str],
+    key: str | None,
+    simulation: Any,
+    *,
+    aligned: bool = False,
+    shuffled: bool = False,
+) -> dict[str, Any]:
+    """Row order, key, other columns, homogeneity and unread cells, JSON-safe."""
+    analysed = {*qi, *sa, *([key] if key is not None else [])}
+    others, identifiers, qi_like, sa_like = _other_columns(release, analysed)
+    after = simulation.homogeneity["after"].summary
+    linkage = simulation.linkage["after"].summary
+    unparsed = {str(q): len(cells) for q, cells in (linkage.get("unparsed_cells") or {}).items()}
+    return plain(
+        {
+            "order": _order(original, release, key, aligned=aligned, shuffled=shuffled),
+            "key": _key(original, key),
+            "other_columns": others,
+            "identifiers": identifiers,
+            "qi_like": qi_like,
+            "sa_like": sa_like,
+            "homogeneity": {
+                "classes_exposed": after.get("classes_exposed", 0),
+                "records_exposed": after.get("records_exposed", 0),
+                "per_attribute": after.get("per_attribute", {}),
+            },
+            "unparsed_cells": unparsed,
+        }
+    )
