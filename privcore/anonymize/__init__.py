@@ -50,13 +50,13 @@ class Algorithm:
 ALGORITHMS: dict[str, Algorithm] = {
     a.name: a
     for a in (
-        Algorithm("datafly", datafly, "Datafly", "full_domain", "Sweeney 2002 (seed 004)"),
+        Algorithm("datafly", datafly, "Datafly", "full_domain", "Sweeney 2002"),
         Algorithm(
             "samarati",
             samarati,
             "Samarati",
             "full_domain",
-            "Samarati 2001 (seed 003)",
+            "Samarati 2001",
             ("loss_metric",),
         ),
         Algorithm(
@@ -64,7 +64,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             incognito,
             "Incognito",
             "full_domain",
-            "LeFevre, DeWitt & Ramakrishnan 2005 (seed 003)",
+            "LeFevre, DeWitt & Ramakrishnan 2005",
             ("loss_metric",),
         ),
         Algorithm(
@@ -83,13 +83,13 @@ ALGORITHMS: dict[str, Algorithm] = {
             "LeFevre, DeWitt & Ramakrishnan 2006",
             ("summary",),
         ),
-        Algorithm("kaca", kaca, "KACA", "local", "Li, Wong, Fu & Pei 2006 (seed 004)"),
+        Algorithm("kaca", kaca, "KACA", "local", "Li, Wong, Fu & Pei 2006"),
         Algorithm(
             "condensation",
             condensation,
             "Condensation",
             "synthetic",
-            "Aggarwal & Yu 2004 (seed 003 §20.3.1.4)",
+            "Aggarwal & Yu 2004",
         ),
     )
 }

@@ -80,7 +80,7 @@ SAMPLES: dict[str, Sample] = {
     ),
     "hospital": Sample(
         "hospital",
-        "Hospital (9 patients, SPEC §2)",
+        "Hospital (9 patients, the textbook example)",
         "hospital",
         "hospital.csv",
         {"ZIP": Q, "Age": Q, "Salary": S, "Disease": S},

@@ -70,12 +70,14 @@ __all__ = [
 NOTE_CONSTANT = "constant column"
 #: Note of a privacy level computed on a release with more entropy than the original.
 NOTE_NOT_MEANINGFUL = (
-    "not meaningful: the release has more entropy than the original (noise added?), "
-    "so I(X; X̄)/H(X) no longer measures what was kept (seed 001 §4.7)"
+    "not meaningful: the released column holds nearly one distinct value per row (noise "
+    "or synthetic values), and counting equal values no longer measures what was kept"
 )
+#: A released target with at least this share of distinct values per row, and more
+#: distinct values than the original's, makes plug-in mutual information degenerate.
+DEGENERATE_SHARE = 0.9
 
 _ZERO = 1e-12  # entropies at or below this are 0 (a single value)
-_INCREASE = 1e-9  # H(X̄) must exceed H(X) by more than this to count as an increase
 _DENSE_FACTOR = 4  # a combined key is counted densely when its span ≤ 4·n + 1024
 
 
@@ -325,8 +327,12 @@ class PrivacyLevel:
     ``value`` in [0, 1]: near 0 strong protection, near 1 weak. ``dr`` is the
     discrimination rate of the target given the known columns in the release;
     ``information`` = I(X; X̄)/H(X), the share of the original target's information the
-    release keeps. ``meaningful`` is False when H(X̄) > H(X) (noise was added: the
-    release is not a generalization of the original; seed 001 §4.7). ``note`` is
+    release keeps. ``meaningful`` is False only where the plug-in mutual information is
+    degenerate (SPEC §3 erratum): the released target has nearly one distinct value per
+    row (≥ :data:`DEGENERATE_SHARE` of the rows) and more distinct values than the
+    original — noise-added or synthetic numbers. A release with more entropy than the
+    original is not flagged for that alone: local recoding (Mondrian, KACA) may map one
+    value to several labels, and I(X; X̄)/H(X) still measures what it keeps. ``note`` is
     :data:`NOTE_CONSTANT` when a denominator entropy is 0 (then PL = 0), or
     :data:`NOTE_NOT_MEANINGFUL`, or both joined by "; ", else None.
     """
@@ -341,6 +347,12 @@ class PrivacyLevel:
         return asdict(self)
 
 
+def _degenerate(x: _Var, x_bar: _Var, n: int) -> bool:
+    """Nearly one released value per row, more than the original has: see PrivacyLevel."""
+    released = int(np.count_nonzero(x_bar.counts))  # not rows: per distinct value
+    return released >= DEGENERATE_SHARE * n and released > int(np.count_nonzero(x.counts))
+
+
 def _level(
     original: _Columns, release: _Columns, target: Sequence[str], known: Sequence[str]
 ) -> PrivacyLevel:
@@ -353,7 +365,7 @@ def _level(
     _, h_cond = _h_given(release, target, known)
     dr = 0.0 if h_x_bar <= _ZERO else min(max(1.0 - h_cond / h_x_bar, 0.0), 1.0)
     information = 0.0 if h_x <= _ZERO else min(max(mi / h_x, 0.0), 1.0)
-    meaningful = h_x_bar <= h_x + _INCREASE
+    meaningful = not _degenerate(x, x_bar, original.n)
     notes = []
     if h_x <= _ZERO or h_x_bar <= _ZERO:
         notes.append(NOTE_CONSTANT)

@@ -142,8 +142,8 @@ ATTACKS: dict[str, Entry] = {
     ),
     "homogeneity": Entry("homogeneity", "Homogeneity", "classes", "Machanavajjhala 2007", ("tau",)),
     "background": Entry("background", "Background knowledge", "classes", "Machanavajjhala 2007"),
-    "ordering": Entry("ordering", "Unsorted matching", "order", "seed 001"),
-    "composition": Entry("composition", "Complementary releases", "classes", "seeds 000, 001"),
+    "ordering": Entry("ordering", "Unsorted matching", "order", "Sweeney 2002"),
+    "composition": Entry("composition", "Complementary releases", "classes", "Sweeney 2002"),
 }
 
 

@@ -47,7 +47,7 @@ def test_release_report_download(page: Page, app_server, tmp_path, artifacts):
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Hospital (9 patients, SPEC §2)").click()
+    page.get_by_role("option", name="Hospital (9 patients, the textbook example)").click()
     wait_idle(page)
     open_page(page, base, "Release report")
     expect(page.get_by_role("heading", name="Release-readiness report")).to_be_visible()

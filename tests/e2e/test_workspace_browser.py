@@ -31,7 +31,7 @@ def start_on_hospital(page: Page, base: str) -> None:
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
     page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Hospital (9 patients, SPEC §2)").click()
+    page.get_by_role("option", name="Hospital (9 patients, the textbook example)").click()
     wait_idle(page)
 
 

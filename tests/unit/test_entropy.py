@@ -256,11 +256,23 @@ def test_entropy_increase_is_flagged_not_meaningful():
 
 
 def test_constant_original_with_noise_has_both_notes():
-    original = pd.DataFrame({"s": ["a"] * 4})
-    noisy = pd.DataFrame({"s": ["a", "b", "a", "b"]})
+    original = pd.DataFrame({"s": ["a"] * 10})
+    noisy = pd.DataFrame({"s": [f"a{i}" for i in range(10)]})  # one value per row
     pl = local_privacy_level(original, noisy, ["s"], [])
     assert pl.value == 0.0 and not pl.meaningful
     assert pl.note == f"{NOTE_CONSTANT}; {NOTE_NOT_MEANINGFUL}"
+
+
+def test_more_entropy_alone_is_not_flagged_only_one_value_per_row_is():
+    """SPEC §3 erratum: local recoding may release more entropy than the original and
+    stays meaningful; noise that leaves (nearly) one distinct value per row does not."""
+    original = pd.DataFrame({"s": ["a"] * 10 + ["b"] * 10})
+    recoded = pd.DataFrame({"s": ["a"] * 5 + ["{a,b}"] * 5 + ["b"] * 5 + ["{a,b}"] * 5})
+    assert local_privacy_level(original, recoded, ["s"], []).meaningful
+    noisy = pd.DataFrame({"s": [f"v{i}" for i in range(19)] + ["v0"]})  # 19 of 20 distinct
+    assert not local_privacy_level(original, noisy, ["s"], []).meaningful
+    unique = pd.DataFrame({"s": [f"v{i}" for i in range(20)]})  # an ID stays an ID
+    assert local_privacy_level(unique, unique, ["s"], []).meaningful
 
 
 def test_privacy_level_rejects_row_mismatch_and_missing_target(hospital):
