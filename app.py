@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from privcore.errors import PrivcoreError
-from ui import charts
+from ui import charts, layout
 from ui.errors import show_error
 from ui.i18n import LANGUAGES, t
 from ui.shell import VIA_APP
@@ -24,6 +24,7 @@ st.set_page_config(
     layout="wide",
 )
 charts.enable()
+layout.apply()
 
 if "lang" not in st.session_state:
     st.session_state["lang"] = "en"

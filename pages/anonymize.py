@@ -7,7 +7,7 @@ import streamlit as st
 from privcore.errors import PrivcoreError
 from privcore.runs import AnonymizeRequest, Inputs, make_request
 from ui import anonymize_view as view
-from ui import replay_view
+from ui import hierarchy_editor, layout, replay_view
 from ui.errors import show_error
 from ui.i18n import t
 from ui.shell import require_app
@@ -46,9 +46,12 @@ def _rename(release_id: str, key: str) -> None:
     wb.rename_release(release_id, st.session_state[key])
 
 
-def make_release(values: dict) -> ShelfRelease:
+def make_release(values: dict, *, live: bool) -> ShelfRelease:
     """The release these controls ask for: on the shelf already (the same request made
-    before), else made now (recorded) and put on the shelf. Becomes the page's."""
+    before), else made now (recorded) and put on the shelf. Becomes the page's. A
+    ``live`` run (a control changed, live update on) that continues a burst of them
+    replaces the burst's previous step in the history and on the shelf
+    (:func:`ui.anonymize_view.record_live`)."""
     request = make_request(
         AnonymizeRequest, values, Inputs(original=dataset), owner=session_owner(), page="anonymize"
     )
@@ -59,8 +62,15 @@ def make_release(values: dict) -> ShelfRelease:
     if made is None:
         outcome = view.make(dataset, schema, request, label=algorithm_title(request.algorithm))
         history_note(outcome)
-        view.note_timing(dataset, values, outcome.seconds)
+        cached = view.served_from_cache(outcome)
+        # the time this algorithm takes here: the release's own, not a cache lookup's
+        seconds = outcome.result.timings.get("total", outcome.seconds)
+        view.note_timing(dataset, values, seconds if cached else outcome.seconds)
         made, dropped = shelve_made(wb, scope, outcome)
+        if cached:
+            st.session_state.setdefault(view.CACHED, {})[made.id] = outcome.seconds
+        if live:
+            dropped += view.record_live(wb, scope, outcome, made)
         note_dropped(dropped)
     wb.made[scope] = made.id
     return made
@@ -72,7 +82,7 @@ def workspace() -> None:
     only when asked: the button, a verdict's action, or — with live update on, for an
     algorithm expected to take about a second at most on this table — a control the
     user changed. Coming back to the page runs nothing: controls and release are kept."""
-    left, right = st.columns([1, 3], gap="large")
+    left, right = layout.controls_and_results()
     with left:
         values = view.controls(schema, scope=scope)
         st.session_state[VALUES] = values
@@ -103,17 +113,22 @@ def workspace() -> None:
         if st.session_state.get(CANCELLED) == signature and not (clicked or requested):
             st.warning(t("an.cancelled"), icon=":material/cancel:")
             wanted = False
+        # a live step, or else the parameters have settled (see view.record_live)
+        live_step = wanted and not (clicked or requested)
+        if not live_step:
+            view.settle_live(scope, session_owner())
         failed = st.session_state.setdefault(FAILED, {})
         if wanted:
             st.session_state.pop(CANCELLED, None)
             failed.pop(scope, None)
             try:
-                current = make_release(values)
+                current = make_release(values, live=live_step)
             except PrivcoreError as exc:  # recorded by the run; shown while the controls stand
                 failed[scope] = (signature, exc)
         refused = failed.get(scope)
         if refused is not None and refused[0] == signature:
             show_error(refused[1])
+            hierarchy_editor.offer_suggested(wb, scope, dataset, refused[1])
             return
         if current is None:
             st.info(
@@ -132,6 +147,9 @@ def workspace() -> None:
             help=t("ws.name_help"),
         )
         st.caption(describe_release(current))
+        if current.id in st.session_state.get(view.CACHED, {}):
+            served = st.session_state[view.CACHED][current.id]
+            st.caption(t("an.served_from_cache", seconds=f"{served:.2f}"))
         wanted_request = {**view.DEFAULTS.to_dict(), **values}
         differ = changes(
             {k: v for k, v in (current.request or {}).items() if k in wanted_request},

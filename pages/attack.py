@@ -57,7 +57,8 @@ def task(params: dict, work, *, label: str):
 tabs = st.tabs([t("at.tab_linkage"), t("at.tab_background"), t("at.tab_ordering"), t("at.tab_two")])
 with tabs[0]:
     # the roll is built already (its description is recorded with the run's inputs)
-    values = {"qi": qi, "sa": sa, "key": key_column}
+    tolerance = view.tolerance_input(original.frame, sa)
+    values = {"qi": qi, "sa": sa, "key": key_column, "tolerance": tolerance}
     params = {**values, "pairing": pairing, "roll": roll_facts}
 
     def linkage():
@@ -106,6 +107,7 @@ with tabs[0]:
             sim = outcome.result
             view.unparsed_warning(sim.linkage["after"])
             view.headline(sim)
+            view.within_tolerance(sim)
             st.altair_chart(view.before_after_chart(sim), width="stretch")
             view.explanations(sim.linkage["after"])
             st.subheader(t("at.victims"))
@@ -203,7 +205,13 @@ with tabs[3]:
         )
         second = wb.find_release(second_id)
         params = {"attack": "complementary", "release_a": entry.name, "release_b": second.name}
-        if st.button(t("at.run_two"), key="at_two"):
+        # the same rows twice: every intersection is a class of the release itself
+        same = second.fingerprint == entry.fingerprint
+        if same:
+            st.warning(
+                t("at.two_same", first=entry.name, second=second.name), icon=":material/block:"
+            )
+        if st.button(t("at.run_two"), key="at_two", disabled=same):
 
             def complementary(progress):
                 first = paired_frame(entry, original, schema, pairing, key_column, qi=qi, sa=sa)
@@ -223,4 +231,6 @@ with tabs[3]:
             cols[0].metric(t("at.k_each"), f"{s['k_a']} / {s['k_b']}")
             cols[1].metric(t("at.min_effective_k"), s["min_effective_k"])
             cols[2].metric(t("at.effective_k_1"), f"{s['records_effective_k_1']:,}")
+            if not s["records_narrowed"]:
+                st.info(t("at.two_nothing_narrowed"), icon=":material/info:")
             st.altair_chart(view.effective_k_chart(report), width="stretch")

@@ -44,6 +44,7 @@ with guard():
     )
     for note in dataset.notes:
         st.caption(escape_md(note))
+    roles_editor.render_unnamed_column(wb, key, dataset)
     if key in wb.uploads and st.button(
         t("data.remove"), key=f"remove::{key}", help=t("data.remove_help")
     ):

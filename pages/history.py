@@ -50,16 +50,29 @@ if runs.empty:
     st.info(t("history.empty"), icon=":material/info:")
     st.stop()
 
+
+def served_from_cache(results: object) -> bool:
+    """Was the run's result taken from a cache (``cached: true`` in its results)?"""
+    try:
+        parsed = json.loads(results) if isinstance(results, str) else results
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and parsed.get("cached") is True
+
+
 columns = [
     "id",
     "started_at",
     "kind",
     "page",
     "status",
+    "cached",
     "dataset_name",
     "dataset_rows",
     "duration_s",
 ]
+# one flag per listed run (at most a page of them), read from its results
+runs["cached"] = runs["results"].map(served_from_cache).astype(bool)
 table = runs[columns]
 st.caption(t("history.count", n=len(runs), path=str(history.history_path())))
 event = st.dataframe(
@@ -74,6 +87,9 @@ event = st.dataframe(
         "kind": st.column_config.TextColumn(t("history.col_kind")),
         "page": st.column_config.TextColumn(t("history.col_page")),
         "status": st.column_config.TextColumn(t("history.col_status")),
+        "cached": st.column_config.CheckboxColumn(
+            t("history.col_cached"), help=t("history.col_cached_help")
+        ),
         "dataset_name": st.column_config.TextColumn(t("history.col_dataset")),
         "dataset_rows": st.column_config.NumberColumn(t("history.col_rows")),
         "duration_s": st.column_config.NumberColumn(t("history.col_duration"), format="%.3f s"),
@@ -117,6 +133,8 @@ with tab_details:
                     f"{run['started_at']} · {escape_md(run.get('dataset_name') or '—')} · "
                     f"sha256 {str(run.get('dataset_sha256') or '—')[:16]}…"
                 )
+                if served_from_cache(run.get("results")):
+                    st.caption(t("history.cached_note"))
                 c1, c2 = st.columns(2)
                 c1.markdown(f"*{t('history.params')}*")
                 c1.json(run.get("params") or {}, expanded=False)

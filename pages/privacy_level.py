@@ -53,7 +53,7 @@ with left:
 with right:
     pairing, key_column = alignment_controls(entry, original, qi, sa, key="pl")
 
-thresholds = measure_view.threshold_inputs(sa)
+thresholds = measure_view.threshold_inputs(sa, entry)
 population = measure_view.population_input(wb.active)
 values = {
     "qi": qi,

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from privcore import __version__, history
-from privcore.data import Hierarchy, Schema, load, profile, suggest_roles
-from privcore.errors import ParameterError, PrivcoreError
+from privcore.data import Dataset, Hierarchy, Schema, load, profile, suggest_roles
+from privcore.errors import HierarchyError, ParameterError, PrivcoreError
 from privcore.runs import (
     OPTIONS,
     AnonymizeRequest,
@@ -239,8 +239,29 @@ def _guard_note(cells: int) -> None:
         )
 
 
+def _load_table(path: str) -> Dataset:
+    """The table at ``path`` (:func:`privcore.data.load`), without the unnamed running
+    index that a table written with its index carries (pandas' ``to_csv()``, R's row
+    names: a first column with no name holding 0, 1, 2, …), dropped with a note on
+    stderr; an unnamed first column holding anything else is kept as the loader named
+    it, also with a note."""
+    dataset = load(path)
+    unnamed = dataset.unnamed_first
+    if unnamed is None:
+        return dataset
+    if unnamed.running_index:
+        start = unnamed.start or 0
+        _say(
+            f"{path}: dropped the unnamed first column (its values are the row numbers "
+            f"{start}, {start + 1}, {start + 2}, …: an index written with the table)"
+        )
+        return dataset.drop_column(unnamed.name)
+    _say(f"{path}: the unnamed first column is read as '{unnamed.name}'")
+    return dataset
+
+
 def cmd_profile(args: argparse.Namespace) -> int:
-    dataset = load(args.file)
+    dataset = _load_table(args.file)
     table = profile(dataset.frame)
     suggestions = {s.column: s for s in suggest_roles(dataset.frame)}
     columns = []
@@ -295,8 +316,8 @@ def _hierarchies(pairs: Sequence[str]) -> dict[str, Hierarchy]:
 def _release_inputs(args: argparse.Namespace) -> Inputs:
     """``--original`` and ``--release`` (read with the ``--hierarchy`` files) as a run's
     inputs; the history keeps the release's name and fingerprint, never its rows."""
-    original = load(args.original)
-    release = load(args.release)
+    original = _load_table(args.original)
+    release = _load_table(args.release)
     names = _file_names(args)
     if args.record:  # hashed only when kept
         names["release_sha256"] = release.fingerprint.sha256
@@ -313,7 +334,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     request = _request(MeasureRequest, args)
     inputs = _release_inputs(args)
     if args.population:
-        inputs = replace(inputs, population=load(args.population).frame)
+        inputs = replace(inputs, population=_load_table(args.population).frame)
     outcome = _run(request, inputs, args)
     payload = outcome.result.to_dict()
     lines = [
@@ -393,7 +414,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         )
     request = _request(AnonymizeRequest, args)
     _check_anonymize_outputs(args)
-    dataset = load(args.input)
+    dataset = _load_table(args.input)
     frame = dataset.frame
     if args.identifiers is None:  # not given: the columns suggested as identifiers
         identifiers = _suggested_identifiers(frame, {*request.qi, *request.sa})
@@ -408,15 +429,63 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         raise ParameterError(
             f"{args.input} has no column {', '.join(unknown)}.", code="cli.unknown_columns"
         )
+    hierarchies = _hierarchies(args.hierarchy)
+    suggested: dict[str, Hierarchy] = {}
+    if args.auto_hierarchies:
+        suggested = _suggested_hierarchies(frame, request.qi, hierarchies)
     inputs = Inputs(
         original=dataset,
-        schema=Schema(roles, _hierarchies(args.hierarchy)),
-        names=_file_names(args, identifiers=identifiers, **_release_files(args)),
+        schema=Schema(roles, {**hierarchies, **suggested}),
+        names=_file_names(
+            args,
+            identifiers=identifiers,
+            **_release_files(args),
+            **({"suggested_hierarchies": list(suggested)} if args.auto_hierarchies else {}),
+        ),
     )
-    outcome = _run(request, inputs, args)
+    try:
+        outcome = _run(request, inputs, args)
+    except HierarchyError as exc:
+        if exc.code != "hierarchy.missing_qi":
+            raise
+        columns = exc.params.get("columns", [])
+        raise HierarchyError(
+            f"{request.algorithm} generalizes along hierarchies and {', '.join(columns)} "
+            f"{'has' if len(columns) == 1 else 'have'} none: give --hierarchy COLUMN=FILE, "
+            "or --auto-hierarchies to build the suggested ones.",
+            code=exc.code,
+            **exc.params,
+        ) from exc
     report = _write_release(outcome.result, args, request.seed)
     _emit(report, args.json, _release_lines(request.algorithm, report, args, outcome))
     return EXIT_OK
+
+
+def _suggested_hierarchies(
+    frame: Any, qi: Sequence[str], given: Mapping[str, Hierarchy]
+) -> dict[str, Hierarchy]:
+    """``--auto-hierarchies``: the suggested hierarchy
+    (:func:`privcore.data.hierarchy_suggestions.suggest_hierarchy`) of every
+    quasi-identifier without a ``--hierarchy`` file, each named on stderr with its kind
+    and why, in the words of the Data & roles page."""
+    from privcore.data.hierarchy_suggestions import suggest_hierarchy
+    from ui.catalog import text
+
+    out: dict[str, Hierarchy] = {}
+    for column in qi:
+        if column in given:
+            continue
+        try:
+            suggestion = suggest_hierarchy(frame[column], column)
+        except PrivcoreError as exc:
+            _say(f"no hierarchy suggested for '{column}': {exc.message}")
+            continue
+        out[column] = suggestion.hierarchy
+        kind = text(f"hsug.kind.{suggestion.kind}")
+        reason = text(f"hsug.reason.{suggestion.reason}", **suggestion.reason_params())
+        height = suggestion.hierarchy.height
+        _say(f"suggested hierarchy for '{column}' ({kind}, height {height}): {reason}")
+    return out
 
 
 def _release_files(args: argparse.Namespace) -> dict[str, Any]:
@@ -531,7 +600,7 @@ def _anonymize_from_spec(args: argparse.Namespace) -> int:
         )
     _check_anonymize_outputs(args)
     inputs = Inputs(
-        original=load(args.input),
+        original=_load_table(args.input),
         names={"from_spec": Path(args.from_spec).name, **_release_files(args)},
     )
     outcome = _run(ReplayRequest(spec=spec), inputs, args)
@@ -580,7 +649,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 "Uploaded samples are audited black-box: use --method ob or lb.",
                 code="cli.samples_method",
             )
-        samples = load(args.samples_file)
+        samples = _load_table(args.samples_file)
         outputs = (
             [args.output_col]
             if args.output_col
@@ -1018,6 +1087,13 @@ def build_parser() -> argparse.ArgumentParser:
         "suggestions call identifiers, each named on stderr; '' removes none)",
     )
     _hierarchy_option(a)
+    a.add_argument(
+        "--auto-hierarchies",
+        action="store_true",
+        help="build the suggested hierarchy (from the column's values and name: numeric "
+        "intervals, dates, masking of digit codes, groups by frequency) of every "
+        "quasi-identifier without --hierarchy, each named on stderr",
+    )
     a.add_argument(
         "--keep-order",
         action="store_true",

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import altair as alt
@@ -22,6 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from privcore import history
 from privcore.anonymize import Release
 from privcore.data import Dataset, Schema, to_csv_bytes
 from privcore.errors import PrivcoreError
@@ -33,7 +35,7 @@ from ui.components import escape_md, explained_metric, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.i18n import current_language, t, t_plain
 from ui.progress import progress_bar
-from ui.state import ShelfRelease, is_bundled, keep, session_owner
+from ui.state import ShelfRelease, Workbench, is_bundled, keep, session_owner
 from ui.workspace import algorithm_title, choice_title, file_stem
 
 DEFAULTS = AnonymizeRequest()
@@ -285,8 +287,11 @@ def make(
     history: ok, error or cancelled), with a progress bar. The schema is restricted to
     the request's QIs and SAs (an empty choice is refused by the library, and recorded).
     A release of a bundled sample is computed once per process for all visitors
-    (``Inputs.work``); each visitor's run is recorded all the same. A click on Cancel
-    reruns the page, which stops the algorithm at its next progress report."""
+    (``Inputs.work``); each visitor's run is recorded all the same — a run served from
+    that cache with ``cached: true`` in its results and without the release's compute
+    time (``seconds``), which it did not spend (its parameters are a computed run's).
+    A click on Cancel reruns the page, which stops the algorithm at its next progress
+    report."""
     inputs = Inputs(original=dataset, schema=schema.restricted(request.qi, request.sa))
     if is_bundled(dataset):
         key = json.dumps(
@@ -295,19 +300,30 @@ def make(
             default=str,
         )
         plain_inputs = inputs
-        inputs = replace(
-            inputs,
-            work=lambda progress: _shared_compute(
+
+        def served(progress) -> tuple:
+            (result, summary, *more), cached = _shared_compute(
                 key, lambda: compute(request, plain_inputs, progress), progress
-            ),
-        )
+            )
+            if cached:
+                summary = {k: v for k, v in summary.items() if k != "seconds"}
+                summary["cached"] = True
+            return (result, summary, *more)
+
+        inputs = replace(inputs, work=served)
     with progress_bar(label) as bar:
         return run(request, inputs, progress=bar, owner=session_owner(), page=page)
 
 
-def _shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple:
+def served_from_cache(outcome: Outcome) -> bool:
+    """Was this run's result taken from the process-wide cache of bundled samples?"""
+    return bool(outcome.summary.get("cached"))
+
+
+def _shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple[tuple, bool]:
     """``work()`` once per ``key`` in this process: the first session computes it while
-    the others wait (their progress says so, and Cancel still stops them)."""
+    the others wait (their progress says so, and Cancel still stops them). Returns the
+    result and whether it came from the cache."""
     with _shared_lock:
         lock = _computing.setdefault(key, threading.Lock())
     # Poll rather than block, so that this session's own reruns (a slider moved, Cancel)
@@ -318,17 +334,116 @@ def _shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple:
         with _shared_lock:
             if key in _shared:
                 _shared.move_to_end(key)
-                return _shared[key]
+                return _shared[key], True
         result = work()
         with _shared_lock:
             _shared[key] = result
             while len(_shared) > _SHARED_SIZE:
                 _shared.popitem(last=False)
-        return result
+        return result, False
     finally:
         lock.release()
         with _shared_lock:
             _computing.pop(key, None)
+
+
+# --------------------------------------------------------------------------- live runs
+
+#: A live run (a control changed, live update on) this soon after the previous live run
+#: finished, with nothing else done in between, continues its burst: the history keeps
+#: one row per settled parameter set — the last of a burst — not one per slider step.
+BURST_SECONDS = 10.0
+LIVE = "an_live_runs"  # per data set: {"burst": _Burst | None, "settled": newest run id}
+CACHED = "an_cached"  # release id → seconds of the run that took it from the cache
+
+
+@dataclass
+class _Burst:
+    """Live runs of one burst: history ids and the shelf releases they made, oldest
+    first; when the last one finished (monotonic)."""
+
+    runs: list[int] = field(default_factory=list)
+    releases: list[str] = field(default_factory=list)
+    at: float = 0.0
+
+
+def _newest_run(owner: str) -> int:
+    """The id of this session's newest run in the history (0: none, or no history)."""
+    try:
+        newest = history.list_runs(owner=owner, limit=1)
+    except PrivcoreError:
+        return 0
+    return int(newest[0]["id"]) if newest else 0
+
+
+def _live(scope: str) -> dict[str, Any]:
+    return st.session_state.setdefault(LIVE, {}).setdefault(scope, {"burst": None, "settled": 0})
+
+
+def settle_live(scope: str, owner: str) -> None:
+    """The parameters have settled: a run of the workspace that is no live update (the
+    page opened, Run or Cancel pressed, a verdict's action, a release renamed) ends the
+    burst — its last run stays — and marks the history as it stands now: rows written
+    until then (an explicit Cancel included) are never dropped as intermediate steps."""
+    state = _live(scope)
+    state["burst"] = None
+    state["settled"] = _newest_run(owner)
+
+
+def record_live(wb: Workbench, scope: str, outcome: Outcome, made: ShelfRelease) -> list[str]:
+    """A live run finished and put ``made`` on the shelf. When it continues a burst
+    (within :data:`BURST_SECONDS` of the previous live run), the burst's earlier runs
+    are intermediate steps: their history rows, the runs cancelled by the next step
+    since the parameters last settled, and their releases on the shelf are dropped
+    (renaming or reviewing a release reruns the page without a live step, which settles
+    it first). Returns the names dropped from the shelf."""
+    owner = session_owner()
+    state = _live(scope)
+    burst: _Burst | None = state["burst"]
+    now = time.monotonic()
+    dropped: list[str] = []
+    superseded: list[int] = []
+    if burst is not None and now - burst.at <= BURST_SECONDS:
+        for release_id, run_id in zip(burst.releases, burst.runs, strict=True):
+            entry = wb.find_release(release_id)
+            if entry is made:
+                continue
+            if entry is not None:
+                wb.remove_release(release_id)
+                dropped.append(entry.name)
+            superseded.append(run_id)
+    else:  # a pause: the previous burst's last run has settled
+        if burst is not None:
+            state["settled"] = max([state["settled"], *burst.runs])
+        state["burst"] = burst = _Burst()
+    superseded += _interrupted_runs(owner, after=state["settled"], before=outcome.run_id)
+    for run_id in superseded:
+        try:
+            history.delete_run(run_id, owner=owner)
+        except PrivcoreError:
+            break  # the history is unavailable now: the rows stay
+    if outcome.run_id is not None:
+        burst.runs = [outcome.run_id]
+        burst.releases = [made.id]
+    burst.at = now
+    return dropped
+
+
+def _interrupted_runs(owner: str, *, after: int, before: int | None) -> list[int]:
+    """Anonymize runs of this page that a later live step interrupted (recorded as
+    cancelled) since the parameters last settled (ids between ``after`` and
+    ``before``)."""
+    if before is None:
+        return []
+    try:
+        runs = history.list_runs(kind="anonymize", owner=owner, limit=200)
+    except PrivcoreError:
+        return []
+    return [
+        int(r["id"])
+        for r in runs
+        if after < int(r["id"]) < before and r["status"] == "cancelled" and r["page"] == "anonymize"
+    ]
 
 
 # --------------------------------------------------------------------------- views
@@ -480,6 +595,8 @@ def side_by_side(release: Release, original: pd.DataFrame, rows: int = 200) -> N
     )
     right.dataframe(styled, hide_index=True)
     st.caption(t("an.tables_caption", rows=min(rows, len(original))))
+    if original[[c for c in release.qi if c in original.columns]].isna().to_numpy().any():
+        st.caption(t("an.missing_caption"))
 
 
 def level_chart(release: Release) -> alt.Chart:
@@ -652,7 +769,9 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
                 "precision": out["loss"].get("precision"),
                 "PL": out["pl"],
                 "UL": out["ul"],
-                "seconds": out["seconds"],
+                # a run served from the cache spent no compute time of its own
+                "seconds": None if served_from_cache(outcome) else out["seconds"],
+                "cached": served_from_cache(outcome),
                 "run": outcome.run_id,
                 "error": "",
             }

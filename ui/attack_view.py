@@ -13,6 +13,7 @@ from privcore.attacks import AttackReport, Simulation, VoterRoll, build_roll
 from privcore.attacks.roll import max_roll
 from privcore.data import Dataset
 from privcore.errors import PrivcoreError
+from privcore.runs import AttackRequest
 from privcore.runs.registry import OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
@@ -46,6 +47,12 @@ def before_after_frame(sim: Simulation) -> pd.DataFrame:
             **{
                 t_plain("at.fig_disclosed", sa=sa): share(n, targets)
                 for sa, n in (link.get("attribute_disclosed") or {}).items()
+            },
+            **{
+                t_plain("at.fig_within", sa=sa, tolerance=percent(link.get("tolerance"))): share(
+                    n, targets
+                )
+                for sa, n in (link.get("attribute_within_tolerance") or {}).items()
             },
             t("at.fig_homogeneous"): hom.get("records_exposed_share", 0.0),
             t("at.fig_prosecutor_max"): risk.get("prosecutor_max") or 0.0,
@@ -103,6 +110,53 @@ def headline(sim: Simulation) -> None:
         help=t("at.disclosed_help"),
     )
     cols[3].metric(t("at.baseline"), fmt(after.get("baseline")), help=t("at.baseline_help"))
+
+
+def percent(share_of_one: Any) -> str:
+    """0.1 → "10" (the tolerance as a percentage, without trailing zeros)."""
+    return f"{100 * float(share_of_one or 0.0):g}"
+
+
+def tolerance_input(original: pd.DataFrame, sa: list[str]) -> float:
+    """The tolerance of the numeric disclosure, in percent on the page (0–100; the
+    request's ``tolerance`` is its share of 1), shown when a sensitive attribute is
+    numeric."""
+    default = AttackRequest().tolerance
+    numeric = [s for s in sa if s in original and pd.api.types.is_numeric_dtype(original[s])]
+    if not numeric:
+        return default
+    top = float(OPTIONS["tolerance"].maximum or 1.0)
+    chosen = st.number_input(
+        t("at.tolerance", columns=", ".join(numeric)),
+        min_value=0.0,
+        max_value=100.0 * top,
+        value=100.0 * default,
+        step=1.0,
+        format="%g",
+        help=t("at.tolerance_help"),
+        key=keep("at_tolerance"),
+    )
+    return round(float(chosen) / 100.0, 6)
+
+
+def within_tolerance(sim: Simulation) -> None:
+    """Per numeric sensitive attribute: the targets whose value the attacker learns
+    within the tolerance (after, with the change from before)."""
+    after, before = sim.linkage["after"].summary, sim.linkage["before"].summary
+    within = after.get("attribute_within_tolerance") or {}
+    if not within:
+        return
+    tolerance = percent(after.get("tolerance"))
+    cols = st.columns(max(len(within), 2))
+    for col, (sa, n) in zip(cols, within.items(), strict=False):
+        was = (before.get("attribute_within_tolerance") or {}).get(sa, 0)
+        col.metric(
+            t("at.within", sa=sa, tolerance=tolerance),
+            f"{n:,}",
+            delta=f"{n - was:,}",
+            delta_color="inverse",
+            help=t("at.within_help", tolerance=tolerance),
+        )
 
 
 def explanations(report: AttackReport) -> None:

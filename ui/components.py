@@ -1,8 +1,9 @@
 """Small display pieces shared by the pages: verdict cards and explained metrics.
 
 One vocabulary everywhere: pass (green), fail (red), warning (amber), each with the
-number and the threshold ("k = 3 < 5"). User-supplied text goes through st.markdown's
-escaping or into plain text elements — never ``unsafe_allow_html``.
+number and the threshold ("k = 3 < 5"); information (blue) for a figure no threshold
+judges. User-supplied text goes through st.markdown's escaping or into plain text
+elements — never ``unsafe_allow_html``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ _ICON = {
     "pass": ":material/check_circle:",
     "fail": ":material/cancel:",
     "warn": ":material/warning:",
+    "info": ":material/info:",  # a figure shown for information: no threshold judged it
 }
-_COLOUR = {"pass": "green", "fail": "red", "warn": "orange"}
+_COLOUR = {"pass": "green", "fail": "red", "warn": "orange", "info": "blue"}
 
 
 def verdict_card(title: str, value: str, status: str, detail: str = "") -> None:

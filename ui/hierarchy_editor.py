@@ -1,6 +1,16 @@
-"""The hierarchy editor of the Data & roles page: build, import, preview, export."""
+"""The hierarchy editor of the Data & roles page: suggest, build, import, preview, export.
+
+Every quasi-identifier without a hierarchy gets one suggested from its values and name
+(:mod:`privcore.data.hierarchy_suggestions`), shown with its kind and why; one button
+puts them all into the schema under edit, and the builder of a column starts from its
+suggestion (its kind, its width, its groups in the mapping table), so a suggestion can
+be changed before use. The Anonymize page offers the same click when an algorithm stops
+for want of a hierarchy (:func:`offer_suggested`).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
@@ -16,15 +26,149 @@ from privcore.data import (
     rounding_hierarchy,
     value_keys,
 )
-from privcore.errors import ParameterError
+from privcore.data.hierarchy_suggestions import HierarchySuggestion, suggest_hierarchy
+from privcore.errors import ParameterError, PrivcoreError
 from ui.errors import guard
 from ui.i18n import t, t_plain
 from ui.state import Workbench, keep, workbench
+from ui.workspace import REQUESTED
 
 METHODS = ("intervals", "cuts", "rounding", "masking", "dates", "mapping", "arx")
+#: The builder that makes (and edits) a suggestion of each kind.
+KIND_METHOD = {
+    "intervals": "intervals",
+    "masking": "masking",
+    "dates": "dates",
+    "frequency": "mapping",
+    "suppress": "mapping",
+}
 _CANDIDATE = "hierarchy_candidate"
+_USED = "hierarchy_suggestions_used"  # data set → the columns just given their suggestion
 _MAX_PREVIEW = 500
 _MAX_MAPPING_VALUES = 1000
+
+
+# --------------------------------------------------------------------------- suggestions
+
+
+@st.cache_data(scope="session", max_entries=256, show_spinner=False)
+def _suggestion(_values: pd.Series, sha256: str, column: str) -> HierarchySuggestion | None:
+    try:
+        return suggest_hierarchy(_values, column)
+    except PrivcoreError:  # a column without any value: nothing to suggest
+        return None
+
+
+def suggestion_for(dataset: Dataset, column: str) -> HierarchySuggestion | None:
+    """The hierarchy suggested for ``column`` of ``dataset`` (None for a column with no
+    value), computed once per data set and column."""
+    return _suggestion(dataset.frame[column], dataset.fingerprint.sha256, column)
+
+
+def kind_text(suggestion: HierarchySuggestion) -> str:
+    return t_plain(f"hsug.kind.{suggestion.kind}")
+
+
+def reason_text(suggestion: HierarchySuggestion) -> str:
+    return t_plain(f"hsug.reason.{suggestion.reason}", **suggestion.reason_params())
+
+
+def _example(suggestion: HierarchySuggestion, values: pd.Series) -> str:
+    """One value's way up the suggested hierarchy: ``17 → [15-20) → … → *``."""
+    rows = preview_frame(suggestion.hierarchy, values)
+    if rows.empty:
+        return ""
+    return " → ".join(dict.fromkeys(str(v) for v in rows.iloc[0]))
+
+
+def suggestion_table(suggestions: dict[str, HierarchySuggestion], frame: pd.DataFrame) -> None:
+    """The suggestions as a table: column, kind, levels, an example, why."""
+    st.dataframe(
+        pd.DataFrame(
+            {
+                t_plain("hsug.col.column"): list(suggestions),
+                t_plain("hsug.col.kind"): [kind_text(s) for s in suggestions.values()],
+                t_plain("hsug.col.levels"): [s.hierarchy.height for s in suggestions.values()],
+                t_plain("hsug.col.example"): [
+                    _example(s, frame[c]) for c, s in suggestions.items()
+                ],
+                t_plain("hsug.col.reason"): [reason_text(s) for s in suggestions.values()],
+            }
+        ),
+        hide_index=True,
+    )
+
+
+def without_hierarchy(wb: Workbench, key: str, dataset: Dataset) -> list[str]:
+    """The quasi-identifiers of the schema under edit that have no hierarchy."""
+    draft = wb.draft(key)
+    return [c for c in draft.quasi_identifiers if c not in draft.hierarchies]
+
+
+def use_suggested(
+    wb: Workbench, key: str, dataset: Dataset, columns: Sequence[str], *, confirmed: bool = False
+) -> list[str]:
+    """Put the suggested hierarchy of each of ``columns`` into the schema under edit
+    (and into the confirmed schema with ``confirmed``); returns the columns given one."""
+    suggestions = {c: s for c in columns if (s := suggestion_for(dataset, c)) is not None}
+    stores = [wb.drafts] + ([wb.confirmed] if confirmed else [])
+    for store in stores:
+        schema = wb.draft(key) if store is wb.drafts else wb.schema(key)
+        if schema is None:
+            continue
+        for column, suggestion in suggestions.items():
+            schema = schema.with_hierarchy(column, suggestion.hierarchy)
+        store[key] = schema
+    return list(suggestions)
+
+
+def render_suggestions(wb: Workbench, key: str, dataset: Dataset) -> None:
+    """The suggested hierarchies of the quasi-identifiers without one, and the button
+    that uses them all."""
+    used = st.session_state.get(_USED, {}).pop(key, None)
+    if used:
+        st.success(t("hsug.used", columns=", ".join(used)), icon=":material/check_circle:")
+    columns = without_hierarchy(wb, key, dataset)
+    if not columns:
+        return
+    suggestions = {c: s for c in columns if (s := suggestion_for(dataset, c)) is not None}
+    st.markdown(f"**{t('hsug.title')}**")
+    st.caption(t("hsug.lead"))
+    if suggestions:
+        suggestion_table(suggestions, dataset.frame)
+    nothing = [c for c in columns if c not in suggestions]
+    if nothing:
+        st.warning(t("hsug.none_for", columns=", ".join(nothing)), icon=":material/warning:")
+    if suggestions and st.button(
+        t("hsug.use_all"),
+        type="primary",
+        key=f"use_suggested::{key}",
+        help=t("hsug.use_all_help"),
+    ):
+        given = use_suggested(wb, key, dataset, list(suggestions))
+        st.session_state.setdefault(_USED, {})[key] = given
+        st.rerun()
+
+
+def offer_suggested(wb: Workbench, key: str, dataset: Dataset, error: Exception) -> None:
+    """Under an algorithm's "needs a hierarchy for …" error (``hierarchy.missing_qi``):
+    the suggestions for those columns and one click that puts them into the confirmed
+    schema (and the one under edit) and asks the Anonymize page to run again."""
+    if not isinstance(error, PrivcoreError) or error.code != "hierarchy.missing_qi":
+        return
+    columns = [str(c) for c in error.params.get("columns", []) if c in dataset.frame.columns]
+    suggestions = {c: s for c in columns if (s := suggestion_for(dataset, c)) is not None}
+    if not suggestions:
+        return
+    st.caption(t("hsug.offer"))
+    suggestion_table(suggestions, dataset.frame)
+    if st.button(t("hsug.use_all"), type="primary", key=f"an_use_suggested::{key}"):
+        use_suggested(wb, key, dataset, list(suggestions), confirmed=True)
+        st.session_state[REQUESTED] = True
+        st.rerun(scope="app")
+
+
+# --------------------------------------------------------------------------- builders
 
 
 def _parse_numbers(text: str) -> list[float]:
@@ -49,12 +193,17 @@ def _scope() -> str:
     return workbench().active
 
 
-def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
-    """Draw the parameter widgets of one builder; return the hierarchy when asked."""
+def _build(
+    method: str, column: str, values: pd.Series, suggestion: HierarchySuggestion | None = None
+) -> Hierarchy | None:
+    """Draw the parameter widgets of one builder, starting from the column's suggested
+    hierarchy where it is of this builder's kind; return the hierarchy when asked."""
     numeric = pd.api.types.is_numeric_dtype(values.dtype)
     if method == "intervals":
         span = float(values.max() - values.min()) if numeric and values.notna().any() else 10.0
         default = float(max(1.0, round(span / 10))) if span else 1.0
+        if suggestion is not None and suggestion.kind == "intervals":
+            default = float(suggestion.params["width"])
         width = st.number_input(
             t("hierarchy.width"),
             min_value=0.0,
@@ -106,7 +255,7 @@ def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
         if st.button(t("hierarchy.build"), key=f"b::{column}"):
             return date_hierarchy(values, dayfirst=dayfirst)
     elif method == "mapping":
-        return _mapping_builder(column, values)
+        return _mapping_builder(column, values, suggestion)
     elif method == "arx":
         upload = st.file_uploader(t("hierarchy.arx_file"), type=["csv", "txt"], key=f"a::{column}")
         if upload is not None and st.button(t("hierarchy.import"), key=f"b::{column}"):
@@ -114,21 +263,35 @@ def _build(method: str, column: str, values: pd.Series) -> Hierarchy | None:
     return None
 
 
-def _mapping_builder(column: str, values: pd.Series) -> Hierarchy | None:
+def _mapping_builder(
+    column: str, values: pd.Series, suggestion: HierarchySuggestion | None = None
+) -> Hierarchy | None:
+    """The mapping table, its levels filled in from the suggested hierarchy (whatever
+    its kind: any hierarchy is a mapping table), to be edited."""
     distinct = value_keys(values.dropna()).drop_duplicates().sort_values()
     if len(distinct) > _MAX_MAPPING_VALUES:
         st.warning(t("hierarchy.too_many_values", n=len(distinct), limit=_MAX_MAPPING_VALUES))
         return None
+    suggested = None
+    if suggestion is not None:
+        suggested = suggestion.hierarchy.to_frame().drop_duplicates("level 0")
+        suggested = suggested.set_index("level 0")
+        if suggested.shape[1] >= 2 and suggested.iloc[:, -2].nunique() > 1:
+            suggested = suggested.iloc[:, :-1]  # the top * is added on build
     depth = st.number_input(
         t("hierarchy.mapping_levels"),
-        min_value=1,
-        max_value=6,
-        value=1,
+        min_value=0,
+        max_value=max(6, 0 if suggested is None else suggested.shape[1]),
+        value=1 if suggested is None else suggested.shape[1],
         key=keep(f"ml::{column}", scope=_scope()),
     )
     table = pd.DataFrame({"value": distinct.to_numpy()})
     for level in range(1, int(depth) + 1):
-        table[f"level {level}"] = ""
+        if suggested is not None and level <= suggested.shape[1]:
+            filled = suggested.iloc[:, level - 1].reindex(distinct.to_numpy()).fillna("")
+            table[f"level {level}"] = filled.to_numpy(dtype=object)
+        else:
+            table[f"level {level}"] = ""
     st.caption(t("hierarchy.mapping_help"))
     edited = st.data_editor(
         table, hide_index=True, disabled=["value"], key=f"mt::{column}::{depth}"
@@ -139,6 +302,7 @@ def _mapping_builder(column: str, values: pd.Series) -> Hierarchy | None:
 
 
 def render(wb: Workbench, key: str, dataset: Dataset) -> None:
+    render_suggestions(wb, key, dataset)
     frame = dataset.frame
     draft = wb.draft(key)
     columns = [str(c) for c in frame.columns]
@@ -152,6 +316,7 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
     )
     values = frame[column]
     current = draft.hierarchies.get(column)
+    suggestion = suggestion_for(dataset, column)
 
     left, right = st.columns([2, 3])
     with left:
@@ -159,11 +324,12 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
         method = st.radio(
             t("hierarchy.method"),
             METHODS,
+            index=METHODS.index(default_method(suggestion)),
             format_func=lambda m: t(f"hierarchy.m.{m}"),
             key=keep(f"hm::{key}::{column}"),
         )
         with guard():
-            built = _build(method, column, values)
+            built = _build(method, column, values, suggestion)
             if built is not None:
                 st.session_state[_CANDIDATE] = (key, column, built)
     with right:
@@ -172,8 +338,16 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
             _show_candidate(wb, key, column, candidate[2], values)
         elif current is not None:
             _show_current(wb, key, column, current, values)
+        elif suggestion is not None:
+            _show_suggestion(wb, key, column, suggestion, values)
         else:
             st.info(t("hierarchy.none_yet"), icon=":material/info:")
+
+
+def default_method(suggestion: HierarchySuggestion | None) -> str:
+    """The builder a column starts with: the one of its suggested hierarchy's kind
+    (text: masking or the mapping table; numbers: intervals; dates: dates)."""
+    return "mapping" if suggestion is None else KIND_METHOD[suggestion.kind]
 
 
 def _coverage(hierarchy: Hierarchy, values: pd.Series) -> None:
@@ -205,6 +379,20 @@ def _show_candidate(
         st.rerun()
     if discard.button(t("hierarchy.discard"), key=f"discard::{column}"):
         st.session_state.pop(_CANDIDATE, None)
+        st.rerun()
+
+
+def _show_suggestion(
+    wb: Workbench, key: str, column: str, suggestion: HierarchySuggestion, values: pd.Series
+) -> None:
+    st.markdown(f"**{t('hsug.suggested_title')}**")
+    st.caption(
+        t("hsug.suggested_caption", kind=kind_text(suggestion), reason=reason_text(suggestion))
+    )
+    _coverage(suggestion.hierarchy, values)
+    st.dataframe(preview_frame(suggestion.hierarchy, values), hide_index=True)
+    if st.button(t("hierarchy.use"), type="primary", key=f"use_suggestion::{column}"):
+        wb.drafts[key] = wb.draft(key).with_hierarchy(column, suggestion.hierarchy)
         st.rerun()
 
 

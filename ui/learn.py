@@ -8,6 +8,7 @@ too, so the page can never disagree with the rest of the workbench. Strings come
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -251,6 +252,47 @@ def _node_loss(node: tuple[int, ...]) -> tuple[float, float]:
     return gcp, precision(levels, {q: schema.hierarchies[q] for q in QI})
 
 
+#: The feedback on a 3-anonymous answer of lesson 2, by :func:`judge_node`'s verdict.
+L2_FEEDBACK = {
+    "optimal": "learn.l2.right_optimal",
+    "same_height": "learn.l2.right_same_height",
+    "higher": "learn.l2.right_higher",
+}
+
+
+def satisfying_nodes(k: int) -> dict[tuple[int, ...], float]:
+    """Every full-domain node of the hospital table that is k-anonymous without
+    suppression, with its GCP (the lattice is small: 6 × 4 nodes)."""
+    schema = sample("hospital")[1]
+    heights = [schema.hierarchies[q].height for q in QI]
+    lattice = _lattice(k)
+    return {
+        node: _node_loss(node)[0]
+        for node in itertools.product(*(range(h + 1) for h in heights))
+        if KAnonymity(k).satisfied(lattice.evaluate(node).classes)
+    }
+
+
+def judge_node(
+    node: tuple[int, ...], satisfying: dict[tuple[int, ...], float]
+) -> tuple[str, tuple[int, ...]]:
+    """The exercise's verdict on ``node`` and the best node to compare it with: the
+    satisfying node of lowest height, and of least GCP among those.
+
+    "wrong": ``node`` is not k-anonymous; "optimal": it is the best node (no node of
+    lower height works, none of its height loses less); "same_height": it is of the
+    lowest height that works but another node of that height loses less; "higher": a
+    node of lower height works too."""
+    best = min(satisfying, key=lambda n: (sum(n), satisfying[n], n))
+    if node not in satisfying:
+        return "wrong", best
+    if sum(node) > sum(best):
+        return "higher", best
+    if satisfying[node] > satisfying[best] + 1e-12:
+        return "same_height", best
+    return "optimal", node
+
+
 def lesson_k_anonymity() -> None:
     st.header(t("learn.l2.title"))
     st.markdown(t("learn.l2.intro"))
@@ -324,18 +366,23 @@ def lesson_k_anonymity() -> None:
         return int(zip_level), int(age_level)
 
     def check(node: tuple[int, int]) -> tuple[bool, str]:
-        classes = _lattice(3).evaluate(tuple(node)).classes
-        smallest = int(classes.sizes.min())
-        if KAnonymity(3).satisfied(classes):
-            gcp, prec = _node_loss(tuple(node))
-            return True, t(
-                "learn.l2.right",
-                k=smallest,
-                gcp=fmt(gcp),
-                precision=fmt(prec),
-                height=sum(node),
-            )
-        return False, t("learn.l2.wrong", k=smallest)
+        node = tuple(node)
+        smallest = int(_lattice(3).evaluate(node).classes.sizes.min())
+        verdict, best = judge_node(node, satisfying_nodes(3))
+        if verdict == "wrong":
+            return False, t("learn.l2.wrong", k=smallest)
+        gcp, prec = _node_loss(node)
+        best_gcp = _node_loss(best)[0]
+        return True, t(
+            L2_FEEDBACK[verdict],
+            k=smallest,
+            gcp=fmt(gcp),
+            precision=fmt(prec),
+            height=sum(node),
+            best=_fmt_node(best),
+            best_height=sum(best),
+            best_gcp=fmt(best_gcp),
+        )
 
     exercise(
         "learn_l2",

@@ -28,83 +28,162 @@ from ui.i18n import t, t_plain
 from ui.state import ShelfRelease, Workbench, keep, load_upload
 from ui.workspace import action_button, choice_title, file_stem, verdict_action
 
-#: The page's default thresholds: every model is checked (a verdict), at these values.
+#: Threshold values offered when the release under review says none of its own.
 DEFAULT_THRESHOLDS = {"k": 5, "l": 2.0, "t": 0.2}
 
 
-def threshold_inputs(sa: list[str]) -> dict[str, Any]:
-    """The thresholds the verdicts are judged against (an expander, kept per session):
-    the threshold values of a :class:`~privcore.runs.MeasureRequest`."""
-    defaults = MeasureRequest()
+def chosen_by_default(entry: ShelfRelease | None) -> dict[str, Any]:
+    """The models judged by default and their thresholds: those a release made here was
+    made with (its request: k always, l and t when it asked for them), else k-anonymity
+    alone at k = 5. Every other model is shown as information (its achieved value)."""
+    request = dict((entry.request if entry is not None else None) or {})
+    out: dict[str, Any] = {
+        "use_k": True,
+        "use_l": request.get("l") is not None,
+        "use_t": request.get("t") is not None,
+        **DEFAULT_THRESHOLDS,
+        "l_kind": "distinct",
+        "c": MeasureRequest().c,
+        "t_distance": "auto",
+    }
+    for name in ("k", "l", "t", "l_kind", "c", "t_distance"):
+        if request.get(name) is not None:
+            out[name] = request[name]
+    return out
+
+
+def threshold_inputs(sa: list[str], entry: ShelfRelease | None = None) -> dict[str, Any]:
+    """The models the verdicts judge and their thresholds (an expander, kept per session
+    and per release): the threshold values of a :class:`~privcore.runs.MeasureRequest`.
+    A model whose box is not ticked gets no threshold (``None``): the page shows what the
+    release achieves for it, as information, never as a failure."""
+    defaults = chosen_by_default(entry)
+    scope = "" if entry is None else entry.id
+    kinds = list(OPTIONS["l_kind"].allowed() or ())
+    distances = list(OPTIONS["t_distance"].allowed() or ())
     with st.expander(t("pl.thresholds"), expanded=False):
+        st.caption(t("pl.thresholds_help"))
         c1, c2, c3, c4 = st.columns(4)
+        use_k = c1.checkbox(
+            t("pl.judge_k"), value=defaults["use_k"], key=keep("pl_use_k", scope=scope)
+        )
         k = c1.number_input(
             "k",
             min_value=int(OPTIONS["k"].minimum or 1),
-            value=DEFAULT_THRESHOLDS["k"],
+            value=int(defaults["k"]),
             step=1,
             help=t("help.k"),
-            key=keep("pl_k"),
+            key=keep("pl_k", scope=scope),
+            disabled=not use_k,
+        )
+        use_l = c2.checkbox(
+            t("pl.judge_l"),
+            value=defaults["use_l"] and bool(sa),
+            key=keep("pl_use_l", scope=scope),
+            disabled=not sa,
         )
         l_value = c2.number_input(
             "l",
             min_value=float(OPTIONS["l"].minimum or 1.0),
-            value=DEFAULT_THRESHOLDS["l"],
+            value=float(defaults["l"]),
             step=1.0,
             help=t("help.l"),
-            key=keep("pl_l"),
+            key=keep("pl_l", scope=scope),
+            disabled=not use_l,
         )
-        kinds = list(OPTIONS["l_kind"].allowed() or ())
         l_kind = c2.selectbox(
             t("pl.l_kind"),
             kinds,
+            index=kinds.index(defaults["l_kind"]) if defaults["l_kind"] in kinds else 0,
             format_func=lambda x: choice_title(f"pl.l_kind_{x}", x),
-            key=keep("pl_l_kind"),
+            key=keep("pl_l_kind", scope=scope, valid=lambda v: v in kinds),
         )
-        c = c3.number_input(
+        c = c2.number_input(
             "c",
             min_value=0.01,
-            value=defaults.c,
+            value=float(defaults["c"]),
             step=0.5,
             help=t("help.c"),
-            key=keep("pl_c"),
-            disabled=l_kind != "recursive",
+            key=keep("pl_c", scope=scope),
+            disabled=not use_l or l_kind != "recursive",
+        )
+        use_t = c3.checkbox(
+            t("pl.judge_t"),
+            value=defaults["use_t"] and bool(sa),
+            key=keep("pl_use_t", scope=scope),
+            disabled=not sa,
         )
         t_value = c3.number_input(
             "t",
             min_value=float(OPTIONS["t"].minimum or 0.0),
             max_value=10.0,
-            value=DEFAULT_THRESHOLDS["t"],
+            value=float(defaults["t"]),
             step=0.05,
             help=t("help.t"),
-            key=keep("pl_t"),
+            key=keep("pl_t", scope=scope),
+            disabled=not use_t,
         )
-        distances = list(OPTIONS["t_distance"].allowed() or ())
-        distance = c4.selectbox(
+        distance = c3.selectbox(
             t("pl.t_distance"),
             distances,
+            index=distances.index(defaults["t_distance"])
+            if defaults["t_distance"] in distances
+            else 0,
             format_func=lambda d: choice_title(f"distance.{d}", d),
-            key=keep("pl_distance"),
+            key=keep("pl_distance", scope=scope, valid=lambda v: v in distances),
         )
         risk_threshold = c4.number_input(
             t("pl.risk_threshold"),
             min_value=0.01,
             max_value=float(OPTIONS["risk_threshold"].maximum or 1.0),
-            value=defaults.risk_threshold,
+            value=MeasureRequest().risk_threshold,
             step=0.05,
             help=t("help.risk_threshold"),
             key=keep("pl_risk_threshold"),
         )
     return {
-        "k": int(k),
+        "k": int(k) if use_k else None,
         # l- and t-verdicts need a sensitive attribute to judge
-        "l": float(l_value) if sa else None,
+        "l": float(l_value) if use_l and sa else None,
         "l_kind": l_kind,
         "c": float(c),
-        "t": float(t_value) if sa else None,
+        "t": float(t_value) if use_t and sa else None,
         "t_distance": distance,
         "risk_threshold": float(risk_threshold),
     }
+
+
+def information_cards(summary: dict[str, Any], request: Any) -> list[tuple[str, str, str, str]]:
+    """Cards for the models the request did not judge: what the release achieves for
+    each (k; l in the request's form per sensitive attribute; t with its distance per
+    sensitive attribute), marked as information."""
+    note = t_plain("pl.info_detail")
+    cards = []
+    if request.k is None:
+        cards.append((t_plain("pl.info_k"), f"k = {fmt(summary['k'])}", "info", note))
+    if request.l is None:
+        kind = request.l_kind
+        key, letter = {
+            "distinct": ("l_distinct", "l"),
+            "entropy": ("l_entropy", "l"),
+            "recursive": ("recursive_c", "c"),
+        }[kind]
+        form = choice_title(f"pl.l_kind_{kind}", kind)
+        for sa, value in (summary.get(key) or {}).items():
+            shown = f"{letter} = {fmt(value)}" + (" (l = 2)" if kind == "recursive" else "")
+            cards.append((t_plain("pl.info_l", form=form, sa=sa), shown, "info", note))
+    if request.t is None:
+        for sa, value in (summary.get("t_closeness") or {}).items():
+            distance = choice_title(f"distance.{value['distance']}", value["distance"])
+            cards.append(
+                (
+                    t_plain("pl.info_t", sa=sa),
+                    f"t = {fmt(value['t'])}",
+                    "info",
+                    t_plain("pl.info_t_detail", distance=distance),
+                )
+            )
+    return cards
 
 
 def population_input(active: str) -> pd.DataFrame | None:
@@ -149,7 +228,7 @@ def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) 
         st.info(t("ws.unaligned", figures=figures), icon=":material/swap_vert:")
     tabs = st.tabs([t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")])
     with tabs[0]:
-        _summary(result, summary, wb, entry)
+        _summary(result, summary, wb, entry, outcome.request)
     with tabs[1]:
         render_class_table(
             result.models.class_table, result.classes, result.release, key="pl_classes"
@@ -160,7 +239,9 @@ def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) 
         _downloads(result, summary, entry)
 
 
-def _summary(result, summary: dict[str, Any], wb: Workbench, entry: ShelfRelease) -> None:
+def _summary(
+    result, summary: dict[str, Any], wb: Workbench, entry: ShelfRelease, request: Any
+) -> None:
     cards = []
     for verdict in summary["verdicts"]:
         status = "pass" if verdict["passed"] else "fail"
@@ -177,7 +258,7 @@ def _summary(result, summary: dict[str, Any], wb: Workbench, entry: ShelfRelease
                 ),
             )
         )
-    verdict_row(cards)
+    verdict_row([*cards, *information_cards(summary, request)])
     for index, verdict in enumerate(summary["verdicts"]):
         action = verdict_action(verdict)
         if action is not None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
+from privcore.errors import PrivcoreError
 from privcore.runs import Inputs, TaskRequest, run
 from ui.errors import show_error
 from ui.i18n import t, t_plain
@@ -58,6 +62,77 @@ def reason_text(suggestion: dict) -> str:
     return text
 
 
+def render_unnamed_column(wb: Workbench, key: str, dataset: Dataset) -> None:
+    """A note on an uploaded table's unnamed first column (a written index, see
+    :class:`privcore.data.loading.UnnamedColumn`) and the choice: drop it, or keep it
+    under a name ("index" unless changed)."""
+    unnamed = dataset.unnamed_first
+    if unnamed is None or key not in wb.uploads:
+        return
+    with st.container(border=True):
+        if unnamed.running_index:
+            start = unnamed.start or 0
+            note = t(
+                "data.unnamed_index",
+                name=unnamed.name,
+                start=start,
+                second=start + 1,
+                third=start + 2,
+            )
+        else:
+            note = t("data.unnamed_column", name=unnamed.name)
+        st.info(note, icon=":material/info:")
+        drop, name, keep_it = st.columns([2, 3, 2], vertical_alignment="bottom")
+        dropped = drop.button(
+            t("data.unnamed_drop"),
+            key=f"unnamed_drop::{key}",
+            type="primary" if unnamed.running_index else "secondary",
+        )
+        new_name = name.text_input(
+            t("data.unnamed_name"), value=unnamed.name, key=f"unnamed_name::{key}"
+        )
+        kept = keep_it.button(t("data.unnamed_keep"), key=f"unnamed_keep::{key}")
+    if not (dropped or kept):
+        return
+    try:
+        changed = (
+            dataset.drop_column(unnamed.name)
+            if dropped
+            else dataset.rename_column(unnamed.name, new_name)
+        )
+    except PrivcoreError as exc:
+        show_error(exc)
+        return
+    renamed = None if dropped else str(new_name).strip()
+    replace_dataset(wb, key, changed, unnamed.name, renamed)
+    st.rerun()
+
+
+def replace_dataset(
+    wb: Workbench, key: str, changed: Dataset, column: str, renamed: str | None
+) -> None:
+    """Put ``changed`` (the upload ``key`` with ``column`` dropped, or renamed to
+    ``renamed``) in place of the upload; its schemas follow (the column's role and
+    hierarchy dropped or renamed), and the releases made from the table before are
+    let go, since they no longer match it."""
+
+    def moved(mapping: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            (renamed if name == column else name): value
+            for name, value in mapping.items()
+            if name != column or renamed is not None
+        }
+
+    wb.uploads[key] = changed
+    for store in (wb.drafts, wb.confirmed):
+        schema = store.get(key)
+        if schema is not None:
+            store[key] = Schema(moved(schema.roles), moved(schema.hierarchies))
+    st.session_state.pop(editor_key(key), None)
+    for entry in wb.releases(key):
+        wb.remove_release(entry.id)
+
+
 def render_profile(dataset: Dataset) -> None:
     table = profile_for(dataset)
     shown = table.rename(
@@ -101,15 +176,37 @@ def render_profile(dataset: Dataset) -> None:
     st.caption(t("profile.chart_caption"))
 
 
+def difference_note(suggested: str, confirmed: str | None) -> str:
+    """The role editor's note on a column whose confirmed role is not the suggested one
+    (Adult's salary-class: suggested sensitive, confirmed quasi-identifier); empty
+    otherwise."""
+    if confirmed is None or confirmed == suggested:
+        return ""
+    return t_plain(
+        "roles.differs",
+        suggested=t_plain(f"role.{suggested}"),
+        chosen=t_plain(f"role.{confirmed}"),
+    )
+
+
 def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
     """The role editor; returns nothing, keeps the draft schema in sync with the edits."""
     suggestions = suggestions_for(dataset)
-    base = wb.schema(key) or Schema.from_suggestions(suggest_roles(dataset.frame))
+    confirmed = wb.schema(key)
+    base = confirmed or Schema.from_suggestions(suggest_roles(dataset.frame))
+    confirmed_roles = {} if confirmed is None else confirmed.roles
     frame = pd.DataFrame(
         {
             "column": [s["column"] for s in suggestions],
             "role": [base.roles.get(s["column"], Role(s["role"])).value for s in suggestions],
             "suggested": [s["role"] for s in suggestions],
+            "note": [
+                difference_note(
+                    s["role"],
+                    confirmed_roles[s["column"]].value if s["column"] in confirmed_roles else None,
+                )
+                for s in suggestions
+            ],
             "review": [s["confidence"] == "low" for s in suggestions],
             "reason": [reason_text(s) for s in suggestions],
         }
@@ -119,7 +216,7 @@ def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
         frame,
         key=editor_key(key),
         hide_index=True,
-        disabled=["column", "suggested", "review", "reason"],
+        disabled=["column", "suggested", "note", "review", "reason"],
         column_config={
             "column": st.column_config.TextColumn(t("roles.column")),
             "role": st.column_config.SelectboxColumn(
@@ -132,6 +229,7 @@ def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
             "suggested": st.column_config.SelectboxColumn(
                 t("roles.suggested"), options=[r.value for r in ROLES], format_func=role_label
             ),
+            "note": st.column_config.TextColumn(t("roles.note"), help=t("roles.note_help")),
             "review": st.column_config.CheckboxColumn(
                 t("roles.review"), help=t("roles.review_help")
             ),
@@ -143,6 +241,9 @@ def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
     wb.drafts[key] = Schema(roles, draft.hierarchies)
     schema = wb.drafts[key]
 
+    differing = frame.loc[frame["note"] != "", "column"].tolist()
+    if differing:
+        st.caption(t("roles.differs_summary", columns=", ".join(differing)))
     n_review = int(frame["review"].sum())
     if n_review:
         st.warning(t("roles.needs_review", n=n_review), icon=":material/rate_review:")

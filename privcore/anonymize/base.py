@@ -8,6 +8,16 @@ One signature for the whole family (ARCHITECTURE.md)::
 is the share of rows (0–1) that may be suppressed — shown with every QI as ``*``,
 counted, never dropped (SPEC §2); ``progress(fraction, message)`` is called between
 steps and may raise :class:`~privcore.errors.CancelledError` to stop the work.
+
+Missing values, one rendering in every release. A missing quasi-identifier value is
+one value of its own (SPEC §1, §9), in no hierarchy, so it is generalized only to the
+top: where its class shows it alone it is released as itself, a missing cell (an empty
+cell in a written file); where a class of Mondrian mixes it with other values its cell
+names it ``NA`` (:data:`privcore.data.cells.MISSING_TEXT`) inside the set or after the
+range or value (``{a,NA}``, ``[20-29],NA``, ``45.5,NA``); at the top it is ``*``. The
+loader reads an empty cell and a lone ``NA`` as missing, and the released-cell grammar
+(:mod:`privcore.data.cells`) reads the other forms, so a written release read back has
+the classes it was made with (``tests/unit/test_missing_in_releases.py``).
 """
 
 from __future__ import annotations
@@ -399,13 +409,11 @@ class Release:
 
     @property
     def loss(self) -> dict[str, Any]:
-        """Information loss: the measurement's, with the algorithm's own figures on top.
-        An algorithm that reports NCP over every QI (Mondrian's ranges are no hierarchy
-        labels) gives the GCP shown."""
-        merged = {**self.measurement.loss, **self.extra_loss}
-        if "ncp" in self.extra_loss:
-            merged["gcp"] = self.extra_loss["ncp"]
-        return merged
+        """Information loss: the measurement's, plus the algorithm's own figures under
+        their own names (Mondrian's ``ncp``). GCP is the measurement's — read from the
+        released cells where they are no hierarchy labels — so that a release has one
+        GCP on every page, in its file and on the command line."""
+        return {**self.extra_loss, **self.measurement.loss}
 
     @property
     def satisfied(self) -> bool:

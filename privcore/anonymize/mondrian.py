@@ -69,6 +69,7 @@ from privcore.classes import (
     reduce_runs,
     value_codes,
 )
+from privcore.data.cells import MISSING_TEXT  # a missing value inside a range or set
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
@@ -79,7 +80,6 @@ __all__ = ["SUMMARIES", "mondrian"]
 #: How numeric QIs of a final partition are released.
 SUMMARIES = ("range", "mean")
 
-MISSING_TEXT = "NA"  # how a missing value is written inside a range or set
 _PROGRESS_EVERY = 200  # partitions between two progress reports
 _NUMERIC, _HIERARCHY, _SET = "numeric", "hierarchy", "set"
 

@@ -19,7 +19,7 @@ import pandas as pd
 from privcore.attacks.background import background_attack
 from privcore.attacks.composition import complementary_attack, effective_k
 from privcore.attacks.homogeneity import homogeneity_attack
-from privcore.attacks.linkage import linkage_attack, match_roll
+from privcore.attacks.linkage import DEFAULT_TOLERANCE, linkage_attack, match_roll
 from privcore.attacks.ordering import export_order, unsorted_matching_attack
 from privcore.attacks.report import AttackReport
 from privcore.attacks.roll import VoterRoll, build_roll
@@ -33,6 +33,8 @@ LINKAGE_KEYS = (
     "false_matches",
     "precision",
     "attribute_disclosed",
+    "attribute_within_tolerance",
+    "tolerance",
     "baseline",
     "suppressed_targets",
 )
@@ -91,11 +93,14 @@ def simulate(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     tau: float = 1.0,
     risk_threshold: float = 0.2,
+    tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
 ) -> Simulation:
     """Build (or reuse) a voter roll holding the data set's people and attack the
     original table and the release with it. ``release`` rows are aligned with
-    ``original`` (row i is record i)."""
+    ``original`` (row i is record i). ``tolerance``: a numeric sensitive value counts as
+    learnt within ± ``tolerance`` of the true value, relative to it
+    (:func:`~privcore.attacks.linkage.linkage_attack`)."""
     started = time.perf_counter()
 
     def part(lo: float, hi: float) -> Progress | None:
@@ -116,6 +121,7 @@ def simulate(
             sa,
             truth=original,
             risk_threshold=risk_threshold,
+            tolerance=tolerance,
             progress=part(0.2, 0.5),
         ),
         "after": linkage_attack(
@@ -126,6 +132,7 @@ def simulate(
             truth=original,
             hierarchies=hierarchies,
             risk_threshold=risk_threshold,
+            tolerance=tolerance,
             progress=part(0.5, 0.9),
         ),
     }

@@ -23,7 +23,14 @@ import numpy as np
 import pandas as pd
 
 from privcore.attacks.report import AttackReport
-from privcore.classes import EquivalenceClasses, code_counts, distinct, factorize
+from privcore.classes import (
+    EquivalenceClasses,
+    code_counts,
+    distinct,
+    factorize,
+    reduce_runs,
+    value_codes,
+)
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
 from privcore.data.hierarchy import Hierarchy, value_keys
@@ -31,10 +38,12 @@ from privcore.errors import ParameterError, RoleError
 from privcore.matching import METHODS, Matches, match_roll
 from privcore.risk import risk_summary
 
-__all__ = ["METHODS", "Matches", "linkage_attack", "match_roll"]
+__all__ = ["DEFAULT_TOLERANCE", "METHODS", "Matches", "linkage_attack", "match_roll"]
 
 
 _SHOWN_VALUES = 5  # sensitive values listed per target before "…"
+#: Default tolerance of the numeric disclosure: ±10 % of the target's true value.
+DEFAULT_TOLERANCE = 0.1
 _CHAINS = 10  # example victims explained step by step
 
 
@@ -50,6 +59,7 @@ def linkage_attack(
     truth: pd.DataFrame | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     risk_threshold: float = 0.2,
+    tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
 ) -> AttackReport:
     """Simulate Sweeney's linkage attack of ``roll`` against ``release`` (SPEC §6).
@@ -67,6 +77,10 @@ def linkage_attack(
     record is not theirs), ``precision`` = reidentified / (reidentified + false
     matches), ``attribute_disclosed`` per SA (targets whose candidate records all hold
     one value, their true one; ``attribute_wrong``: one value, not theirs),
+    ``attribute_within_tolerance`` per numeric SA (targets whose candidate records'
+    values all lie within ± ``tolerance`` of their true value x, *relative* to it:
+    |v − x| ≤ tolerance · |x| — the range an attacker learns; exact disclosure is the
+    case tolerance = 0 with one value) and ``tolerance``,
     ``baseline`` = mean over targets of 1/|candidate records| (0 with none),
     ``suppressed_targets``, ``targets_outside_own_class`` (targets who do not match
     their own record's class: the release does not contain their values), ``risk``
@@ -84,6 +98,12 @@ def linkage_attack(
             code="linkage.missing_columns",
             table="release",
             columns=unknown,
+        )
+    if not (isinstance(tolerance, (int, float)) and 0.0 <= tolerance <= 1e6):
+        raise ParameterError(
+            f"The tolerance must be a number of at least 0, not {tolerance!r}.",
+            code="linkage.bad_tolerance",
+            tolerance=str(tolerance),
         )
     record = _records(roll, len(release))
     if truth is not None:
@@ -153,6 +173,16 @@ def linkage_attack(
         sa_columns[f"{s} disclosed"] = is_disclosed
         disclosed[s] = int(is_disclosed.sum())
         wrong[s] = int(is_wrong.sum())
+    within: dict[str, int] = {}
+    for s in sa:
+        true = truth[s] if truth is not None else release[s]
+        if not _is_number_column(true):
+            continue
+        is_within = _within_tolerance(
+            release[s], true, classes, target_record, pair_i, pair_cls, tolerance
+        )
+        sa_columns[f"{s} within tolerance"] = is_within
+        within[s] = int(is_within.sum())
 
     # Risk with F_j from the roll (clipped up to f_j where the roll holds fewer).
     population = matches.population.astype(np.int64)
@@ -202,6 +232,8 @@ def linkage_attack(
         "precision": precision,
         "attribute_disclosed": disclosed,
         "attribute_wrong": wrong,
+        "attribute_within_tolerance": within,
+        "tolerance": float(tolerance),
         "baseline": baseline,
         "suppressed_targets": suppressed_targets,
         "targets_outside_own_class": outside_own,
@@ -333,6 +365,55 @@ def _sensitive_reading(
     return shown.astype(object), is_single & same, is_single & ~same
 
 
+def _is_number_column(series: pd.Series) -> bool:
+    dtype = series.dtype
+    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
+
+
+def _within_tolerance(
+    released: pd.Series,
+    true: pd.Series,
+    classes: EquivalenceClasses,
+    target_record: np.ndarray,
+    pair_i: np.ndarray,
+    pair_cls: np.ndarray,
+    tolerance: float,
+) -> np.ndarray:
+    """Per target: do the numeric SA values of all its candidate records lie within
+    ± ``tolerance`` · |x| of its true value x? (False with no candidate, a missing or
+    non-numeric candidate value, or a missing true value.)
+
+    Each class's smallest and largest value come from one count of (class, value rank)
+    pairs (:meth:`~privcore.classes.EquivalenceClasses.count_values`); a target's range
+    is the smallest and largest over its candidate classes (runs of ``pair_i``)."""
+    n_targets = len(target_record)
+    numbers = pd.to_numeric(released, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    numbers[~np.isfinite(numbers)] = np.nan
+    codes, uniques = value_codes(pd.Series(numbers), sort=True)
+    m = len(uniques)
+    codes = np.where(codes < 0, m, codes)  # missing: the code after every number
+    present = classes.count_values(codes, m + 1)
+    if not n_targets or not present.n_classes or not len(pair_i):
+        return np.zeros(n_targets, dtype=bool)
+    ends = np.append(present.starts[1:], len(present.cls))
+    ranked = np.append(np.asarray(uniques, dtype=np.float64), np.nan)
+    low_code, high_code = present.value[present.starts], present.value[ends - 1]
+    class_low, class_high = ranked[low_code], ranked[high_code]
+    class_missing = (high_code == m).astype(np.int64)
+    runs = np.flatnonzero(np.r_[True, pair_i[1:] != pair_i[:-1]])  # pair_i is sorted
+    who = pair_i[runs]
+    low = np.full(n_targets, np.inf)
+    high = np.full(n_targets, -np.inf)
+    missing = np.ones(n_targets, dtype=bool)
+    low[who] = reduce_runs(class_low[pair_cls], runs, "min")
+    high[who] = reduce_runs(class_high[pair_cls], runs, "max")
+    missing[who] = reduce_runs(class_missing[pair_cls], runs, "max") > 0
+    x = pd.to_numeric(true, errors="coerce").to_numpy(dtype=np.float64)[target_record]
+    band = tolerance * np.abs(x) * (1 + 1e-12)  # inclusive, up to rounding
+    with np.errstate(invalid="ignore"):
+        return ~missing & np.isfinite(x) & (low >= x - band) & (high <= x + band)
+
+
 def _histogram(candidate_records: np.ndarray) -> dict[str, int]:
     """Targets by number of candidate records (0, 1, 2, 3–5, 6–10, 11–100, >100)."""
     edges = [(0, 0), (1, 1), (2, 2), (3, 5), (6, 10), (11, 100)]
@@ -382,6 +463,18 @@ def _explain(summary: Mapping[str, Any], sa: Sequence[str]) -> tuple[list[str], 
                 "linkage.attribute",
                 "A sensitive value is disclosed when all of a target's candidate records "
                 f"share it, re-identified or not: {parts} of the {n:,} targets.",
+            )
+        )
+    if summary["attribute_within_tolerance"]:
+        parts = ", ".join(
+            f"{s} for {v:,}" for s, v in summary["attribute_within_tolerance"].items()
+        )
+        sentences.append(
+            (
+                "linkage.tolerance",
+                "A numeric sensitive value is learnt within "
+                f"±{100 * summary['tolerance']:g}% when all of a target's candidate records "
+                f"lie that close to the target's own value: {parts} of the {n:,} targets.",
             )
         )
     problems = []

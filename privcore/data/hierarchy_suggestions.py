@@ -48,7 +48,27 @@ from privcore.data.hierarchy import (
 )
 from privcore.errors import HierarchyError, PrivcoreError
 
-__all__ = ["TARGET_BINS", "HierarchySuggestion", "suggest_hierarchies", "suggest_hierarchy"]
+__all__ = [
+    "KINDS",
+    "REASONS",
+    "TARGET_BINS",
+    "HierarchySuggestion",
+    "suggest_hierarchies",
+    "suggest_hierarchy",
+]
+
+#: The rules a suggestion follows (``HierarchySuggestion.kind``).
+KINDS = ("suppress", "dates", "masking", "intervals", "frequency")
+#: Why a rule was chosen (``HierarchySuggestion.reason``; the interfaces word each code).
+REASONS = (
+    "few_values",
+    "binary_name",
+    "dates",
+    "digit_codes",
+    "code_name",
+    "categories",
+    "numbers",
+)
 
 #: At most this many intervals at the first level of a numeric hierarchy.
 TARGET_BINS = 16
@@ -67,6 +87,11 @@ class HierarchySuggestion:
     kind: str
     reason: str
     params: Mapping[str, Any] = field(default_factory=dict)
+
+    def reason_params(self) -> dict[str, Any]:
+        """``params`` ready to fill in the words of the reason: a float written plainly
+        (an interval width of 5.0 as ``5``, 0.05 as ``0.05``)."""
+        return {k: f"{v:g}" if isinstance(v, float) else v for k, v in self.params.items()}
 
 
 def _nice_width(span: float, whole: bool) -> float:

@@ -13,6 +13,12 @@ rows and columns are counted as they are read, decompressed bytes are capped, a
 workbook is checked for decompression bombs before it is parsed
 (:mod:`privcore.data.excel`), and the readers check the clock between chunks of rows.
 
+A text or Excel file whose first header cell alone is empty — a table written with its
+index, as pandas' ``to_csv()`` does (R's ``write.csv`` with its row names) — is read
+with that column named ``index``; :attr:`Dataset.unnamed_first` says so and whether the
+column is just the running row number (0…n−1 or 1…n), so that the caller can offer to
+drop or name it (:meth:`Dataset.drop_column`, :meth:`Dataset.rename_column`).
+
 Every problem a user can cause raises :class:`~privcore.errors.DataFormatError` with a
 message naming it (empty file, binary file, no header, blank, duplicate, too long or
 broken column names, a ragged row with its line number, too many rows or columns, a
@@ -51,6 +57,8 @@ FORMATS = (*TEXT_FORMATS, "xlsx", "parquet", "jsonl")
 
 #: Longest column name accepted: a longer "name" is a header line gone wrong.
 MAX_COLUMN_NAME_CHARS = 1000
+#: The name given to a first column whose header cell is empty (a written index).
+INDEX_NAME = "index"
 
 _SAMPLE_BYTES = 1 << 16  # enough to sniff; a later decoding error re-reads the whole file
 # Rows parsed between two checks of the clock. Text files under this many rows are read
@@ -99,11 +107,32 @@ def fingerprint(frame: pd.DataFrame) -> Fingerprint:
 
 
 @dataclass(frozen=True)
+class UnnamedColumn:
+    """The first column of a file whose first header cell was empty, as pandas writes a
+    table with its index (``to_csv()``, ``to_excel()``) and R its row names.
+
+    ``name`` is the name the loader gave it (:data:`INDEX_NAME`, or ``index_2``… when a
+    column has that name already); ``running_index`` says whether its values are the
+    row numbers 0, 1, …, n − 1 (or 1, …, n): such a column says nothing about anyone
+    and can be dropped; ``start`` is its first value then (0 or 1), else None.
+    """
+
+    name: str
+    running_index: bool
+    start: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "running_index": self.running_index, "start": self.start}
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A loaded table plus how it was read.
 
     ``frame`` holds numeric columns as numbers and every other column as text, with
     missing cells as ``NA``. ``notes`` lists what the loader changed or assumed.
+    ``unnamed_first`` holds the facts of a first column read without a name (see
+    :class:`UnnamedColumn`); :meth:`drop_column` and :meth:`rename_column` settle it.
     """
 
     frame: pd.DataFrame
@@ -112,6 +141,7 @@ class Dataset:
     encoding: str | None = None
     delimiter: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    unnamed_first: UnnamedColumn | None = None
 
     @cached_property
     def fingerprint(self) -> Fingerprint:
@@ -133,6 +163,58 @@ class Dataset:
             "format": self.source_format,
             "encoding": self.encoding,
         }
+
+    def drop_column(self, column: str) -> Dataset:
+        """This data set without ``column`` (the unnamed first column once dropped is
+        settled: ``unnamed_first`` becomes None)."""
+        if column not in self.frame.columns:
+            raise DataFormatError(
+                f"The table has no column '{column}'.", code="data.no_such_column", column=column
+            )
+        if self.frame.shape[1] == 1:
+            raise DataFormatError(
+                f"'{column}' is the table's only column; a table needs at least one.",
+                code="data.last_column",
+                column=column,
+            )
+        unnamed = self.unnamed_first
+        return replace(
+            self,
+            frame=self.frame.drop(columns=[column]),
+            unnamed_first=None if unnamed is not None and unnamed.name == column else unnamed,
+        )
+
+    def rename_column(self, column: str, new_name: str) -> Dataset:
+        """This data set with ``column`` named ``new_name`` (stripped; not blank, not
+        the name of another column, at most :data:`MAX_COLUMN_NAME_CHARS` characters).
+        Renaming the unnamed first column settles it (``unnamed_first`` becomes None)."""
+        if column not in self.frame.columns:
+            raise DataFormatError(
+                f"The table has no column '{column}'.", code="data.no_such_column", column=column
+            )
+        name = str(new_name).strip()
+        if not name:
+            raise DataFormatError(
+                "A column name cannot be blank.", code="data.blank_new_name", column=column
+            )
+        if len(name) > MAX_COLUMN_NAME_CHARS:
+            raise DataFormatError(
+                f"A column name may have at most {MAX_COLUMN_NAME_CHARS:,} characters.",
+                code="data.new_name_too_long",
+                limit=MAX_COLUMN_NAME_CHARS,
+            )
+        if name != column and name in self.frame.columns:
+            raise DataFormatError(
+                f"The table has a column named '{name}' already; choose another name.",
+                code="data.new_name_taken",
+                column=name,
+            )
+        unnamed = self.unnamed_first
+        return replace(
+            self,
+            frame=self.frame.rename(columns={column: name}),
+            unnamed_first=None if unnamed is not None and unnamed.name == column else unnamed,
+        )
 
 
 # ---------------------------------------------------------------------------------
@@ -209,8 +291,8 @@ def _read_content(
             return replace(dataset, name=name or dataset.name, notes=(note, *dataset.notes))
     fmt = fmt or _detect_format(name, head)
     if fmt == "xlsx":
-        frame = _read_excel(_as_buffer(source, path), budget)
-        return Dataset(frame, name or "table.xlsx", "xlsx")
+        frame, unnamed = _read_excel(_as_buffer(source, path), budget)
+        return Dataset(frame, name or "table.xlsx", "xlsx", unnamed_first=unnamed)
     if fmt == "parquet":
         frame = _read_parquet(_as_buffer(source, path), budget)
         return Dataset(frame, name or "table.parquet", "parquet")
@@ -521,7 +603,9 @@ def _parse_text(
     if not lines:
         raise DataFormatError("The file is empty.", code="data.empty_file")
     delimiter = sniff_delimiter(lines)
-    names = _check_header(_header_record(lines, delimiter))
+    header = _header_record(lines, delimiter)
+    blank_first = _blank_first(header)
+    names = _check_header(header, first_may_be_blank=True)
     # Leading spaces after delimiters ("a, b") are skipped only when the sample has them:
     # the option costs a third of the parse time on large files.
     skip_space = bool(re.search(re.escape(delimiter) + r" \S", "\n".join(lines[1:])))
@@ -541,7 +625,8 @@ def _parse_text(
             keep_default_na=False,
             skipinitialspace=skip_space,
             skip_blank_lines=True,
-            dtype={name: "str" for name in text_columns} or None,
+            # by position: pandas names an unnamed column itself ("Unnamed: 0")
+            dtype={names.index(name): "str" for name in text_columns} or None,
         )
     except pd.errors.ParserError as exc:
         raise _ragged_error(str(exc), len(names)) from exc
@@ -593,7 +678,15 @@ def _parse_text(
     delim_name = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}[delimiter]
     notes.insert(0, f"Read as {reported_encoding or encoding} text, {delim_name}-separated.")
     fmt = "tsv" if delimiter == "\t" else "csv"
-    return Dataset(frame, name, fmt, reported_encoding or encoding, delimiter, tuple(notes))
+    return Dataset(
+        frame,
+        name,
+        fmt,
+        reported_encoding or encoding,
+        delimiter,
+        tuple(notes),
+        _unnamed_first(frame, blank_first),
+    )
 
 
 def _read_csv_chunks(buffer: Any, budget: ReadBudget, **options: Any) -> pd.DataFrame | None:
@@ -689,8 +782,45 @@ def _leading_zero_columns(lines: list[str], delimiter: str, names: list[str]) ->
     return found
 
 
-def _check_header(header: list[str]) -> list[str]:
+def _blank_first(header: list[str]) -> bool:
+    """The first header cell is empty and every other one is not: a table written with
+    its index (pandas' ``to_csv()``/``to_excel()``, R's row names)."""
+    names = [str(h).strip().lstrip("\ufeff").strip() for h in header]
+    return len(names) > 1 and not names[0] and all(names[1:])
+
+
+def _index_name(names: list[str]) -> str:
+    """:data:`INDEX_NAME`, or ``index_2``, ``index_3``… when a column has that name."""
+    taken = set(names)
+    name, n = INDEX_NAME, 2
+    while name in taken:
+        name = f"{INDEX_NAME}_{n}"
+        n += 1
+    return name
+
+
+def _unnamed_first(frame: pd.DataFrame, named: bool) -> UnnamedColumn | None:
+    """The facts of the first column when its header cell was empty (``named``: the
+    loader named it): whether it holds the running row numbers 0…n−1 or 1…n."""
+    if not named:
+        return None
+    first = frame.iloc[:, 0]
+    start = None
+    if pd.api.types.is_integer_dtype(first.dtype) and len(first):
+        values = first.to_numpy()
+        for candidate in (0, 1):
+            if np.array_equal(values, np.arange(candidate, candidate + len(values))):
+                start = candidate
+                break
+    return UnnamedColumn(str(frame.columns[0]), start is not None, start)
+
+
+def _check_header(header: list[str], *, first_may_be_blank: bool = False) -> list[str]:
+    """The column names, checked; with ``first_may_be_blank`` an empty first name (and
+    only it: :func:`_blank_first`) is named :func:`_index_name` instead of refused."""
     names = [h.strip().lstrip("\ufeff").strip() for h in header]
+    if first_may_be_blank and _blank_first(names):
+        names[0] = _index_name(names[1:])
     too_long = next((i for i, n in enumerate(names) if len(n) > MAX_COLUMN_NAME_CHARS), None)
     if too_long is not None:
         raise DataFormatError(
@@ -814,20 +944,22 @@ def _header_line_index(arr: np.ndarray, ends: np.ndarray) -> int:
 # Excel, Parquet, JSON lines
 
 
-def _read_excel(buffer: Any, budget: ReadBudget) -> pd.DataFrame:
-    """The first sheet; its first non-blank row holds the column names
-    (:func:`privcore.data.excel.read_first_sheet` checks the workbook first)."""
+def _read_excel(buffer: Any, budget: ReadBudget) -> tuple[pd.DataFrame, UnnamedColumn | None]:
+    """The first sheet — its first non-blank row holds the column names
+    (:func:`privcore.data.excel.read_first_sheet` checks the workbook first) — and the
+    facts of its first column when that has no name."""
     raw = read_first_sheet(buffer, budget)
     raw = raw.dropna(how="all").dropna(axis=1, how="all")
     if raw.empty:
         raise DataFormatError("The file is empty.", code="data.empty_file")
     header = [_excel_header_text(v) for v in raw.iloc[0].tolist()]
-    names = _check_header(header)
+    names = _check_header(header, first_may_be_blank=True)
     frame = raw.iloc[1:].reset_index(drop=True)
     frame.columns = names
     if frame.empty:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
-    return _finish_frame(frame, normalize_text=True)
+    frame = _finish_frame(frame, normalize_text=True)
+    return frame, _unnamed_first(frame, _blank_first(header))
 
 
 def _excel_header_text(value: Any) -> str:

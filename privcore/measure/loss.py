@@ -10,7 +10,8 @@ here works from those levels:
 - discernibility metric (Bayardo & Agrawal 2005, as in ARX): :func:`discernibility`;
 - normalized average equivalence class size C_avg (LeFevre et al. 2006):
   :func:`average_class_size`;
-- normalized / global certainty penalty (Xu et al. 2006): :func:`ncp`, :func:`gcp`;
+- normalized / global certainty penalty (Xu et al. 2006): :func:`ncp`, :func:`gcp`, and
+  :func:`cell_ncp` for released cells that are no labels of a hierarchy (ranges, sets);
 - precision (Sweeney 2002): :func:`precision`;
 - height of a full-domain generalization node (seed 003 §20.3.1.1):
   :func:`generalization_height`.
@@ -28,12 +29,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.classes import SUPPRESSED, EquivalenceClasses, present_codes, value_codes
+from privcore.classes import SUPPRESSED, EquivalenceClasses, factorize, present_codes, value_codes
+from privcore.data.cells import parse_column
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import ParameterError
 
 __all__ = [
     "average_class_size",
+    "cell_ncp",
     "discernibility",
     "gcp",
     "generalization_height",
@@ -302,6 +305,92 @@ def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.nda
         out[rows] = np.append(penalty, 0.0)[row_labels]  # missing (-1) picks 0
     out[levels == height] = 1.0
     return out
+
+
+#: Cells (distinct released values × distinct original values) :func:`cell_ncp` reads at
+#: most, in blocks of :data:`_CELL_BLOCK`: about two seconds of work.
+CELL_BUDGET = 200_000_000
+_CELL_BLOCK = 16_000_000
+
+
+def cell_ncp(
+    original: pd.Series, release: pd.Series, hierarchy: Hierarchy | None = None
+) -> tuple[np.ndarray | None, int]:
+    """NCP of every cell of one QI read from the released cells themselves (Xu et al.
+    2006), for releases whose cells are no labels of a hierarchy: Mondrian's ranges
+    ``[20-29]`` and sets ``{a,b}``, masks, comparisons, uploaded releases.
+
+    A released cell stands for the original values it contains
+    (:mod:`privcore.data.cells`: ranges, masks, sets, hierarchy labels, ``*``). Over the
+    values present in the column (missing left out), numeric attribute: NCP = (max − min
+    of the values the cell contains) / (max − min of the column); categorical: NCP =
+    (values the cell contains) / (values of the column), 0 when it contains a single one.
+    ``*`` gives 1; a missing original gives 0 below ``*`` — the rules of :func:`ncp`, so
+    a cell that is a hierarchy label costs the same either way, and a Mondrian range or
+    set costs what Mondrian's own NCP says.
+
+    Returns (NCP per row, rows whose cell does not contain their original value). When
+    that count is not 0 the release was not made by generalizing this column (noise,
+    synthesis, another table) and the NCP is ``None``. The work is distinct released
+    values × distinct original values; above :data:`CELL_BUDGET` it raises
+    :class:`ParameterError` ``measure.too_many_cells``.
+    """
+    if len(original) != len(release):
+        raise ParameterError(
+            f"The original column has {len(original)} rows but the released one has "
+            f"{len(release)}.",
+            code="measure.alignment",
+            rows=[len(original), len(release)],
+        )
+    original_codes, uniques = value_codes(original)
+    m = len(uniques)
+    released_codes, released_values = factorize(pd.Series(release, copy=False))
+    n_labels = len(released_values)
+    if n_labels * (m + 1) > CELL_BUDGET:
+        raise ParameterError(
+            f"'{original.name}' has too many distinct values to read its released cells "
+            f"({n_labels:,} released × {m:,} original).",
+            code="measure.too_many_cells",
+            column=str(original.name),
+            cells=n_labels * (m + 1),
+        )
+    # The original's distinct values, then the missing value (column m).
+    values = pd.concat([pd.Series(uniques, dtype=object), pd.Series([None], dtype=object)])
+    values = values.reset_index(drop=True)
+    own_value = np.where(original_codes < 0, m, original_codes)
+    numeric = _is_numeric(original)
+    if numeric:
+        numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
+        span = float(numbers.max() - numbers.min()) if m else 0.0
+    penalty = np.zeros(n_labels, dtype=np.float64)
+    holds_own = np.zeros(len(original), dtype=bool)
+    block = max(1, _CELL_BLOCK // (m + 1))
+    for start in range(0, n_labels, block):  # blocks of distinct released values
+        stop = min(start + block, n_labels)
+        cells = parse_column(
+            pd.Series(released_values[start:stop], dtype=object), hierarchy=hierarchy
+        )
+        contains = cells.contains(values)[cells.codes]  # one row per released value
+        rows = np.flatnonzero((released_codes >= start) & (released_codes < stop))
+        holds_own[rows] = contains[released_codes[rows] - start, own_value[rows]]
+        present = contains[:, :m]
+        if numeric:
+            low = np.where(present, numbers, np.inf).min(axis=1)
+            high = np.where(present, numbers, -np.inf).max(axis=1)
+            width = np.where(high > low, high - low, 0.0)
+            part = width / span if span > 0 else np.zeros(stop - start)
+        else:
+            count = present.sum(axis=1)
+            part = np.where(count > 1, count / max(m, 1), 0.0)
+        top = cells.kinds[cells.codes] == "any"  # ``*``: every value
+        penalty[start:stop] = np.where(top, 1.0, part)
+    outside = int((~holds_own).sum())
+    if outside:
+        return None, outside
+    out = penalty[released_codes]
+    missing = original_codes < 0
+    out[missing & (out < 1.0)] = 0.0
+    return out, 0
 
 
 def gcp(ncps: Mapping[str, np.ndarray]) -> float:

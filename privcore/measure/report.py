@@ -28,7 +28,7 @@ from privcore.classes import (
 )
 from privcore.core.jsonsafe import plain
 from privcore.data.hierarchy import Hierarchy, value_keys
-from privcore.errors import DataFormatError, HierarchyError, RoleError
+from privcore.errors import DataFormatError, HierarchyError, PrivcoreError, RoleError
 from privcore.measure.entropy import (
     ROW_ORDER_EXACT_ROWS,
     PrivacyLevel,
@@ -41,6 +41,7 @@ from privcore.measure.entropy import (
 )
 from privcore.measure.loss import (
     average_class_size,
+    cell_ncp,
     discernibility,
     gcp,
     generalization_levels,
@@ -189,7 +190,11 @@ def information_loss(
     k: int,
 ) -> tuple[dict[str, Any], list[str]]:
     """Discernibility, C_avg, and — for QIs whose released cells are labels of their
-    hierarchy — WHD distortion, GCP (from NCP) and precision (SPEC §5)."""
+    hierarchy — WHD distortion and precision (SPEC §5). GCP (from NCP) covers those QIs
+    and also the ones whose cells are no labels but contain their original values
+    (ranges, sets, masks: :func:`~privcore.measure.loss.cell_ncp`), so that Mondrian's
+    release and the same release read from a file have one GCP; ``gcp_columns`` names
+    the QIs it covers."""
     loss: dict[str, Any] = {
         "discernibility": discernibility(classes),
         "c_avg": average_class_size(classes, max(int(k), 1)) if classes.n_classes else None,
@@ -197,37 +202,48 @@ def information_loss(
     notes: list[str] = []
     levels: dict[str, np.ndarray] = {}
     usable: dict[str, Hierarchy] = {}
+    penalties: dict[str, np.ndarray] = {}
     for column in qi:
         hierarchy = hierarchies.get(column)
         if hierarchy is None:
-            notes.append(f"No hierarchy for '{column}': WHD, GCP and precision leave it out.")
-            continue
+            why = f"No hierarchy for '{column}'"
+        else:
+            try:
+                column_levels = generalization_levels(original[column], release[column], hierarchy)
+            except HierarchyError as exc:
+                why = f"'{column}': {exc.message.rstrip('.')}"
+            else:
+                bad = int((column_levels < 0).sum())
+                if not bad:
+                    levels[column] = column_levels
+                    usable[column] = hierarchy
+                    penalties[column] = ncp(original[column], column_levels, hierarchy)
+                    continue
+                why = f"{bad} released value(s) of '{column}' are not labels of its hierarchy"
         try:
-            column_levels = generalization_levels(original[column], release[column], hierarchy)
-        except HierarchyError as exc:
-            notes.append(f"'{column}': {exc.message} WHD, GCP and precision leave it out.")
-            continue
-        if (column_levels < 0).any():
-            bad = int((column_levels < 0).sum())
+            read, _ = cell_ncp(original[column], release[column], hierarchy)
+        except PrivcoreError:
+            read = None
+        if read is None:
+            notes.append(f"{why}: WHD, GCP and precision leave it out.")
+        else:
+            penalties[column] = read
             notes.append(
-                f"{bad} released value(s) of '{column}' are not labels of its hierarchy: "
-                "WHD, GCP and precision leave it out."
+                f"{why}: WHD and precision leave it out; its GCP reads the released cells."
             )
-            continue
-        levels[column] = column_levels
-        usable[column] = hierarchy
     if levels:
         per_record, total = whd_distortion(levels, usable)
         loss["whd_total"] = total
         loss["whd_mean"] = float(per_record.mean()) if len(per_record) else 0.0
-        loss["gcp"] = gcp({c: ncp(original[c], levels[c], usable[c]) for c in levels})
         loss["precision"] = precision(levels, usable)
         loss["levels"] = {  # the most common level of each column
             c: int(code_counts(v, usable[c].height + 1).argmax()) for c, v in levels.items()
         }
         loss["loss_columns"] = sorted(levels)
     else:
-        loss.update({"whd_total": None, "whd_mean": None, "gcp": None, "precision": None})
+        loss.update({"whd_total": None, "whd_mean": None, "precision": None})
+    loss["gcp"] = gcp(penalties) if penalties else None
+    loss["gcp_columns"] = sorted(penalties)
     return loss, notes
 
 

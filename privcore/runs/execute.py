@@ -213,6 +213,7 @@ def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
         hierarchies=hierarchies,
         tau=request.tau,
         risk_threshold=request.risk_threshold,
+        tolerance=request.tolerance,
         progress=progress,
     )
     return result, result.to_dict()

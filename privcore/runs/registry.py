@@ -138,7 +138,11 @@ MODELS: dict[str, Entry] = {
 
 ATTACKS: dict[str, Entry] = {
     "linkage": Entry(
-        "linkage", "Linkage with a voter roll", "roll", "Sweeney 2002", ("roll_size", "locale")
+        "linkage",
+        "Linkage with a voter roll",
+        "roll",
+        "Sweeney 2002",
+        ("roll_size", "locale", "tolerance"),
     ),
     "homogeneity": Entry("homogeneity", "Homogeneity", "classes", "Machanavajjhala 2007", ("tau",)),
     "background": Entry("background", "Background knowledge", "classes", "Machanavajjhala 2007"),
@@ -251,6 +255,14 @@ OPTIONS: dict[str, Option] = {
             optional=True,
         ),
         _o("locale", "choice", "names in the voter roll", choices=LOCALES),
+        _o(
+            "tolerance",
+            "float",
+            "linkage: a numeric sensitive value counts as learnt when every candidate value "
+            "lies within ± this share of the true value, relative to it (0.1: ±10 percent)",
+            minimum=0.0,
+            maximum=1.0,
+        ),
         _o(
             "tau",
             "float",

@@ -207,7 +207,9 @@ class MeasureRequest(Request):
 @dataclass(frozen=True)
 class AttackRequest(Request):
     """Attack the original and a release with a synthetic voter roll: linkage and
-    homogeneity, before vs after."""
+    homogeneity, before vs after. ``tolerance``: a numeric sensitive value counts as
+    learnt when every candidate value lies within ± tolerance of the true one, relative
+    to it."""
 
     kind: ClassVar[str] = "attack"
     qi: tuple[str, ...] = ()
@@ -218,6 +220,7 @@ class AttackRequest(Request):
     locale: str = "en"
     tau: float = 1.0
     risk_threshold: float = 0.2
+    tolerance: float = 0.1
 
 
 @dataclass(frozen=True)

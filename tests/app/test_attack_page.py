@@ -238,3 +238,73 @@ def test_a_shuffled_release_with_a_row_key_is_lined_up_by_the_key():
     at.button(key="at_run").click().run()
     no_exceptions(at)
     assert metrics(at)["Re-identified"] == "0"  # the textbook's classes of 3, lined up
+
+
+def test_numeric_disclosure_within_a_tolerance_the_user_sets():
+    """The textbook release: classes A 4767*/<=40 {3K, 4K, 5K}, B 4790*/>=40 {6K, 11K,
+    8K}, C 4760*/<=40 {7K, 9K, 10K} of Salary. A voter's candidates are the class their
+    ZIP and age fall in — patient 2 (47602) in C, patient 8 (47673) in A (SPEC §2: the
+    seed's ZIPs of rows 2, 7, 8). At ±10 % nobody's candidates lie that close. At ±50 %
+    (every candidate within [x/2, 3x/2] of the voter's own salary x): patient 3 (5K: A
+    in [2.5K, 7.5K]), 5 (11K), 6 (8K), 7 (7K), 9 (10K) — 5 of 9; not 1 (3K: 5K > 4.5K),
+    2 (4K: C), 4 (6K: 11K > 9K), 8 (9K: 3K < 4.5K). The raw table gives every value
+    away exactly: 9."""
+    at = open_page()
+    at.button(key="at_build").click().run()
+    assert at.number_input(key="at_tolerance").value == 10.0
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Salary learnt within ±10 %"] == "0"
+    run = linkage_runs()[0]
+    assert run["params"]["tolerance"] == 0.1
+    assert run["results"]["linkage"]["attribute_within_tolerance"] == {"Salary": 0}
+    at.number_input(key="at_tolerance").set_value(50.0).run()
+    assert any("tolerance: 0.1 → 0.5" in w.value for w in at.warning)  # out of date
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Salary learnt within ±50 %"] == "5"
+    sim = result(at).result
+    assert sim.linkage["before"].summary["attribute_within_tolerance"] == {"Salary": 9}
+    assert linkage_runs()[0]["params"]["tolerance"] == 0.5
+    assert "Salary within tolerance" in sim.linkage["after"].targets.columns
+
+
+def test_a_release_is_not_intersected_with_itself():
+    """The textbook release uploaded as a file holds the rows of the loaded textbook
+    table: the two-release attack refuses the pair and says why."""
+    at = open_page()
+    at.file_uploader(key="at_release_upload").upload(
+        "hospital_release.csv",
+        (ROOT / "assets" / "hospital" / "hospital_release.csv").read_bytes(),
+        "text/csv",
+    )
+    at.run()
+    at.button(key="at_build").click().run()
+    no_exceptions(at)
+    wb = at.session_state["workbench"]
+    assert wb.reviewed().source == "file"
+    twin = next(r for r in wb.releases() if r.origin == "hospital_release")
+    assert twin.fingerprint == wb.reviewed().fingerprint
+    at.selectbox(key="at_second").set_value(twin.id).run()
+    assert any("a release intersected with itself" in w.value for w in at.warning)
+    assert at.button(key="at_two").disabled
+    assert not [r for r in history.list_runs(kind="attack") if "attack" in r["params"]]
+
+
+def test_releases_whose_classes_nest_narrow_nobody():
+    """Optimal at k = 9 releases one class of all nine patients; the textbook's three
+    classes lie inside it: intersecting shrinks no candidate set, and the page says so."""
+    at = new_app()
+    at.session_state["workbench"].active = "hospital"
+    at.switch_page(str(ROOT / "pages" / "anonymize.py")).run()
+    at.slider(key="an_k").set_value(9).run()
+    no_exceptions(at)
+    at.switch_page(str(ROOT / "pages" / "attack.py")).run()
+    at.button(key="at_build").click().run()
+    wb = at.session_state["workbench"]
+    textbook = next(r for r in wb.releases() if r.origin == "hospital_release")
+    at.selectbox(key="at_second").set_value(textbook.id).run()
+    at.button(key="at_two").click().run()
+    no_exceptions(at)
+    assert metrics(at)["Smallest effective k"] == "3"
+    assert any("No record's candidate set shrinks" in i.value for i in at.info)

@@ -188,3 +188,124 @@ def test_a_session_cannot_hold_more_upload_memory_than_its_limit(monkeypatch):
     no_exceptions(at)
     assert workbench(at).uploads == {}
     assert any("MB" in e.value for e in at.error), at.error
+
+
+def _columns_config(at) -> dict:
+    return json.loads(at.data_editor[0].proto.columns)
+
+
+def test_a_confirmed_role_other_than_the_suggestion_is_said_per_column():
+    at = new_app("data_roles.py")
+    no_exceptions(at)
+    editor = at.data_editor[0].value.set_index("column")
+    # Adult's salary-class: suggested sensitive (its name), confirmed quasi-identifier
+    assert editor.loc["salary-class", "suggested"] == "sensitive"
+    assert editor.loc["salary-class", "role"] == "quasi_identifier"
+    assert editor.loc["salary-class", "note"] == (
+        "Suggested sensitive; confirmed as quasi-identifier."
+    )
+    assert editor.loc["age", "note"] == ""  # the same role: nothing to say
+    assert any("salary-class" in c.value and "differs" in c.value for c in at.caption)
+    config = _columns_config(at)
+    assert config["note"]["label"] == "Note"
+    # the Review column says what its tick means and what to do
+    assert "no rule" in config["review"]["help"] and "only a guess" in config["review"]["help"]
+
+    at.radio(key="lang").set_value("zh").run()
+    editor = at.data_editor[0].value.set_index("column")
+    assert editor.loc["salary-class", "note"] == "建议为敏感属性；已确认为准标识符。"
+
+
+def test_the_builder_starts_with_the_kind_that_fits_the_column():
+    at = upload(
+        new_app("data_roles.py"),
+        "p.csv",
+        b"zip,age,city,visit\n47677,29,Lafayette,2020-01-05\n47602,72,Gary,2021-03-09\n"
+        b"47905,43,Gary,2019-12-31\n",
+    )
+    for column, method in (
+        ("zip", "masking"),
+        ("age", "intervals"),
+        ("city", "mapping"),
+        ("visit", "dates"),
+    ):
+        at.selectbox(key="hcol::p.csv").set_value(column).run()
+        no_exceptions(at)
+        assert at.radio(key=f"hm::p.csv::{column}").value == method, column
+
+
+def test_suggested_hierarchies_are_shown_previewed_and_editable_before_use():
+    rows = ["city,age,disease"] + [
+        f"{c},{a},flu"
+        for c, a in zip(
+            ["A"] * 5 + ["B"] * 4 + ["C"] * 3 + ["D"] * 2 + ["E"], range(20, 35), strict=True
+        )
+    ]
+    at = upload(new_app("data_roles.py"), "c.csv", ("\n".join(rows) + "\n").encode())
+    listed = next(d.value for d in at.dataframe if "Kind" in d.value.columns)
+    by_column = listed.set_index("Column")
+    assert by_column.loc["city", "Kind"] == "Groups by frequency"
+    assert by_column.loc["city", "Why"].startswith("5 text values")
+    assert by_column.loc["city", "Example"] == "A → {A, B} → {A, B, C, D} → *"
+    assert by_column.loc["age", "Kind"] == "Numeric intervals"
+
+    # the city column: its suggestion previewed, the mapping table filled in from it
+    at.selectbox(key="hcol::c.csv").set_value("city").run()
+    assert any(m.value == "**Suggested hierarchy**" for m in at.markdown)
+    assert at.number_input(key="ml::city").value == 2
+    table = at.data_editor(key="mt::city::2").value.set_index("value")
+    assert table.loc["E", "level 1"] == "E" and table.loc["C", "level 2"] == "{A, B, C, D}"
+    # change it (E's own label at level 1) and use the edited one
+    at.session_state["mt::city::2"] = {
+        "edited_rows": {4: {"level 1": "rare"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    at.button(key="b::city").click().run()
+    no_exceptions(at)
+    at.button(key="use::city").click().run()
+    hierarchy = workbench(at).drafts["c.csv"].hierarchies["city"]
+    assert list(hierarchy.generalize_values(["E", "C", "A"], 1)) == ["rare", "{C, D}", "{A, B}"]
+
+    # the other suggestion in one click
+    at.button(key="use_suggested::c.csv").click().run()
+    no_exceptions(at)
+    draft = workbench(at).drafts["c.csv"]
+    assert draft.hierarchies["city"] == hierarchy  # the edited one is kept
+    assert draft.hierarchies["age"].height >= 2
+    assert not any("Kind" in d.value.columns for d in at.dataframe)  # nothing left to suggest
+
+
+def test_a_csv_written_with_its_index_can_drop_or_name_that_column():
+    import pandas as pd
+
+    frame = pd.DataFrame({"zip": ["47677", "47602", "47905"], "age": [29, 22, 43]})
+    at = upload(new_app("data_roles.py"), "indexed.csv", frame.to_csv().encode())
+    no_exceptions(at)
+    assert not at.error  # read, not refused
+    assert any("row numbers 0, 1, 2" in i.value for i in at.info)
+    assert list(workbench(at).uploads["indexed.csv"].frame.columns) == ["index", "zip", "age"]
+    at.button(key="unnamed_drop::indexed.csv").click().run()
+    no_exceptions(at)
+    wb = workbench(at)
+    assert list(wb.uploads["indexed.csv"].frame.columns) == ["zip", "age"]
+    assert "index" not in wb.drafts["indexed.csv"].roles
+    assert list(at.data_editor[0].value["column"]) == ["zip", "age"]
+    assert not any("row numbers" in i.value for i in at.info)
+
+    # or keep it under a name ("index" unless changed)
+    at = upload(new_app("data_roles.py"), "named.csv", frame.to_csv().encode())
+    at.text_input(key="unnamed_name::named.csv").set_value("visit").run()
+    at.button(key="unnamed_keep::named.csv").click().run()
+    no_exceptions(at)
+    wb = workbench(at)
+    assert list(wb.uploads["named.csv"].frame.columns) == ["visit", "zip", "age"]
+    assert "visit" in wb.drafts["named.csv"].roles and "index" not in wb.drafts["named.csv"].roles
+    # a name the table has already is refused inline
+    at = upload(new_app("data_roles.py"), "taken.csv", frame.to_csv().encode())
+    at.text_input(key="unnamed_name::taken.csv").set_value("zip").run()
+    at.button(key="unnamed_keep::taken.csv").click().run()
+    no_exceptions(at)
+    assert any("already" in e.value for e in at.error)
+    assert list(workbench(at).uploads["taken.csv"].frame.columns) == ["index", "zip", "age"]

@@ -186,6 +186,43 @@ def test_lesson_two_rejects_a_node_one_step_short():
     assert at.success and "Height 8" in at.success[0].value
 
 
+def test_lesson_two_feedback_matches_the_answer():
+    """On the nine patients, (ZIP 1, Age 2) is the only 3-anonymous node of the lowest
+    height, 3; (2, 2) works at height 4; (2, 1) does not work. The feedback says which:
+    "a lower height keeps more information" only after an answer that is not the best."""
+    at = open_learn(2)
+    answer(at, 2, (1, 2))
+    check(at, 2)
+    best = at.success[0].value
+    assert "the best answer" in best and "Height 3" in best
+    assert "lower height works too" not in best
+    answer(at, 2, (2, 2))
+    check(at, 2)
+    higher = at.success[0].value
+    assert "Height 4" in higher and "a lower height works too: (ZIP=1, Age=2)" in higher
+    assert "best answer" not in higher
+    answer(at, 2, (2, 1))
+    check(at, 2)
+    assert at.error and not at.success
+    # and in Chinese, the best answer is called the best one
+    at = open_learn(2, "zh")
+    answer(at, 2, (1, 2))
+    check(at, 2)
+    assert "最佳答案" in at.success[0].value and "更低的高度也可行" not in at.success[0].value
+
+
+def test_lesson_two_judges_each_branch():
+    """judge_node on a made-up set of satisfying nodes with their GCPs: the lowest height
+    (2) holds two nodes, (1, 1) losing less than (2, 0)."""
+    from ui.learn import judge_node
+
+    satisfying = {(1, 1): 0.2, (2, 0): 0.3, (2, 1): 0.4, (3, 3): 1.0}
+    assert judge_node((1, 1), satisfying) == ("optimal", (1, 1))
+    assert judge_node((2, 0), satisfying) == ("same_height", (1, 1))
+    assert judge_node((3, 3), satisfying) == ("higher", (1, 1))
+    assert judge_node((0, 1), satisfying) == ("wrong", (1, 1))
+
+
 def test_an_exercise_in_chinese():
     at = open_learn(5, "zh")
     answer(at, 5, 0.75)

@@ -39,10 +39,11 @@ def test_worked_example_figures_and_history():
         "0.750",
         "3",
     )
-    # verdict cards: k ≥ 5 fails at k = 3, distinct 2-diversity passes
+    # verdict cards: k ≥ 5 fails at k = 3; l and t were not asked for: information
     cards = [m.value for m in at.markdown]
     assert any("k ≥ 5" in c and ":red[" in c for c in cards)
-    assert any("l ≥ 2" in c and ":green[" in c for c in cards)
+    assert not any("l ≥" in c or "t ≤" in c for c in cards)
+    assert any("l = 3" in c and ":blue[" in c for c in cards)
     # the class table has the three classes of the worked example
     classes = at.dataframe[0].value
     assert sorted(classes["size"].tolist()) == [3, 3, 3]
@@ -52,6 +53,7 @@ def test_worked_example_figures_and_history():
     assert runs[0]["results"]["k"] == 3
     # the run's parameters are the request's, with the release's name
     assert runs[0]["params"]["release"] == picked.name and runs[0]["params"]["k"] == 5
+    assert runs[0]["params"]["l"] is None and runs[0]["params"]["t"] is None
     # the result names the release and the parameters it was computed for
     assert any(f"Computed for «{picked.name}»" in c.value for c in at.caption)
 

@@ -8,7 +8,13 @@ import pytest
 
 from privcore.anonymize import ALGORITHMS, anonymize
 from privcore.data import Schema
-from privcore.data.hierarchy_suggestions import _nice_width, suggest_hierarchies, suggest_hierarchy
+from privcore.data.hierarchy_suggestions import (
+    KINDS,
+    REASONS,
+    _nice_width,
+    suggest_hierarchies,
+    suggest_hierarchy,
+)
 from privcore.errors import HierarchyError
 from privcore.models import KAnonymity
 
@@ -108,3 +114,21 @@ def test_every_algorithm_runs_on_generated_tables_with_suggested_hierarchies(tab
     release = anonymize(frame, schema, [KAnonymity(3)], algorithm=algorithm, max_suppression=0.02)
     assert release.satisfied  # k holds (on the groups, for condensation's synthetic rows)
     assert len(release.frame) == len(frame)
+
+
+def test_every_kind_and_reason_is_worded_in_both_languages():
+    from ui.catalog import catalogue, text
+
+    for lang in ("en", "zh"):
+        words = catalogue(lang)
+        assert all(f"hsug.kind.{kind}" in words for kind in KINDS)
+        assert all(f"hsug.reason.{reason}" in words for reason in REASONS)
+    made = [s for frame in _generated_tables() for s in suggest_hierarchies(frame, frame).values()]
+    assert {s.kind for s in made} <= set(KINDS) and {s.reason for s in made} <= set(REASONS)
+    ages = suggest_hierarchy(pd.Series([17, 23, 45, 90, 31], name="age"))
+    assert ages.reason_params() == {"width": "5", "levels": 6}
+    assert text("hsug.reason.numbers", "en", **ages.reason_params()) == (
+        "Numbers: intervals of width 5 over the value range, doubling at each level up to *; "
+        "6 levels."
+    )
+    assert "{" not in text(f"hsug.reason.{ages.reason}", "zh", **ages.reason_params())

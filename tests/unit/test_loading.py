@@ -297,3 +297,67 @@ def test_large_file_loads(tmp_path):
 def test_bytes_io_upload():
     ds = load(io.BytesIO(CHINESE_HEADER.encode("gbk")), filename="upload.csv")
     assert ds.frame.shape == (2, 5)
+
+
+# --- a table written with its index (first header cell empty) ----------------------
+
+
+def test_a_csv_written_by_pandas_with_its_index_is_read_with_the_facts():
+    frame = pd.DataFrame({"zip": ["02139", "47677", "12345"], "age": [29, 41, 35]})
+    ds = load(frame.to_csv().encode(), filename="with_index.csv")  # header ",zip,age"
+    assert list(ds.frame.columns) == ["index", "zip", "age"]
+    assert ds.frame["index"].tolist() == [0, 1, 2]
+    assert ds.frame["zip"].tolist() == ["02139", "47677", "12345"]  # leading zero kept
+    facts = ds.unnamed_first
+    assert (facts.name, facts.running_index, facts.start) == ("index", True, 0)
+
+    dropped = ds.drop_column("index")
+    assert list(dropped.frame.columns) == ["zip", "age"] and dropped.unnamed_first is None
+    assert (
+        dropped.fingerprint
+        == load(frame.to_csv(index=False).encode(), filename="x.csv").fingerprint
+    )
+    named = ds.rename_column("index", " row ")
+    assert list(named.frame.columns) == ["row", "zip", "age"] and named.unnamed_first is None
+
+
+def test_row_names_from_one_and_other_unnamed_columns():
+    # R's write.csv: "" as the first name, row names 1..n
+    ds = load(b'"","a","b"\n"1",5,x\n"2",6,y\n', filename="r.csv")
+    assert (ds.unnamed_first.running_index, ds.unnamed_first.start) == (True, 1)
+    # an index left by a filter (3, 7) is no running number; kept, named, not dropped
+    ds = load(b",a\n3,x\n7,y\n", filename="f.csv")
+    assert ds.unnamed_first.running_index is False and ds.frame["index"].tolist() == [3, 7]
+    # a column already called "index": the unnamed one becomes index_2
+    ds = load(b",index,a\n0,5,x\n1,6,y\n", filename="i.csv")
+    assert list(ds.frame.columns) == ["index_2", "index", "a"]
+    assert ds.unnamed_first.name == "index_2"
+    # a table with every column named has no such facts
+    assert load(b"a,b\n1,2\n", filename="n.csv").unnamed_first is None
+
+
+def test_an_excel_file_written_with_its_index(tmp_path):
+    path = tmp_path / "with_index.xlsx"
+    pd.DataFrame({"age": [29, 41], "sex": ["F", "M"]}).to_excel(path)
+    ds = load(path)
+    assert list(ds.frame.columns) == ["index", "age", "sex"]
+    assert ds.unnamed_first.running_index and ds.unnamed_first.start == 0
+
+
+def test_a_blank_name_elsewhere_is_still_refused():
+    assert error_of(b"a,,b\n1,2,3\n", filename="d.csv").code == "data.blank_column_name"
+    assert error_of(b",,b\n1,2,3\n", filename="d.csv").code == "data.blank_column_name"
+
+
+def test_renaming_or_dropping_a_column_checks_the_name():
+    ds = load(b",a\n0,x\n1,y\n", filename="f.csv")
+    for new, code in (("  ", "data.blank_new_name"), ("a", "data.new_name_taken")):
+        with pytest.raises(DataFormatError) as info:
+            ds.rename_column("index", new)
+        assert info.value.code == code
+    with pytest.raises(DataFormatError) as info:
+        ds.drop_column("nope")
+    assert info.value.code == "data.no_such_column"
+    with pytest.raises(DataFormatError) as info:
+        ds.drop_column("index").drop_column("a")
+    assert info.value.code == "data.last_column"

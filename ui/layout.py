@@ -1,0 +1,132 @@
+"""The page layout shared by every page: nothing cut off at 1,280 px, usable at 800 px.
+
+Streamlit lays columns side by side until the *viewport* is 640 px wide; with the sidebar
+open, an 800 px window leaves the main area about 470 px, and four columns of controls
+there are about 100 px each. Its labels, metrics, buttons and tags of a multiselect
+end in an ellipsis when they do not fit. The style sheet below changes three things:
+
+- **Columns stack when they have no room.** Every column keeps a minimum width (more for
+  one holding input widgets, less for one holding a metric); the column row wraps, so a
+  column that would be narrower moves to the next line and fills it.
+- **Text wraps instead of being cut.** Labels, metric labels and values, button labels,
+  checkbox labels, tab titles and the uploader's file types wrap onto further lines.
+- **A multiselect shows every choice**: its tags wrap onto further lines instead of
+  scrolling sideways in one.
+
+:func:`controls_and_results` is the two-column layout of a page whose controls sit on
+the left of its results (Anonymize): the controls column is at least 18rem wide and the
+results column at least 28rem, side by side at 1,280 px, stacked at 800 px.
+
+The selectors use Streamlit's ``data-testid`` attributes and the ``st-key-<key>`` class
+of a keyed container: both are part of what Streamlit publishes for styling and testing,
+unlike its generated class names.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+__all__ = ["CONTROLS_KEY", "RESULTS_KEY", "STYLE", "apply", "controls_and_results"]
+
+CONTROLS_KEY = "layout_controls"
+RESULTS_KEY = "layout_results"
+
+#: Minimum widths (rem) of columns: any column, one with input widgets, one with a metric,
+#: and the two columns of :func:`controls_and_results`.
+COLUMN_MIN_REM = 9
+INPUT_COLUMN_MIN_REM = 16
+METRIC_COLUMN_MIN_REM = 8
+CONTROLS_MIN_REM = 18
+RESULTS_MIN_REM = 28
+
+_INPUTS = ", ".join(
+    f'[data-testid="{testid}"]'
+    for testid in (
+        "stSelectbox",
+        "stMultiSelect",
+        "stNumberInput",
+        "stTextInput",
+        "stDateInput",
+        "stSlider",
+        "stFileUploader",
+    )
+)
+
+STYLE = f"""
+/* Columns stack when they have no room (Streamlit stacks them only below 640 px). */
+.stApp [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
+.stApp [data-testid="stColumn"] {{ min-width: min(100%, {COLUMN_MIN_REM}rem); }}
+.stApp [data-testid="stColumn"]:has([data-testid="stMetric"]) {{
+  min-width: min(100%, {METRIC_COLUMN_MIN_REM}rem);
+}}
+.stApp [data-testid="stColumn"]:has({_INPUTS}) {{
+  min-width: min(100%, {INPUT_COLUMN_MIN_REM}rem);
+}}
+.stApp [data-testid="stColumn"]:has(.st-key-{CONTROLS_KEY}) {{
+  flex: 1 1 {CONTROLS_MIN_REM}rem;
+  min-width: min(100%, {CONTROLS_MIN_REM}rem);
+}}
+.stApp [data-testid="stColumn"]:has(.st-key-{RESULTS_KEY}) {{
+  flex: 3 1 {RESULTS_MIN_REM}rem;
+  min-width: min(100%, {RESULTS_MIN_REM}rem);
+}}
+
+/* Text wraps instead of ending in an ellipsis. */
+.stApp .stMarkdownEllipsis,
+.stApp [data-testid="stMetricLabel"] *,
+.stApp [data-testid="stMetricValue"] *,
+.stApp [data-testid="stFileUploaderDropzoneInstructions"] * {{
+  white-space: normal;
+  overflow: visible;
+  text-overflow: clip;
+  overflow-wrap: anywhere;
+}}
+.stApp [data-testid="stMetricValue"] {{ white-space: normal; overflow: visible; }}
+/* A metric's value scales with its column (about 13 digits fit) before it wraps. */
+.stApp [data-testid="stMetric"] {{ container-type: inline-size; }}
+.stApp [data-testid="stMetricValue"] {{
+  font-size: clamp(1.25rem, 14cqi, 2.25rem);
+  line-height: 1.2;
+}}
+.stApp button p {{ white-space: normal; }}
+
+/* Tabs wrap onto a second line instead of scrolling sideways. */
+.stApp [data-testid="stTabs"] [role="tablist"] {{ flex-wrap: wrap; overflow: visible; }}
+
+/* A multiselect shows every choice: its tags wrap onto further lines. */
+.stApp [data-testid="stMultiSelect"] [role="group"]:has(
+  > [data-testid="stMultiSelectTagsContainer"]
+) {{
+  max-height: none;
+  height: auto;
+}}
+.stApp [data-testid="stMultiSelectTagsContainer"] {{
+  flex-wrap: wrap;
+  overflow: visible;
+  max-height: none;
+}}
+.stApp [data-testid="stMultiSelectTagsContainer"] [data-tag] {{
+  max-width: 100%;
+  height: auto;
+  min-height: 1.75rem;
+}}
+.stApp [data-testid="stMultiSelectTagsContainer"] [data-tag] > span {{
+  max-width: none;
+  white-space: normal;
+  overflow: visible;
+  text-overflow: clip;
+  overflow-wrap: anywhere;
+}}
+"""
+
+
+def apply() -> None:
+    """Add the style sheet to the page (a style-only ``st.html`` takes no room)."""
+    st.html(f"<style>{STYLE}</style>")
+
+
+def controls_and_results():
+    """Two containers side by side: the controls (left) and the results (right); stacked,
+    controls first, when the main area is narrower than both minimum widths."""
+    left, right = st.columns([1, 3], gap="medium")
+    return left.container(key=CONTROLS_KEY), right.container(key=RESULTS_KEY)
