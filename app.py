@@ -10,7 +10,7 @@ import streamlit as st
 from privcore.errors import PrivcoreError
 from ui import charts, layout
 from ui.errors import show_error
-from ui.i18n import LANGUAGES, t
+from ui.i18n import LANGUAGES, labels, t
 from ui.shell import VIA_APP
 from ui.state import workbench
 
@@ -53,7 +53,7 @@ with st.sidebar:
     st.selectbox(
         t("sidebar.dataset"),
         options=keys,
-        format_func=wb.title,
+        format_func=labels(keys, wb.title),
         help=t("sidebar.dataset_help"),
         key="active_dataset",
         on_change=_choose_dataset,

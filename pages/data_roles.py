@@ -6,9 +6,10 @@ from privcore.data import Schema
 from ui import hierarchy_editor, roles_editor
 from ui.components import escape_md
 from ui.errors import guard, show_error
-from ui.i18n import t
+from ui.i18n import current_language, t
 from ui.shell import require_app
 from ui.state import load_upload, workbench
+from ui.words import note_text
 
 require_app()
 
@@ -43,7 +44,7 @@ with guard():
         )
     )
     for note in dataset.notes:
-        st.caption(escape_md(note))
+        st.caption(escape_md(note_text(note, current_language())))
     roles_editor.render_unnamed_column(wb, key, dataset)
     if key in wb.uploads and st.button(
         t("data.remove"), key=f"remove::{key}", help=t("data.remove_help")

@@ -14,7 +14,7 @@ from privcore.runs import AuditRequest, Inputs, TaskRequest, compute, make_reque
 from privcore.runs.registry import AUDIT_METHODS, DENSITIES, MECHANISMS
 from ui import ldp_view as view
 from ui.errors import show_error
-from ui.i18n import t
+from ui.i18n import labels, t
 from ui.progress import progress_bar
 from ui.shell import require_app
 from ui.state import keep, load_upload, session_owner
@@ -72,7 +72,7 @@ with tabs[0]:
             t("ldp.mechanism"),
             names,
             index=names.index("grr"),
-            format_func=view.mechanism_label,
+            format_func=labels(names, view.mechanism_label),
             key=keep("ldp_mechanism"),
         )
         entry = MECHANISMS[name]
@@ -92,7 +92,7 @@ with tabs[0]:
             t("ldp.methods"),
             list(AUDIT_METHODS),
             default=list(AUDIT_METHODS),
-            format_func=lambda m: t(f"ldp.method_{m}"),
+            format_func=labels(AUDIT_METHODS, lambda m: t(f"ldp.method_{m}")),
             key=keep("ldp_methods"),
         )
         n_ab = int(
@@ -108,7 +108,7 @@ with tabs[0]:
             t("ldp.density_mode"),
             list(DENSITIES),
             horizontal=True,
-            format_func=lambda m: t(f"ldp.density_{m}"),
+            format_func=labels(DENSITIES, lambda m: t(f"ldp.density_{m}")),
             key=keep("ldp_density"),
         )
         seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("ldp_seed")))
@@ -198,7 +198,7 @@ with tabs[1]:
                 t("ldp.output_shape"),
                 ["one", "prefix"],
                 horizontal=True,
-                format_func=lambda s: t(f"ldp.output_{s}"),
+                format_func=labels(["one", "prefix"], lambda s: t(f"ldp.output_{s}")),
                 key=keep("ldp_shape"),
             )
             others = [c for c in columns if c != input_col]
@@ -222,7 +222,7 @@ with tabs[1]:
                 # logged samples have no mechanism to inspect: no white-box AB
                 [m for m in AUDIT_METHODS if m != "ab"],
                 horizontal=True,
-                format_func=lambda m: t(f"ldp.method_{m}"),
+                format_func=labels(AUDIT_METHODS, lambda m: t(f"ldp.method_{m}")),
                 key=keep("ldp_s_method"),
             )
             if st.button(t("ldp.run_samples"), type="primary", key="ldp_run_samples"):
@@ -258,7 +258,7 @@ with tabs[2]:
     sweep_name = c1.selectbox(
         t("ldp.mechanism"),
         list(MECHANISMS),
-        format_func=view.mechanism_label,
+        format_func=labels(MECHANISMS, view.mechanism_label),
         key=keep("ldp_sweep_mechanism"),
     )
     eps_text = c2.text_input(t("ldp.sweep_list"), "0.5, 1, 2, 4", key=keep("ldp_sweep_list"))
@@ -316,7 +316,7 @@ with tabs[4]:
     kind = c1.selectbox(
         t("ldp.rc_noise"),
         ["uniform", "gaussian"],
-        format_func=lambda k: t(f"ldp.rc_{k}"),
+        format_func=labels(["uniform", "gaussian"], lambda k: t(f"ldp.rc_{k}")),
         key=keep("ldp_rc_kind"),
     )
     scale = c2.number_input(t("ldp.rc_scale"), 0.5, 200.0, 25.0, 5.0, key=keep("ldp_rc_scale"))
@@ -327,7 +327,7 @@ with tabs[4]:
         t("ldp.rc_method"),
         ["bayes", "em"],
         horizontal=True,
-        format_func=lambda m: t(f"ldp.rc_{m}"),
+        format_func=labels(["bayes", "em"], lambda m: t(f"ldp.rc_{m}")),
         key=keep("ldp_rc_method"),
     )
     if st.button(t("ldp.rc_run"), key="ldp_rc_run"):

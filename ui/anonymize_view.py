@@ -33,9 +33,10 @@ from privcore.runs.registry import ALGORITHMS, OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import escape_md, explained_metric, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
-from ui.i18n import current_language, t, t_plain
+from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.state import ShelfRelease, Workbench, is_bundled, keep, session_owner
+from ui.words import figure_label, model_title, note_text, requirement
 from ui.workspace import algorithm_title, choice_title, file_stem
 
 DEFAULTS = AnonymizeRequest()
@@ -85,7 +86,7 @@ def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
         t("an.algorithm"),
         algorithms,
         index=algorithms.index(DEFAULTS.algorithm),
-        format_func=algorithm_title,
+        format_func=labels(algorithms, algorithm_title),
         help=t("an.algorithm_help"),
         key=keep("an_algorithm", scope=scope, valid=among(algorithms)),
     )
@@ -101,7 +102,7 @@ def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
         l_kind = st.selectbox(
             t("pl.l_kind"),
             kinds,
-            format_func=lambda x: choice_title(f"pl.l_kind_{x}", x),
+            format_func=labels(kinds, lambda x: choice_title(f"pl.l_kind_{x}", x)),
             key=keep("an_l_kind", scope=scope, valid=among(kinds)),
         )
         l_value = st.number_input(
@@ -119,7 +120,7 @@ def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
         distance = st.selectbox(
             t("pl.t_distance"),
             distances,
-            format_func=lambda d: choice_title(f"distance.{d}", d),
+            format_func=labels(distances, lambda d: choice_title(f"distance.{d}", d)),
             key=keep("an_distance", scope=scope, valid=among(distances)),
         )
     top = float(OPTIONS["max_suppression"].maximum or 1.0)
@@ -153,7 +154,7 @@ def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
             t("an.loss_metric"),
             metrics,
             index=metrics.index(DEFAULTS.loss_metric),
-            format_func=lambda m: choice_title(f"metric.{m}", m),
+            format_func=labels(metrics, lambda m: choice_title(f"metric.{m}", m)),
             key=keep("an_metric", scope=scope, valid=among(metrics)),
         )
     if "summary" in options:
@@ -162,7 +163,7 @@ def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
             t("an.summary"),
             summaries,
             horizontal=True,
-            format_func=lambda s: choice_title(f"an.summary_{s}", s),
+            format_func=labels(summaries, lambda s: choice_title(f"an.summary_{s}", s)),
             key=keep("an_summary", scope=scope, valid=among(summaries)),
         )
     seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
@@ -462,7 +463,7 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
         )
     )
     for note in release.notes:
-        st.info(escape_md(note), icon=":material/info:")
+        st.info(escape_md(note_text(note, current_language())), icon=":material/info:")
     if release.synthetic:
         # Synthetic records are all distinct: the models hold for the condensation groups.
         group_sizes = np.bincount(release.class_ids[release.class_ids >= 0])
@@ -470,7 +471,10 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
         cards = [
             (
                 t_plain("an.groups"),
-                " · ".join(model_from_dict(m).requirement() for m in release.params["constraints"]),
+                " · ".join(
+                    requirement(m, model_from_dict(m).requirement(), current_language())
+                    for m in release.params["constraints"]
+                ),
                 "pass" if release.satisfied else "fail",
                 t_plain("an.groups_detail", groups=int((group_sizes > 0).sum())),
             )
@@ -479,8 +483,8 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
         k_achieved = measured["k"]
         cards = [
             (
-                v["model"],
-                v["requirement"],
+                model_title(v.get("parameters"), v["model"], current_language()),
+                requirement(v.get("parameters"), v["requirement"], current_language()),
                 "pass" if v["passed"] else "fail",
                 t_plain("an.verdict_detail", rows=v["violating_rows"]),
             )
@@ -526,9 +530,17 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
             chart(release, "levels", lambda: level_chart(release))
         else:  # local recoding (Mondrian) and synthetic records have no hierarchy levels
             st.info(t("an.no_levels"), icon=":material/info:")
-        loss = {k: v for k, v in release.loss.items() if isinstance(v, (int, float))}
+        lang = current_language()
+        loss = {
+            figure_label(k, lang): v
+            for k, v in release.loss.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
         st.dataframe(
-            pd.DataFrame({"metric": list(loss), "value": list(loss.values())}), hide_index=True
+            pd.DataFrame(
+                {t_plain("figure.name"): list(loss), t_plain("figure.value"): list(loss.values())}
+            ),
+            hide_index=True,
         )
     with tabs[3]:
         if release.lattice is None:
@@ -728,7 +740,7 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
         t("an.compare_algorithms"),
         algorithms,
         default=[a for a in ("datafly", "optimal", "mondrian") if a in algorithms],
-        format_func=algorithm_title,
+        format_func=labels(algorithms, algorithm_title),
         key=keep("an_compare"),
     )
     if not st.button(t("an.compare_run"), key="an_compare_run"):
@@ -780,11 +792,25 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
         pd.DataFrame(rows),
         hide_index=True,
         column_config={
+            **{
+                name: st.column_config.Column(t_plain(f"an.cmp.{name}"))
+                for name in (
+                    "algorithm",
+                    "k",
+                    "satisfied",
+                    "suppressed",
+                    "classes",
+                    "discernibility",
+                    "cached",
+                    "run",
+                    "error",
+                )
+            },
             "GCP": st.column_config.NumberColumn(format="%.4f"),
             "PL": st.column_config.NumberColumn(format="%.3f"),
             "UL": st.column_config.NumberColumn(format="%.3f"),
-            "precision": st.column_config.NumberColumn(format="%.3f"),
-            "seconds": st.column_config.NumberColumn(format="%.3f"),
+            "precision": st.column_config.NumberColumn(t_plain("an.cmp.precision"), format="%.3f"),
+            "seconds": st.column_config.NumberColumn(t_plain("an.cmp.seconds"), format="%.3f"),
         },
     )
 

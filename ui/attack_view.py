@@ -18,9 +18,10 @@ from privcore.runs.registry import OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
 from ui.errors import show_error
-from ui.i18n import current_language, t, t_plain
+from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.state import Workbench, keep, load_upload
+from ui.words import attack_table
 from ui.workspace import choice_title
 
 WHEN = ("before", "after")
@@ -239,14 +240,14 @@ def victims(report: AttackReport, sa: list[str], *, limit: int = 10) -> None:
                 )
             )
     shown = targets.sort_values("candidate_records").head(200)
-    st.dataframe(shown, hide_index=True)
+    st.dataframe(attack_table(shown, current_language()), hide_index=True)
 
 
 def homogeneous_classes(report: AttackReport) -> None:
     if report.targets.empty:
         st.success(t("at.no_homogeneous"), icon=":material/check_circle:")
     else:
-        st.dataframe(report.targets.head(500), hide_index=True)
+        st.dataframe(attack_table(report.targets.head(500), current_language()), hide_index=True)
 
 
 def posterior_chart(reports: dict[str, AttackReport]) -> alt.Chart:
@@ -305,7 +306,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         t("at.roll_source"),
         ["synthetic", "upload"],
         horizontal=True,
-        format_func=lambda s: t(f"at.roll_{s}"),
+        format_func=labels(["synthetic", "upload"], lambda s: t(f"at.roll_{s}")),
         key=keep(f"{key}_source"),
     )
     n = original.n_rows
@@ -328,7 +329,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         locale = c1.selectbox(
             t("at.locale"),
             locales,
-            format_func=lambda x: choice_title(f"at.locale_{x}", x),
+            format_func=labels(locales, lambda x: choice_title(f"at.locale_{x}", x)),
             key=keep("at_locale"),
         )
         seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))

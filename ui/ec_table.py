@@ -14,13 +14,15 @@ import streamlit as st
 
 from privcore.classes import EquivalenceClasses
 from ui.charts import ACCENT, FAIL, MUTED
-from ui.i18n import t, t_plain
+from ui.i18n import current_language, labels, t, t_plain
+from ui import words
 
 MAX_SHOWN = 5000
 
 
-def _highlight(row: pd.Series) -> list[str]:
-    colour = "background-color: rgba(207, 34, 46, 0.12)" if row.get("violates") else ""
+def _highlight(row: pd.Series, column: str) -> list[str]:
+    """Shade a row whose ``column`` (the violated models) is not empty."""
+    colour = "background-color: rgba(207, 34, 46, 0.12)" if row.get(column) else ""
     return [colour] * len(row)
 
 
@@ -37,7 +39,7 @@ def render_class_table(
         t("ec.sort"),
         ["size_asc", "size_desc", "class"],
         horizontal=True,
-        format_func=lambda o: t(f"ec.sort_{o}"),
+        format_func=labels(["size_asc", "size_desc", "class"], lambda o: t(f"ec.sort_{o}")),
         key=f"{key}::order",
     )
     table = class_table
@@ -55,13 +57,16 @@ def render_class_table(
             bad=f"{int((class_table['violates'] != '').sum()):,}",
         )
     )
+    worded = words.class_table(shown, current_language())
     event = st.dataframe(
-        shown.style.apply(_highlight, axis=1) if len(shown) <= 2000 else shown,
+        worded.style.apply(_highlight, axis=1, column=t_plain("ec.col.violates"))
+        if len(worded) <= 2000
+        else worded,
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
         key=f"{key}::table",
-        column_config={"violates": st.column_config.TextColumn(t("ec.violates"))},
+        column_config={t_plain("ec.col.violates"): st.column_config.TextColumn(t("ec.violates"))},
     )
     rows = [i for i in (event.selection.rows if event else []) if i < len(shown)]
     if not rows:

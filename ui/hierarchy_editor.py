@@ -29,7 +29,7 @@ from privcore.data import (
 from privcore.data.hierarchy_suggestions import HierarchySuggestion, suggest_hierarchy
 from privcore.errors import ParameterError, PrivcoreError
 from ui.errors import guard
-from ui.i18n import t, t_plain
+from ui.i18n import labels, t, t_plain
 from ui.state import Workbench, keep, workbench
 from ui.workspace import REQUESTED
 
@@ -185,7 +185,18 @@ def preview_frame(hierarchy: Hierarchy, values: pd.Series) -> pd.DataFrame:
     table = hierarchy.to_frame()
     present = set(value_keys(values.dropna()).unique())
     table = table[table.iloc[:, 0].isin(present)]
-    return table.head(_MAX_PREVIEW)
+    return level_headings(table.head(_MAX_PREVIEW))
+
+
+def level_headings(table: pd.DataFrame) -> pd.DataFrame:
+    """A hierarchy table with its level columns ("level 0", …) headed in words."""
+    return table.rename(
+        columns={
+            c: t_plain("hierarchy.level_n", n=c.split()[-1])
+            for c in table.columns
+            if str(c).startswith("level ")
+        }
+    )
 
 
 def _scope() -> str:
@@ -294,7 +305,17 @@ def _mapping_builder(
             table[f"level {level}"] = ""
     st.caption(t("hierarchy.mapping_help"))
     edited = st.data_editor(
-        table, hide_index=True, disabled=["value"], key=f"mt::{column}::{depth}"
+        table,
+        hide_index=True,
+        disabled=["value"],
+        key=f"mt::{column}::{depth}",
+        column_config={
+            "value": st.column_config.TextColumn(t_plain("hierarchy.level_n", n=0)),
+            **{
+                f"level {level}": st.column_config.TextColumn(t_plain("hierarchy.level_n", n=level))
+                for level in range(1, int(depth) + 1)
+            },
+        },
     )
     if st.button(t("hierarchy.build"), key=f"b::{column}"):
         return mapping_hierarchy(edited)
@@ -311,7 +332,9 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
     column = st.selectbox(
         t("hierarchy.column"),
         ordered,
-        format_func=lambda c: f"{c} ({t('role.quasi_identifier')})" if c in qis else c,
+        format_func=labels(
+            ordered, lambda c: f"{c} ({t_plain('role.quasi_identifier')})" if c in qis else c
+        ),
         key=keep(f"hcol::{key}", valid=lambda c: c in ordered),
     )
     values = frame[column]
@@ -325,7 +348,7 @@ def render(wb: Workbench, key: str, dataset: Dataset) -> None:
             t("hierarchy.method"),
             METHODS,
             index=METHODS.index(default_method(suggestion)),
-            format_func=lambda m: t(f"hierarchy.m.{m}"),
+            format_func=labels(METHODS, lambda m: t(f"hierarchy.m.{m}")),
             key=keep(f"hm::{key}::{column}"),
         )
         with guard():

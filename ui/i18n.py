@@ -18,6 +18,7 @@ lists of select boxes) use :func:`t_plain`, which leaves the parameters as they 
 from __future__ import annotations
 
 import string
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import streamlit as st
@@ -42,6 +43,7 @@ __all__ = [
     "escape_md",
     "format_text",
     "has",
+    "labels",
     "t",
     "t_plain",
 ]
@@ -61,6 +63,14 @@ def t(key: str, **params: Any) -> str:
 def t_plain(key: str, **params: Any) -> str:
     """:func:`t` for places that do not render Markdown: parameters as given."""
     return text(key, current_language(), **params)
+
+
+def labels(options: Iterable[Any], word: Callable[[Any], str]) -> Callable[[Any], str]:
+    """A ``format_func`` for a select box or radio: each option's label worded now, in
+    the session's language (a lambda calling :func:`t` would be worded whenever
+    Streamlit calls it, possibly outside the session, in another language)."""
+    table = {option: word(option) for option in options}
+    return lambda option: table.get(option, str(option))
 
 
 def error_text(exc: PrivcoreError) -> str:

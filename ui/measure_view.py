@@ -24,8 +24,9 @@ from privcore.runs.registry import OPTIONS
 from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.errors import show_error
-from ui.i18n import t, t_plain
+from ui.i18n import current_language, labels, t, t_plain
 from ui.state import ShelfRelease, Workbench, keep, load_upload
+from ui.words import model_title, note_text, requirement
 from ui.workspace import action_button, choice_title, file_stem, verdict_action
 
 #: Threshold values offered when the release under review says none of its own.
@@ -95,7 +96,7 @@ def threshold_inputs(sa: list[str], entry: ShelfRelease | None = None) -> dict[s
             t("pl.l_kind"),
             kinds,
             index=kinds.index(defaults["l_kind"]) if defaults["l_kind"] in kinds else 0,
-            format_func=lambda x: choice_title(f"pl.l_kind_{x}", x),
+            format_func=labels(kinds, lambda x: choice_title(f"pl.l_kind_{x}", x)),
             key=keep("pl_l_kind", scope=scope, valid=lambda v: v in kinds),
         )
         c = c2.number_input(
@@ -129,7 +130,7 @@ def threshold_inputs(sa: list[str], entry: ShelfRelease | None = None) -> dict[s
             index=distances.index(defaults["t_distance"])
             if defaults["t_distance"] in distances
             else 0,
-            format_func=lambda d: choice_title(f"distance.{d}", d),
+            format_func=labels(distances, lambda d: choice_title(f"distance.{d}", d)),
             key=keep("pl_distance", scope=scope, valid=lambda v: v in distances),
         )
         risk_threshold = c4.number_input(
@@ -198,7 +199,7 @@ def population_input(active: str) -> pd.DataFrame | None:
             t("pl.population"),
             options,
             horizontal=True,
-            format_func=lambda o: t(f"pl.population_{o}"),
+            format_func=labels(options, lambda o: t(f"pl.population_{o}")),
             label_visibility="collapsed",
             key=keep("pl_population_choice", valid=lambda o: o in options),
         )
@@ -247,8 +248,8 @@ def _summary(
         status = "pass" if verdict["passed"] else "fail"
         cards.append(
             (
-                verdict["model"],
-                verdict["requirement"],
+                model_title(verdict.get("parameters"), verdict["model"], current_language()),
+                requirement(verdict.get("parameters"), verdict["requirement"], current_language()),
                 status,
                 t_plain(
                     "pl.achieved",
@@ -265,7 +266,9 @@ def _summary(
             st.markdown(
                 t(
                     "ws.verdict_fails",
-                    requirement=verdict["requirement"],
+                    requirement=requirement(
+                        verdict.get("parameters"), verdict["requirement"], current_language()
+                    ),
                     achieved=_achieved_text(verdict["achieved"]),
                 )
             )
@@ -284,7 +287,7 @@ def _summary(
     if real["any"] and "own" in real:
         st.caption(t("an.real_records_detail", any=real["any"], own=real["own"]))
     for note in summary["notes"]:
-        st.warning(escape_md(note), icon=":material/warning:")
+        st.warning(escape_md(note_text(note, current_language())), icon=":material/warning:")
 
     st.subheader(t("pl.risk_title"))
     risk = summary["risk"]
@@ -365,7 +368,7 @@ def _charts(result, summary: dict[str, Any], original: pd.DataFrame, wb) -> None
     compare = st.multiselect(
         t("pl.compare_with"),
         others,
-        format_func=wb.title,
+        format_func=labels(others, wb.title),
         key=keep("pl_compare", valid=lambda v: set(v) <= set(others)),
     )
     releases = {t("pl.this_release"): result.release}
@@ -376,6 +379,7 @@ def _charts(result, summary: dict[str, Any], original: pd.DataFrame, wb) -> None
     except PrivcoreError as exc:
         show_error(exc)
         return
+    matrix = matrix.rename(columns={"all": t_plain("pl.matrix_all")})
     st.altair_chart(pl_heatmap(matrix), width="stretch")
     st.caption(t("pl.matrix_caption"))
 

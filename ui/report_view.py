@@ -17,6 +17,7 @@ import streamlit as st
 
 from ui.catalog import figure, texts_of
 from ui.i18n import current_language, escape_md, t, t_plain
+from ui.words import dataset_name
 
 __all__ = ["show_report"]
 
@@ -98,7 +99,14 @@ def show_report(report: Any, *, key: str = "report", actions: bool = True) -> di
     st.caption(escape_md(words.summary))
     names = [p.get("name") for p in (report.release_fingerprint, report.fingerprint)]
     if all(names):
-        st.caption(t("report.view.about", release=names[0], original=names[1]))
+        lang = current_language()
+        st.caption(
+            t(
+                "report.view.about",
+                release=dataset_name(names[0], lang),
+                original=dataset_name(names[1], lang),
+            )
+        )
     chosen: list[dict] = []
 
     if words.reasons:

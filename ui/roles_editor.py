@@ -135,7 +135,8 @@ def replace_dataset(
 
 def render_profile(dataset: Dataset) -> None:
     table = profile_for(dataset)
-    shown = table.rename(
+    kinds = table["type"].map(lambda kind: t_plain(f"profile.kind.{kind}"))
+    shown = table.assign(type=kinds).rename(
         columns={
             "column": t("profile.column"),
             "type": t("profile.type"),

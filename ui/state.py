@@ -239,7 +239,13 @@ class Workbench:
             )
 
     def title(self, key: str) -> str:
-        return SAMPLES[key].title if key in SAMPLES else key
+        """A data set's name: a bundled sample's in the page's language."""
+        if key not in SAMPLES:
+            return key
+        from ui.i18n import t_plain  # the page's language
+
+        worded = t_plain(f"sample.{key}")
+        return SAMPLES[key].title if worded == f"sample.{key}" else worded
 
 
 def _megabytes(dataset: Dataset) -> float:

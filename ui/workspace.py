@@ -31,9 +31,11 @@ from privcore.data.loading import fingerprint
 from privcore.errors import PrivcoreError
 from privcore.runs import Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS
+from ui import words
 from ui.errors import show_error
-from ui.i18n import t, t_plain
+from ui.i18n import current_language, labels, t, t_plain
 from ui.state import ShelfRelease, Workbench, load_upload, set_controls
+from ui.words import param_label, param_value
 
 RELEASE_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"]
 RESULTS = "_results"
@@ -296,7 +298,7 @@ def alignment_controls(
     pairing = st.radio(
         t("ws.pairing"),
         choices,
-        format_func=lambda p: t(f"ws.pairing_{p}", limit=ROW_ORDER_EXACT_ROWS),
+        format_func=labels(choices, lambda p: t(f"ws.pairing_{p}", limit=ROW_ORDER_EXACT_ROWS)),
         help=t("ws.pairing_help"),
         key=f"{key}_pairing",
     )
@@ -422,35 +424,22 @@ def result_of(page: str, entry: ShelfRelease | None) -> dict[str, Any] | None:
 
 
 def changes(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
-    """The parameters that differ, as "name: before → now"."""
+    """The parameters that differ, as "name: before → now", in the page's language."""
+    lang = current_language()
     out = []
     for name in dict.fromkeys([*before, *now]):
         old, new = before.get(name), now.get(name)
         if old != new:
-            out.append(f"{name}: {_value(old)} → {_value(new)}")
+            out.append(
+                f"{param_label(name, lang)}: {param_value(name, old, lang)} → "
+                f"{param_value(name, new, lang)}"
+            )
     return out
 
 
-def _value(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(map(str, value)) or "—"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
 def describe_params(params: Mapping[str, Any], names: tuple[str, ...] | None = None) -> str:
-    """The parameters of a result, "k=5 · l=2 · …" (the ones set, in order)."""
-    shown = []
-    for name, value in params.items():
-        if names is not None and name not in names:
-            continue
-        if value is None or value == [] or value == ():
-            continue
-        shown.append(f"{name}={_value(value)}")
-    return " · ".join(shown)
+    """The parameters of a result in the page's language, the ones set, in order."""
+    return words.describe_params(params, current_language(), names)
 
 
 def result_header(

@@ -42,6 +42,7 @@ from privcore.classes import (
     sensitive_attributes,
     top_rows,
 )
+from privcore.core.notes import Note
 from privcore.core.progress import Progress
 from privcore.core.progress import report as report_progress
 from privcore.data.hierarchy import Hierarchy
@@ -576,10 +577,15 @@ def finish(
     real = measurement.real_records
     if synthetic and real.get("any"):
         notes.append(
-            f"{real['any']} released row(s) equal a real record of the input in every "
-            f"quasi-identifier and sensitive attribute ({real['own']} of them their own "
-            "record): synthesis returns the real values of a group whose numeric values "
-            "are all equal."
+            Note(
+                "anonymize.real_records",
+                f"{real['any']} released row(s) equal a real record of the input in every "
+                f"quasi-identifier and sensitive attribute ({real['own']} of them their own "
+                "record): synthesis returns the real values of a group whose numeric values "
+                "are all equal.",
+                any=real["any"],
+                own=real["own"],
+            )
         )
     class_ids = class_override if synthetic and class_override is not None else classes.ids
     groups_satisfy = None
@@ -640,19 +646,33 @@ def _top_notes(
         return []
     if classes.n_suppressed:
         return [
-            f"{size} row(s) show '*' in every quasi-identifier and, taken as one class, "
-            f"fail the constraints: they are suppressed (the limit allows {problem.budget})."
+            Note(
+                "anonymize.top_suppressed",
+                f"{size} row(s) show '*' in every quasi-identifier and, taken as one class, "
+                f"fail the constraints: they are suppressed (the limit allows {problem.budget}).",
+                size=size,
+                budget=problem.budget,
+            )
         ]
     chosen_rows = int((chosen & top).sum())
-    merged = (
-        f" ({chosen_rows} of them suppressed by the algorithm, the others generalized to the top)"
+    merged, how = (
+        (
+            f" ({chosen_rows} of them suppressed by the algorithm, the others generalized to "
+            "the top)",
+            "partly",
+        )
         if 0 < chosen_rows < size
-        else (" (the algorithm suppressed them)" if chosen_rows == size else "")
+        else ((" (the algorithm suppressed them)", "chosen") if chosen_rows == size else ("", ""))
     )
     return [
-        f"{size} row(s) show '*' in every quasi-identifier{merged}; taken as one class they "
-        "meet every constraint, so they are one equivalence class (the top of the "
-        "lattice), not suppressed."
+        Note(
+            "anonymize.top_class" + (f".{how}" if how else ""),
+            f"{size} row(s) show '*' in every quasi-identifier{merged}; taken as one class "
+            "they meet every constraint, so they are one equivalence class (the top of the "
+            "lattice), not suppressed.",
+            size=size,
+            chosen=chosen_rows,
+        )
     ]
 
 

@@ -90,19 +90,23 @@ from privcore.anonymize.base import (
     require_local_recoding,
 )
 from privcore.classes import code_counts, distinct_rows, group_sums, members
+from privcore.core.notes import Note
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
 
-NOTE_SYNTHETIC = (
+NOTE_SYNTHETIC = Note(
+    "condensation.synthetic",
     "The release is synthetic: its numeric quasi-identifiers are drawn from the mean and "
     "covariance of groups of at least k records, and its other columns are the group's "
     "own values, permuted within the group. The privacy models hold for the "
     "condensation groups, not for equal QI values. A released row can still equal a real "
-    "record: a group whose numeric values are all equal releases exactly those values."
+    "record: a group whose numeric values are all equal releases exactly those values.",
 )
-NOTE_FLOATS = (
-    "Numeric quasi-identifiers are released as floats (rounding would break the exact group means)."
+NOTE_FLOATS = Note(
+    "condensation.floats",
+    "Numeric quasi-identifiers are released as floats (rounding would break the exact "
+    "group means).",
 )
 
 
@@ -407,7 +411,12 @@ def condensation(
     if any(pd.api.types.is_integer_dtype(frame[c].dtype) for c in numeric):
         notes.append(NOTE_FLOATS)
     if problem.max_suppression > 0:
-        notes.append("Condensation suppresses no rows; the suppression limit was not used.")
+        notes.append(
+            Note(
+                "condensation.no_suppression",
+                "Condensation suppresses no rows; the suppression limit was not used.",
+            )
+        )
     release = finish(
         problem,
         released,

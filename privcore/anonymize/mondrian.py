@@ -69,6 +69,7 @@ from privcore.classes import (
     reduce_runs,
     value_codes,
 )
+from privcore.core.notes import Note
 from privcore.data.cells import MISSING_TEXT  # a missing value inside a range or set
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.data.schema import Schema
@@ -646,7 +647,9 @@ def mondrian(
 
     notes = []
     if problem.max_suppression > 0:
-        notes.append("Mondrian generalizes every row and suppresses none.")
+        notes.append(
+            Note("mondrian.no_suppression", "Mondrian generalizes every row and suppresses none.")
+        )
     release = finish(
         problem,
         released,

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.config import limits
+from privcore.core.notes import Note
 from privcore.data import archives
 from privcore.data.budget import ReadBudget
 from privcore.data.excel import read_first_sheet
@@ -287,7 +288,12 @@ def _read_content(
             if not inner_head.strip():
                 raise DataFormatError("The file is empty.", code="data.empty_file")
             dataset = _read_content(data, None, inner_head, inner, budget, unpacked=True)
-            note = f"Decompressed from a {kind} file" + (f" ({inner})." if inner else ".")
+            note = Note(
+                "data.decompressed" if inner else "data.decompressed_single",
+                f"Decompressed from a {kind} file" + (f" ({inner})." if inner else "."),
+                kind=kind,
+                inner=inner or "",
+            )
             return replace(dataset, name=name or dataset.name, notes=(note, *dataset.notes))
     fmt = fmt or _detect_format(name, head)
     if fmt == "xlsx":
@@ -614,7 +620,13 @@ def _parse_text(
         text_head.lstrip("\ufeff").splitlines()[:2000], delimiter, names
     )
     if text_columns:
-        notes.append("Kept as text to keep leading zeros: " + ", ".join(text_columns) + ".")
+        notes.append(
+            Note(
+                "data.leading_zeros",
+                "Kept as text to keep leading zeros: " + ", ".join(text_columns) + ".",
+                columns=", ".join(text_columns),
+            )
+        )
     try:
         frame = _read_csv_chunks(
             buffer,
@@ -669,14 +681,25 @@ def _parse_text(
     unguarded = unguard_formulas(frame)
     if unguarded:
         notes.append(
-            f"The formula guard (a leading ') was removed from {unguarded:,} "
-            f"{'cell' if unguarded == 1 else 'cells'}."
+            Note(
+                "data.unguarded",
+                f"The formula guard (a leading ') was removed from {unguarded:,} "
+                f"{'cell' if unguarded == 1 else 'cells'}.",
+                count=unguarded,
+            )
         )
     if skip_space:
-        notes.append("Spaces after delimiters were removed.")
+        notes.append(Note("data.spaces_removed", "Spaces after delimiters were removed."))
     frame = _finish_frame(frame, normalize_text=False)
     delim_name = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}[delimiter]
-    notes.insert(0, f"Read as {reported_encoding or encoding} text, {delim_name}-separated.")
+    notes.insert(
+        0,
+        Note(
+            f"data.read_as.{delim_name}",
+            f"Read as {reported_encoding or encoding} text, {delim_name}-separated.",
+            encoding=reported_encoding or encoding,
+        ),
+    )
     fmt = "tsv" if delimiter == "\t" else "csv"
     return Dataset(
         frame,

@@ -27,9 +27,12 @@ from privcore.classes import (
     release_classes,
 )
 from privcore.core.jsonsafe import plain
+from privcore.core.notes import Note
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import DataFormatError, HierarchyError, PrivcoreError, RoleError
 from privcore.measure.entropy import (
+    NOTE_CONSTANT,
+    NOTE_NOT_MEANINGFUL,
     ROW_ORDER_EXACT_ROWS,
     PrivacyLevel,
     _joint_cover,
@@ -181,6 +184,18 @@ def _check_columns(original: pd.DataFrame, release: pd.DataFrame, qi, sa, key) -
         )
 
 
+def _pl_note(attribute: str, note: str) -> Note:
+    """ "PL of <attribute>: <note>" with a code per kind of note (constant column, not
+    meaningful, both); ``attribute`` "all" is every sensitive attribute together."""
+    parts = set(note.split("; "))
+    kind = "_".join(
+        k
+        for k, text in (("constant", NOTE_CONSTANT), ("not_meaningful", NOTE_NOT_MEANINGFUL))
+        if text in parts
+    )
+    return Note(f"measure.pl.{kind or 'other'}", f"PL of {attribute}: {note}", attribute=attribute)
+
+
 def information_loss(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -206,12 +221,16 @@ def information_loss(
     for column in qi:
         hierarchy = hierarchies.get(column)
         if hierarchy is None:
-            why = f"No hierarchy for '{column}'"
+            why, reason, detail = f"No hierarchy for '{column}'", "no_hierarchy", ""
         else:
             try:
                 column_levels = generalization_levels(original[column], release[column], hierarchy)
             except HierarchyError as exc:
-                why = f"'{column}': {exc.message.rstrip('.')}"
+                why, reason, detail = (
+                    f"'{column}': {exc.message.rstrip('.')}",
+                    "hierarchy_error",
+                    exc.message,
+                )
             else:
                 bad = int((column_levels < 0).sum())
                 if not bad:
@@ -219,17 +238,33 @@ def information_loss(
                     usable[column] = hierarchy
                     penalties[column] = ncp(original[column], column_levels, hierarchy)
                     continue
-                why = f"{bad} released value(s) of '{column}' are not labels of its hierarchy"
+                why, reason, detail = (
+                    f"{bad} released value(s) of '{column}' are not labels of its hierarchy",
+                    "not_labels",
+                    str(bad),
+                )
         try:
             read, _ = cell_ncp(original[column], release[column], hierarchy)
         except PrivcoreError:
             read = None
         if read is None:
-            notes.append(f"{why}: WHD, GCP and precision leave it out.")
+            notes.append(
+                Note(
+                    f"measure.loss.{reason}.left_out",
+                    f"{why}: WHD, GCP and precision leave it out.",
+                    column=column,
+                    detail=detail,
+                )
+            )
         else:
             penalties[column] = read
             notes.append(
-                f"{why}: WHD and precision leave it out; its GCP reads the released cells."
+                Note(
+                    f"measure.loss.{reason}.cells_read",
+                    f"{why}: WHD and precision leave it out; its GCP reads the released cells.",
+                    column=column,
+                    detail=detail,
+                )
             )
     if levels:
         per_record, total = whd_distortion(levels, usable)
@@ -265,8 +300,12 @@ def _population_sizes(
     short = sizes < classes.sizes
     if short.any():
         notes.append(
-            f"{int(short.sum())} class(es) match fewer population records than they hold; "
-            "their journalist risk uses the class size."
+            Note(
+                "measure.population_short",
+                f"{int(short.sum())} class(es) match fewer population records than they "
+                "hold; their journalist risk uses the class size.",
+                count=int(short.sum()),
+            )
         )
     return np.maximum(sizes, classes.sizes)
 
@@ -483,7 +522,7 @@ def measure_release(
         )
         notes += loss_notes
         notes += [
-            f"PL of {a}: {p.note}" for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note
+            _pl_note(a, p.note) for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note
         ]
     else:
         loss = {

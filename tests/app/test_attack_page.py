@@ -259,7 +259,7 @@ def test_numeric_disclosure_within_a_tolerance_the_user_sets():
     assert run["params"]["tolerance"] == 0.1
     assert run["results"]["linkage"]["attribute_within_tolerance"] == {"Salary": 0}
     at.number_input(key="at_tolerance").set_value(50.0).run()
-    assert any("tolerance: 0.1 → 0.5" in w.value for w in at.warning)  # out of date
+    assert any("tolerance of numeric disclosure: 0.1 → 0.5" in w.value for w in at.warning)
     at.button(key="at_run").click().run()
     no_exceptions(at)
     assert metrics(at)["Salary learnt within ±50 %"] == "5"

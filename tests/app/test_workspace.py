@@ -268,7 +268,7 @@ def test_a_report_condition_is_fixed_by_its_button():
     index = codes.index("row_order_download")
     at.button(key=f"rp_condition_{index}").click().run()
     assert made.shuffled is True
-    assert any("Out of date: shuffled: False → True" in w.value for w in at.warning)
+    assert any("Out of date: rows shuffled: no → yes" in w.value for w in at.warning)
     at.button(key="rp_go").click().run()
     report = at.session_state["_results"][("report", made.id)]["value"]["report"]
     assert not any(c["condition"].startswith("row_order") for c in report.conditions)

@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from privcore.data import ROLES
 from privcore.data.roles import _VALUE_RULES
 
@@ -100,3 +102,32 @@ def test_t_escapes_text_parameters_and_t_plain_does_not():
     assert t("roles.qi_without_hierarchy", columns="**x**").count("\\*") == 4
     assert "**x**" in t_plain("roles.qi_without_hierarchy", columns="**x**")
     assert "5" in t("error.data.session_full", count=5)  # numbers are not text
+
+
+#: One term, one translation: the English term → the only Chinese words for it, and the
+#: other renderings that must not appear in any Chinese string.
+GLOSSARY = {
+    "distinct l": ("可区分 l", ("相异 l", "不同 l-多样性")),
+    "suppress": ("抑制", ("隐匿",)),
+    "privacy level": ("隐私水平", ("隐私级别", "隐私等级")),
+    "quasi-identifier": ("准标识符", ("准识别符", "半标识符")),
+    "sensitive attribute": ("敏感属性", ("敏感字段",)),
+    "equivalence class": ("等价类", ("等同类",)),
+    "voter roll": ("选民名册", ("选民登记表",)),
+    "journalist risk": ("记者风险", ("新闻记者风险",)),
+}
+
+
+@pytest.mark.parametrize("term", sorted(GLOSSARY))
+def test_one_term_one_translation(term):
+    from ui.catalog import catalogue
+
+    english, chinese = catalogue("en"), catalogue("zh")
+    wanted, others = GLOSSARY[term]
+    for key, text in chinese.items():
+        for other in others:
+            assert other not in text, (key, other, text)
+    using = [k for k, v in english.items() if term in v.lower() and k in chinese]
+    assert using, term
+    missing = [k for k in using if wanted not in chinese[k]]
+    assert not missing, (term, wanted, [(k, chinese[k]) for k in missing][:5])
