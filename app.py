@@ -28,6 +28,18 @@ layout.apply()
 
 if "lang" not in st.session_state:
     st.session_state["lang"] = "en"
+# Streamlit (1.67, with a pages/ folder next to this script) drops the first change of a
+# radio in a new session: the change reaches the callback, then the radio falls back to
+# its default. The callback keeps the choice; it is restored before the radio is drawn.
+LANG_CHOSEN = "_lang_chosen"
+chosen_language = st.session_state.pop(LANG_CHOSEN, None)
+if chosen_language in LANGUAGES:
+    st.session_state["lang"] = chosen_language
+
+
+def _keep_language() -> None:
+    st.session_state[LANG_CHOSEN] = st.session_state["lang"]
+
 
 wb = workbench()
 
@@ -38,6 +50,7 @@ with st.sidebar:
         format_func=LANGUAGES.get,
         key="lang",
         horizontal=True,
+        on_change=_keep_language,
     )
     keys = wb.dataset_keys()
     if wb.active not in keys:

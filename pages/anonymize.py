@@ -46,7 +46,7 @@ def _rename(release_id: str, key: str) -> None:
     wb.rename_release(release_id, st.session_state[key])
 
 
-def make_release(values: dict, *, live: bool) -> ShelfRelease:
+def make_release(values: dict, *, live: bool, slot=None) -> ShelfRelease:
     """The release these controls ask for: on the shelf already (the same request made
     before), else made now (recorded) and put on the shelf. Becomes the page's. A
     ``live`` run (a control changed, live update on) that continues a burst of them
@@ -60,7 +60,9 @@ def make_release(values: dict, *, live: bool) -> ShelfRelease:
         None,
     )
     if made is None:
-        outcome = view.make(dataset, schema, request, label=algorithm_title(request.algorithm))
+        outcome = view.make(
+            dataset, schema, request, label=algorithm_title(request.algorithm), slot=slot
+        )
         history_note(outcome)
         cached = view.served_from_cache(outcome)
         # the time this algorithm takes here: the release's own, not a cache lookup's
@@ -107,6 +109,9 @@ def workspace() -> None:
     current = wb.find_release(wb.made.get(scope))
     signature = json.dumps({"data": scope, **values}, sort_keys=True)
     with right:
+        # the progress bar's place, drawn on every run: the release's tabs below keep
+        # their place, and the tab open, on the run after the one that made it
+        bar_slot = st.empty()
         if cancel:
             st.session_state[CANCELLED] = signature
         wanted = clicked or requested or (live and quick and changed)
@@ -122,7 +127,7 @@ def workspace() -> None:
             st.session_state.pop(CANCELLED, None)
             failed.pop(scope, None)
             try:
-                current = make_release(values, live=live_step)
+                current = make_release(values, live=live_step, slot=bar_slot)
             except PrivcoreError as exc:  # recorded by the run; shown while the controls stand
                 failed[scope] = (signature, exc)
         refused = failed.get(scope)

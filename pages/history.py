@@ -3,19 +3,20 @@
 import functools
 import json
 
-import pandas as pd
 import streamlit as st
 
 from privcore import history
 from privcore.config import history_scope
 from privcore.errors import HistoryError
 from privcore.report import readiness_from_history
+from ui import history_view as view
 from ui.components import escape_md
 from ui.errors import guard, show_error
-from ui.i18n import current_language, t
+from ui.i18n import current_language, labels, t
 from ui.report_html import render_html
 from ui.shell import require_app
 from ui.state import keep, session_owner
+from ui.words import dataset_name
 
 require_app()
 
@@ -30,7 +31,10 @@ if OWNER is not None:
 
 left, right = st.columns([1, 2])
 kinds = left.multiselect(
-    t("history.kind"), KINDS, format_func=lambda k: t(f"kind.{k}"), key=keep("history_kinds")
+    t("history.kind"),
+    KINDS,
+    format_func=labels(KINDS, lambda k: t(f"kind.{k}")),
+    key=keep("history_kinds"),
 )
 search = right.text_input(
     t("history.search"), placeholder=t("history.search_placeholder"), key=keep("history_search")
@@ -74,9 +78,10 @@ columns = [
 # one flag per listed run (at most a page of them), read from its results
 runs["cached"] = runs["results"].map(served_from_cache).astype(bool)
 table = runs[columns]
+shown = view.run_list(table, current_language())  # kind, page and status in words
 st.caption(t("history.count", n=len(runs), path=str(history.history_path())))
 event = st.dataframe(
-    table,
+    shown,
     hide_index=True,
     on_select="rerun",
     selection_mode="multi-row",
@@ -128,20 +133,15 @@ with tab_details:
             if run is None:
                 continue
             with st.container(border=True):
-                st.markdown(f"**#{run_id} · {t('kind.' + run['kind'])} · {run['status']}**")
+                st.markdown(view.header(run))
                 st.caption(
-                    f"{run['started_at']} · {escape_md(run.get('dataset_name') or '—')} · "
+                    f"{run['started_at']} · "
+                    f"{escape_md(dataset_name(run.get('dataset_name'), current_language()))} · "
                     f"sha256 {str(run.get('dataset_sha256') or '—')[:16]}…"
                 )
                 if served_from_cache(run.get("results")):
                     st.caption(t("history.cached_note"))
-                c1, c2 = st.columns(2)
-                c1.markdown(f"*{t('history.params')}*")
-                c1.json(run.get("params") or {}, expanded=False)
-                c2.markdown(f"*{t('history.results')}*")
-                c2.json(run.get("results") or {}, expanded=True)
-                if run.get("error"):
-                    st.error(escape_md(run["error"]))
+                view.show_details(run)
                 if run["kind"] == "report" and run["status"] == "ok":
                     rebuilt = readiness_from_history(run_id, owner=OWNER)
                     st.download_button(
@@ -161,16 +161,5 @@ with tab_compare:
     if len(selected) < 2:
         st.caption(t("history.compare_hint"))
     else:
-        rows = {}
-        for run_id in selected[:6]:
-            run = history.get_run(run_id, owner=OWNER) or {}
-            flat = pd.json_normalize(
-                {"params": run.get("params") or {}, "results": run.get("results") or {}}, sep="."
-            )
-            rows[f"#{run_id}"] = {
-                k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-                for k, v in flat.iloc[0].to_dict().items()
-            }
-        comparison = pd.DataFrame(rows).astype("str")
-        comparison.index.name = t("history.field")
-        st.dataframe(comparison)
+        compared = [history.get_run(run_id, owner=OWNER) or {} for run_id in selected[:6]]
+        view.show_comparison([run for run in compared if run])

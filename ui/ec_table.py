@@ -13,9 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from privcore.classes import EquivalenceClasses
+from ui import words
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.i18n import current_language, labels, t, t_plain
-from ui import words
 
 MAX_SHOWN = 5000
 

@@ -11,7 +11,10 @@ end in an ellipsis when they do not fit. The style sheet below changes three thi
 - **Text wraps instead of being cut.** Labels, metric labels and values, button labels,
   checkbox labels, tab titles and the uploader's file types wrap onto further lines.
 - **A multiselect shows every choice**: its tags wrap onto further lines instead of
-  scrolling sideways in one.
+  scrolling sideways in one. A select box cannot wrap its value (a one-line input): the
+  open sidebar is at least :data:`SIDEBAR_WIDTH_PX` wide (Streamlit's is 300 px; a wider
+  one can still be dragged) and its select box's type a little smaller, so that the
+  data-set names fit.
 
 :func:`controls_and_results` is the two-column layout of a page whose controls sit on
 the left of its results (Anonymize): the controls column is at least 18rem wide and the
@@ -26,7 +29,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-__all__ = ["CONTROLS_KEY", "RESULTS_KEY", "STYLE", "apply", "controls_and_results"]
+__all__ = [
+    "CONTROLS_KEY",
+    "RESULTS_KEY",
+    "SIDEBAR_WIDTH_PX",
+    "STYLE",
+    "apply",
+    "controls_and_results",
+]
 
 CONTROLS_KEY = "layout_controls"
 RESULTS_KEY = "layout_results"
@@ -38,6 +48,12 @@ INPUT_COLUMN_MIN_REM = 16
 METRIC_COLUMN_MIN_REM = 8
 CONTROLS_MIN_REM = 18
 RESULTS_MIN_REM = 28
+
+#: The open sidebar's least width (Streamlit's default is 300 px): its data-set select
+#: box shows the whole name of every bundled data set in both languages ("Hospital (9
+#: patients, the textbook example)" takes 233 px in the sidebar's 13 px type; the box
+#: leaves 242 px for it).
+SIDEBAR_WIDTH_PX = 352
 
 _INPUTS = ", ".join(
     f'[data-testid="{testid}"]'
@@ -89,6 +105,12 @@ STYLE = f"""
   line-height: 1.2;
 }}
 .stApp button p {{ white-space: normal; }}
+/* A select box's value is a one-line input: the sidebar is wider and its select box's
+   type smaller, so that a data set's name fits. */
+.stApp [data-testid="stSidebar"][data-collapsed="false"] {{
+  min-width: min({SIDEBAR_WIDTH_PX}px, 90vw);
+}}
+.stApp [data-testid="stSidebar"] [data-testid="stSelectbox"] input {{ font-size: 0.8125rem; }}
 
 /* Tabs wrap onto a second line instead of scrolling sideways. */
 .stApp [data-testid="stTabs"] [role="tablist"] {{ flex-wrap: wrap; overflow: visible; }}

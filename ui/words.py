@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from privcore.data.samples import SAMPLES
@@ -47,6 +48,7 @@ __all__ = [
     "param_label",
     "param_value",
     "requirement",
+    "sentence_text",
     "violated_models",
 ]
 
@@ -277,3 +279,39 @@ def note_text(note: Any, lang: str) -> str:
     if params.get("attribute") == "all":
         params["attribute"] = text("note.all_attributes", lang)
     return format_text(template, params)
+
+
+@cache
+def _note_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each ``note.<code>``'s English template as a pattern that captures its
+    parameters, longest first (a stored note is its English sentence)."""
+    out = []
+    for key, template in catalogue("en").items():
+        if not key.startswith("note."):
+            continue
+        parts = re.split(r"\{(\w+)\}", template)
+        pattern = "".join(
+            re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)
+        )
+        out.append((re.compile(f"^{pattern}$", re.DOTALL), key))
+    return tuple(sorted(out, key=lambda p: -len(p[0].pattern)))
+
+
+def sentence_text(sentence: Any, lang: str) -> str:
+    """A library note as stored (its English sentence, without its code — in the
+    history) in ``lang``: recognized by the English words of a ``note.<code>`` and
+    worded again with the parameters it holds; a sentence no note has is kept."""
+    if not isinstance(sentence, str):
+        return str(sentence)
+    if getattr(sentence, "code", None):
+        return note_text(sentence, lang)
+    if lang == "en":
+        return sentence
+    for pattern, key in _note_patterns():
+        match = pattern.match(sentence)
+        if match:
+            params = match.groupdict()
+            if params.get("attribute") == "all":
+                params["attribute"] = text("note.all_attributes", lang)
+            return text(key, lang, **params)
+    return sentence

@@ -45,6 +45,7 @@ from privcore.data.hierarchy import (
     interval_hierarchy,
     mapping_hierarchy,
     masking_hierarchy,
+    value_keys,
 )
 from privcore.errors import HierarchyError, PrivcoreError
 
@@ -155,10 +156,11 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
             code="hierarchy.no_values",
             column=name,
         )
-    distinct = n_distinct(present.astype(str))
+    keys = value_keys(present)  # how values meet leaves: 18.0 is "18", as the data is matched
+    distinct = n_distinct(keys)
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     if distinct <= 2 or _BINARY_NAMES.search(name):
-        _, values_present = value_codes(present.astype(str))
+        _, values_present = value_codes(keys)
         table = pd.DataFrame({"value": sorted(values_present), "top": "*"})
         hierarchy = Hierarchy(mapping_hierarchy(table).to_frame().to_numpy().tolist(), name=name)
         reason = "few_values" if distinct <= 2 else "binary_name"

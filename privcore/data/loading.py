@@ -46,7 +46,6 @@ from privcore.config import limits
 from privcore.core.notes import Note
 from privcore.data import archives
 from privcore.data.budget import ReadBudget
-from privcore.data.excel import read_first_sheet
 from privcore.data.writing import unguard_formulas
 from privcore.errors import DataFormatError
 
@@ -971,6 +970,8 @@ def _read_excel(buffer: Any, budget: ReadBudget) -> tuple[pd.DataFrame, UnnamedC
     """The first sheet — its first non-blank row holds the column names
     (:func:`privcore.data.excel.read_first_sheet` checks the workbook first) — and the
     facts of its first column when that has no name."""
+    from privcore.data.excel import read_first_sheet  # openpyxl only for workbooks
+
     raw = read_first_sheet(buffer, budget)
     raw = raw.dropna(how="all").dropna(axis=1, how="all")
     if raw.empty:

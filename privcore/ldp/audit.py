@@ -100,7 +100,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special  # quantiles and tails (scipy.stats costs twice the import)
 
 from privcore.config import limits
 from privcore.core.jsonsafe import plain
@@ -134,6 +134,12 @@ REASONS = (
 # --------------------------------------------------------------------------- statistics
 
 
+def _beta_ppf(q, a, b):
+    """Quantile q of the Beta(a, b) distribution (the inverse regularized incomplete
+    beta function, as scipy.stats.beta.ppf)."""
+    return special.betaincinv(a, b, q)
+
+
 def clopper_pearson(
     k: int, n: int, confidence: float = 0.95, side: str = "two"
 ) -> tuple[float, float]:
@@ -147,26 +153,26 @@ def clopper_pearson(
     alpha = 1.0 - confidence
     if side == "two":
         a = alpha / 2
-        lo = 0.0 if k <= 0 else float(stats.beta.ppf(a, k, n - k + 1))
-        hi = 1.0 if k >= n else float(stats.beta.ppf(1 - a, k + 1, n - k))
+        lo = 0.0 if k <= 0 else float(_beta_ppf(a, k, n - k + 1))
+        hi = 1.0 if k >= n else float(_beta_ppf(1 - a, k + 1, n - k))
         return lo, hi
     if side == "lower":
-        return (0.0 if k <= 0 else float(stats.beta.ppf(alpha, k, n - k + 1))), 1.0
-    return 0.0, (1.0 if k >= n else float(stats.beta.ppf(1 - alpha, k + 1, n - k)))
+        return (0.0 if k <= 0 else float(_beta_ppf(alpha, k, n - k + 1))), 1.0
+    return 0.0, (1.0 if k >= n else float(_beta_ppf(1 - alpha, k + 1, n - k)))
 
 
 def _cp_lower(k: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
     """One-sided Clopper–Pearson lower bounds at level 1 − α, vectorized (0 where k = 0)."""
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
     safe = np.where(k > 0, k, 1.0)
-    return np.where(k > 0, stats.beta.ppf(alpha, safe, n - safe + 1), 0.0)
+    return np.where(k > 0, _beta_ppf(alpha, safe, n - safe + 1), 0.0)
 
 
 def _cp_upper(k: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
     """One-sided Clopper–Pearson upper bounds at level 1 − α, vectorized (1 where k = n)."""
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
     safe = np.where(k < n, k, n - 1.0)
-    return np.where(k < n, stats.beta.ppf(1 - alpha, safe + 1, n - safe), 1.0)
+    return np.where(k < n, _beta_ppf(1 - alpha, safe + 1, n - safe), 1.0)
 
 
 def sample_size(p: float, margin: float, confidence: float = 0.95) -> int:
@@ -177,7 +183,7 @@ def sample_size(p: float, margin: float, confidence: float = 0.95) -> int:
             "The planner needs 0 < p < 1, 0 < margin < 1 and 0 < confidence < 1.",
             code="ldp.bad_planner",
         )
-    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    z = float(special.ndtri(1 - (1 - confidence) / 2))
     return math.floor(z * z * p * (1 - p) / (margin * margin)) + 1
 
 
@@ -1039,7 +1045,7 @@ def _bootstrap_interval(
     alpha = 1 - confidence
     if not np.all(np.isfinite(values)) or not math.isfinite(estimate) or len(values) < 2:
         return (float(np.quantile(values, alpha / 2)), float(np.quantile(values, 1 - alpha / 2)))
-    z = float(stats.t.ppf(1 - alpha / 2, len(values) - 1))  # the sd is itself estimated
+    z = float(special.stdtrit(len(values) - 1, 1 - alpha / 2))  # the sd is itself estimated
     spread = z * float(values.std(ddof=1))
     return (estimate - spread, estimate + spread)
 
@@ -1415,7 +1421,7 @@ def _independence_p_value(vectors: Any, observed: list[Any]) -> float:
             expected = expected * marginal[index] / n
         seen = counts > 0
         g = 2.0 * float((counts[seen] * torch.log(counts[seen] / expected[seen])).sum())
-        smallest = min(smallest, float(stats.chi2.sf(g, dof)))
+        smallest = min(smallest, float(special.chdtrc(dof, g)))
     return smallest
 
 
@@ -1768,7 +1774,7 @@ def _differing_coordinates(a: Any, b: Any, p_value: float = 1e-3) -> Any:
     )
     statistic = statistic.sum(-1)
     dof = torch.clamp(used.sum(-1) - 1, min=1)
-    p = torch.as_tensor(stats.chi2.sf(statistic.cpu().numpy(), dof.cpu().numpy()), device=a.device)
+    p = torch.as_tensor(special.chdtrc(dof.cpu().numpy(), statistic.cpu().numpy()), device=a.device)
     differs = p < p_value
     return differs if bool(differs.any()) else torch.ones_like(differs)
 

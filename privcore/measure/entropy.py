@@ -49,6 +49,7 @@ from privcore.classes import (
     factorize,
     group_keys,
 )
+from privcore.core.bipartite import maximum_matching
 from privcore.errors import DataFormatError, RoleError
 
 __all__ = [
@@ -678,12 +679,9 @@ def _check_small_table(
     qi: Sequence[str],
     hierarchies: Mapping[str, Any] | None,
 ) -> dict[str, tuple[float, float]]:
-    from scipy.optimize import linear_sum_assignment
-
     covered = _joint_cover(original, release, qi, hierarchies)
     same = float(np.diag(covered).mean())
-    rows, cols = linear_sum_assignment(covered, maximize=True)
-    matched = float(covered[rows, cols].mean())
+    matched = float((maximum_matching(covered) >= 0).mean())
     chance = float(covered.mean())
     shares = {"all": (same, chance)}
     if matched == 1.0 and same < 0.5:

@@ -374,7 +374,9 @@ def cell_ncp(
         rows = np.flatnonzero((released_codes >= start) & (released_codes < stop))
         holds_own[rows] = contains[released_codes[rows] - start, own_value[rows]]
         present = contains[:, :m]
-        if numeric:
+        if not m:  # every original value missing: no value to cover, no penalty
+            part = np.zeros(stop - start)
+        elif numeric:
             low = np.where(present, numbers, np.inf).min(axis=1)
             high = np.where(present, numbers, -np.inf).max(axis=1)
             width = np.where(high > low, high - low, 0.0)

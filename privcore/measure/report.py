@@ -26,6 +26,7 @@ from privcore.classes import (
     factorize,
     release_classes,
 )
+from privcore.core.bipartite import maximum_matching
 from privcore.core.jsonsafe import plain
 from privcore.core.notes import Note
 from privcore.data.hierarchy import Hierarchy, value_keys
@@ -293,10 +294,15 @@ def _population_sizes(
     """F_j: population records whose values each class's cells contain (the linkage
     attack's matching: ranges, masks, sets, hierarchy labels). A class matched by fewer
     population records than it holds (the population misses some of its people) is
-    counted at its own size, with a note."""
+    counted at its own size, with a note. The matching sets the rows at ``*`` in every
+    QI aside; where the measurement counts them as a class (the lattice top), every
+    population record matches it: F_j = the population's size."""
     from privcore.matching import match_roll
 
-    sizes = match_roll(release, qi, population, hierarchies=hierarchies).population
+    matches = match_roll(release, qi, population, hierarchies=hierarchies)
+    matched = matches.classes.ids[classes.first_row]  # -1: the top class
+    found = matches.population[np.maximum(matched, 0)] if len(matches.population) else 0
+    sizes = np.where(matched >= 0, found, len(population))
     short = sizes < classes.sizes
     if short.any():
         notes.append(
@@ -386,7 +392,7 @@ def match_rows(
 ) -> pd.DataFrame:
     """``release`` reordered so that its row i pairs with original row i, for a small
     table without a key column (at most ``ROW_ORDER_EXACT_ROWS`` rows): the maximum
-    bipartite matching (:func:`scipy.optimize.linear_sum_assignment`) of released rows to
+    bipartite matching (:func:`privcore.core.bipartite.maximum_matching`) of released rows to
     original rows where a released row may take an original row when each of its QI
     cells contains the original value (range, mask, set, hierarchy label, ``*``: the
     cell forms of the linkage attack) and its SA values equal the original's — the exact
@@ -394,8 +400,6 @@ def match_rows(
     (a class's rows) are paired in one of the equivalent ways, which leaves every class
     and its values unchanged. Raises :class:`DataFormatError` ``measure.matching`` when
     the table is too large or when no pairing covers every row."""
-    from scipy.optimize import linear_sum_assignment
-
     n = len(release)
     if n != len(original) or n > ROW_ORDER_EXACT_ROWS:
         raise DataFormatError(
@@ -411,8 +415,8 @@ def match_rows(
     for column in sa:
         ours, theirs, _ = _shared_codes(original[column], release[column])
         fits &= theirs[:, None] == ours[None, :]
-    rows, cols = linear_sum_assignment(fits.astype(np.int8), maximize=True)
-    unmatched = int((~fits[rows, cols]).sum())
+    match = maximum_matching(fits)  # released row i → original row match[i]
+    unmatched = int((match < 0).sum())
     if unmatched:
         raise DataFormatError(
             f"{unmatched} released row(s) cannot be paired with an original row whose "
@@ -422,7 +426,7 @@ def match_rows(
             unmatched=unmatched,
         )
     order = np.empty(n, dtype=np.int64)
-    order[cols] = rows  # original row j is paired with released row order[j]
+    order[match] = np.arange(n)  # original row j is paired with released row order[j]
     return release.iloc[order].reset_index(drop=True)
 
 

@@ -59,6 +59,21 @@ def test_a_burst_of_live_steps_keeps_its_last_step(empty_cache, monkeypatch):
     assert [r["params"]["k"] for r in anonymize_runs()] == [4, 3, 2, 5]
 
 
+def test_another_algorithm_is_another_release_not_a_step(empty_cache):
+    """Mondrian, then Datafly straight after, live: two releases on the shelf and two
+    history rows — a burst is the same algorithm on the same columns."""
+    at = open_page()
+    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    no_exceptions(at)
+    at.selectbox(key="an_algorithm").set_value("datafly").run()
+    no_exceptions(at)
+    algorithms = sorted(
+        r.request["algorithm"] for r in at.session_state["workbench"].releases() if r.request
+    )
+    assert algorithms == ["datafly", "mondrian"]
+    assert sorted(r["params"]["algorithm"] for r in anonymize_runs()) == ["datafly", "mondrian"]
+
+
 def test_a_renamed_step_has_settled(empty_cache):
     """Renaming the release shown reruns the page without a live step: it has settled,
     so the next steps do not take it (or its run) away."""

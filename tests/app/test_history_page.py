@@ -46,8 +46,9 @@ def test_select_shows_details_compare_and_delete():
     at.run()
     no_exceptions(at)
     assert any(f"#{b}" in m.value for m in at.markdown)
-    compare = at.dataframe[1].value
-    assert set(compare.columns) == {f"#{a}", f"#{b}"}
+    # details: parameters and results per run; then the comparison, run by run
+    compare = [d.value for d in at.dataframe if f"#{a}" in d.value.columns]
+    assert [set(c.columns) for c in compare] == [{"Field", f"#{a}", f"#{b}"}] * 2
     at.button(key=f"delete::{b}").click().run()
     no_exceptions(at)
     assert [r["id"] for r in history.list_runs()] == [a]

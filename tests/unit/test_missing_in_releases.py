@@ -134,3 +134,16 @@ def test_missing_values_have_one_rendering_and_read_back_the_same(
         cells = parse_column(back[column], hierarchy=hierarchies.get(column), column=column)
         inside = cells.contains(original[column].reset_index(drop=True))
         assert inside[cells.codes, np.arange(len(back))].all(), column
+
+
+def test_the_gcp_of_a_column_with_every_value_missing_is_zero():
+    """A numeric QI whose every original value is missing (one row, Mondrian's release
+    shows the missing cell): no value to cover, so NCP 0 — not an error."""
+    import pandas as pd
+
+    from privcore.measure.loss import cell_ncp
+
+    original = pd.Series([None], dtype="Float64", name="age")
+    released = pd.Series([None], dtype=object, name="age")
+    penalty, outside = cell_ncp(original, released)
+    assert outside == 0 and penalty.tolist() == [0.0]

@@ -120,3 +120,17 @@ def test_bundled_data_sets_are_named_in_the_language():
     hospital, _ = load_sample("hospital")
     assert dataset_name(hospital.name, "zh") == "医院（9 名病人，教材示例）"
     assert dataset_name("mine.csv", "zh") == "mine.csv"
+
+
+def test_a_stored_note_is_recognized_by_its_english_words():
+    """The history keeps notes as their English sentences (no code): the Chinese page
+    recognizes a sentence by the English words of its note and words it again."""
+    from ui.words import sentence_text
+
+    assert sentence_text("PL of ZIP: constant column", "zh").startswith("ZIP 的 PL")
+    assert sentence_text("PL of all: constant column", "zh").startswith("全部敏感属性 的 PL")
+    stored = "No hierarchy for 'age': WHD, GCP and precision leave it out."
+    assert sentence_text(stored, "zh") == "“age”没有泛化层次：WHD、GCP 和精度不计入该列。"
+    assert sentence_text("constant column", "zh") == "该列只有一个取值（PL 记为 0）"
+    assert sentence_text("something else", "zh") == "something else"
+    assert sentence_text(stored, "en") == stored
