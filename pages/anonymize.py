@@ -85,99 +85,103 @@ def workspace() -> None:
     algorithm expected to take about a second at most on this table — a control the
     user changed. Coming back to the page runs nothing: controls and release are kept."""
     left, right = layout.controls_and_results()
-    with left:
-        values = view.controls(schema, scope=scope)
-        st.session_state[VALUES] = values
-        seconds, measured = view.estimate(dataset, schema, values)
-        quick = seconds <= view.LIVE_LIMIT_S
-        live = st.toggle(t("an.live"), value=True, help=t("an.live_help"), key=keep("an_live"))
-        st.caption(
-            t(
-                "an.live_quick" if quick else "an.live_slow",
-                algorithm=algorithm_title(values["algorithm"]),
-                seconds=f"{seconds:.1f}",
-                how=t("an.time_measured") if measured else t("an.time_estimated"),
+    # below the controls and results, filled last (also after an early return): a
+    # release made by this run is counted and listed at once
+    shelf = st.container()
+    try:
+        with left:
+            values = view.controls(schema, scope=scope)
+            st.session_state[VALUES] = values
+            seconds, measured = view.estimate(dataset, schema, values)
+            quick = seconds <= view.LIVE_LIMIT_S
+            live = st.toggle(t("an.live"), value=True, help=t("an.live_help"), key=keep("an_live"))
+            st.caption(
+                t(
+                    "an.live_quick" if quick else "an.live_slow",
+                    algorithm=algorithm_title(values["algorithm"]),
+                    seconds=f"{seconds:.1f}",
+                    how=t("an.time_measured") if measured else t("an.time_estimated"),
+                )
             )
-        )
-        clicked = st.button(t("an.run"), type="primary", key="an_run")
-        cancel = st.button(t("an.cancel"), key="an_cancel", help=t("an.cancel_help"))
-    # A verdict's action (Privacy level, Report) set the controls and asked for a run.
-    requested = st.session_state.pop(REQUESTED, False)
-    seen = st.session_state.setdefault(SEEN, {})
-    changed = scope in seen and seen[scope] != values
-    seen[scope] = values
-    current = wb.find_release(wb.made.get(scope))
-    signature = json.dumps({"data": scope, **values}, sort_keys=True)
-    with right:
-        # the progress bar's place, drawn on every run: the release's tabs below keep
-        # their place, and the tab open, on the run after the one that made it
-        bar_slot = st.empty()
-        if cancel:
-            st.session_state[CANCELLED] = signature
-        wanted = clicked or requested or (live and quick and changed)
-        if st.session_state.get(CANCELLED) == signature and not (clicked or requested):
-            st.warning(t("an.cancelled"), icon=":material/cancel:")
-            wanted = False
-        # a live step, or else the parameters have settled (see view.record_live)
-        live_step = wanted and not (clicked or requested)
-        if not live_step:
-            view.settle_live(scope, session_owner())
-        failed = st.session_state.setdefault(FAILED, {})
-        if wanted:
-            st.session_state.pop(CANCELLED, None)
-            failed.pop(scope, None)
-            try:
-                current = make_release(values, live=live_step, slot=bar_slot)
-            except PrivcoreError as exc:  # recorded by the run; shown while the controls stand
-                failed[scope] = (signature, exc)
-        refused = failed.get(scope)
-        if refused is not None and refused[0] == signature:
-            show_error(refused[1])
-            hierarchy_editor.offer_suggested(wb, scope, dataset, refused[1])
-            return
-        if current is None:
-            st.info(
-                t("an.press_run") if not live or not quick else t("an.press_run_live"),
-                icon=":material/play_arrow:",
+            clicked = st.button(t("an.run"), type="primary", key="an_run")
+            cancel = st.button(t("an.cancel"), key="an_cancel", help=t("an.cancel_help"))
+        # A verdict's action (Privacy level, Report) set the controls and asked for a run.
+        requested = st.session_state.pop(REQUESTED, False)
+        seen = st.session_state.setdefault(SEEN, {})
+        changed = scope in seen and seen[scope] != values
+        seen[scope] = values
+        current = wb.find_release(wb.made.get(scope))
+        signature = json.dumps({"data": scope, **values}, sort_keys=True)
+        with right:
+            # the progress bar's place, drawn on every run: the release's tabs below keep
+            # their place, and the tab open, on the run after the one that made it
+            bar_slot = st.empty()
+            if cancel:
+                st.session_state[CANCELLED] = signature
+            wanted = clicked or requested or (live and quick and changed)
+            if st.session_state.get(CANCELLED) == signature and not (clicked or requested):
+                st.warning(t("an.cancelled"), icon=":material/cancel:")
+                wanted = False
+            # a live step, or else the parameters have settled (see view.record_live)
+            live_step = wanted and not (clicked or requested)
+            if not live_step:
+                view.settle_live(scope, session_owner())
+            failed = st.session_state.setdefault(FAILED, {})
+            if wanted:
+                st.session_state.pop(CANCELLED, None)
+                failed.pop(scope, None)
+                try:
+                    current = make_release(values, live=live_step, slot=bar_slot)
+                except PrivcoreError as exc:  # recorded by the run; shown while the controls stand
+                    failed[scope] = (signature, exc)
+            refused = failed.get(scope)
+            if refused is not None and refused[0] == signature:
+                show_error(refused[1])
+                hierarchy_editor.offer_suggested(wb, scope, dataset, refused[1])
+                return
+            if current is None:
+                st.info(
+                    t("an.press_run") if not live or not quick else t("an.press_run_live"),
+                    icon=":material/play_arrow:",
+                )
+                return
+            name_key = "an_name"
+            if st.session_state.get(name_key) != current.name:  # renamed on the shelf
+                st.session_state[name_key] = current.name
+            st.text_input(
+                t("ws.name"),
+                key=name_key,
+                on_change=_rename,
+                args=(current.id, name_key),
+                help=t("ws.name_help"),
             )
-            return
-        name_key = "an_name"
-        if st.session_state.get(name_key) != current.name:  # renamed on the shelf
-            st.session_state[name_key] = current.name
-        st.text_input(
-            t("ws.name"),
-            key=name_key,
-            on_change=_rename,
-            args=(current.id, name_key),
-            help=t("ws.name_help"),
-        )
-        st.caption(describe_release(current))
-        if current.id in st.session_state.get(view.CACHED, {}):
-            served = st.session_state[view.CACHED][current.id]
-            st.caption(t("an.served_from_cache", seconds=f"{served:.2f}"))
-        wanted_request = {**view.DEFAULTS.to_dict(), **values}
-        differ = changes(
-            {k: v for k, v in (current.request or {}).items() if k in wanted_request},
-            {k: v for k, v in wanted_request.items() if k in (current.request or {})},
-        )
-        if differ:
-            st.info(t("an.stale", changes="; ".join(differ)), icon=":material/update:")
-        reviewed = wb.reviewed(scope)
-        if reviewed is not None and reviewed.id != current.id:
-            c1, c2 = st.columns([3, 1])
-            c1.caption(t("an.under_review", name=reviewed.name))
-            if c2.button(t("an.review_this"), key=f"an_review_{current.id}"):
-                wb.under_review[scope] = current.id
-                st.rerun(scope="fragment")
-        else:
-            st.caption(t("an.is_under_review"))
-        view.render(current, dataset.frame)
+            st.caption(describe_release(current))
+            if current.id in st.session_state.get(view.CACHED, {}):
+                served = st.session_state[view.CACHED][current.id]
+                st.caption(t("an.served_from_cache", seconds=f"{served:.2f}"))
+            wanted_request = {**view.DEFAULTS.to_dict(), **values}
+            differ = changes(
+                {k: v for k, v in (current.request or {}).items() if k in wanted_request},
+                {k: v for k, v in wanted_request.items() if k in (current.request or {})},
+            )
+            if differ:
+                st.info(t("an.stale", changes="; ".join(differ)), icon=":material/update:")
+            reviewed = wb.reviewed(scope)
+            if reviewed is not None and reviewed.id != current.id:
+                c1, c2 = st.columns([3, 1])
+                c1.caption(t("an.under_review", name=reviewed.name))
+                if c2.button(t("an.review_this"), key=f"an_review_{current.id}"):
+                    wb.under_review[scope] = current.id
+                    st.rerun(scope="fragment")
+            else:
+                st.caption(t("an.is_under_review"))
+            view.render(current, dataset.frame)
+    finally:
+        with shelf, st.expander(t("ws.shelf_title", n=len(wb.releases(scope)))):
+            shelf_view(wb, key="an_shelf")
 
 
 workspace()
-
-with st.expander(t("ws.shelf_title", n=len(wb.releases(scope)))):
-    shelf_view(wb, key="an_shelf")
 
 with st.expander(t("an.compare_title")):
     st.caption(t("an.compare_help"))

@@ -711,7 +711,28 @@ def _status_words(status: str) -> str:
     return t_plain("layout.status." + status.replace(" ", "_"))
 
 
+_NODES: weakref.WeakKeyDictionary[Release, dict[str, pd.DataFrame]] = weakref.WeakKeyDictionary()
+_NODES_LOCK = threading.Lock()
+
+
 def lattice_nodes(release: Release) -> pd.DataFrame:
+    """:func:`worded_nodes` of ``release``, worked out once per release and language
+    while the release lives (the chart, its caption and its table read them on every
+    run of the page); a copy."""
+    lang = current_language()
+    try:
+        with _NODES_LOCK:
+            known = _NODES.setdefault(release, {}).get(lang)
+    except TypeError:  # not weakly referable (a stand-in for a release)
+        return worded_nodes(release)
+    if known is None:
+        known = worded_nodes(release)
+        with _NODES_LOCK:
+            _NODES.setdefault(release, {})[lang] = known
+    return known.copy()
+
+
+def worded_nodes(release: Release) -> pd.DataFrame:
     """The nodes of the release's lattice, worded for the chart: ``name`` ("sex 0 · age 4
     · …", levels in QI order), ``level_<i>`` (what the level of the i-th QI means),
     ``status_label`` (how the search met the node, in words), ``chosen``, ``minimal``

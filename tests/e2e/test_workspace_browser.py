@@ -64,10 +64,14 @@ def test_leaving_and_coming_back_keeps_controls_and_release(page: Page, app_serv
     open_page(page, base, "Anonymize")
     expect(page.get_by_text("Press Anonymize to make a release")).to_be_visible(timeout=30_000)
     assert anonymize_runs(history_db) == before  # opening the page ran nothing
+    shelf = page.get_by_text(re.compile(r"^Releases of this session \(\d+\)$"))
+    on_shelf = int(re.findall(r"\d+", shelf.inner_text())[0])
     choose(page, "Algorithm", "Mondrian")  # quick on nine rows: runs as it changes
     name = release_name(page)
     assert name.startswith("Mondrian k=5 · ")
     assert anonymize_runs(history_db) == before + 1
+    # the shelf counts the new release at once (the run reran only its fragment)
+    expect(page.get_by_text(f"Releases of this session ({on_shelf + 1})")).to_be_visible()
     for other in ("Privacy level", "Release report", "History"):
         open_page(page, base, other)
     open_page(page, base, "Anonymize")
