@@ -390,8 +390,13 @@ def pl_heatmap(matrix: pd.DataFrame) -> alt.Chart:
         "release", var_name="attribute", value_name="PL"
     )
     base = alt.Chart(data).encode(
-        x=alt.X("attribute:N", title=t("pl.matrix_x"), sort=list(matrix.columns)),
-        y=alt.Y("release:N", title=None),
+        x=alt.X(
+            "attribute:N",
+            title=t_plain("pl.matrix_x"),
+            sort=list(matrix.columns),
+            axis=alt.Axis(labelLimit=0, labelAngle=-30, orient="top"),  # names never cut
+        ),
+        y=alt.Y("release:N", title=None, axis=alt.Axis(labelLimit=0)),
     )
     cells = base.mark_rect().encode(
         color=alt.Color("PL:Q", scale=alt.Scale(domain=[0, 1], scheme="orangered"), title="PL"),
@@ -401,7 +406,7 @@ def pl_heatmap(matrix: pd.DataFrame) -> alt.Chart:
         text=alt.Text("PL:Q", format=".3f"),
         color=alt.condition("datum.PL > 0.6", alt.value("white"), alt.value("black")),
     )
-    return (cells + labels).properties(height=max(60, 40 * len(matrix)))
+    return (cells + labels).properties(height=max(120, 48 * len(matrix)))
 
 
 def _downloads(result, summary: dict[str, Any], entry: ShelfRelease) -> None:

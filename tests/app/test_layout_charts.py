@@ -199,3 +199,26 @@ def test_home_names_the_data_set_in_a_line_not_a_metric():
     line = [m.value for m in at.markdown if "Data set:" in m.value]
     assert line and "Adult (UCI census, 30,162 rows)" in line[0].replace("\\", "")
     assert [m.label for m in at.metric] == ["Rows", "Quasi-identifiers"]
+
+
+def test_the_pl_matrix_is_a_readable_heatmap():
+    """Releases × attributes with the value printed in every cell, names never cut (no
+    label limit), a colour scale from 0 to 1 with its legend, a row height that reads."""
+    import pandas as pd
+
+    from ui.measure_view import pl_heatmap
+
+    matrix = pd.DataFrame(
+        {"sex": [0.1, 0.2], "native-country": [0.3, 0.0], "all": [0.5, 0.25]},
+        index=["Optimal full-domain search k=5 · 04:07", "Mondrian k=5 · 04:09"],
+    )
+    spec = pl_heatmap(matrix).to_dict()
+    cells, labels = spec["layer"]
+    assert cells["mark"]["type"] == "rect" and labels["mark"]["type"] == "text"
+    encoding = cells["encoding"]  # the shared x and y are in each layer
+    assert encoding["x"]["axis"]["labelLimit"] == 0 and encoding["y"]["axis"]["labelLimit"] == 0
+    assert encoding["x"]["sort"] == ["sex", "native-country", "all"]
+    colour = cells["encoding"]["color"]
+    assert colour["scale"]["domain"] == [0, 1] and colour["title"] == "PL"
+    assert labels["encoding"]["text"]["format"] == ".3f"
+    assert spec["height"] >= 48 * len(matrix)
