@@ -15,8 +15,16 @@ from itertools import combinations, product
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Problem, Progress, Release, finish, prepare, report_progress
-from privcore.anonymize.lattice import LOSS_METRICS, Lattice
+from privcore.anonymize.base import (
+    Problem,
+    Progress,
+    ProgressClock,
+    Release,
+    finish,
+    prepare,
+    report_progress,
+)
+from privcore.anonymize.lattice import LOSS_METRICS, MATRIX_NODES, Lattice
 from privcore.classes import distinct as distinct_values
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
@@ -55,6 +63,7 @@ def _release(
     started: float,
     params: dict,
     tagged: np.ndarray | None = None,
+    known: np.ndarray | None = None,
     losses: dict | None = None,
     notes: Sequence[str] = (),
     progress: Progress | None = None,
@@ -62,7 +71,7 @@ def _release(
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.9, "Generalizing and measuring the release")
     frame, suppressed = lattice.release(node)
-    trace = lattice.trace(node, tagged, losses)
+    trace = lattice.trace(node, tagged, losses, known=known)
     release = finish(
         problem,
         frame,
@@ -135,25 +144,134 @@ def datafly(
 # --------------------------------------------------------------------------------- Samarati
 
 
-def samarati(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    loss_metric: str = "ncp",
-) -> Release:
-    """Samarati (2001; seed 003): binary search on lattice height for the lowest height
-    holding a node that satisfies the constraints within the suppression budget; among
-    all satisfying nodes of that height, the one with the least ``loss_metric``."""
-    started = time.perf_counter()
-    metric = _check_metric(loss_metric)
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
-    )
-    lattice = Lattice(problem)
+class _Tags:
+    """What is known of each node's satisfaction, by evaluation or by monotonicity: a
+    generalization of a satisfying node satisfies, a specialization of a failing node
+    fails (seed 003 §20.3.1.1; Flash, Kohlmayer et al. 2012, uses the same two tags).
+    Nodes are indexed as the rows of :attr:`Lattice.levels_matrix` (mixed radix, which
+    is also the lexicographic order of the nodes)."""
+
+    def __init__(self, lattice: Lattice, progress: Progress | None = None) -> None:
+        self.lattice = lattice
+        self.clock = ProgressClock(progress)
+        self.levels = lattice.levels_matrix
+        self.height = self.levels.sum(axis=1)
+        self.known = np.zeros(len(self.levels), dtype=bool)
+        self.value = np.zeros(len(self.levels), dtype=bool)
+        # index step of one level up in each QI
+        self.radix = [
+            int(np.prod([h + 1 for h in lattice.heights[q + 1 :]], dtype=np.int64))
+            for q in range(len(lattice.heights))
+        ]
+
+    def node(self, i: int) -> tuple[int, ...]:
+        return tuple(int(v) for v in self.levels[i])
+
+    def check(self, i: int) -> bool:
+        """The node's satisfaction: from its tag, else evaluated and its tags spread."""
+        if self.known[i]:
+            return bool(self.value[i])
+        node = self.node(i)
+        ok = self.lattice.check(node).satisfied
+        mask = self.lattice.successors_mask(node) if ok else self.lattice.predecessors_mask(node)
+        fresh = mask & ~self.known
+        self.value[fresh] = ok
+        self.known[fresh] = True
+        if self.clock.due():  # several times a second, so that a search can be cancelled
+            self.clock.report(
+                0.8 * float(self.known.mean()),
+                f"Samarati: {len(self.lattice.order)} nodes evaluated, "
+                f"{int(self.known.sum())} of {len(self.known)} known",
+            )
+        return ok
+
+    def immediate_predecessors(self, i: int) -> list[int]:
+        """The nodes one level lower in one QI (QI order)."""
+        return [i - r for q, r in enumerate(self.radix) if self.levels[i, q] > 0]
+
+    def resolve(self, i: int) -> bool:
+        """The satisfaction of node ``i`` by a binary search for the first satisfying
+        node on its path to the top (raising the lowest QI first, ties: the first QI; the
+        top satisfies). The search tags around the highest failing node of the path,
+        which covers far more nodes than ``i`` itself would."""
+        if self.known[i]:
+            return bool(self.value[i])
+        path = [i]
+        levels = [int(v) for v in self.levels[i]]
+        heights = self.lattice.heights
+        while levels != list(heights):
+            q = min(
+                (q for q in range(len(levels)) if levels[q] < heights[q]), key=levels.__getitem__
+            )
+            levels[q] += 1
+            path.append(path[-1] + self.radix[q])
+        lo, hi = 0, len(path) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.check(path[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        return self.check(i)  # known now: path[lo] satisfies, path[lo − 1] fails
+
+
+def _lowest_height_tagged(
+    lattice: Lattice, progress: Progress | None
+) -> tuple[int, list[tuple[int, ...]], _Tags]:
+    """The lowest height holding a satisfying node and every satisfying node there,
+    for a monotone lattice, evaluating few nodes.
+
+    A satisfying node is found by a binary search along the path from the bottom to the
+    top. Then, from its height h downwards, height h − 1 is searched for a satisfying
+    node: first the immediate predecessors of the node that satisfied at h, then each
+    node of h − 1 still unknown, resolved by :meth:`_Tags.resolve`. Tagged nodes are
+    never evaluated, so a whole height is examined only where nothing satisfies (the
+    lowest height's predecessor h* − 1, every node of which ends failing). Last, every
+    node of h* still unknown is resolved: the satisfying ones are the candidates.
+    The height and the candidates are those of Samarati's binary search on heights
+    (seed 003): monotonicity makes "some node of height h satisfies" monotone in h.
+    """
+    tags = _Tags(lattice, progress)
+    top = len(tags.levels) - 1
+    if not tags.check(top):
+        raise _infeasible(lattice.problem, lattice)
+    tags.resolve(0)
+    satisfying = np.flatnonzero(tags.known & tags.value)
+    last = int(satisfying[np.argmin(tags.height[satisfying])])  # the first of the lowest
+    height = int(tags.height[last])
+    while height > 0:
+        report_progress(
+            progress,
+            0.8 * float(tags.known.mean()),  # grows with what is known
+            f"Samarati: looking for a node at height {height - 1}",
+        )
+        found = next((j for j in tags.immediate_predecessors(last) if tags.check(j)), None)
+        lower = np.flatnonzero(tags.height == height - 1)
+        while found is None:
+            known_satisfying = lower[tags.known[lower] & tags.value[lower]]
+            if len(known_satisfying):
+                found = int(known_satisfying[0])
+                break
+            unknown = lower[~tags.known[lower]]
+            if not len(unknown):
+                break
+            tags.resolve(int(unknown[0]))
+        if found is None:
+            break
+        last, height = found, height - 1
+    at = np.flatnonzero(tags.height == height)
+    for i in at:
+        tags.resolve(int(i))
+    return height, [tags.node(int(i)) for i in at if tags.value[i]], tags
+
+
+def _lowest_height_scanned(
+    lattice: Lattice, progress: Progress | None
+) -> tuple[int, list[tuple[int, ...]]]:
+    """The lowest satisfying height and its satisfying nodes without tags: a binary
+    search on heights (each height scanned until a node satisfies) when the lattice is
+    monotone, else every height scanned upwards (a satisfying height says nothing about
+    the next one)."""
 
     def satisfying_at(height: int, first_only: bool) -> list[tuple[int, ...]]:
         found = []
@@ -164,9 +282,9 @@ def samarati(
                     break
         return found
 
+    problem = lattice.problem
     low, high = 0, sum(lattice.heights)
     if not lattice.monotone:
-        # Binary search needs monotonicity: scan the heights upwards instead.
         low = next((h for h in range(high + 1) if satisfying_at(h, True)), None)
         if low is None:
             raise _infeasible(problem, lattice)
@@ -182,16 +300,66 @@ def samarati(
             high = mid
         else:
             low = mid + 1
-    candidates = satisfying_at(low, False)
-    losses = {node: lattice.loss(node, metric) for node in candidates}
-    best = min(candidates, key=lambda n: (losses[n], n))
+    return low, satisfying_at(low, False)
+
+
+_TIE_SLACK = 1e-9  # relative: a lower bound this far above the best loss rules a node out
+
+
+def samarati(
+    df: pd.DataFrame,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    *,
+    max_suppression: float = 0.0,
+    seed: int = 0,
+    progress: Progress | None = None,
+    loss_metric: str = "ncp",
+) -> Release:
+    """Samarati (2001; seed 003): the lowest lattice height holding a node that
+    satisfies the constraints within the suppression budget; among all satisfying nodes
+    of that height (``params["candidates"]``, lexicographic order), the one with the
+    least ``loss_metric`` (ties: the smallest node).
+
+    On a monotone lattice the height is found with monotonicity tags
+    (:func:`_lowest_height_tagged`); otherwise — or beyond the size a tag matrix may
+    take — by scanning heights (:func:`_lowest_height_scanned`). A candidate's loss is
+    computed unless its data-free lower bound (:meth:`Lattice.lower_bound`) already
+    exceeds the best loss found: it could not be chosen.
+    """
+    started = time.perf_counter()
+    metric = _check_metric(loss_metric)
+    problem = prepare(
+        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+    )
+    lattice = Lattice(problem)
+    tags = None
+    if lattice.monotone and lattice.size <= MATRIX_NODES:
+        height, candidates, tags = _lowest_height_tagged(lattice, progress)
+    else:
+        height, candidates = _lowest_height_scanned(lattice, progress)
+    bounds = {node: lattice.lower_bound(node, metric) for node in candidates}
+    best, best_loss, losses = None, np.inf, {}
+    for node in sorted(candidates, key=lambda n: (bounds[n], n)):
+        if bounds[node] > best_loss + _TIE_SLACK * max(1.0, abs(best_loss)):
+            break  # this and every later candidate lose
+        loss = lattice.loss(node, metric)
+        losses[node] = loss
+        if best is None or (loss, node) < (best_loss, best):
+            best, best_loss = node, loss
     return _release(
         problem,
         lattice,
         best,
         algorithm="samarati",
         started=started,
-        params={"height": low, "loss_metric": metric, "candidates": [list(c) for c in candidates]},
+        params={
+            "height": height,
+            "loss_metric": metric,
+            "candidates": [list(c) for c in candidates],
+        },
+        tagged=None if tags is None else tags.value,
+        known=None if tags is None else tags.known,
         losses=losses,
         progress=progress,
     )

@@ -44,12 +44,17 @@ of satisfying classes, which satisfies).
 
 Vectorized search: per QI, the nodes over the values present in the data are numbered
 and tables give, for every pair of nodes, their lowest common ancestor (the node a
-merge takes) and its WHD; QIs are packed into groups whose joint node count is at most
-1,024, with one joint table each, so a step prices the merge of the violating class
-with all classes at once — one lookup per group and class (a QI with more than 1,500
-nodes compares the labels of each level instead). Work buffers are reused between
-steps. Adult (30,162 rows, 8 QIs, 12,458 raw classes) at k = 5 takes about 1 s on one
-core.
+merge takes) and its WHD; QIs are packed into few groups whose joint node count is at
+most 2,048 (first-fit decreasing), so a step prices the merge of the violating class
+with all classes at once: per group, the row of the class's joint node (the summed WHD
+against every joint node, built once per joint node and kept) is read at every
+class's joint node — one read per group and class, from a row that stays in the
+processor's cache (a QI with more than 1,500 nodes compares the labels of each level
+instead). Dead classes cost −∞, so their distance is ∞ without a mask, and the arrays
+are compacted once a tenth of them are dead. With k-anonymity alone a class is checked
+by its size, and each row's class is found at the end from the merges (pointer
+jumping), so no class keeps a list of its rows. Adult (30,162 rows, 8 QIs in three
+groups, 12,458 raw classes) at k = 5 takes about 0.5 s on one core.
 
 Cost: about (classes) × (violating classes) comparisons; a hosted demo caps it
 (:func:`~privcore.anonymize.base.check_local_recoding_cost`), and progress is reported
@@ -84,8 +89,10 @@ from privcore.measure.loss import whd
 from privcore.models import PrivacyModel
 
 _TABLE_NODES = 1500  # above this many hierarchy nodes of a QI, compare level by level
-_JOINT_NODES = 1024  # QIs priced together while the product of their node counts fits
+_JOINT_NODES = 2048  # QIs priced together while the product of their node counts fits
+_KEPT_ROWS = 512  # rows of weights kept per QI group (at most 16 KB each)
 _TIE = 1e-9  # relative slack under which two distances count as equal
+_COMPACT_ALIVE = 1.1  # compact the class arrays once more than a tenth are dead
 
 
 class _Qi:
@@ -174,14 +181,14 @@ class _Classes:
     """The current classes as parallel arrays (one entry per class, in id order).
 
     ``node[q]`` holds each class's node of QI q, ``size`` its rows, ``cost`` its
-    distortion |class| · Σ_QI WHD. Dead classes (merged into another) stay in place
-    until more than half are dead; then the arrays are compacted, keeping the id order
-    so that the first minimum is the lowest id.
+    distortion |class| · Σ_QI WHD (−∞ once dead). Dead classes (merged into another)
+    stay in place until more than a tenth are dead; then the arrays are compacted,
+    keeping the id order so that the first minimum is the lowest id.
 
     Pricing: QIs with a merge table are packed into groups whose joint node count (the
-    product of their node counts) is at most 1,024; a group's joint table holds, for
-    every pair of joint nodes, the summed WHD of the QIs' common ancestors. A step then
-    costs one lookup per group and class instead of one per QI and class.
+    product of their node counts) is at most 2,048; the row of a joint node holds the
+    summed WHD of the QIs' common ancestors with every joint node. A step then costs one
+    read per group and class instead of one per QI and class.
     """
 
     def __init__(self, qis: list[_Qi], first_row: np.ndarray, sizes: np.ndarray) -> None:
@@ -193,9 +200,12 @@ class _Classes:
         self.alive = np.ones(n, dtype=bool)
         self.node = np.stack([q.node_of[0, q.dense[first_row]] for q in qis])  # (Q, n)
         self.size = np.asarray(sizes, dtype=np.int64).copy()
+        self.size_f = self.size.astype(float)  # the same sizes, for the distances
         self.cost = np.zeros(n)
         self.table_q = [i for i, q in enumerate(qis) if q.merge_weight is not None]
         self.level_q = [i for i, q in enumerate(qis) if q.merge_weight is None]
+        # every QI has a merge table: a class's nodes of those QIs are a column of `node`
+        self._table_rows = slice(None) if not self.level_q else np.array(self.table_q)
         # Merged nodes and their weights of the table QIs, one flat lookup for all:
         # index = offset + node_a · N + node_b (nodes), offset + node (weights).
         widths = np.array([qis[i].n_nodes for i in self.table_q], dtype=np.int64)
@@ -204,45 +214,62 @@ class _Classes:
         self.node_flat = _concatenated([qis[i].merge_node.ravel() for i in self.table_q])
         self.weight_offset = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
         self.weight_flat = _concatenated([qis[i].node_weight for i in self.table_q], float)
-        # Joint tables of QI groups: index = offset + joint_a · J + joint_b.
-        groups = _pack(self.table_q, [qis[i].n_nodes for i in self.table_q])
-        self.radix = np.zeros((len(groups), len(qis)), dtype=np.int64)
-        tables, joint = [], []
-        for g, members in enumerate(groups):
-            table = np.zeros((1, 1))
+        # QI groups priced together: a class's joint node in group g is radix[g] @ its
+        # nodes; the weights of one joint node against all are a row (see _group_row).
+        self.groups = _pack(self.table_q, [qis[i].n_nodes for i in self.table_q])
+        self.radix = np.zeros((len(self.groups), len(qis)), dtype=np.int64)
+        for g, members in enumerate(self.groups):
             step = 1
             for q in reversed(members):  # the last QI is the lowest digit
                 self.radix[g, q] = step
                 step *= qis[q].n_nodes
-            for q in members:
-                m = qis[q].merge_weight
-                width = table.shape[0] * len(m)
-                table = (table[:, None, :, None] + m[None, :, None, :]).reshape(width, width)
-            tables.append(table.ravel())
-            joint.append(table.shape[0])
-        self.flat = _concatenated(tables, float)
-        self.stride = np.array(joint, dtype=np.int64)
-        self.offset = np.concatenate(([0], np.cumsum(self.stride**2)[:-1])).astype(np.int64)
-        self._index_base()
+        self._group_rows: list[dict[int, np.ndarray]] = [{} for _ in self.groups]
+        self._index_joint()
 
-    def _index_base(self) -> None:
-        self.base = self.radix @ self.node + self.offset[:, None]  # (groups, n)
+    def _index_joint(self) -> None:
+        self.joint = self.radix @ self.node  # (groups, n): each class's joint node per group
+        self._buffers()
+
+    def _buffers(self) -> None:
         # Work buffers, reused by every step (allocating them each time is slower).
-        self._index = np.empty(self.base.shape, dtype=np.intp)
-        self._weights = np.empty(self.base.shape)
+        self._row = np.empty(len(self.size))
         self._total = np.empty(len(self.size))
         self._dist = np.empty(len(self.size))
 
+    def _group_row(self, g: int, pos: int) -> np.ndarray:
+        """For QI group g, the summed WHD of the common ancestors of class ``pos``'s
+        nodes and every joint node: the sum over the group's QIs (in order) of their
+        ``merge_weight`` rows, laid out like the joint ids. Kept per joint node."""
+        joint = int(self.joint[g, pos])
+        rows = self._group_rows[g]
+        row = rows.get(joint)
+        if row is None:
+            row = np.zeros(1)
+            for q in self.groups[g]:
+                weights = self.qis[q].merge_weight[self.node[q, pos]]
+                row = (row[:, None] + weights[None, :]).ravel()
+            if len(rows) >= _KEPT_ROWS:
+                del rows[next(iter(rows))]
+            rows[joint] = row
+        return row
+
     def distances(self, pos: int) -> np.ndarray:
         """Distortion added by merging class ``pos`` with every class (inf for itself
-        and for dead classes). The array is a buffer overwritten by the next call."""
-        total = self._total
-        total.fill(0.0)
-        if len(self.stride):
-            shift = (self.radix @ self.node[:, pos]) * self.stride
-            np.add(self.base, shift[:, None], out=self._index)
-            np.take(self.flat, self._index, out=self._weights)
-            np.add.reduce(self._weights, axis=0, out=total)
+        and for dead classes, whose cost is −inf). The array is a buffer overwritten by
+        the next call.
+
+        Per QI group, the row of class ``pos``'s joint node (at most 2,048 weights, so
+        the reads stay in the processor's cache) is read at every class's joint node,
+        and the groups are summed in order."""
+        total, part, joint = self._total, self._row, self.joint
+        if self.groups:
+            # (every joint id is a valid index: "wrap" only skips the bounds check)
+            np.take(self._group_row(0, pos), joint[0], out=total, mode="wrap")
+            for g in range(1, len(self.groups)):
+                np.take(self._group_row(g, pos), joint[g], out=part, mode="wrap")
+                np.add(total, part, out=total)
+        else:
+            total.fill(0.0)
         for i in self.level_q:  # many nodes: compare the labels level by level
             qi = self.qis[i]
             leaf_a = qi.node_leaf[self.node[i, pos]]
@@ -250,47 +277,65 @@ class _Classes:
             lca = (qi.labels[:, leaf_b] != qi.labels[:, leaf_a, None]).sum(axis=0)
             level = np.maximum(qi.node_level[self.node[i]], qi.node_level[self.node[i, pos]])
             total += qi.weight[np.maximum(level, lca)]
-        dist = self._dist
-        np.add(self.size, self.size[pos], out=dist)
-        dist *= total
-        dist -= self.cost
-        dist -= self.cost[pos]
+        dist, size, cost = self._dist, self.size_f, self.cost
+        np.add(size, size[pos], out=dist)
+        np.multiply(dist, total, out=dist)
+        np.subtract(dist, cost, out=dist)  # dead classes: −(−inf) = inf
+        np.subtract(dist, cost[pos], out=dist)
         dist[pos] = np.inf
-        np.copyto(dist, np.inf, where=~self.alive)
         return dist
+
+    def nearest(self, pos: int) -> int:
+        """The id of the class nearest to class ``pos``: the least distance, ties (within
+        a relative 10⁻⁹) the lowest id — the first in id order."""
+        dist = self.distances(pos)
+        first = int(dist.argmin())
+        if first:  # a near tie can only come earlier than the first exact minimum
+            best = float(dist[first])
+            tied = dist[:first] <= best + _TIE * max(1.0, abs(best))
+            earlier = int(tied.argmax())
+            if tied[earlier]:
+                first = earlier
+        return int(self.ids[first])
 
     def merge(self, a: int, b: int) -> int:
         """Merge classes a and b (ids); the survivor keeps the lower id."""
-        keep, gone = min(a, b), max(a, b)
-        i, j = self.pos_of[keep], self.pos_of[gone]
+        keep, gone = (a, b) if a < b else (b, a)
+        i, j = int(self.pos_of[keep]), int(self.pos_of[gone])
+        node = self.node
         weight = 0.0
         if self.table_q:
-            x, y = self.node[self.table_q, i], self.node[self.table_q, j]
-            merged = self.node_flat[self.node_offset + x * self.node_stride + y]
-            self.node[self.table_q, i] = merged
+            rows = self._table_rows
+            merged = self.node_flat[
+                self.node_offset + node[rows, i] * self.node_stride + node[rows, j]
+            ]
+            node[rows, i] = merged
             weight += float(self.weight_flat[self.weight_offset + merged].sum())
         for q in self.level_q:
             qi = self.qis[q]
-            node = qi.merged_node(self.node[q, i], self.node[q, j])
-            self.node[q, i] = node
-            weight += qi.node_weight[node]
-        self.size[i] += self.size[j]
-        self.cost[i] = self.size[i] * weight
+            merged_q = qi.merged_node(node[q, i], node[q, j])
+            node[q, i] = merged_q
+            weight += qi.node_weight[merged_q]
+        size = self.size[i] + self.size[j]
+        self.size[i] = size
+        self.size_f[i] = size
+        self.cost[i] = size * weight
+        self.cost[j] = -np.inf  # never the nearest: its distance is inf
         self.alive[j] = False
         self.n_alive -= 1
-        if self.n_alive * 2 < len(self.alive):
+        self.joint[:, i] = self.radix @ node[:, i]
+        if self.n_alive * _COMPACT_ALIVE < len(self.alive):
             self._compact()
-        else:
-            self.base[:, i] = self.radix @ self.node[:, i] + self.offset
         return keep
 
     def _compact(self) -> None:
         keep = self.alive
-        for name in ("ids", "alive", "size", "cost"):
+        for name in ("ids", "alive", "size", "size_f", "cost"):
             setattr(self, name, getattr(self, name)[keep])
         self.node = self.node[:, keep]
+        self.joint = self.joint[:, keep]
         self.pos_of[self.ids] = np.arange(len(self.ids))
-        self._index_base()
+        self._buffers()
 
 
 def _concatenated(arrays: list[np.ndarray], dtype: type = np.int64) -> np.ndarray:
@@ -298,33 +343,47 @@ def _concatenated(arrays: list[np.ndarray], dtype: type = np.int64) -> np.ndarra
 
 
 def _pack(members: list[int], widths: list[int]) -> list[list[int]]:
-    """QIs packed into groups of joint width (product of node counts) ≤ 1,024,
-    narrowest first."""
+    """QIs packed into groups of joint width (product of node counts) ≤ 2,048: the
+    widest first, each into the first group it fits (first-fit decreasing), so that few
+    groups — one read per class each — price a merge. Members in QI order."""
     groups: list[list[int]] = []
-    joint = 0
-    for q, width in sorted(zip(members, widths, strict=True), key=lambda pair: pair[1]):
-        if groups and joint * width <= _JOINT_NODES:
-            groups[-1].append(q)
-            joint *= width
-        else:
+    joints: list[int] = []
+    for q, width in sorted(zip(members, widths, strict=True), key=lambda pair: -pair[1]):
+        fits = next((g for g, joint in enumerate(joints) if joint * width <= _JOINT_NODES), None)
+        if fits is None:
             groups.append([q])
-            joint = width
-    return groups
+            joints.append(width)
+        else:
+            groups[fits].append(q)
+            joints[fits] *= width
+    return [sorted(group) for group in groups]
 
 
 def _top_group_rows(
-    classes: _Classes, qis: list[_Qi], violating: np.ndarray, rows: list[np.ndarray | None]
+    classes: _Classes, qis: list[_Qi], violating: np.ndarray, class_of: np.ndarray
 ) -> np.ndarray:
     """Rows that the release would show as '*' in every QI: those of the violating
-    classes (suppressed) and of the classes whose node is labelled '*' in every QI."""
+    classes (suppressed) and of the classes whose node is labelled '*' in every QI.
+    ``class_of``: each row's class id."""
     alive = np.flatnonzero(classes.alive)
     star = np.ones(len(alive), dtype=bool)
     for q, qi in enumerate(qis):
         star &= qi.node_star[classes.node[q, alive]]
     ids = classes.ids[alive]
-    chosen = ids[star | violating[ids]]
-    parts = [rows[c] for c in chosen]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    chosen = np.zeros(len(violating), dtype=bool)
+    chosen[ids[star | violating[ids]]] = True
+    return np.flatnonzero(chosen[class_of])
+
+
+def _roots(parent: np.ndarray) -> np.ndarray:
+    """The class each class ended in, following ``parent`` (a merged class points to
+    the class it joined; a class that lives on points to itself) by pointer jumping."""
+    root = parent.copy()
+    while True:
+        hop = root[root]
+        if np.array_equal(hop, root):
+            return root
+        root = hop
 
 
 def kaca(
@@ -365,8 +424,10 @@ def kaca(
     for model in problem.constraints:
         failing |= ~model.class_pass(initial)
     check_local_recoding_cost("KACA", initial.n_classes, int(failing.sum()))
-    rows: list[np.ndarray | None] = list(initial.members())
     checker = ClassChecker(problem, "KACA")
+    # A class is checked on its rows unless sizes alone decide (k-anonymity).
+    rows: list[np.ndarray | None] | None = None if checker.sizes_decide else list(initial.members())
+    parent = np.arange(initial.n_classes)  # a merged class points to the class it joined
     classes = _Classes(qis, initial.first_row, initial.sizes)
 
     heap = [(int(initial.sizes[c]), int(c)) for c in np.flatnonzero(failing)]
@@ -389,21 +450,23 @@ def kaca(
             pos = classes.pos_of[a]
             if not violating[a] or classes.size[pos] != size:
                 continue  # stale entry: merged since, or re-queued with its new size
-            if classes.n_alive == 1:
-                raise checker.infeasible(rows[a])
-            dist = classes.distances(pos)
-            best = dist.min()
-            near = np.flatnonzero(dist <= best + _TIE * max(1.0, abs(best)))
-            b = int(classes.ids[near[0]])  # ties: the lowest id
-            violating_rows -= size + (int(classes.size[classes.pos_of[b]]) if violating[b] else 0)
+            if classes.n_alive == 1:  # class a holds the whole table
+                raise checker.infeasible(np.arange(n) if rows is None else rows[a])
+            b = classes.nearest(pos)
+            size_b = int(classes.size[classes.pos_of[b]])
+            violating_rows -= size + (size_b if violating[b] else 0)
             keep = classes.merge(a, b)
             gone = a + b - keep
-            rows[keep] = np.concatenate([rows[keep], rows[gone]])
-            rows[gone] = None
+            parent[gone] = keep
             violating[gone] = False
             merges += 1
-            new_size = int(classes.size[classes.pos_of[keep]])
-            violating[keep] = checker.violates(rows[keep])
+            new_size = size + size_b
+            if rows is None:
+                violating[keep] = new_size < checker.minimum
+            else:
+                rows[keep] = np.concatenate([rows[keep], rows[gone]])
+                rows[gone] = None
+                violating[keep] = checker.violates(rows[keep])
             if violating[keep]:
                 violating_rows += new_size
                 heapq.heappush(heap, (new_size, keep))
@@ -420,19 +483,17 @@ def kaca(
     # (privcore.classes.release_classes). Suppression beyond the budget is not allowed:
     # then every violating class is merged instead (classes that meet the constraints
     # stay satisfying when merged, so the group left at '*' is then a class).
-    top_group = _top_group_rows(classes, qis, violating, rows)
+    top_group = _top_group_rows(classes, qis, violating, _roots(parent)[initial.ids])
     if len(top_group) > budget and checker.violates(top_group):
         merge_until(0)
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.9, "KACA: generalizing and measuring the release")
 
     # Classes still violating fit the suppression budget: their rows are suppressed.
-    suppressed = np.zeros(n, dtype=bool)
-    for c in np.flatnonzero(violating):
-        suppressed[rows[c]] = True
-    row_nodes = np.zeros((len(qis), n), dtype=np.int64)
-    for pos in np.flatnonzero(classes.alive & ~violating[classes.ids]):
-        row_nodes[:, rows[classes.ids[pos]]] = classes.node[:, pos, None]
+    class_of = _roots(parent)[initial.ids]
+    suppressed = violating[class_of]
+    row_nodes = classes.node[:, classes.pos_of[class_of]]
+    row_nodes[:, suppressed] = 0
 
     frame = problem.frame.copy()
     record_levels = {}

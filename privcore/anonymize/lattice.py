@@ -9,6 +9,9 @@ set of the bottom node. The frequency set of a more general node is *rolled up* 
 that of any less general node already computed, by mapping each group's labels one or
 more levels up and summing counts: no rescan of the rows. Privacy models are checked on
 the groups with their counts as weights, so the same model objects serve every node.
+When class sizes alone decide (k-anonymity), a node's verdict is read from the frequency
+sets of the QI combinations alone — the classes —, far smaller than those with the
+sensitive values, which still give the losses.
 
 Every model of privcore is monotone under generalization (seed 003 lemmas 20.3.1–3):
 if a node satisfies the constraints within the suppression budget, so does every more
@@ -29,6 +32,7 @@ import itertools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -47,6 +51,8 @@ from privcore.errors import ParameterError
 LOSS_METRICS = ("ncp", "whd", "discernibility", "ul")
 _CACHE_GROUPS = 4_000_000  # groups kept in rolled-up frequency sets (memory bound)
 _KEPT_PARTITIONS = 16  # evaluated nodes whose partitions stay in memory
+MATRIX_NODES = 2_000_000  # the largest lattice whose nodes are held as one matrix
+_TESTED_NODES = 200_000  # up to this size, per-QI level tests make dominance one AND per QI
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,6 +107,84 @@ class NodeResult:
     suppressed_rows: int
 
 
+@dataclass(frozen=True, eq=False)
+class _Judged:
+    """A node's classes and verdict (the parts of :class:`NodeResult` that a frequency
+    set decides)."""
+
+    classes: EquivalenceClasses
+    failing: np.ndarray
+    violating: int
+    top_group: np.ndarray
+    top_is_class: bool
+    suppressed: int
+    satisfied: bool
+
+
+class _FrequencyCache:
+    """Frequency sets of nodes, each rolled up from the cached predecessor with the
+    fewest groups, bounded in total groups (the least recently used go first; the
+    bottom stays).
+
+    The cached nodes' levels are the rows of a matrix (a free row has no groups: inf),
+    so that finding the best predecessor is one vectorized dominance test. When only the
+    bottom is below a node, the node at level min(level, 1) in every QI is rolled up
+    and kept first: the nodes of a search share a few of those, far smaller than the
+    bottom. A frequency set does not depend on which predecessor it comes from: groups
+    stay numbered in the order of their first row of the table, and counts are sums of
+    whole numbers.
+    """
+
+    def __init__(self, lattice: Lattice, bottom: FrequencySet) -> None:
+        self.lattice = lattice
+        self.bottom = bottom
+        self._sets: OrderedDict[tuple[int, ...], FrequencySet] = OrderedDict()
+        self._groups = 0
+        self._slot_of: dict[tuple[int, ...], int] = {}
+        self._slot_levels = np.zeros((64, len(bottom.levels)), dtype=np.int64)
+        self._slot_groups = np.full(64, np.inf)
+        self._free_slots: list[int] = list(range(63, -1, -1))
+        self._remember(bottom)
+
+    def get(self, node: tuple[int, ...]) -> FrequencySet:
+        found = self._sets.get(node)
+        if found is not None:
+            self._sets.move_to_end(node)
+            return found
+        below = np.all(self._slot_levels <= np.asarray(node), axis=1)
+        slot = int(np.argmin(np.where(below, self._slot_groups, np.inf)))
+        source = self._sets[tuple(int(v) for v in self._slot_levels[slot])]
+        if source is self.bottom:
+            hub = tuple(min(level, 1) for level in node)
+            if hub != node:
+                source = self.get(hub)
+        fs = self.lattice._roll_up(source, node)
+        self._remember(fs)
+        return fs
+
+    def _remember(self, fs: FrequencySet) -> None:
+        self._sets[fs.levels] = fs
+        self._groups += fs.n_groups
+        if not self._free_slots:
+            grown = len(self._slot_groups)
+            self._slot_levels = np.concatenate(
+                [self._slot_levels, np.zeros_like(self._slot_levels)]
+            )
+            self._slot_groups = np.concatenate([self._slot_groups, np.full(grown, np.inf)])
+            self._free_slots = list(range(2 * grown - 1, grown - 1, -1))
+        slot = self._free_slots.pop()
+        self._slot_of[fs.levels] = slot
+        self._slot_levels[slot] = fs.levels
+        self._slot_groups[slot] = fs.n_groups
+        while self._groups > _CACHE_GROUPS and len(self._sets) > 1:
+            levels = next(v for v in self._sets if v != self.bottom.levels)
+            dropped = self._sets.pop(levels)
+            self._groups -= dropped.n_groups
+            slot = self._slot_of.pop(levels)
+            self._slot_groups[slot] = np.inf
+            self._free_slots.append(slot)
+
+
 class Lattice:
     """Full-domain generalization lattice of one problem, with cached node checks."""
 
@@ -114,12 +198,24 @@ class Lattice:
         # (the arrays of a node can be as long as the table).
         self._checks: dict[tuple[int, ...], NodeCheck] = {}
         self._results: OrderedDict[tuple[int, ...], NodeResult] = OrderedDict()
-        self._cache: OrderedDict[tuple[int, ...], FrequencySet] = OrderedDict()
-        self._cached_groups = 0
         self.order: list[tuple[int, ...]] = []  # evaluation order, for the trace
         self.bottom = tuple(0 for _ in self.qi)
         self.top = self.heights
-        self._base = self._bottom_frequencies()
+        self._n_labels = [
+            [len(h.labels(level)) for level in range(h.height + 1)] for h in self.hierarchies
+        ]
+        self._up_tables: dict[tuple[int, int, int], np.ndarray] = {}
+        self._frequency_sets = _FrequencyCache(self, self._bottom_frequencies(with_sensitive=True))
+        self._base = self._frequency_sets.bottom  # the bottom node's frequency set
+        # When every constraint is decided by class sizes alone (k-anonymity), a node's
+        # verdict needs only the QI combinations and their counts — the classes —, whose
+        # frequency sets are smaller; losses still come from the full frequency sets.
+        self._sizes_decide = bool(problem.sa) and all(m.size_only for m in problem.constraints)
+        self._class_sets = (
+            _FrequencyCache(self, self._bottom_frequencies(with_sensitive=False))
+            if self._sizes_decide
+            else self._frequency_sets
+        )
         self._levels_matrix: np.ndarray | None = None
         # Per QI and level: which labels are '*' (at the top, every label).
         self._star = [
@@ -168,7 +264,7 @@ class Lattice:
     def levels_matrix(self) -> np.ndarray:
         """All nodes as rows (mixed-radix order), for vectorized tagging."""
         if self._levels_matrix is None:
-            if self.size > 2_000_000:
+            if self.size > MATRIX_NODES:
                 raise ParameterError(
                     f"The lattice has {self.size:,} nodes; choose fewer quasi-identifiers or "
                     "shallower hierarchies, or use Mondrian.",
@@ -186,102 +282,117 @@ class Lattice:
         return idx
 
     def successors_mask(self, node: tuple[int, ...]) -> np.ndarray:
-        return np.all(self.levels_matrix >= np.asarray(node), axis=1)
+        """Per node (rows of :attr:`levels_matrix`): at least as general as ``node``."""
+        return self._dominance(node, at_least=True)
 
     def predecessors_mask(self, node: tuple[int, ...]) -> np.ndarray:
-        return np.all(self.levels_matrix <= np.asarray(node), axis=1)
+        """Per node (rows of :attr:`levels_matrix`): at most as general as ``node``."""
+        return self._dominance(node, at_least=False)
+
+    def _dominance(self, node: tuple[int, ...], *, at_least: bool) -> np.ndarray:
+        if self.size > _TESTED_NODES:
+            levels, target = self.levels_matrix, np.asarray(node)
+            return np.all(levels >= target if at_least else levels <= target, axis=1)
+        tests = self._level_tests[0 if at_least else 1]
+        mask = tests[0][node[0]].copy()
+        for q in range(1, len(node)):
+            mask &= tests[q][node[q]]
+        return mask
+
+    @cached_property
+    def _level_tests(self) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
+        """Per QI q and level g, which nodes have level ≥ g, and ≤ g, in q (one bool per
+        node), so that a dominance test is one AND per QI."""
+        levels = self.levels_matrix
+        at_least = [[levels[:, q] >= g for g in range(h + 1)] for q, h in enumerate(self.heights)]
+        at_most = [[levels[:, q] <= g for g in range(h + 1)] for q, h in enumerate(self.heights)]
+        return at_least, at_most
 
     # ------------------------------------------------------------------ frequency sets
-    def _bottom_frequencies(self) -> FrequencySet:
+    def _bottom_frequencies(self, *, with_sensitive: bool) -> FrequencySet:
         problem = self.problem
         leaf = [problem.leaf_codes[c] for c in self.qi]
-        sens = [problem.sensitive[s].codes for s in problem.sa]
+        names = problem.sa if with_sensitive else ()
+        sens = [problem.sensitive[s].codes for s in names]
         cards = [len(h.leaves) + 1 for h in self.hierarchies] + [
-            problem.sensitive[s].n_values for s in problem.sa
+            problem.sensitive[s].n_values for s in names
         ]
         shifted = [c + 1 for c in leaf] + sens  # missing (-1) becomes code 0
         groups = group_rows(shifted, cards)
         weights, first = groups.counts.astype(np.int64), groups.first
-        labels = np.stack([c[first] for c in leaf], axis=1) if leaf else np.zeros((len(first), 0))
-        sensitive = (
-            np.stack([c[first] for c in sens], axis=1)
-            if sens
-            else np.zeros((len(first), 0), dtype=np.int64)
+        return FrequencySet(
+            self.bottom,
+            _by_group([c[first] for c in leaf], len(first)),
+            _by_group([c[first] for c in sens], len(first)),
+            weights,
         )
-        fs = FrequencySet(self.bottom, labels.astype(np.int64), sensitive, weights)
-        self._remember(fs)
-        return fs
 
-    def _map_levels(self, q: int, source: int, target: int, labels: np.ndarray) -> np.ndarray:
-        """Labels of QI q at level ``source`` mapped to their ancestors at ``target``."""
-        if source == target:
-            return labels
-        hierarchy = self.hierarchies[q]
-        if source == 0:
-            return hierarchy.generalize(labels, target)
-        # ancestor of a level-`source` label = label at `target` of any leaf below it
-        first_leaf = np.zeros(len(hierarchy.labels(source)), dtype=np.int64)
-        codes = hierarchy.codes(source)
-        first_leaf[codes[::-1]] = np.arange(len(codes))[::-1]
-        mapping = hierarchy.codes(target)[first_leaf]
-        out = np.where(labels >= 0, mapping[np.maximum(labels, 0)], -1)
-        if target == hierarchy.height:
-            out = np.zeros_like(out)  # missing joins the top label too
-        return out
+    def _up_table(self, q: int, source: int, target: int) -> np.ndarray:
+        """Labels of QI q at level ``source`` → their ancestors at ``target``, both
+        shifted by one (0: missing, which stays missing below the top and joins the top
+        label at the top): index ``label + 1``, value ``ancestor + 1``."""
+        key = (q, source, target)
+        table = self._up_tables.get(key)
+        if table is None:
+            hierarchy = self.hierarchies[q]
+            codes = hierarchy.codes(source)
+            # ancestor of a level-`source` label = label at `target` of any leaf below it
+            first_leaf = np.zeros(len(hierarchy.labels(source)), dtype=np.int64)
+            first_leaf[codes[::-1]] = np.arange(len(codes))[::-1]
+            ancestors = np.asarray(hierarchy.codes(target), dtype=np.int64)[first_leaf]
+            missing = 1 if target == hierarchy.height else 0
+            table = np.concatenate(([missing], ancestors + 1)).astype(np.int64)
+            self._up_tables[key] = table
+        return table
 
     def _roll_up(self, source: FrequencySet, node: tuple[int, ...]) -> FrequencySet:
-        labels = np.stack(
-            [
-                self._map_levels(q, source.levels[q], node[q], source.labels[:, q])
-                for q in range(len(self.qi))
-            ],
-            axis=1,
-        )
-        cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
-        cards += [self.problem.sensitive[s].n_values for s in self.problem.sa]
+        """The frequency set of ``node`` from that of a less general node: each group's
+        labels mapped up, equal groups merged and their counts summed."""
+        shifted = [
+            self._up_table(q, source.levels[q], node[q])[source.labels[:, q] + 1]
+            for q in range(len(self.qi))
+        ]
+        n_sensitive = source.sensitive.shape[1]
+        cards = [self._n_labels[q][level] + 1 for q, level in enumerate(node)]
+        cards += [self.problem.sensitive[s].n_values for s in self.problem.sa[:n_sensitive]]
         groups = group_rows(
-            [labels[:, q] + 1 for q in range(len(self.qi))]
-            + [source.sensitive[:, j] for j in range(source.sensitive.shape[1])],
+            shifted + [source.sensitive[:, j] for j in range(n_sensitive)],
             cards,
             weights=source.weights,
         )
         first = groups.first
-        return FrequencySet(node, labels[first], source.sensitive[first], groups.counts)
-
-    def _remember(self, fs: FrequencySet) -> None:
-        self._cache[fs.levels] = fs
-        self._cached_groups += fs.n_groups
-        while self._cached_groups > _CACHE_GROUPS and len(self._cache) > 1:
-            for levels in self._cache:
-                if levels != self.bottom:
-                    dropped = self._cache.pop(levels)
-                    self._cached_groups -= dropped.n_groups
-                    break
+        labels = _by_group([c[first] - 1 for c in shifted], len(first))
+        return FrequencySet(node, labels, source.sensitive[first], groups.counts)
 
     def frequencies(self, node: tuple[int, ...]) -> FrequencySet:
-        """The node's frequency set, rolled up from the smallest cached predecessor."""
-        if node in self._cache:
-            self._cache.move_to_end(node)
-            return self._cache[node]
-        best = None
-        for levels, fs in self._cache.items():
-            if all(a <= b for a, b in zip(levels, node, strict=True)) and (
-                best is None or fs.n_groups < best.n_groups
-            ):
-                best = fs
-        fs = self._roll_up(best or self._base, node)
-        self._remember(fs)
-        return fs
+        """The node's frequency set (QI labels and sensitive values), rolled up from
+        the cached predecessor with the fewest groups (:class:`_FrequencyCache`)."""
+        return self._frequency_sets.get(tuple(int(v) for v in node))
 
     # ------------------------------------------------------------------ checks
     def check(self, node: tuple[int, ...]) -> NodeCheck:
-        """The node's verdict (cached for every node; see :meth:`evaluate`)."""
+        """The node's verdict (cached for every node; see :meth:`evaluate`). When class
+        sizes alone decide, it is read from the node's classes without the sensitive
+        values (the same verdict, from a smaller frequency set)."""
         node = tuple(int(v) for v in node)
         found = self._checks.get(node)
-        return found if found is not None else self._checks_of(self.evaluate(node))
+        if found is not None:
+            return found
+        if not self._sizes_decide:
+            self.evaluate(node)
+            return self._checks[node]
+        fs = self._class_sets.get(node)
+        judged = self._judge(node, fs, {})
+        return self._record(node, judged.violating, judged.satisfied, judged.suppressed)
 
-    def _checks_of(self, result: NodeResult) -> NodeCheck:
-        return self._checks[result.node]
+    def _record(
+        self, node: tuple[int, ...], violating: int, satisfied: bool, suppressed: int
+    ) -> NodeCheck:
+        found = self._checks.get(node)
+        if found is None:
+            found = self._checks[node] = NodeCheck(node, violating, satisfied, suppressed)
+            self.order.append(node)
+        return found
 
     def evaluate(self, node: tuple[int, ...]) -> NodeResult:
         """Check the constraints at ``node`` (cached); counts in records."""
@@ -290,18 +401,45 @@ class Lattice:
             self._results.move_to_end(node)
             return self._results[node]
         fs = self.frequencies(node)
-        cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
         sensitive = {
             name: self.problem.sensitive[name].regrouped(fs.sensitive[:, j], fs.weights)
             for j, name in enumerate(self.problem.sa)
         }
-        classes = classes_from_codes(
-            [fs.labels[:, q] + 1 for q in range(len(self.qi))],
-            cards,
-            qi=self.qi,
-            sensitive=sensitive,
-            weights=fs.weights,
+        judged = self._judge(node, fs, sensitive)
+        result = NodeResult(
+            node,
+            judged.violating,
+            judged.satisfied,
+            judged.classes,
+            judged.failing,
+            fs,
+            judged.top_group,
+            judged.top_is_class,
+            judged.suppressed,
         )
+        self._results[node] = result
+        while len(self._results) > _KEPT_PARTITIONS:
+            self._results.popitem(last=False)
+        self._record(node, judged.violating, judged.satisfied, judged.suppressed)
+        return result
+
+    def _judge(self, node: tuple[int, ...], fs: FrequencySet, sensitive: dict) -> _Judged:
+        """The classes of ``fs`` (a frequency set of ``node``), which of them fail a
+        constraint, and the verdict (see :class:`NodeResult`)."""
+        if fs.sensitive.shape[1] == 0:  # every group is one class, in first-row order
+            m = fs.n_groups
+            classes = EquivalenceClasses(
+                np.arange(m), fs.weights, np.arange(m), tuple(self.qi), sensitive, fs.weights
+            )
+        else:
+            cards = [self._n_labels[q][level] + 1 for q, level in enumerate(node)]
+            classes = classes_from_codes(
+                [fs.labels[:, q] + 1 for q in range(len(self.qi))],
+                cards,
+                qi=self.qi,
+                sensitive=sensitive,
+                weights=fs.weights,
+            )
         failing = np.zeros(classes.n_classes, dtype=bool)
         for model in self.problem.constraints:
             failing |= ~model.class_pass(classes)
@@ -312,24 +450,8 @@ class Lattice:
             suppressed = 0 if top_is_class else int(classes.sizes[top_group].sum())
         else:  # the node fails anyway: its group at '*' is not examined
             top_group, top_is_class, suppressed = failing, False, violating
-        result = NodeResult(
-            node,
-            violating,
-            violating <= budget and suppressed <= budget,
-            classes,
-            failing,
-            fs,
-            top_group,
-            top_is_class,
-            suppressed,
-        )
-        self._results[node] = result
-        while len(self._results) > _KEPT_PARTITIONS:
-            self._results.popitem(last=False)
-        if node not in self._checks:
-            self._checks[node] = NodeCheck(node, violating, result.satisfied, suppressed)
-            self.order.append(node)
-        return result
+        satisfied = violating <= budget and suppressed <= budget
+        return _Judged(classes, failing, violating, top_group, top_is_class, suppressed, satisfied)
 
     def _top_group(
         self,
@@ -422,11 +544,14 @@ class Lattice:
         chosen: tuple[int, ...] | None,
         tagged: np.ndarray | None = None,
         losses: dict[tuple[int, ...], float] | None = None,
+        *,
+        known: np.ndarray | None = None,
     ) -> LatticeTrace:
         """Every node with how the search met it: evaluated (satisfied or not), tagged
         by monotonicity (``tagged``: the satisfaction of every node, known without
-        evaluating most of them), or not visited. Lattices above 5,000 nodes keep only
-        the evaluated nodes, to stay chartable."""
+        evaluating most of them — of the nodes in ``known`` only, when given), or not
+        visited. Lattices above 5,000 nodes keep only the evaluated nodes, to stay
+        chartable."""
         losses = losses or {}
         evaluated = list(self._checks)
         if self.size <= 5000:
@@ -443,6 +568,8 @@ class Lattice:
         status = np.full(len(levels), "not visited", dtype=object)
         if tagged is not None:
             status[:] = np.where(tagged[index], "tagged satisfied", "tagged not satisfied")
+            if known is not None:
+                status[~known[index]] = "not visited"
         order = np.full(len(levels), -1, dtype=np.int64)
         suppressed = np.full(len(levels), np.nan)
         loss = np.full(len(levels), np.nan)
@@ -593,6 +720,14 @@ class _LossMetrics:
         if denominator <= 0:
             return 0.0
         return 1.0 - (h_release + self.h_prv) / denominator
+
+
+def _by_group(columns: list[np.ndarray], n_groups: int) -> np.ndarray:
+    """Per-group columns as a groups × columns matrix whose columns are contiguous
+    (the transpose of a columns × groups array), so that a column is read at once."""
+    if not columns:
+        return np.zeros((n_groups, 0), dtype=np.int64)
+    return np.stack(columns).astype(np.int64, copy=False).T
 
 
 def all_nodes(lattice: Lattice) -> list[tuple[int, ...]]:
