@@ -57,7 +57,10 @@ bound say *inconclusive* with the reason (``no_evidence_at_resolution``,
 
 **Memory and cancelling.** Every measure streams: reports are generated (or read) in
 chunks, each chunk is reduced to counts and freed, so the working memory does not grow
-with n. :func:`memory_plan` checks, before any work, that one chunk plus what the
+with n. Where a measure needs only counts of a frequency oracle's reports (AB, the
+white-box bound, OB of independent coordinates or few outputs), the counts are drawn
+from their exact law without the reports (:mod:`privcore.ldp.counts`).
+:func:`memory_plan` checks, before any work, that one chunk plus what the
 measure keeps (OB's per-input × coordinate × value/bin tables, the black-box bound's
 score histograms) fits the budget of one audit (``PRIVCORE_AUDIT_MEMORY_MB``), and
 otherwise raises :class:`ParameterError` saying what to lower and to what. OB's random
@@ -107,6 +110,7 @@ from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, Stage
 from privcore.core.slots import heavy_slot
 from privcore.errors import ParameterError
+from privcore.ldp import counts as sufficient
 from privcore.ldp.base import Mechanism
 from privcore.ldp.device import device, generator, torch_module
 
@@ -715,7 +719,14 @@ def _max_samples() -> int:
 def _count_event(
     reports: _Reports, index: int, event: Callable, n: int, progress: Stage, message: str
 ) -> int:
-    """Reports of input ``index`` falling in ``event``, counted chunk by chunk."""
+    """Reports of input ``index`` falling in ``event``, counted chunk by chunk; for a
+    frequency oracle (whose ``event`` is its own event for ``reports.values``) drawn at
+    once, Binomial(n, P[S | input]) (:mod:`privcore.ldp.counts`)."""
+    if sufficient.counts_events(reports.mechanism):
+        v, w = reports.values
+        total = sufficient.event_count(reports.mechanism, v, w, index, n, reports.gen)
+        progress(1.0, message)
+        return total
     total = 0
     done = 0
     for outputs in reports.chunks(index, n):
@@ -795,13 +806,17 @@ def audit_ab(
     if mechanism.name in ("grr", "broken_grr"):
         k = int(mechanism.d)
         disagreements = done = 0
-        while done < n:
-            size = min(plan.chunk_rows, n - done)
-            inputs = torch.randint(0, k, (size,), generator=gen, device=dev)
-            outputs = mechanism.perturb(inputs, gen)
-            disagreements += int((outputs.values != inputs).sum().item())
-            done += size
-            ticker(done / n, "AB: perturbing")
+        if sufficient.counts_events(mechanism):  # Binomial(n, 1 − p), see privcore.ldp.counts
+            disagreements = sufficient.disagreement_count(mechanism, n, gen)
+            ticker(1.0, "AB: perturbing")
+        else:
+            while done < n:
+                size = min(plan.chunk_rows, n - done)
+                inputs = torch.randint(0, k, (size,), generator=gen, device=dev)
+                outputs = mechanism.perturb(inputs, gen)
+                disagreements += int((outputs.values != inputs).sum().item())
+                done += size
+                ticker(done / n, "AB: perturbing")
         rate_lo, rate_hi = clopper_pearson(disagreements, n, confidence)
 
         def formula(rate: float) -> float:
@@ -1234,30 +1249,36 @@ def _count_pass(
     message: str,
 ) -> tuple[_Distributions, _Distributions]:
     """One pass: each chunk's reports split at random into halves A and B and reduced to
-    per-coordinate counts (of 0/1, of codes 0..values−1, or of fine grid bins)."""
+    per-coordinate counts (of 0/1, of codes 0..values−1, or of fine grid bins); counts
+    drawn without the reports (:class:`privcore.ldp.counts.CountedReports`) come whole."""
     torch = torch_module()
     per_a, per_b, n_a, n_b = [], [], [], []
     seen, goal = 0, sum(sizes)
     for index, size in enumerate(sizes):
         acc_a = acc_all = None
         rows_a = rows_all = 0
-        for chunk in source.chunks(index, size):
-            rows = int(chunk.shape[0])
-            in_a = _half_mask(rows, split_gen, chunk.device)
-            if grid is not None:
-                half, whole = _code_counts(
-                    _grid_codes(chunk, grid.lo, grid.width, _FINE_BINS), _FINE_BINS, in_a
-                )
-            elif values == 2:
-                half, whole = _binary_counts(chunk, in_a)
-            else:
-                half, whole = _code_counts(chunk.long(), values, in_a)
-            acc_a = half if acc_a is None else acc_a + half
-            acc_all = whole if acc_all is None else acc_all + whole
-            rows_a += rows // 2
-            rows_all += rows
-            seen += rows
+        if isinstance(source, sufficient.CountedReports):
+            acc_a, acc_all, rows_a, rows_all = source.halves(index, size)
+            seen += size
             progress(seen / goal, message)
+        else:
+            for chunk in source.chunks(index, size):
+                rows = int(chunk.shape[0])
+                in_a = _half_mask(rows, split_gen, chunk.device)
+                if grid is not None:
+                    half, whole = _code_counts(
+                        _grid_codes(chunk, grid.lo, grid.width, _FINE_BINS), _FINE_BINS, in_a
+                    )
+                elif values == 2:
+                    half, whole = _binary_counts(chunk, in_a)
+                else:
+                    half, whole = _code_counts(chunk.long(), values, in_a)
+                acc_a = half if acc_a is None else acc_a + half
+                acc_all = whole if acc_all is None else acc_all + whole
+                rows_a += rows // 2
+                rows_all += rows
+                seen += rows
+                progress(seen / goal, message)
         per_a.append(acc_a)
         per_b.append(acc_all - acc_a)
         n_a.append(rows_a)
@@ -1293,6 +1314,11 @@ def _joint_pass(
     appear (the joint pmf would be too thin)."""
     torch = torch_module()
     smallest = min(sizes)
+    if isinstance(source, sufficient.CountedReports):
+        limit = min(_JOINT_LIMIT, smallest // _JOINT_SAMPLES)
+        found = source.joint(sizes, coordinates, values, split_gen, limit)
+        progress(1.0, "OB: joint output vectors")
+        return found
     keys = None  # sorted distinct keys seen so far
     counts_a: list[Any] = []
     counts_all: list[Any] = []
@@ -1586,7 +1612,9 @@ def audit_ob(
     split_gen = generator(stream ^ 1, dev)
     kind = mechanism.output_kind
     continuous = kind in ("real", "reals")
-    source = _Reports(mechanism, chosen, plan.chunk_rows, sample_gen, dev, vectors=True)
+    source = sufficient.counted_reports(
+        mechanism, chosen, plan.chunk_rows, sample_gen, dev
+    ) or _Reports(mechanism, chosen, plan.chunk_rows, sample_gen, dev, vectors=True)
     result, dist = _ob_measure(
         source,
         [n] * len(chosen),

@@ -95,6 +95,20 @@ class Mechanism(ABC):
         """Reports as an (n, coordinates) float tensor for the black-box auditor
         (category → 1 column; hash → d support bits; bits/reals as they are)."""
 
+    # -- the law of the reports, for counts drawn without the reports (privcore.ldp.counts)
+    def coordinate_pmf(self, value: Any) -> Any:
+        """When the output coordinates are independent given the input and take few
+        values: a NumPy array (coordinates, values) of P[coordinate c reports value ℓ |
+        ``value``] (GRR: one coordinate of d values; unary encodings, THE: d bits).
+        None otherwise."""
+        return None
+
+    def symbol_pmf(self, value: Any) -> Any:
+        """When the outputs are few: (codes, probabilities) — every possible output as a
+        row of coordinate codes (NumPy int array, outputs × coordinates) and its
+        probability under ``value``. None otherwise."""
+        return None
+
     def _check_outputs(self, outputs: Outputs) -> int:
         """Number of reports, after checking they are of this mechanism's kind."""
         if outputs.kind != self.output_kind:

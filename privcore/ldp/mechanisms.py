@@ -2,11 +2,18 @@
 
 One small class per mechanism, each implementing :class:`~privcore.ldp.base.Mechanism`:
 ``perturb`` samples a whole batch at once with a seeded ``torch.Generator`` (every tensor
-is created on the generator's device, so the same code runs on CUDA), ``estimate`` is the
-unbiased aggregate, and ``true_epsilon``/``event``/``event_probabilities`` state, white-box,
-how private the mechanism really is. Parameters are validated in one place
-(:func:`_check_epsilon`, :func:`_check_domain`, ``_FrequencyOracle._values``,
-``_MeanMechanism._values``); user mistakes raise :class:`~privcore.errors.ParameterError`.
+is created on the generator's device, so the same code runs on CUDA; on the CPU, GRR's
+and local hashing's randomized response, the unary encodings' and THE's bits and SHE's
+noise come from a NumPy generator seeded by it,
+:func:`~privcore.ldp.device.numpy_generator`: raw random bytes at a tenth of the cost
+of torch's CPU uniforms, so that a bit costs about one byte instead of one float),
+``estimate`` is the unbiased aggregate, and ``true_epsilon``/``event``/
+``event_probabilities`` state, white-box, how private the mechanism really is.
+``coordinate_pmf``/``symbol_pmf`` give, where the outputs allow, the law of one report
+from which :mod:`privcore.ldp.counts` draws an audit's counts without the reports.
+Parameters are validated in one place (:func:`_check_epsilon`, :func:`_check_domain`,
+``_FrequencyOracle._values``, ``_MeanMechanism._values``); user mistakes raise
+:class:`~privcore.errors.ParameterError`.
 
 Frequency oracles take int64 inputs in 0..d−1 and, following Wang et al. 2017 ("Locally
 differentially private protocols for frequency estimation", USENIX Security), estimate
@@ -26,11 +33,15 @@ import math
 import operator
 from abc import abstractmethod
 from collections.abc import Callable, Iterator
+from functools import cached_property
+from itertools import combinations
 from typing import Any, ClassVar
+
+import numpy as np
 
 from privcore.errors import ParameterError
 from privcore.ldp.base import Mechanism, Outputs
-from privcore.ldp.device import torch_module
+from privcore.ldp.device import numpy_generator, torch_module
 
 MAX_EPSILON = 20.0
 """Beyond ε = 20 a report is the truth with probability ≥ 1 − 2·10⁻⁹, e^ε exceeds the hash
@@ -44,6 +55,10 @@ HASH_PRIME = 2**31 - 1
 _CHUNK_ELEMENTS = 1 << 22
 """n×d work (unary bits, comb, histogram noise) is done in row blocks of about this many
 elements: a 16 MB float32 block stays in cache and memory stays bounded at any n."""
+
+_SYMBOL_CELLS = 1 << 20
+"""Subset selection lists its C(d, ω) possible outputs (for counts drawn without the
+reports) when they hold at most this many bits in all (1 MB as int8)."""
 
 _SMALL_PROBABILITY = 2.0**-8
 """float32 uniforms are multiples of 2⁻²⁴; a Bernoulli(q) drawn as U < q is then off by up
@@ -110,15 +125,100 @@ def _rows_per_block(width: int) -> int:
     return max(1, _CHUNK_ELEMENTS // max(1, width))
 
 
+def _on_cpu(generator: Any) -> bool:
+    return generator.device.type == "cpu"
+
+
 def _randomized_response(true: Any, m: int, p: float, generator: Any) -> Any:
     """k-ary randomized response over 0..m−1: keep ``true`` with probability p, else a
-    uniformly random *other* value (r ~ U{0..m−2}, shifted past the true value)."""
+    uniformly random *other* value (r ~ U{0..m−2}, shifted past the true value).
+
+    On the CPU both draws come from NumPy (seeded from ``generator``): a float64 uniform
+    against p and an unbiased integer (Lemire's method); on CUDA from torch."""
     torch = torch_module()
     n, dev = true.shape[0], true.device
-    keep = torch.rand(n, generator=generator, device=dev, dtype=torch.float64) < p
-    other = torch.randint(0, m - 1, (n,), generator=generator, device=dev, dtype=torch.int64)
+    if _on_cpu(generator):
+        rng = numpy_generator(generator)
+        keep = torch.from_numpy(rng.random(n) < p)
+        other = torch.from_numpy(rng.integers(0, m - 1, n, dtype=np.int64))
+    else:
+        keep = torch.rand(n, generator=generator, device=dev, dtype=torch.float64) < p
+        other = torch.randint(0, m - 1, (n,), generator=generator, device=dev, dtype=torch.int64)
     other += other >= true
     return torch.where(keep, true, other)
+
+
+def _bernoulli_positions(size: int, rate: float, rng: Any) -> Any:
+    """Where iid Bernoulli(rate) trials over 0..size−1 succeed (sorted int64 positions):
+    the gaps between successes are Geometric(rate), drawn in batches until they pass
+    ``size``. Gaps are capped at size + 1 before their running sum (a gap that long
+    already ends past the last position), so the sum cannot overflow."""
+    found = []
+    last = -1
+    while True:
+        expected = (size - 1 - last) * rate
+        batch = int(expected + 6.0 * math.sqrt(expected) + 16)
+        gaps = np.minimum(rng.geometric(rate, batch), size + 1)
+        positions = last + np.cumsum(gaps)
+        if positions[-1] >= size:
+            found.append(positions[positions < size])
+            return np.concatenate(found)
+        found.append(positions)
+        last = int(positions[-1])
+
+
+def _bernoulli_fill(out: Any, q: float, rng: Any) -> None:
+    """Fill the bool array ``out`` with iid Bernoulli(q) bits, 0 ≤ q < 1, from one random
+    byte per bit.
+
+    With L = ⌊256q⌋, a uniform byte B gives B < L with probability L/256 ≤ q. The rest,
+    r = (q − L/256)/(1 − L/256), is added as an independent sparse Bernoulli(r) set
+    (r < 1/(256(1 − q))): P[bit] = L/256 + (1 − L/256)·r = q exactly, bits independent.
+    The byte comparison is one vectorized pass; the sparse set costs one geometric draw
+    per ~1/r bits."""
+    scaled = q * 256.0  # exact in float64
+    level = math.floor(scaled)
+    size = out.size
+    if level == 0:  # q < 1/256: only the sparse set
+        out.fill(False)
+        if q > 0:
+            out.reshape(-1)[_bernoulli_positions(size, q, rng)] = True
+        return
+    raw = rng.bit_generator.random_raw((size + 7) // 8)
+    np.less(raw.view(np.uint8)[:size].reshape(out.shape), level, out=out)
+    if scaled > level:
+        rest = (scaled - level) / (256.0 - level)
+        out.reshape(-1)[_bernoulli_positions(size, rest, rng)] = True
+
+
+def _unary_bits(values: Any, d: int, p: float, q: float, generator: Any) -> Any:
+    """Bool (n, d) reports whose bits are independent: 1 with probability p at the
+    user's own value, q elsewhere (unary encodings; THE's thresholded bits).
+
+    CPU: all n·d bits Bernoulli(q) from random bytes (:func:`_bernoulli_fill`, in blocks
+    of _CHUNK_ELEMENTS), then the own column replaced by a fresh Bernoulli(p) per user
+    (a float64 uniform). CUDA: one uniform per bit (float32, float64 for small
+    probabilities), U < q, the own column re-tested as U < p."""
+    torch = torch_module()
+    n, dev = values.shape[0], values.device
+    bits = torch.empty((n, d), dtype=torch.bool, device=dev)
+    if _on_cpu(generator):
+        rng = numpy_generator(generator)
+        flat = bits.numpy().reshape(-1)
+        for start in range(0, flat.size, _CHUNK_ELEMENTS):
+            _bernoulli_fill(flat[start : start + _CHUNK_ELEMENTS], q, rng)
+        own = torch.from_numpy(rng.random(n) < p)
+        bits.scatter_(1, values[:, None], own[:, None])
+        return bits
+    dtype = _uniform_dtype(p, q)
+    rows = _rows_per_block(d)
+    for start in range(0, n, rows):
+        block = values[start : start + rows, None]
+        u = torch.rand((block.shape[0], d), generator=generator, device=dev, dtype=dtype)
+        out = bits[start : start + rows]
+        torch.lt(u, q, out=out)
+        out.scatter_(1, block, u.gather(1, block) < p)
+    return bits
 
 
 def _laplace(shape: tuple[int, ...], scale: float, generator: Any, dtype: Any, dev: Any) -> Any:
@@ -129,6 +229,18 @@ def _laplace(shape: tuple[int, ...], scale: float, generator: Any, dtype: Any, d
     upper = u >= 0.5
     magnitude = torch.log1p(-(2.0 * u - upper.to(dtype)))  # −Exp(1), exact remap of u
     return torch.where(upper, -scale * magnitude, scale * magnitude)
+
+
+def _laplace_fill(out: Any, scale: float, rng: Any) -> None:
+    """Fill the float32 array ``out`` with Lap(0, scale) noise: a standard exponential
+    (NumPy's ziggurat, float32) with an independent random sign (one random bit per
+    number set into the IEEE sign bit), times ``scale`` — |Lap| is Exp(1/scale) and its
+    sign a fair coin, independent of it."""
+    rng.standard_exponential(dtype=np.float32, out=out)
+    raw = rng.bit_generator.random_raw((out.size + 63) // 64)
+    signs = np.unpackbits(raw.view(np.uint8), count=out.size).astype(np.uint32)
+    np.bitwise_or(out.view(np.uint32), signs << np.uint32(31), out=out.view(np.uint32))
+    out *= np.float32(scale)
 
 
 def _laplace_sf(t: float, scale: float) -> float:
@@ -257,6 +369,12 @@ class GeneralizedRandomizedResponse(_FrequencyOracle):
     def _support_counts(self, outputs: Outputs) -> Any:
         return torch_module().bincount(outputs.values, minlength=self.d).double()
 
+    def coordinate_pmf(self, value: Any) -> Any:
+        """One coordinate, the category: p at ``value``, q = (1 − p)/(d − 1) elsewhere."""
+        pmf = np.full((1, self.d), self.q)
+        pmf[0, int(value)] = self.p
+        return pmf
+
     def event(self, v: Any, w: Any) -> Callable[[Outputs], Any]:
         v, _ = self._pair(v, w)
         return lambda outputs: outputs.values == v
@@ -337,6 +455,30 @@ class SubsetSelection(_FrequencyOracle):
             bits[start : start + rows].scatter_(1, chosen, True)
         return Outputs("bits", bits)
 
+    @cached_property
+    def _subsets(self) -> Any:
+        """Every ω-subset of 0..d−1 as a row of d bits (int8), when there are at most
+        _SYMBOL_CELLS bits in all; None otherwise."""
+        if math.comb(self.d, self.omega) * self.d > _SYMBOL_CELLS:
+            return None
+        members = np.array(list(combinations(range(self.d), self.omega)), dtype=np.int64)
+        codes = np.zeros((len(members), self.d), dtype=np.int8)
+        np.put_along_axis(codes, members, 1, axis=1)
+        return codes
+
+    def symbol_pmf(self, value: Any) -> Any:
+        """The C(d, ω) possible sets: one holding ``value`` has probability
+        p/C(d−1, ω−1) (the value kept, its ω−1 companions uniform), any other
+        (1 − p)/C(d−1, ω) (dropped, ω uniform others). None when there are too many."""
+        codes = self._subsets
+        if codes is None:
+            return None
+        d, omega = self.d, self.omega
+        held = codes[:, int(value)] == 1
+        inside = self.p_include / math.comb(d - 1, omega - 1)
+        outside = (1.0 - self.p_include) / math.comb(d - 1, omega)
+        return codes, np.where(held, inside, outside)
+
     def event(self, v: Any, w: Any) -> Callable[[Outputs], Any]:
         v, w = self._pair(v, w)
         return lambda outputs: outputs.values[:, v] & ~outputs.values[:, w]
@@ -358,7 +500,7 @@ class _UnaryEncoding(_FrequencyOracle):
 
     output_kind = "bits"
     report_bytes = 64
-    coordinate_bytes = 16  # uniforms (float32, float64 for small q), bits, float32 vectors
+    coordinate_bytes = 16  # random bytes (CUDA: float32/64 uniforms), bits, float32 vectors
 
     def __init__(self, epsilon: float, *, d: int) -> None:
         super().__init__(epsilon, d=d)
@@ -370,21 +512,17 @@ class _UnaryEncoding(_FrequencyOracle):
         """(p, q): keep a 1, and turn a 0 into a 1 (each encoding's own choice)."""
 
     def perturb(self, inputs: Any, generator: Any) -> Outputs:
-        """All bits as U < q from one (n, d) uniform draw, then the true column re-tested
-        as U < p on the same (independent) uniforms, in row blocks."""
-        torch = torch_module()
+        """Independent bits, p at the user's value and q elsewhere (:func:`_unary_bits`)."""
         values = self._values(inputs, generator)
-        n, dev = values.shape[0], values.device
-        dtype = _uniform_dtype(self.p, self.q)
-        bits = torch.empty((n, self.d), dtype=torch.bool, device=dev)
-        rows = _rows_per_block(self.d)
-        for start in range(0, n, rows):
-            block = values[start : start + rows, None]
-            u = torch.rand((block.shape[0], self.d), generator=generator, device=dev, dtype=dtype)
-            out = bits[start : start + rows]
-            torch.lt(u, self.q, out=out)
-            out.scatter_(1, block, u.gather(1, block) < self.p)
-        return Outputs("bits", bits)
+        return Outputs("bits", _unary_bits(values, self.d, self.p, self.q, generator))
+
+    def coordinate_pmf(self, value: Any) -> Any:
+        """Bit u is 1 with probability p (u = value) or q, independently of the others."""
+        pmf = np.empty((self.d, 2))
+        pmf[:, 1] = self.q
+        pmf[int(value), 1] = self.p
+        pmf[:, 0] = 1.0 - pmf[:, 1]
+        return pmf
 
     def event(self, v: Any, w: Any) -> Callable[[Outputs], Any]:
         v, w = self._pair(v, w)
@@ -628,9 +766,18 @@ class SummationHistogramEncoding(_HistogramEncoding):
     source = "Wang et al. 2017 (USENIX Security)"
 
     def perturb(self, inputs: Any, generator: Any) -> Outputs:
+        """CPU: the noise from NumPy (:func:`_laplace_fill`, in blocks), then the one-hot
+        added; CUDA: torch's uniforms mapped to Laplace noise (:func:`_laplace`)."""
         torch = torch_module()
         values = self._values(inputs, generator)
         out = torch.empty((values.shape[0], self.d), dtype=torch.float32, device=values.device)
+        if _on_cpu(generator):
+            rng = numpy_generator(generator)
+            flat = out.numpy().reshape(-1)
+            for start in range(0, flat.size, _CHUNK_ELEMENTS):
+                _laplace_fill(flat[start : start + _CHUNK_ELEMENTS], self.scale, rng)
+            out.scatter_add_(1, values[:, None], torch.ones((len(values), 1)))
+            return Outputs("reals", out)
         for start, noisy in self._noisy_blocks(values, generator):
             out[start : start + noisy.shape[0]] = noisy
         return Outputs("reals", out)
@@ -721,12 +868,20 @@ class ThresholdHistogramEncoding(_HistogramEncoding):
         self.q_star = _laplace_sf(theta, self.scale)
 
     def perturb(self, inputs: Any, generator: Any) -> Outputs:
-        torch = torch_module()
+        """The thresholded bits drawn directly: each coordinate's noise is independent, so
+        bit u is an independent Bernoulli(p*) at the user's value and Bernoulli(q*)
+        elsewhere — the law of [one-hot + Lap(2/ε) > θ], without the noise
+        (:func:`_unary_bits`)."""
         values = self._values(inputs, generator)
-        bits = torch.empty((values.shape[0], self.d), dtype=torch.bool, device=values.device)
-        for start, noisy in self._noisy_blocks(values, generator):
-            torch.gt(noisy, self.threshold, out=bits[start : start + noisy.shape[0]])
-        return Outputs("bits", bits)
+        return Outputs("bits", _unary_bits(values, self.d, self.p_star, self.q_star, generator))
+
+    def coordinate_pmf(self, value: Any) -> Any:
+        """Bit u is 1 with probability p* (u = value) or q*, independently of the others."""
+        pmf = np.empty((self.d, 2))
+        pmf[:, 1] = self.q_star
+        pmf[int(value), 1] = self.p_star
+        pmf[:, 0] = 1.0 - pmf[:, 1]
+        return pmf
 
     def event(self, v: Any, w: Any) -> Callable[[Outputs], Any]:
         v, w = self._pair(v, w)

@@ -515,3 +515,28 @@ def test_other_errors() -> None:
         build("duchi").estimate(Outputs("real", torch.zeros(0, dtype=torch.float64)))
     assert make("duchi", 1.0, d=4).d is None  # mean mechanisms ignore d
     assert len(build("sue").perturb(torch.zeros(0, dtype=torch.int64), generator(0))) == 0
+
+
+def test_torch_runs_on_one_thread_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One thread by default (measured: see privcore.ldp.device); PRIVCORE_TORCH_THREADS
+    overrides with a whole number > 0, anything else keeps the default."""
+    import os
+
+    from privcore.ldp import device
+
+    monkeypatch.delenv("PRIVCORE_TORCH_THREADS", raising=False)
+    assert device.torch_threads() == device.DEFAULT_THREADS == 1
+    for raw, threads in (("2", 2), (" 3 ", 3), ("0", 1), ("two", 1), ("-2", 1)):
+        monkeypatch.setenv("PRIVCORE_TORCH_THREADS", raw)
+        assert device.torch_threads() == threads, raw
+    monkeypatch.setenv("PRIVCORE_TORCH_THREADS", "2")
+    monkeypatch.delenv("THP_MEM_ALLOC_ENABLE", raising=False)
+    device.torch_module.cache_clear()
+    try:
+        assert device.torch_module().get_num_threads() == 2
+        # large CPU tensors on transparent huge pages, unless the environment says
+        assert os.environ["THP_MEM_ALLOC_ENABLE"] == "1"
+    finally:
+        monkeypatch.delenv("PRIVCORE_TORCH_THREADS")
+        device.torch_module.cache_clear()
+    assert device.torch_module().get_num_threads() == 1
