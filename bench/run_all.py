@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 SCRIPTS = [
     "bench_load",
     "bench_app_start",
+    "bench_cli_start",
     "bench_measure",
     "bench_memory",
     "bench_anonymize",
