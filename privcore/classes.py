@@ -40,8 +40,10 @@ set, a release, a voter roll, a sample of perturbed values) goes through the nam
 operations below, so that another engine can replace pandas/numpy in this one place:
 
 - codes of a column: :func:`factorize` (missing is a value), :func:`value_codes`
-  (missing is -1), :func:`combine_codes` (one key for several columns) — from
-  :mod:`privcore.data.codes`, which the data layer uses directly;
+  (missing is -1), :func:`combine_codes` (one key for several columns),
+  :class:`TableCodes` (each column of a table factorized once, in the smallest integer
+  type, shared by every step that reads it) — from :mod:`privcore.data.codes`, which
+  the data layer uses directly;
 - the frequency set: :func:`group_rows` / :func:`group_keys` (distinct combinations,
   their first row and their counts; weighted rows roll a frequency set up);
 - counts: :func:`code_counts` (rows per code, i.e. per class, value or bin),
@@ -92,7 +94,10 @@ import pandas as pd
 
 from privcore.data.codes import (
     SUPPRESSED,
+    TableCodes,
+    code_dtype,
     combine_codes,
+    compact_codes,
     duplicated,
     factorize,
     n_distinct,
@@ -108,11 +113,14 @@ __all__ = [
     "EquivalenceClasses",
     "Groups",
     "SensitiveAttribute",
+    "TableCodes",
     "ValueCounts",
     "bin_counts",
     "classes_from_codes",
     "code_counts",
+    "code_dtype",
     "combine_codes",
+    "compact_codes",
     "distinct",
     "distinct_rows",
     "distinct_tuples",
@@ -272,9 +280,10 @@ def distinct_tuples(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame
 class SensitiveAttribute:
     """A sensitive column factorized over the whole table.
 
-    ``codes`` per row index ``values``; ``rank`` gives each code's position in the
-    ordered domain (numeric order for numbers, text order otherwise) used by the ordered
-    distance; ``hierarchy`` (optional) serves the hierarchical distance.
+    ``codes`` per row index ``values`` (in the smallest integer type that holds them);
+    ``rank`` gives each code's position in the ordered domain (numeric order for numbers,
+    text order otherwise) used by the ordered distance; ``hierarchy`` (optional) serves
+    the hierarchical distance.
     """
 
     name: str
@@ -290,7 +299,21 @@ class SensitiveAttribute:
         cls, series: pd.Series, hierarchy: Hierarchy | None = None
     ) -> SensitiveAttribute:
         codes, values = factorize(series)
-        numeric = bool(pd.api.types.is_numeric_dtype(series.dtype))
+        codes = compact_codes(codes, len(values))
+        return cls.from_codes(str(series.name), codes, values, series.dtype, hierarchy)
+
+    @classmethod
+    def from_codes(
+        cls,
+        name: str,
+        codes: np.ndarray,
+        values: np.ndarray,
+        dtype: object,
+        hierarchy: Hierarchy | None = None,
+    ) -> SensitiveAttribute:
+        """The attribute from a column already factorized (:func:`factorize`'s codes and
+        distinct values; ``dtype``: the column's type, which decides numeric order)."""
+        numeric = bool(pd.api.types.is_numeric_dtype(dtype))
         present = pd.Series(values)
         if numeric:
             order = np.argsort(
@@ -302,7 +325,7 @@ class SensitiveAttribute:
             order = np.argsort(text, kind="stable")
         rank = np.empty(len(values), dtype=np.int64)
         rank[order] = np.arange(len(values))
-        return cls(str(series.name), codes, values, numeric, rank, hierarchy)
+        return cls(name, codes, values, numeric, rank, hierarchy)
 
     @property
     def n_values(self) -> int:
@@ -327,9 +350,14 @@ class SensitiveAttribute:
 
 
 def sensitive_attributes(
-    frame: pd.DataFrame, columns: Sequence[str], hierarchies: Mapping[str, Hierarchy] | None = None
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    *,
+    codes: TableCodes | None = None,
 ) -> dict[str, SensitiveAttribute]:
-    """Factorize each sensitive column once (shared by every partition of the table)."""
+    """Factorize each sensitive column once (shared by every partition of the table);
+    ``codes``: the table's columns already factorized (:class:`TableCodes`)."""
     hierarchies = hierarchies or {}
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -338,7 +366,14 @@ def sensitive_attributes(
             code="roles.unknown_columns",
             columns=missing,
         )
-    return {c: SensitiveAttribute.from_series(frame[c], hierarchies.get(c)) for c in columns}
+    if codes is None:
+        return {c: SensitiveAttribute.from_series(frame[c], hierarchies.get(c)) for c in columns}
+    return {
+        c: SensitiveAttribute.from_codes(
+            str(c), codes.codes(c), codes.uniques(c), frame[c].dtype, hierarchies.get(c)
+        )
+        for c in columns
+    }
 
 
 @dataclass(frozen=True)
@@ -497,11 +532,32 @@ def _is_suppressed(factorized: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.nd
     return mask
 
 
-def top_rows(frame: pd.DataFrame, qi: Sequence[str]) -> np.ndarray:
+def top_rows(
+    frame: pd.DataFrame,
+    qi: Sequence[str],
+    *,
+    codes: TableCodes | None = None,
+    classes: EquivalenceClasses | None = None,
+) -> np.ndarray:
     """Boolean per row: every QI of the row is ``*`` (the group G of the module
-    docstring, whether it turns out to be a class or suppression)."""
-    _, factorized, _ = _prepared(frame, qi, (), None)
-    return _is_suppressed(factorized)
+    docstring, whether it turns out to be a class or suppression). ``codes``: the
+    table's columns already factorized (:class:`TableCodes`); ``classes``: the table's
+    equivalence classes over ``qi`` (:func:`release_classes`), from which G is read
+    without going over the rows' values again — its rows are the suppressed ones, or
+    the class whose representative row shows ``*`` in every QI."""
+    if classes is None:
+        _, factorized, _ = _prepared(frame, qi, (), None, codes)
+        return _is_suppressed(factorized)
+    if classes.n_suppressed:
+        return classes.suppressed.copy()
+    starred = np.ones(classes.n_classes, dtype=bool)  # per class: its QIs are all '*'
+    for column in qi:
+        cells = np.asarray(frame[column].iloc[classes.first_row], dtype=object)
+        starred &= cells == SUPPRESSED
+    top = np.flatnonzero(starred)
+    if not len(top):
+        return np.zeros(len(classes.ids), dtype=bool)
+    return classes.ids == top[0]
 
 
 class ClassConstraint(Protocol):
@@ -579,6 +635,7 @@ def release_classes(
     *,
     models: Sequence[ClassConstraint] = (),
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    codes: TableCodes | None = None,
 ) -> EquivalenceClasses:
     """Equivalence classes of a released table, the rows whose QIs are all ``*`` read
     by the rule of this module's docstring.
@@ -588,9 +645,11 @@ def release_classes(
     empty; otherwise G is suppression: its rows get class id -1, are counted as
     suppressed and are left out of the model checks. Every other class is the set of
     rows with identical QI values (missing is one value). ``sensitive`` and
-    ``hierarchies`` are as for :func:`equivalence_classes`.
+    ``hierarchies`` are as for :func:`equivalence_classes`; ``codes`` gives the table's
+    columns already factorized (:class:`TableCodes`, shared with the other steps of a
+    measurement).
     """
-    qi, factorized, sensitive = _prepared(frame, qi, sensitive, hierarchies)
+    qi, factorized, sensitive = _prepared(frame, qi, sensitive, hierarchies, codes)
     top = _is_suppressed(factorized)
     suppressed = None
     if top.any() and not passes_as_one_class(
@@ -681,8 +740,10 @@ def _prepared(
     qi: Sequence[str],
     sensitive: Sequence[str] | Mapping[str, SensitiveAttribute],
     hierarchies: Mapping[str, Hierarchy] | None,
+    codes: TableCodes | None = None,
 ) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]], Mapping[str, SensitiveAttribute]]:
-    """Checked QI names, the factorized QIs, and the factorized sensitive attributes."""
+    """Checked QI names, the factorized QIs, and the factorized sensitive attributes
+    (read from ``codes`` when given, else factorized here)."""
     qi = [str(c) for c in qi]
     unknown = [c for c in qi if c not in frame.columns]
     if unknown:
@@ -693,7 +754,10 @@ def _prepared(
         )
     if not qi:
         raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
-    factorized = [factorize(frame[c]) for c in qi]
+    if codes is None:  # each column's codes in the smallest integer type, one at a time
+        factorized = [(compact_codes(c, len(u)), u) for c, u in (factorize(frame[c]) for c in qi)]
+    else:
+        factorized = [(codes.codes(c), codes.uniques(c)) for c in qi]
     if not isinstance(sensitive, Mapping):
-        sensitive = sensitive_attributes(frame, list(sensitive), hierarchies)
+        sensitive = sensitive_attributes(frame, list(sensitive), hierarchies, codes=codes)
     return qi, factorized, sensitive

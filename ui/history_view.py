@@ -378,7 +378,7 @@ def value_text(
             return code_word(field, value, lang, kind)
         if field in ("notes", "pl_notes", "note"):  # the library's notes, as stored
             return sentence_text(value, lang)
-        return value
+        return dataset_name(value, lang) if value else value  # a bundled sample in words
     if isinstance(value, Mapping):
         if not value:
             return "—"

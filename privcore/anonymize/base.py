@@ -38,6 +38,7 @@ from privcore.classes import (
     EquivalenceClasses,
     SensitiveAttribute,
     classes_from_codes,
+    compact_codes,
     one_class,
     sensitive_attributes,
     top_rows,
@@ -84,8 +85,9 @@ class ProgressClock:
 class Problem:
     """The validated input of an algorithm, with each QI encoded once.
 
-    ``leaf_codes[q]`` holds each row's leaf index in QI q's hierarchy (-1 for missing)
-    when the QI has a hierarchy; ``sensitive`` the factorized sensitive attributes.
+    ``leaf_codes[q]`` holds each row's leaf index in QI q's hierarchy (-1 for missing;
+    the smallest integer type that holds every index + 1) when the QI has a hierarchy;
+    ``sensitive`` the factorized sensitive attributes.
     """
 
     frame: pd.DataFrame
@@ -181,7 +183,11 @@ def prepare(
                 code="hierarchy.missing_qi",
                 columns=without,
             )
-    leaf_codes = {c: hierarchies[c].encode(frame[c]) for c in qi if c in hierarchies}
+    leaf_codes = {  # the smallest integer type that also holds every leaf index + 1
+        c: compact_codes(hierarchies[c].encode(frame[c]), len(hierarchies[c].leaves) + 1)
+        for c in qi
+        if c in hierarchies
+    }
     sensitive = sensitive_attributes(frame, list(sa), hierarchies)
     problem = Problem(
         frame=frame,
@@ -515,14 +521,25 @@ def _json_default(value: Any) -> Any:
 
 
 def suppress(frame: pd.DataFrame, qi: Sequence[str], rows: np.ndarray) -> pd.DataFrame:
-    """Show every QI of ``rows`` (bool mask) as ``*``; the rows stay in place."""
+    """Show every QI of ``rows`` (bool mask) as ``*``; the rows stay in place. A text
+    column is masked as it is (no Python string per row); another becomes text."""
     out = frame.copy()
     if rows.any():
         for column in qi:
+            if out[column].dtype == "str":
+                out[column] = out[column].mask(rows, SUPPRESSED)
+                continue
             values = out[column].astype(object).to_numpy(copy=True)
             values[rows] = SUPPRESSED
             out[column] = pd.Series(values, index=out.index).astype("str")
     return out
+
+
+def _small_levels(levels: np.ndarray) -> np.ndarray:
+    """Per-row hierarchy levels in the smallest integer type (a level is at most a
+    hierarchy's height)."""
+    levels = np.asarray(levels)
+    return compact_codes(levels, int(levels.max()) + 1 if len(levels) else 1)
 
 
 def finish(
@@ -625,7 +642,9 @@ def finish(
         timings=timings,
         lattice=lattice,
         synthetic=synthetic,
-        record_levels=record_levels,
+        record_levels=None
+        if record_levels is None
+        else {c: _small_levels(levels) for c, levels in record_levels.items()},
         extra_loss=dict(extra_loss or {}),
         notes=tuple(notes),
         schema=_used_schema(problem),
@@ -640,7 +659,7 @@ def _top_notes(
     chosen: np.ndarray,
 ) -> list[str]:
     """What the rows showing ``*`` in every QI are in the release, in words."""
-    top = top_rows(released, problem.qi)
+    top = top_rows(released, problem.qi, classes=classes)
     size = int(top.sum())
     if not size:
         return []

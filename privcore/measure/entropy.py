@@ -9,8 +9,12 @@ How it is computed: each column is factorized to integer codes once
 (:func:`privcore.classes.combine_codes`), and the counts come from one count per code
 (:func:`privcore.classes.code_counts`, or :func:`privcore.classes.group_keys` for a key
 of large span). No Python loop runs over rows. (Integer columns of small
-range skip the hash table: their code is value − min.) With c_v the count of value v
-among n rows,
+range skip the hash table: their code is value − min.) Codes are held in the smallest
+integer type that fits (:func:`privcore.classes.compact_codes`); a measurement passes
+each table's :class:`~privcore.classes.TableCodes`, so that the columns factorized for
+its equivalence classes serve every entropy too (:class:`InformationMeasures`), and an
+entropy of a set of columns is computed once however often it is asked. With c_v the
+count of value v among n rows,
 
     H = −Σ_v (c_v/n) log2(c_v/n) = log2 n − (1/n) Σ_v c_v log2 c_v.
 
@@ -34,16 +38,20 @@ original and X̄ the released version of the same rows (aligned one to one):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from privcore.classes import (
+    Groups,
+    TableCodes,
     code_counts,
+    code_dtype,
     combine_codes,
+    compact_codes,
     distinct_tuples,
     duplicated,
     factorize,
@@ -52,9 +60,13 @@ from privcore.classes import (
 from privcore.core.bipartite import maximum_matching
 from privcore.errors import DataFormatError, RoleError
 
+if TYPE_CHECKING:
+    from privcore.measure.loss import ColumnPairs
+
 __all__ = [
     "NOTE_CONSTANT",
     "NOTE_NOT_MEANINGFUL",
+    "InformationMeasures",
     "PrivacyLevel",
     "align",
     "conditional_entropy",
@@ -120,6 +132,13 @@ class _Var:
             self._counts = code_counts(self.codes, self.card)
         return self._counts
 
+    def count_from(self, codes: np.ndarray, weights: np.ndarray) -> None:
+        """Take the value counts from groups of rows counted already (``codes`` of each
+        group, ``weights`` its rows), unless counted: the same integers as from the rows."""
+        if self._counts is None:
+            summed = code_counts(codes, self.card, weights=weights)
+            self._counts = np.rint(summed).astype(np.int64)
+
     @property
     def entropy(self) -> float:
         return _entropy_of_counts(self.counts, len(self.codes))
@@ -161,10 +180,11 @@ def _joint(variables: Sequence[_Var], n: int) -> _Var:
     if _small(span, n):
         counts = code_counts(key, span)
         present = counts > 0
-        rank = np.cumsum(present) - 1
-        return _Var(rank[key], int(present.sum()), counts[present])
+        card = int(present.sum())
+        rank = compact_codes(np.cumsum(present) - 1, card)
+        return _Var(rank[key], card, counts[present])
     groups = group_keys(key)
-    return _Var(groups.ids, groups.n_groups, groups.counts)
+    return _Var(compact_codes(groups.ids, groups.n_groups), groups.n_groups, groups.counts)
 
 
 def _joint_entropy(variables: Sequence[_Var], n: int) -> float:
@@ -192,13 +212,18 @@ def _small_int_codes(series: pd.Series) -> _Var | None:
     lo, hi = int(values.min()), int(values.max())
     if not _small(hi - lo + 1, len(values)):
         return None
-    return _Var((values - values.min()).astype(np.int64, copy=False), hi - lo + 1)
+    return _Var((values - values.min()).astype(code_dtype(hi - lo + 1)), hi - lo + 1)
 
 
 class _Columns:
-    """Factorizes the columns of one table lazily, each at most once."""
+    """Factorizes the columns of one table lazily, each at most once (or reads them from
+    the table's :class:`~privcore.classes.TableCodes`), and remembers the entropy of every
+    set of columns it computed."""
 
-    def __init__(self, frame: pd.DataFrame | pd.Series, what: str) -> None:
+    def __init__(self, frame: pd.DataFrame | pd.Series | TableCodes, what: str) -> None:
+        self.codes: TableCodes | None = None
+        if isinstance(frame, TableCodes):
+            self.codes, frame = frame, frame.frame
         if isinstance(frame, pd.Series):
             name = frame.name if frame.name is not None else 0
             frame = frame.to_frame(name=name)
@@ -213,10 +238,17 @@ class _Columns:
         self.what = what
         self.n = len(frame)
         self._cache: dict[str, _Var] = {}
-        self._joint_cache: dict[tuple[str, ...], _Var] = {}
+        self._joint_cache: dict[frozenset[str], _Var] = {}
+        self._entropies: dict[frozenset[str], float] = {}
+        self._representatives: dict[frozenset[str], np.ndarray] = {}  # a row per tuple
 
     def var(self, column: str) -> _Var:
         if column not in self._cache:
+            if self.codes is not None:
+                _check_columns(self.frame, [column], self.what)
+                codes = self.codes.codes(column)
+                self._cache[column] = _Var(codes, self.codes.cardinality(column))
+                return self._cache[column]
             series = self.frame[column]
             small = _small_int_codes(series)
             if small is not None:
@@ -227,19 +259,64 @@ class _Columns:
         return self._cache[column]
 
     def joint(self, columns: Sequence[str]) -> _Var:
-        names = tuple(_as_list(columns))
-        if names not in self._joint_cache:
+        """The tuple of ``columns`` as one variable, built once per set of columns (the
+        order and repetition of the columns do not change which rows are equal)."""
+        names = tuple(dict.fromkeys(_as_list(columns)))
+        key = frozenset(names)
+        if key not in self._joint_cache:
             _check_columns(self.frame, names, self.what)
-            self._joint_cache[names] = _joint([self.var(c) for c in names], self.n)
-        return self._joint_cache[names]
+            self._joint_cache[key] = _joint([self.var(c) for c in names], self.n)
+        return self._joint_cache[key]
 
     def entropy(self, columns: Sequence[str]) -> float:
-        """H of a tuple of columns (reuses a joint variable already built)."""
-        names = tuple(_as_list(columns))
-        if names in self._joint_cache or len(names) <= 1:
+        """H of a tuple of columns, computed once per set of columns: from a joint
+        variable of the same columns when one was built, on the distinct tuples of a
+        joint variable of more columns (each weighted by its rows) when one with at most
+        a quarter as many distinct tuples as rows was built, else from the rows."""
+        names = tuple(dict.fromkeys(_as_list(columns)))
+        key = frozenset(names)
+        if key in self._joint_cache or len(names) <= 1:
             return self.joint(names).entropy
+        if key not in self._entropies:
+            _check_columns(self.frame, names, self.what)
+            wider = next(
+                (
+                    (wide, var)
+                    for wide, var in self._joint_cache.items()
+                    if key < wide and 4 * var.card <= self.n and var.counts.all()
+                ),
+                None,
+            )
+            if wider is None:
+                self._entropies[key] = _joint_entropy([self.var(c) for c in names], self.n)
+            else:
+                self._entropies[key] = self._entropy_within(names, *wider)
+        return self._entropies[key]
+
+    def adopt(self, columns: Sequence[str], codes: np.ndarray, card: int) -> None:
+        """Take ``codes`` (0..card-1 per row) as the joint variable of ``columns``: the
+        rows already grouped by those columns elsewhere (a release's equivalence classes
+        by its QIs)."""
+        names = tuple(dict.fromkeys(_as_list(columns)))
         _check_columns(self.frame, names, self.what)
-        return _joint_entropy([self.var(c) for c in names], self.n)
+        if len(codes) != self.n:
+            raise DataFormatError(
+                f"The {self.what} has {self.n} rows but {len(codes)} codes were given.",
+                code="measure.alignment",
+                rows=[self.n, len(codes)],
+            )
+        self._joint_cache[frozenset(names)] = _Var(codes, int(card))
+        self._representatives.pop(frozenset(names), None)
+
+    def _entropy_within(self, names: Sequence[str], columns: frozenset[str], joint: _Var) -> float:
+        """H of ``names`` from a joint variable of more ``columns``: the columns' codes at
+        one row of each of its tuples, the tuples' row counts as weights."""
+        if columns not in self._representatives:
+            self._representatives[columns] = Groups(joint.codes, joint.counts).first
+        rows = self._representatives[columns]
+        tuples = [_Var(self.var(c).codes[rows], self.var(c).card) for c in names]
+        key, _ = _key(tuples)
+        return _entropy_of_counts(group_keys(key, weights=joint.counts).counts, self.n)
 
 
 def _check_rows(a: _Columns, b: _Columns) -> None:
@@ -253,20 +330,24 @@ def _check_rows(a: _Columns, b: _Columns) -> None:
 
 
 def _h_given(table: _Columns, target: Sequence[str], given: Sequence[str]) -> tuple[float, float]:
-    """(H(T), H(T|G)) on one table; G = [] gives H(T|G) = H(T)."""
-    t = table.joint(target)
-    h_t = t.entropy
-    if not _as_list(given):
+    """(H(T), H(T|G)) on one table; G = [] gives H(T|G) = H(T). H(T|G) = H(T ∪ G) − H(G),
+    each entropy counted once per set of columns."""
+    target, given = _as_list(target), _as_list(given)
+    h_t = table.entropy(target)
+    if not given:
         return h_t, h_t
-    g = table.joint(given)
-    h_tg = _joint_entropy([t, g], table.n)
-    return h_t, max(h_tg - g.entropy, 0.0)
+    h_g = table.entropy(given)
+    h_tg = table.entropy([*target, *given])
+    return h_t, max(h_tg - h_g, 0.0)
 
 
-def _mutual(x: _Var, y: _Var, n: int) -> tuple[float, float, float]:
-    """(H(X), H(Y), I(X;Y)) of two variables over the same rows."""
+def _mutual(
+    x: _Var, y: _Var, n: int, joint_counts: np.ndarray | None = None
+) -> tuple[float, float, float]:
+    """(H(X), H(Y), I(X;Y)) of two variables over the same rows; ``joint_counts``: the
+    rows holding each (x, y) pair, when counted already."""
     hx, hy = x.entropy, y.entropy
-    hxy = _joint_entropy([x, y], n)
+    hxy = _joint_entropy([x, y], n) if joint_counts is None else _entropy_of_counts(joint_counts, n)
     mi = min(max(hx + hy - hxy, 0.0), hx, hy)  # clip float noise to the true bounds
     return hx, hy, mi
 
@@ -312,7 +393,11 @@ def discrimination_rate(
     ``known`` removes: 0 when K says nothing about T, 1 when K determines T. A constant
     target (H(T) = 0) has nothing to discriminate: DR = 0.
     """
-    h_t, h_t_given_k = _h_given(_Columns(release, "release"), target, known)
+    return _discrimination(_Columns(release, "release"), known, target)
+
+
+def _discrimination(release: _Columns, known: Sequence[str], target: Sequence[str]) -> float:
+    h_t, h_t_given_k = _h_given(release, target, known)
     if h_t <= _ZERO:
         return 0.0
     return min(max(1.0 - h_t_given_k / h_t, 0.0), 1.0)
@@ -355,14 +440,25 @@ def _degenerate(x: _Var, x_bar: _Var, n: int) -> bool:
 
 
 def _level(
-    original: _Columns, release: _Columns, target: Sequence[str], known: Sequence[str]
+    original: _Columns,
+    release: _Columns,
+    target: Sequence[str],
+    known: Sequence[str],
+    pair_counts: Callable[[str], ColumnPairs] | None = None,
 ) -> PrivacyLevel:
     target = _as_list(target)
     if not target:
         raise RoleError("A privacy level needs at least one target column.", code="roles.no_target")
     _check_rows(original, release)
     x, x_bar = original.joint(target), release.joint(target)
-    h_x, h_x_bar, mi = _mutual(x, x_bar, original.n)
+    single = list(dict.fromkeys(target))
+    joint_counts = None
+    if pair_counts is not None and len(single) == 1:
+        pairs = pair_counts(single[0])
+        for var, codes in ((x, pairs.original), (x_bar, pairs.released)):
+            var.count_from(codes, pairs.counts)
+        joint_counts = pairs.counts
+    h_x, h_x_bar, mi = _mutual(x, x_bar, original.n, joint_counts)
     _, h_cond = _h_given(release, target, known)
     dr = 0.0 if h_x_bar <= _ZERO else min(max(1.0 - h_cond / h_x_bar, 0.0), 1.0)
     information = 0.0 if h_x <= _ZERO else min(max(mi / h_x, 0.0), 1.0)
@@ -457,7 +553,10 @@ def utility_loss(
     H(X), and only the mutual-information form stays in [0, 1] (SPEC §3 erratum).
     0/0 (everything constant) gives 1.0. SPEC §3 example: 0.750.
     """
-    orig, rel = _Columns(original, "original"), _Columns(release, "release")
+    return _utility(_Columns(original, "original"), _Columns(release, "release"), qi, sa)
+
+
+def _utility(orig: _Columns, rel: _Columns, qi: Sequence[str], sa: Sequence[str]) -> float:
     _check_rows(orig, rel)
     qi, sa = _as_list(qi), _as_list(sa)
     h_qd, _, kept_qd = _mutual(orig.joint(qi), rel.joint(qi), orig.n)
@@ -466,6 +565,61 @@ def utility_loss(
     if total <= _ZERO:
         return 1.0
     return min(max((kept_qd + kept_prv) / total, 0.0), 1.0)
+
+
+class InformationMeasures:
+    """PL, DR and UL of one release against its original, on shared codes.
+
+    ``release`` and ``original`` are tables or their :class:`~privcore.classes.TableCodes`
+    (the same codes the equivalence classes were built from); ``original`` may be None
+    when the rows are not paired (then only :meth:`discrimination_rate`, which reads the
+    release alone). Every column is factorized once and every entropy of a set of
+    columns computed once for all the figures asked of one object: the per-attribute
+    privacy levels share H of the whole released QI tuple, and PL, DR and UL share the
+    released QIs' and SAs' entropies. ``pair_counts(column)``, when given, returns the
+    (original value, released value) pairs of a column and the rows holding each, as
+    :func:`~privcore.measure.loss.column_pairs` counts them for the information loss;
+    the entropies and the mutual information of a single column read them. Each figure equals the
+    function of the same name.
+    """
+
+    def __init__(
+        self,
+        release: pd.DataFrame | TableCodes,
+        original: pd.DataFrame | TableCodes | None = None,
+        *,
+        pair_counts: Callable[[str], ColumnPairs] | None = None,
+    ) -> None:
+        self._release = _Columns(release, "release")
+        self._original = None if original is None else _Columns(original, "original")
+        self._pair_counts = pair_counts
+
+    def release_partition(self, columns: Sequence[str], codes: np.ndarray, card: int) -> None:
+        """The release's rows grouped by ``columns`` already: ``codes`` (0..card-1, every
+        code held by some row) per row — e.g. its equivalence classes by the QIs, with the
+        rows set aside as suppressed (all ``*``) as one more group."""
+        self._release.adopt(columns, codes, card)
+
+    def _paired(self) -> _Columns:
+        if self._original is None:
+            raise DataFormatError(
+                "This figure compares each released row with its original row; the rows "
+                "are not paired.",
+                code="measure.alignment",
+            )
+        return self._original
+
+    def privacy_level(self, target: Sequence[str], known: Sequence[str]) -> PrivacyLevel:
+        """:func:`local_privacy_level` of ``target`` given ``known``."""
+        return _level(self._paired(), self._release, target, known, self._pair_counts)
+
+    def utility_loss(self, qi: Sequence[str], sa: Sequence[str]) -> float:
+        """:func:`utility_loss`."""
+        return _utility(self._paired(), self._release, qi, sa)
+
+    def discrimination_rate(self, known: Sequence[str], target: Sequence[str]) -> float:
+        """:func:`discrimination_rate` on the release."""
+        return _discrimination(self._release, known, target)
 
 
 # --------------------------------------------------------------------------- alignment

@@ -16,8 +16,14 @@ here works from those levels:
 - height of a full-domain generalization node (seed 003 §20.3.1.1):
   :func:`generalization_height`.
 
-Everything proportional to the number of rows is vectorized: values are encoded once
-and compared or looked up per level (a handful of levels), never per row in Python.
+Everything proportional to the number of rows is vectorized, and most of it runs on
+the distinct (original value, released value) pairs of a column rather than on its
+rows: a released cell's level, NCP and whether it contains its original value depend
+on the pair alone, so each column is factorized once, its pairs counted once
+(:func:`column_pairs`), every rule applied per pair, and the result taken back to the
+rows by one lookup. :func:`column_loss` gives what a measurement needs of one column
+(levels per row in the smallest integer type, the sum of its NCP) from the codes it
+already holds (:class:`~privcore.classes.TableCodes`).
 """
 
 from __future__ import annotations
@@ -25,24 +31,41 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from privcore.classes import SUPPRESSED, EquivalenceClasses, factorize, present_codes, value_codes
+from privcore.classes import (
+    SUPPRESSED,
+    EquivalenceClasses,
+    TableCodes,
+    code_counts,
+    compact_codes,
+    group_keys,
+    present_codes,
+)
 from privcore.data.cells import parse_column
 from privcore.data.hierarchy import Hierarchy, value_keys
-from privcore.errors import ParameterError
+from privcore.errors import HierarchyError, ParameterError, PrivcoreError
 
 __all__ = [
+    "CodedColumn",
+    "ColumnLoss",
+    "ColumnPairs",
     "average_class_size",
     "cell_ncp",
+    "column_loss",
+    "column_pairs",
     "discernibility",
     "gcp",
+    "gcp_of_sums",
     "generalization_height",
     "generalization_levels",
     "ncp",
     "precision",
+    "precision_of_counts",
     "whd",
     "whd_distortion",
 ]
@@ -117,6 +140,165 @@ def _whd_by_level(height: int, beta: float) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(steps)]) / w.sum()
 
 
+@dataclass(frozen=True, eq=False)
+class CodedColumn:
+    """A column as codes: ``codes[i]`` the index of row i's value among ``values`` (the
+    distinct values in order of first appearance, in the column's own type, missing one
+    value of its own), and the column's ``dtype``."""
+
+    codes: np.ndarray
+    values: pd.Index
+    dtype: object
+
+    @classmethod
+    def of(cls, series: pd.Series) -> CodedColumn:
+        """Factorize a column (:class:`~privcore.classes.TableCodes` does it the same way)."""
+        series = pd.Series(series, copy=False)
+        table = TableCodes(series.to_frame(name=0))
+        return cls(table.codes(0), table.values(0), series.dtype)
+
+    @classmethod
+    def of_table(cls, table: TableCodes, column: str) -> CodedColumn:
+        """A column of a table already factorized."""
+        return cls(table.codes(column), table.values(column), table.frame[column].dtype)
+
+    @cached_property
+    def missing(self) -> np.ndarray:
+        """Per distinct value: it is missing."""
+        return np.asarray(pd.isna(self.values), dtype=bool).reshape(len(self.values))
+
+    @cached_property
+    def present(self) -> pd.Index:
+        """The distinct non-missing values, in order of first appearance."""
+        return self.values[~self.missing]
+
+    @cached_property
+    def value_index(self) -> np.ndarray:
+        """Per distinct value: its index among :attr:`present`, -1 for missing."""
+        return np.where(self.missing, -1, np.cumsum(~self.missing) - 1)
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnPairs:
+    """The distinct (original value, released value) pairs of one column.
+
+    ``rows[i]`` is the pair of row i (None once dropped: :meth:`counted`); per pair,
+    ``original`` and ``released`` index the two columns' distinct values
+    (:class:`CodedColumn`) and ``counts`` the rows holding it. Anything that depends on
+    the pair alone is computed once per pair and taken back to the rows by
+    ``per_pair[rows]``.
+    """
+
+    rows: np.ndarray | None
+    original: np.ndarray
+    released: np.ndarray
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def counted(self) -> ColumnPairs:
+        """The pairs and their counts without the pair of each row (None), to keep."""
+        return ColumnPairs(None, self.original, self.released, self.counts)
+
+
+def column_pairs(original: CodedColumn, release: CodedColumn) -> ColumnPairs:
+    """Count the (original, released) value pairs of a column: one combined key per row,
+    counted densely (a count per possible pair) when there are at most about 4 possible
+    pairs per row, else grouped by hash."""
+    if len(original.codes) != len(release.codes):
+        raise ParameterError(
+            f"The original column has {len(original.codes)} rows but the released one has "
+            f"{len(release.codes)}.",
+            code="measure.alignment",
+            rows=[len(original.codes), len(release.codes)],
+        )
+    width = max(len(release.values), 1)
+    span = max(len(original.values), 1) * width
+    n = len(original.codes)
+    key = np.array(original.codes, dtype=np.int64)
+    key *= width
+    key += release.codes
+    if span <= 4 * n + 1024:
+        counts = code_counts(key, span)
+        pairs = np.flatnonzero(counts)  # not rows: one count per possible pair
+        rank = compact_codes(np.cumsum(counts > 0) - 1, len(pairs))
+        rows = rank[key]
+        counts = counts[pairs]
+    else:
+        groups = group_keys(key)
+        pairs = key[groups.first]
+        rows, counts = compact_codes(groups.ids, groups.n_groups), groups.counts
+    return ColumnPairs(rows, pairs // width, pairs % width, counts)
+
+
+def _levels_of_pairs(
+    pairs: ColumnPairs, original: CodedColumn, release: CodedColumn, hierarchy: Hierarchy
+) -> tuple[np.ndarray, np.ndarray]:
+    """(level per pair, leaf index per pair): the rule of :func:`generalization_levels`
+    applied to each distinct pair. Original values the hierarchy does not cover raise
+    :class:`~privcore.errors.HierarchyError` (from :meth:`Hierarchy.encode`)."""
+    leaf_of_value = np.full(len(original.values), -1, dtype=np.int64)
+    leaf_of_value[~original.missing] = hierarchy.encode(pd.Series(original.present))
+    leaf = leaf_of_value[pairs.original]
+    # Only the distinct released values become keys.
+    present = pd.Series(np.asarray(release.present, dtype=object), dtype=object)
+    released_keys = pd.Index(value_keys(present).to_numpy(dtype=object), dtype=object)
+    released_index = release.value_index[pairs.released]  # -1: a missing released cell
+    top = hierarchy.height
+    levels = np.full(len(pairs), -1, dtype=np.int64)
+    # From the top down, so that the lowest matching level is written last.
+    for g in range(top, -1, -1):
+        label_of_key = pd.Index(hierarchy.labels(g), dtype=object).get_indexer(released_keys)
+        if g == top:
+            label_of_key[released_keys == SUPPRESSED] = 0
+        wanted = np.append(label_of_key, -2)[released_index]  # missing release: -2
+        match = (hierarchy.generalize(leaf, g) == wanted) & (wanted >= 0)
+        levels[match] = g
+    levels[(leaf < 0) & (released_index < 0)] = 0
+    return levels, leaf
+
+
+def _ncp_of_pairs(
+    pairs: ColumnPairs, leaf: np.ndarray, levels: np.ndarray, hierarchy: Hierarchy, numeric: bool
+) -> np.ndarray:
+    """NCP per pair by the rule of :func:`ncp` (``leaf`` and ``levels`` per pair, every
+    level known)."""
+    height = hierarchy.height
+    present = present_codes(leaf, len(hierarchy.leaves))  # the leaves the column holds
+    out = np.zeros(len(pairs), dtype=np.float64)
+    for g in range(1, height):
+        chosen = np.flatnonzero(levels == g)
+        if len(chosen):
+            penalty = _label_penalties(hierarchy, g, present, numeric)
+            out[chosen] = penalty[hierarchy.generalize(leaf[chosen], g)]
+    out[levels == height] = 1.0
+    return out
+
+
+def _label_penalties(
+    hierarchy: Hierarchy, g: int, present: np.ndarray, numeric: bool
+) -> np.ndarray:
+    """NCP of each label of level ``g`` over the leaves ``present`` in the column (the
+    rule of :func:`ncp`), then 0 for a missing value (the last entry)."""
+    label_codes = hierarchy.codes(g)[present]  # label of each present value
+    n_labels = len(hierarchy.labels(g))
+    if numeric:
+        leaf_values = pd.to_numeric(
+            pd.Series(np.asarray(hierarchy.leaves, dtype=object)[present]), errors="coerce"
+        ).to_numpy(dtype=np.float64)
+        span = float(leaf_values.max() - leaf_values.min()) if len(present) else 0.0
+        lo = np.full(n_labels, np.inf)
+        hi = np.full(n_labels, -np.inf)
+        np.minimum.at(lo, label_codes, leaf_values)  # not rows: present leaves
+        np.maximum.at(hi, label_codes, leaf_values)  # not rows: present leaves
+        penalty = np.where(hi > lo, hi - lo, 0.0) / span if span > 0 else np.zeros(n_labels)
+    else:
+        card = np.bincount(label_codes, minlength=n_labels)  # not rows: present leaves
+        penalty = np.where(card > 1, card / max(len(present), 1), 0.0)
+    return np.append(penalty, 0.0)
+
+
 def generalization_levels(
     original: pd.Series, release: pd.Series, hierarchy: Hierarchy
 ) -> np.ndarray:
@@ -130,8 +312,9 @@ def generalization_levels(
     A missing original matches a missing released cell at level 0. Original values the
     hierarchy does not cover raise :class:`~privcore.errors.HierarchyError`.
 
-    Vectorized: the original is encoded once, the distinct released values are looked
-    up among each level's labels, and the rows are compared once per level.
+    Vectorized: both columns are factorized once, their distinct (original, released)
+    pairs counted (:func:`column_pairs`), each pair compared once per level, and the
+    levels taken back to the rows.
     """
     if len(original) != len(release):
         raise ParameterError(
@@ -140,24 +323,10 @@ def generalization_levels(
             code="measure.alignment",
             rows=[len(original), len(release)],
         )
-    leaf = hierarchy.encode(original)
-    # Factorize the released cells once; only their distinct values become keys.
-    released_codes, uniques = value_codes(pd.Series(release, copy=False))
-    uniques = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
-    released_keys = pd.Index(value_keys(uniques).to_numpy(dtype=object), dtype=object)
-    top = hierarchy.height
-    levels = np.full(len(leaf), -1, dtype=np.int64)
-    # From the top down, so that the lowest matching level is written last.
-    for g in range(top, -1, -1):
-        label_of_key = pd.Index(hierarchy.labels(g), dtype=object).get_indexer(released_keys)
-        if g == top:
-            label_of_key[released_keys == SUPPRESSED] = 0
-        wanted = np.append(label_of_key, -2)[released_codes]  # missing release: -2
-        match = (hierarchy.generalize(leaf, g) == wanted) & (wanted >= 0)
-        levels[match] = g
-    both_missing = (leaf < 0) & (released_codes < 0)
-    levels[both_missing] = 0
-    return levels
+    original, release = CodedColumn.of(original), CodedColumn.of(release)
+    pairs = column_pairs(original, release)
+    levels, _ = _levels_of_pairs(pairs, original, release, hierarchy)
+    return levels[pairs.rows]
 
 
 def _check_levels(levels: np.ndarray, height: int, name: str) -> np.ndarray:
@@ -185,7 +354,7 @@ def _check_levels(levels: np.ndarray, height: int, name: str) -> np.ndarray:
             column=name,
             height=height,
         )
-    return levels.astype(np.int64, copy=False)
+    return levels  # any integer type: levels are small, and read only by lookups and sums
 
 
 def _checked(
@@ -227,8 +396,10 @@ def whd_distortion(
     beta = _check_beta(beta)
     checked, n = _checked(levels, hierarchies)
     per_row = np.zeros(n, dtype=np.float64)
+    step = np.empty(n, dtype=np.float64)  # one buffer for every column's distances
     for name, lv in checked.items():
-        per_row += _whd_by_level(hierarchies[name].height, beta)[lv]
+        np.take(_whd_by_level(hierarchies[name].height, beta), lv, out=step)
+        per_row += step
     return per_row, float(per_row.sum())
 
 
@@ -251,8 +422,7 @@ def average_class_size(classes: EquivalenceClasses, k: int) -> float:
     return kept / classes.n_classes / k
 
 
-def _is_numeric(series: pd.Series) -> bool:
-    dtype = series.dtype
+def _is_numeric(dtype: object) -> bool:
     return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
 
 
@@ -279,30 +449,14 @@ def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.nda
         )
     leaf = hierarchy.encode(original)
     present = present_codes(leaf, len(hierarchy.leaves))
-    numeric = _is_numeric(original)
-    if numeric:
-        leaf_values = pd.to_numeric(
-            pd.Series(np.asarray(hierarchy.leaves, dtype=object)[present]), errors="coerce"
-        ).to_numpy(dtype=np.float64)
-        span = float(leaf_values.max() - leaf_values.min()) if len(present) else 0.0
+    numeric = _is_numeric(original.dtype)
     out = np.zeros(len(leaf), dtype=np.float64)
     for g in range(1, height):
         rows = np.flatnonzero(levels == g)
         if not len(rows):
             continue
-        label_codes = hierarchy.codes(g)[present]  # label of each present value
-        n_labels = len(hierarchy.labels(g))
-        if numeric:
-            lo = np.full(n_labels, np.inf)
-            hi = np.full(n_labels, -np.inf)
-            np.minimum.at(lo, label_codes, leaf_values)  # not rows: present leaves
-            np.maximum.at(hi, label_codes, leaf_values)  # not rows: present leaves
-            penalty = np.where(hi > lo, hi - lo, 0.0) / span if span > 0 else np.zeros(n_labels)
-        else:
-            card = np.bincount(label_codes, minlength=n_labels)  # not rows: present leaves
-            penalty = np.where(card > 1, card / max(len(present), 1), 0.0)
-        row_labels = hierarchy.generalize(leaf[rows], g)
-        out[rows] = np.append(penalty, 0.0)[row_labels]  # missing (-1) picks 0
+        penalty = _label_penalties(hierarchy, g, present, numeric)
+        out[rows] = penalty[hierarchy.generalize(leaf[rows], g)]  # missing (-1) picks 0
     out[levels == height] = 1.0
     return out
 
@@ -342,28 +496,47 @@ def cell_ncp(
             code="measure.alignment",
             rows=[len(original), len(release)],
         )
-    original_codes, uniques = value_codes(original)
+    name = str(original.name)
+    original, release = CodedColumn.of(original), CodedColumn.of(release)
+    pairs = column_pairs(original, release)
+    penalty, outside = _cell_ncp_of_pairs(pairs, original, release, hierarchy, name)
+    if penalty is None:
+        return None, outside
+    return penalty[pairs.rows], 0
+
+
+def _cell_ncp_of_pairs(
+    pairs: ColumnPairs,
+    original: CodedColumn,
+    release: CodedColumn,
+    hierarchy: Hierarchy | None,
+    name: str,
+) -> tuple[np.ndarray | None, int]:
+    """(NCP per pair, rows whose cell does not contain their original value) by the rule
+    of :func:`cell_ncp`; the NCP is None when that count is not 0."""
+    uniques = original.present
     m = len(uniques)
-    released_codes, released_values = factorize(pd.Series(release, copy=False))
+    released_values = np.asarray(release.values, dtype=object)
     n_labels = len(released_values)
     if n_labels * (m + 1) > CELL_BUDGET:
         raise ParameterError(
-            f"'{original.name}' has too many distinct values to read its released cells "
+            f"'{name}' has too many distinct values to read its released cells "
             f"({n_labels:,} released × {m:,} original).",
             code="measure.too_many_cells",
-            column=str(original.name),
+            column=name,
             cells=n_labels * (m + 1),
         )
     # The original's distinct values, then the missing value (column m).
     values = pd.concat([pd.Series(uniques, dtype=object), pd.Series([None], dtype=object)])
     values = values.reset_index(drop=True)
-    own_value = np.where(original_codes < 0, m, original_codes)
-    numeric = _is_numeric(original)
+    value_of_pair = original.value_index[pairs.original]  # -1: a missing original
+    own_value = np.where(value_of_pair < 0, m, value_of_pair)
+    numeric = _is_numeric(original.dtype)
     if numeric:
         numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
         span = float(numbers.max() - numbers.min()) if m else 0.0
     penalty = np.zeros(n_labels, dtype=np.float64)
-    holds_own = np.zeros(len(original), dtype=bool)
+    holds_own = np.zeros(len(pairs), dtype=bool)
     block = max(1, _CELL_BLOCK // (m + 1))
     for start in range(0, n_labels, block):  # blocks of distinct released values
         stop = min(start + block, n_labels)
@@ -371,8 +544,8 @@ def cell_ncp(
             pd.Series(released_values[start:stop], dtype=object), hierarchy=hierarchy
         )
         contains = cells.contains(values)[cells.codes]  # one row per released value
-        rows = np.flatnonzero((released_codes >= start) & (released_codes < stop))
-        holds_own[rows] = contains[released_codes[rows] - start, own_value[rows]]
+        chosen = np.flatnonzero((pairs.released >= start) & (pairs.released < stop))
+        holds_own[chosen] = contains[pairs.released[chosen] - start, own_value[chosen]]
         present = contains[:, :m]
         if not m:  # every original value missing: no value to cover, no penalty
             part = np.zeros(stop - start)
@@ -386,13 +559,86 @@ def cell_ncp(
             part = np.where(count > 1, count / max(m, 1), 0.0)
         top = cells.kinds[cells.codes] == "any"  # ``*``: every value
         penalty[start:stop] = np.where(top, 1.0, part)
-    outside = int((~holds_own).sum())
+    outside = int(pairs.counts[~holds_own].sum())
     if outside:
         return None, outside
-    out = penalty[released_codes]
-    missing = original_codes < 0
-    out[missing & (out < 1.0)] = 0.0
+    out = penalty[pairs.released]
+    out[(value_of_pair < 0) & (out < 1.0)] = 0.0
     return out, 0
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnLoss:
+    """What a measurement needs of one QI column (:func:`column_loss`).
+
+    ``levels``: per row, the hierarchy level of its released cell (the smallest integer
+    type), when every cell is a label of the column's hierarchy, else None;
+    ``penalty``: Σ over rows of the cell's NCP, as Σ over pairs of rows × NCP (:func:`ncp`
+    from the levels, or :func:`cell_ncp` from cells that contain their original values),
+    None when neither reads the column; ``level_counts``: the rows at each level 0..height
+    (with ``levels``); ``failure``: why there are no levels — "no_hierarchy",
+    "hierarchy_error" (``detail``: the error's message) or "not_labels" (``detail``: the
+    rows whose cell is no label) — or None.
+    """
+
+    levels: np.ndarray | None
+    penalty: float | None
+    level_counts: np.ndarray | None = None
+    failure: str | None = None
+    detail: str = ""
+
+
+def column_loss(
+    original: TableCodes,
+    release: TableCodes,
+    column: str,
+    hierarchy: Hierarchy | None,
+    *,
+    pairs: ColumnPairs | None = None,
+) -> ColumnLoss:
+    """Levels and the NCP sum of one QI column from both tables' codes: its distinct
+    (original, released) pairs are counted once (``pairs``, when the caller counted them
+    already) and every rule runs on them (:func:`generalization_levels`, :func:`ncp`, and
+    :func:`cell_ncp` where the cells are no labels of the hierarchy); per row there remain
+    only the levels. The figures equal those of the per-row functions (the NCP sum up to
+    the order of a float sum: Σ over pairs of rows × NCP)."""
+    before, after = CodedColumn.of_table(original, column), CodedColumn.of_table(release, column)
+    if pairs is None:
+        pairs = column_pairs(before, after)
+    failure, detail = "no_hierarchy", ""
+    if hierarchy is not None:
+        try:
+            levels, leaf = _levels_of_pairs(pairs, before, after, hierarchy)
+        except HierarchyError as exc:
+            failure, detail = "hierarchy_error", exc.message
+        else:
+            bad = int(pairs.counts[levels < 0].sum())
+            if not bad:
+                ncp_of_pair = _ncp_of_pairs(
+                    pairs, leaf, levels, hierarchy, _is_numeric(before.dtype)
+                )
+                level_counts = code_counts(levels, hierarchy.height + 1, weights=pairs.counts)
+                return ColumnLoss(
+                    levels=compact_codes(levels, hierarchy.height + 1)[pairs.rows],
+                    penalty=float(np.dot(pairs.counts, ncp_of_pair)),
+                    level_counts=np.rint(level_counts).astype(np.int64),
+                )
+            failure, detail = "not_labels", str(bad)
+    try:
+        read, _ = _cell_ncp_of_pairs(pairs, before, after, hierarchy, str(column))
+    except PrivcoreError:
+        read = None
+    penalty = None if read is None else float(np.dot(pairs.counts, read))
+    return ColumnLoss(levels=None, penalty=penalty, failure=failure, detail=detail)
+
+
+def gcp_of_sums(sums: Sequence[float], n: int) -> float:
+    """GCP (:func:`gcp`) from each QI's Σ over rows of its NCP: Σ sums / (n · |QI|)."""
+    if not len(sums):
+        raise ParameterError("No quasi-identifier penalties were given.", code="measure.no_qi")
+    if n == 0:
+        return 0.0
+    return float(sum(sums) / (n * len(sums)))
 
 
 def gcp(ncps: Mapping[str, np.ndarray]) -> float:
@@ -421,6 +667,23 @@ def precision(levels: Mapping[str, np.ndarray], hierarchies: Mapping[str, Hierar
         return 1.0
     total = sum(float(lv.sum()) / hierarchies[name].height for name, lv in checked.items())
     return 1.0 - total / (n * len(checked))
+
+
+def precision_of_counts(
+    level_counts: Mapping[str, np.ndarray], hierarchies: Mapping[str, Hierarchy]
+) -> float:
+    """:func:`precision` from the rows at each level of each QI (``level_counts[q][g]``):
+    Σ_rows level = Σ_g g · rows at g, the same whole numbers."""
+    if not level_counts:
+        raise ParameterError("No quasi-identifier levels were given.", code="measure.no_qi")
+    n = int(next(iter(level_counts.values())).sum())
+    if n == 0:
+        return 1.0
+    total = sum(
+        float(np.dot(np.arange(len(counts)), counts)) / hierarchies[name].height
+        for name, counts in level_counts.items()
+    )
+    return 1.0 - total / (n * len(level_counts))
 
 
 def generalization_height(node: Sequence[int]) -> int:

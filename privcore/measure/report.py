@@ -11,8 +11,9 @@ and the released rows that are real records (:func:`real_records`). The result's
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +22,9 @@ import pandas as pd
 
 from privcore.classes import (
     EquivalenceClasses,
-    code_counts,
+    TableCodes,
     combine_codes,
+    compact_codes,
     factorize,
     release_classes,
 )
@@ -30,27 +32,25 @@ from privcore.core.bipartite import maximum_matching
 from privcore.core.jsonsafe import plain
 from privcore.core.notes import Note
 from privcore.data.hierarchy import Hierarchy, value_keys
-from privcore.errors import DataFormatError, HierarchyError, PrivcoreError, RoleError
+from privcore.errors import DataFormatError, RoleError
 from privcore.measure.entropy import (
     NOTE_CONSTANT,
     NOTE_NOT_MEANINGFUL,
     ROW_ORDER_EXACT_ROWS,
+    InformationMeasures,
     PrivacyLevel,
     _joint_cover,
     align,
-    discrimination_rate,
-    local_privacy_level,
-    privacy_level,
-    utility_loss,
 )
 from privcore.measure.loss import (
+    CodedColumn,
+    ColumnPairs,
     average_class_size,
-    cell_ncp,
+    column_loss,
+    column_pairs,
     discernibility,
-    gcp,
-    generalization_levels,
-    ncp,
-    precision,
+    gcp_of_sums,
+    precision_of_counts,
     whd_distortion,
 )
 from privcore.models import ModelReport, PrivacyModel, evaluate
@@ -204,51 +204,51 @@ def information_loss(
     qi: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
     k: int,
+    *,
+    codes: tuple[TableCodes, TableCodes] | None = None,
+    pairs: Callable[[str], ColumnPairs] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Discernibility, C_avg, and — for QIs whose released cells are labels of their
     hierarchy — WHD distortion and precision (SPEC §5). GCP (from NCP) covers those QIs
     and also the ones whose cells are no labels but contain their original values
     (ranges, sets, masks: :func:`~privcore.measure.loss.cell_ncp`), so that Mondrian's
     release and the same release read from a file have one GCP; ``gcp_columns`` names
-    the QIs it covers."""
+    the QIs it covers. ``codes``: both tables' columns already factorized (original,
+    release); each QI is read by :func:`~privcore.measure.loss.column_loss`, on its
+    distinct (original, released) pairs (``pairs(column)``, when counted already)."""
+    original_codes, release_codes = codes or (TableCodes(original), TableCodes(release))
     loss: dict[str, Any] = {
         "discernibility": discernibility(classes),
         "c_avg": average_class_size(classes, max(int(k), 1)) if classes.n_classes else None,
     }
     notes: list[str] = []
     levels: dict[str, np.ndarray] = {}
+    level_counts: dict[str, np.ndarray] = {}
     usable: dict[str, Hierarchy] = {}
-    penalties: dict[str, np.ndarray] = {}
+    penalties: dict[str, float] = {}  # Σ over rows of each QI's NCP
     for column in qi:
         hierarchy = hierarchies.get(column)
-        if hierarchy is None:
-            why, reason, detail = f"No hierarchy for '{column}'", "no_hierarchy", ""
-        else:
-            try:
-                column_levels = generalization_levels(original[column], release[column], hierarchy)
-            except HierarchyError as exc:
-                why, reason, detail = (
-                    f"'{column}': {exc.message.rstrip('.')}",
-                    "hierarchy_error",
-                    exc.message,
-                )
-            else:
-                bad = int((column_levels < 0).sum())
-                if not bad:
-                    levels[column] = column_levels
-                    usable[column] = hierarchy
-                    penalties[column] = ncp(original[column], column_levels, hierarchy)
-                    continue
-                why, reason, detail = (
-                    f"{bad} released value(s) of '{column}' are not labels of its hierarchy",
-                    "not_labels",
-                    str(bad),
-                )
-        try:
-            read, _ = cell_ncp(original[column], release[column], hierarchy)
-        except PrivcoreError:
-            read = None
-        if read is None:
+        read = column_loss(
+            original_codes,
+            release_codes,
+            column,
+            hierarchy,
+            pairs=None if pairs is None else pairs(column),
+        )
+        if read.levels is not None:
+            levels[column] = read.levels
+            level_counts[column] = read.level_counts
+            usable[column] = hierarchy
+            penalties[column] = read.penalty
+            continue
+        reason, detail = read.failure, read.detail
+        why = {
+            "no_hierarchy": f"No hierarchy for '{column}'",
+            "hierarchy_error": f"'{column}': {detail.rstrip('.')}",
+            "not_labels": f"{detail} released value(s) of '{column}' are not labels of its "
+            "hierarchy",
+        }[reason]
+        if read.penalty is None:
             notes.append(
                 Note(
                     f"measure.loss.{reason}.left_out",
@@ -258,7 +258,7 @@ def information_loss(
                 )
             )
         else:
-            penalties[column] = read
+            penalties[column] = read.penalty
             notes.append(
                 Note(
                     f"measure.loss.{reason}.cells_read",
@@ -271,14 +271,13 @@ def information_loss(
         per_record, total = whd_distortion(levels, usable)
         loss["whd_total"] = total
         loss["whd_mean"] = float(per_record.mean()) if len(per_record) else 0.0
-        loss["precision"] = precision(levels, usable)
-        loss["levels"] = {  # the most common level of each column
-            c: int(code_counts(v, usable[c].height + 1).argmax()) for c, v in levels.items()
-        }
+        del per_record
+        loss["precision"] = precision_of_counts(level_counts, usable)
+        loss["levels"] = {c: int(v.argmax()) for c, v in level_counts.items()}  # most common
         loss["loss_columns"] = sorted(levels)
     else:
         loss.update({"whd_total": None, "whd_mean": None, "precision": None})
-    loss["gcp"] = gcp(penalties) if penalties else None
+    loss["gcp"] = gcp_of_sums(list(penalties.values()), len(release)) if penalties else None
     loss["gcp_columns"] = sorted(penalties)
     return loss, notes
 
@@ -322,6 +321,7 @@ def real_records(
     columns: Sequence[str],
     *,
     aligned: bool = True,
+    codes: tuple[TableCodes, TableCodes] | None = None,
 ) -> dict[str, int]:
     """Released rows that are real records, over ``columns`` (the QIs and SAs).
 
@@ -329,10 +329,12 @@ def real_records(
     column (the tables aligned row for row; left out when ``aligned`` is False: the
     rows are not paired); ``any``: released rows equal to some original row. Values
     are compared as keys (:func:`~privcore.data.hierarchy.value_keys`: ``39``, ``39.0``
-    and ``"39"`` are one value; missing equals missing). Vectorized: each
-    column is factorized over both tables at once, the codes are combined into one
-    int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on the
-    original ones.
+    and ``"39"`` are one value; missing equals missing). Vectorized: each column's codes
+    (``codes``: both tables' columns already factorized, else factorized here) are put
+    in one value space by their distinct values alone, the codes are combined into one
+    int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on
+    the original ones. A column none of whose released values is an original value
+    (generalized throughout) makes both 0 at once.
     """
     columns = list(columns)
     if aligned and len(original) != len(release):
@@ -344,16 +346,28 @@ def real_records(
     n = len(original)
     if n == 0 or not columns:
         return {"own": 0, "any": 0} if aligned else {"any": 0}
-    original_codes, released_codes, cards = [], [], []
+    original_codes, release_codes = codes or (TableCodes(original), TableCodes(release))
+    keys = []
     for column in columns:
-        ours, theirs, card = _shared_codes(original[column], release[column])
-        original_codes.append(ours)
-        released_codes.append(theirs)
+        key_of_original, key_of_released, card = _shared_keys(
+            original_codes.uniques(column), release_codes.uniques(column)
+        )
+        if (key_of_released == card - 1).all():  # no released value is an original one
+            return {"own": 0, "any": 0} if aligned else {"any": 0}
+        keys.append((column, key_of_original, key_of_released, card))
+    ours, theirs, cards = [], [], []
+    for column, key_of_original, key_of_released, card in keys:
+        ours.append(_recoded(original_codes.codes(column), key_of_original))
+        theirs.append(_recoded(release_codes.codes(column), key_of_released))
         cards.append(card)
-    both = combine_codes(
-        [np.concatenate(pair) for pair in zip(original_codes, released_codes, strict=True)], cards
-    )
-    original_key, released_key = both[:n], both[n:]
+    if math.prod(cards) < 2**62:  # the keys are exact mixed-radix numbers: built apart
+        original_key, released_key = combine_codes(ours, cards), combine_codes(theirs, cards)
+    else:  # the key is re-factorized on the way: both tables at once, in one key space
+        both = combine_codes(
+            [np.concatenate(pair) for pair in zip(ours, theirs, strict=True)], cards
+        )
+        original_key, released_key = both[:n], both[n:]
+    del ours, theirs
     found = int(pd.Series(released_key).isin(pd.Series(original_key)).sum())
     if not aligned:
         return {"any": found}
@@ -363,23 +377,43 @@ def real_records(
 _MISSING_KEY = "\x00missing"  # the key of a missing value (no text value has it)
 
 
-def _shared_codes(original: pd.Series, release: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
-    """Codes of two columns in one value space (values compared as keys): each column
-    is factorized, only its distinct values are turned into keys, and the released keys
-    are looked up among the original's; a released value absent from the original gets
-    a code of its own. Returns (original codes, released codes, number of codes)."""
+def _shared_keys(
+    original_uniques: np.ndarray, released_uniques: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """One value space for two columns' distinct values (compared as keys): per distinct
+    original value and per distinct released value, its code in that space; a released
+    value absent from the original gets a code of its own. Returns (codes of the original's
+    values, codes of the released values, number of codes), in the smallest integer type."""
 
     def keys_of(uniques: np.ndarray) -> np.ndarray:
         keys = value_keys(pd.Series(uniques, dtype=object)).astype(object)
         return keys.where(keys.notna(), _MISSING_KEY).to_numpy(dtype=object)
 
-    original_rows, original_uniques = factorize(original)
-    released_rows, released_uniques = factorize(release)
     key_of_original, keys = pd.factorize(keys_of(original_uniques))  # not rows: values
     lookup = pd.Index(keys).get_indexer(keys_of(released_uniques))
     absent = len(keys)  # one code for every value the original does not have
     lookup = np.where(lookup < 0, absent, lookup)
-    return key_of_original[original_rows], lookup[released_rows], absent + 1
+    return (
+        compact_codes(key_of_original, absent + 1),
+        compact_codes(lookup, absent + 1),
+        absent + 1,
+    )
+
+
+def _recoded(codes: np.ndarray, new_code: np.ndarray) -> np.ndarray:
+    """``new_code[codes]``, or ``codes`` themselves when every code keeps its number."""
+    if np.array_equal(new_code, np.arange(len(new_code))):
+        return codes
+    return new_code[codes]
+
+
+def _shared_codes(original: pd.Series, release: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+    """Codes of two columns in one value space (values compared as keys, see
+    :func:`_shared_keys`). Returns (original codes, released codes, number of codes)."""
+    original_rows, original_uniques = factorize(original)
+    released_rows, released_uniques = factorize(release)
+    key_of_original, key_of_released, card = _shared_keys(original_uniques, released_uniques)
+    return key_of_original[original_rows], key_of_released[released_rows], card
 
 
 def match_rows(
@@ -430,9 +464,38 @@ def match_rows(
     return release.iloc[order].reset_index(drop=True)
 
 
-def _codes(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """The columns as integer codes (missing is a value), in the frame's row order."""
-    return pd.DataFrame({c: factorize(frame[c])[0] for c in columns}, index=frame.index)
+class _PairCounts:
+    """The (original value, released value) pairs of each column of two aligned tables,
+    counted once (:func:`~privcore.measure.loss.column_pairs`) and shared by the
+    information loss and the mutual information of each column."""
+
+    def __init__(self, original: TableCodes, release: TableCodes) -> None:
+        self.original, self.release = original, release
+        self._counted: dict[str, ColumnPairs] = {}  # kept without the pair of each row
+
+    def of(self, column: str) -> ColumnPairs:
+        """The pairs of ``column`` with each row's pair (counted again if asked again)."""
+        pairs = column_pairs(
+            CodedColumn.of_table(self.original, column),
+            CodedColumn.of_table(self.release, column),
+        )
+        self._counted[column] = pairs.counted()
+        return pairs
+
+    def counts(self, column: str) -> ColumnPairs:
+        """The pairs of ``column`` and the rows holding each (not each row's pair)."""
+        if column not in self._counted:
+            self.of(column)
+        return self._counted[column]
+
+
+def _qi_groups(classes: EquivalenceClasses) -> tuple[np.ndarray, int]:
+    """The released rows grouped by their QI values, from the classes: each class, and
+    the suppressed rows (every QI ``*``) as one group more. (codes per row, groups)"""
+    groups = classes.n_classes + int(classes.n_suppressed > 0)
+    ids = classes.ids
+    codes = np.where(ids < 0, classes.n_classes, ids) if classes.n_suppressed else ids
+    return compact_codes(codes, groups), groups
 
 
 def measure_release(
@@ -500,30 +563,46 @@ def measure_release(
     paired = alignment != "none"
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
-    classes = release_classes(release, qi, sa, models=list(models), hierarchies=hierarchies)
+    # Each column of each table is factorized once, in the smallest integer type, and the
+    # codes serve every step: the classes, the entropies, the information loss and the
+    # real records (entropies depend only on which cells are equal).
+    release_codes = TableCodes(release)
+    original_codes = TableCodes(original, same_as=release_codes if paired else None)
+    classes = release_classes(
+        release, qi, sa, models=list(models), hierarchies=hierarchies, codes=release_codes
+    )
     report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
-    # Entropies depend only on which cells are equal, so every column is factorized
-    # once and the information measures run on integer codes.
-    release_codes = _codes(release, (*qi, *sa))
     requested_k = next(  # the class size a size-only model (k-anonymity) asks for
         (m.minimal_class_size for m in models if m.size_only), report.summary["k"]
     )
     privacy, pl_by_attribute, ul = None, {}, None
+    pairs = _PairCounts(original_codes, release_codes)
+    information = InformationMeasures(
+        release_codes, original_codes if paired else None, pair_counts=pairs.counts
+    )
+    # The classes group the released rows by their QIs (the suppressed rows, all '*',
+    # are one group more): the entropies read that grouping instead of building it, and
+    # the entropy of some of the QIs is counted on the classes rather than on the rows.
+    information.release_partition(qi, *_qi_groups(classes))
     if paired:
-        original_codes = _codes(original, (*qi, *sa))
+        loss, loss_notes = information_loss(
+            original,
+            release,
+            classes,
+            qi,
+            hierarchies,
+            requested_k,
+            codes=(original_codes, release_codes),
+            pairs=pairs.of,
+        )
         # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
         # QIs, a QI against the other QIs.
         pl_by_attribute = {
-            column: local_privacy_level(
-                original_codes, release_codes, [column], [q for q in qi if q != column]
-            )
+            column: information.privacy_level([column], [q for q in qi if q != column])
             for column in (*qi, *sa)
         }
-        privacy = privacy_level(original_codes, release_codes, qi, sa)
-        ul = utility_loss(original_codes, release_codes, qi, sa)
-        loss, loss_notes = information_loss(
-            original, release, classes, qi, hierarchies, requested_k
-        )
+        privacy = information.privacy_level(sa, qi)
+        ul = information.utility_loss(qi, sa)
         notes += loss_notes
         notes += [
             _pl_note(a, p.note) for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note
@@ -536,6 +615,12 @@ def measure_release(
             else None,
             **{name: None for name in ("whd_total", "whd_mean", "gcp", "precision")},
         }
+    dr = information.discrimination_rate(qi, sa)
+    del information, pairs
+    records = real_records(
+        original, release, (*qi, *sa), aligned=paired, codes=(original_codes, release_codes)
+    )
+    del original_codes, release_codes
     return ReleaseMeasurement(
         qi=qi,
         sa=sa,
@@ -543,7 +628,7 @@ def measure_release(
         models=report,
         privacy=privacy,
         pl_by_attribute=pl_by_attribute,
-        dr=discrimination_rate(release_codes, qi, sa),
+        dr=dr,
         ul=ul,
         risk=risk_summary(
             classes,
@@ -557,7 +642,7 @@ def measure_release(
         release=release,
         seconds=time.perf_counter() - started,
         notes=tuple(notes),
-        real_records=real_records(original, release, (*qi, *sa), aligned=paired),
+        real_records=records,
         alignment=alignment,
         unpaired_because=unpaired_because,
     )

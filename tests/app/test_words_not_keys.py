@@ -30,7 +30,8 @@ NAMES = {
     "Shannon", "Li", "Venkatasubramanian", "Machanavajjhala", "El", "Emam", "Dankar",
     "Aggarwal", "Yu", "LeFevre", "DeWitt", "Ramakrishnan", "Kohlmayer", "Flash", "Wang",
     "Kairouz", "USENIX", "Security", "Arcolezi", "Gambs", "Fu", "Pei", "Wong",
-    "et", "al", "pycanon", "anjana", "pure", "ldp", "min", "max", "log", "exp", "ln", "int",
+    "et", "al", "privcore", "pycanon", "anjana", "pure", "ldp",
+    "min", "max", "log", "exp", "ln", "int",
     "English", "utf", "avg", "sup", "Agrawal", "Srikant",
     "csv", "tsv", "xlsx", "parquet", "jsonl", "sha",
 }  # fmt: skip
