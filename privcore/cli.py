@@ -971,7 +971,13 @@ def _add_request_options(
         elif option.kind == "columns":
             more["type"] = _column_list
         elif option.kind == "choice":
-            more["choices"] = option.allowed()
+            if callable(option.choices):  # read when a value is checked or help printed
+                more["choices"] = _Choices(option)
+                more.setdefault("metavar", option.name.upper())
+                note = f"{note}; " if note else ""
+                note += "one of %(choices)s"
+            else:
+                more["choices"] = option.allowed()
         elif option.kind == "flag":
             more["action"] = "store_true"
         if option.metavar:
@@ -985,6 +991,27 @@ def _add_request_options(
             **more,
         )
     parser.set_defaults(request_options=tuple(chosen))
+
+
+class _Choices:
+    """The choices of an option whose list the registry reads on first use (algorithms,
+    loss metrics, voter-roll names, LDP mechanisms): argparse reads them only to check a
+    value or print help, so a command imports only the parts of privcore it runs."""
+
+    def __init__(self, option: Any) -> None:
+        self._option = option
+
+    def _values(self) -> tuple[str, ...]:
+        return tuple(self._option.allowed() or ())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
+
+    def __len__(self) -> int:
+        return len(self._values())
 
 
 def _command(

@@ -43,14 +43,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from sqlite_utils import Database
 
 from privcore import __version__
 from privcore.core.jsonsafe import dumps
 from privcore.errors import CancelledError, HistoryError, ParameterError
+
+if TYPE_CHECKING:  # sqlite-utils is imported when the history is opened
+    from sqlite_utils import Database
 
 __all__ = [
     "COLUMNS",
@@ -279,6 +281,8 @@ def _connect(path: Path, *, create: bool = True) -> Iterator[Database | None]:
     try:
         try:
             conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+            from sqlite_utils import Database
+
             db = Database(conn, execute_plugins=False)
             _prepare(db)
             yield db

@@ -18,14 +18,11 @@ choices, the Anonymize page's list and the request's validation follow
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from privcore.anonymize import ALGORITHMS as ALGORITHM_TABLE
-from privcore.anonymize.lattice import LOSS_METRICS
-from privcore.anonymize.mondrian import SUMMARIES
-from privcore.attacks.roll import LOCALES
 from privcore.models import DISTANCES, L_KINDS
 
 __all__ = [
@@ -108,8 +105,22 @@ class _Live(Mapping[str, Entry]):
         return len(self._entries())
 
 
+def _constant(module: str, name: str) -> Callable[[], tuple[str, ...]]:
+    """The choices kept as a constant in ``module``, read when first asked for: the
+    command line builds its options from this registry, and a command imports only the
+    parts of privcore it runs."""
+
+    def read() -> tuple[str, ...]:
+        return tuple(getattr(importlib.import_module(module), name))
+
+    return read
+
+
 def algorithm_entries() -> dict[str, Entry]:
-    """The algorithms of :data:`privcore.anonymize.ALGORITHMS` as entries."""
+    """The algorithms of :data:`privcore.anonymize.ALGORITHMS` as entries (the package
+    imported on first use)."""
+    from privcore.anonymize import ALGORITHMS as ALGORITHM_TABLE
+
     return {
         name: Entry(name, a.title, a.family, a.source, tuple(a.options), a.function)
         for name, a in ALGORITHM_TABLE.items()
@@ -203,9 +214,14 @@ OPTIONS: dict[str, Option] = {
             "loss_metric",
             "choice",
             "loss minimized by samarati/incognito/optimal",
-            choices=LOSS_METRICS,
+            choices=_constant("privcore.anonymize.lattice", "LOSS_METRICS"),
         ),
-        _o("summary", "choice", "how Mondrian shows numeric partitions", choices=SUMMARIES),
+        _o(
+            "summary",
+            "choice",
+            "how Mondrian shows numeric partitions",
+            choices=_constant("privcore.anonymize.mondrian", "SUMMARIES"),
+        ),
         _o("seed", "int", "seed of the algorithm, roll or sampling", minimum=0, maximum=2**63 - 1),
         # privacy models
         _o(
@@ -254,7 +270,12 @@ OPTIONS: dict[str, Option] = {
             minimum=1,
             optional=True,
         ),
-        _o("locale", "choice", "names in the voter roll", choices=LOCALES),
+        _o(
+            "locale",
+            "choice",
+            "names in the voter roll",
+            choices=_constant("privcore.attacks.roll", "LOCALES"),
+        ),
         _o(
             "tolerance",
             "float",

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from privcore.anonymize.spec import check_spec
 from privcore.core.jsonsafe import plain
 from privcore.errors import ParameterError
 from privcore.models import KAnonymity, PrivacyModel, TCloseness, l_diversity
@@ -307,6 +306,8 @@ class ReplayRequest(Request):
     spec: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        from privcore.anonymize.spec import check_spec  # anonymize is loaded when used
+
         object.__setattr__(self, "spec", check_spec(self.spec))
 
     def to_dict(self) -> dict[str, Any]:
