@@ -26,6 +26,7 @@ from privcore.anonymize.base import (
 )
 from privcore.anonymize.lattice import LOSS_METRICS, MATRIX_NODES, Lattice
 from privcore.classes import distinct as distinct_values
+from privcore.data.codes import code_dtype
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
 from privcore.models import PrivacyModel
@@ -82,7 +83,10 @@ def _release(
         params={**params, "evaluated_nodes": len(lattice.order), "lattice_size": lattice.size},
         started=started,
         search_seconds=search_seconds,
-        record_levels={c: np.full(problem.n_rows, node[q]) for q, c in enumerate(problem.qi)},
+        record_levels={  # one level per row, in the smallest integer type
+            c: np.full(problem.n_rows, node[q], dtype=code_dtype(node[q] + 1))
+            for q, c in enumerate(problem.qi)
+        },
         notes=notes,
     )
     report_progress(progress, 1.0, "Done")

@@ -46,6 +46,7 @@ from privcore.classes import (
     group_rows,
     passes_as_one_class,
 )
+from privcore.data.codes import code_dtype
 from privcore.errors import ParameterError
 
 LOSS_METRICS = ("ncp", "whd", "discernibility", "ul")
@@ -517,26 +518,45 @@ class Lattice:
 
     # ------------------------------------------------------------------ release
     def release(self, node: tuple[int, ...]) -> tuple[pd.DataFrame, np.ndarray]:
-        """The table generalized at ``node``, rows of violating classes suppressed."""
+        """The table generalized at ``node``, rows of violating classes suppressed.
+
+        Each QI's rows are coded by their label at the node's level, shifted by one
+        (0: missing, which stays missing below the top; at the top every row has the one
+        label), in the smallest integer type that holds the codes (1 byte per row up to
+        126 labels): the codes give the released text and the classes.
+        """
         problem = self.problem
         frame = problem.frame.copy()
-        row_codes = []
+        shifted_codes = []
         for q, column in enumerate(self.qi):
-            hierarchy = self.hierarchies[q]
-            codes = hierarchy.generalize(problem.leaf_codes[column], node[q])
-            row_codes.append(codes)
-            labels = np.asarray(hierarchy.labels(node[q]), dtype=object)
-            values = np.where(codes >= 0, labels[np.maximum(codes, 0)], None)
+            shifted = self._shifted_codes(q, node[q])
+            labels = np.asarray(self.hierarchies[q].labels(node[q]), dtype=object)
+            values = np.concatenate(([None], labels))[shifted]  # 0: missing
             frame[column] = pd.Series(values, index=frame.index, dtype="str")
+            shifted_codes.append(shifted)
         cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
-        classes = classes_from_codes(
-            [c + 1 for c in row_codes], cards, qi=self.qi, sensitive=problem.sensitive
-        )
+        classes = classes_from_codes(shifted_codes, cards, qi=self.qi, sensitive=problem.sensitive)
+        del shifted_codes
         failing = np.zeros(classes.n_classes, dtype=bool)
         for model in problem.constraints:
             failing |= ~model.class_pass(classes)
         suppressed = failing[classes.ids]
+        del classes
         return suppress(frame, self.qi, suppressed), suppressed
+
+    def _shifted_codes(self, q: int, level: int) -> np.ndarray:
+        """Per row, 1 + the index of its QI-q label at ``level`` (0: missing), as
+        :meth:`~privcore.data.hierarchy.Hierarchy.generalize` labels it (missing stays
+        missing below the top; at the top every row has label 0), in
+        :func:`~privcore.data.codes.code_dtype` of the labels + 1."""
+        hierarchy = self.hierarchies[q]
+        n_labels = len(hierarchy.labels(level))
+        dtype = code_dtype(n_labels + 1)
+        if level == hierarchy.height:
+            return np.ones(self.problem.n_rows, dtype=dtype)
+        # leaf index → label index + 1; the last entry serves leaf index -1 (missing)
+        table = np.append(np.asarray(hierarchy.codes(level)) + 1, 0).astype(dtype)
+        return table[self.problem.leaf_codes[self.qi[q]]]
 
     # ------------------------------------------------------------------ trace
     def trace(

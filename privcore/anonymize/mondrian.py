@@ -71,6 +71,7 @@ from privcore.classes import (
 )
 from privcore.core.notes import Note
 from privcore.data.cells import MISSING_TEXT  # a missing value inside a range or set
+from privcore.data.codes import code_dtype
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
@@ -127,11 +128,13 @@ def _is_numeric(series: pd.Series) -> bool:
 
 
 def _with_missing(codes: np.ndarray, n_present: int) -> tuple[np.ndarray, int, int]:
-    """Codes with missing (-1) moved to the last code; (codes, n_values, missing code)."""
+    """Codes with missing (-1) moved to the last code, in the smallest integer type that
+    holds them (:func:`~privcore.data.codes.code_dtype`); (codes, n_values, missing code)."""
     has_missing = bool((codes < 0).any())
     if has_missing:
         codes = np.where(codes < 0, n_present, codes)
-    return codes.astype(np.int32), n_present + has_missing, n_present if has_missing else -1
+    n_values = n_present + has_missing
+    return codes.astype(code_dtype(n_values)), n_values, n_present if has_missing else -1
 
 
 def _text_with_missing(text: np.ndarray, missing: int) -> np.ndarray:
@@ -417,7 +420,8 @@ def _partition(
     own = [q for q in range(len(dims)) if q not in shared]
     offsets = np.cumsum([0] + [dims[q].n_values for q in shared])
     bins = int(offsets[-1])
-    shift = offsets[:-1, None].astype(codes.dtype)
+    # the shifted codes reach ``bins`` - 1: a type wide enough for them and for ``codes``
+    shift = offsets[:-1, None].astype(np.result_type(codes.dtype, code_dtype(bins)))
     shared_rows = slice(None) if not own else np.asarray(shared)
     starts = offsets[:-1]
     starts_list = offsets.tolist()
@@ -607,8 +611,10 @@ def mondrian(
     report_progress(progress, 0.0, "Mondrian: partitioning")
     n = problem.n_rows
     dims = _dimensions(problem)
-    codes = np.stack([dim.codes for dim in dims])  # QI × row, reordered as rows move
-    order = np.arange(n, dtype=np.int64)
+    # QI × row in the smallest type holding every QI's codes, reordered as rows move;
+    # the row numbers in the smallest type holding 0..n-1 (int32 below 2³¹ rows)
+    codes = np.stack([dim.codes for dim in dims])
+    order = np.arange(n, dtype=code_dtype(n))
     minimum = problem.minimal_class_size
     sizes_decide = all(m.size_only for m in problem.constraints)
     finals = _partition(
@@ -625,7 +631,7 @@ def mondrian(
     finals.sort()
     starts = np.array([lo for lo, _ in finals], dtype=np.int64)
     sizes = np.array([hi - lo for lo, hi in finals], dtype=np.int64)
-    slot = np.empty(n, dtype=np.int64)  # each row's final partition, by position
+    slot = np.empty(n, dtype=code_dtype(len(starts)))  # each row's final partition
     slot[order] = np.repeat(np.arange(len(starts)), sizes)
 
     lows = reduce_runs(codes, starts, "min", axis=1)
@@ -643,6 +649,7 @@ def mondrian(
         column = pd.array(text, dtype="str").take(slot)
         released[dim.name] = pd.Series(column, index=released.index)
     gcp = penalty / (n * len(dims))
+    del codes, order, slot, lows, highs, dims  # row-sized; the measurement needs none
     search_seconds = time.perf_counter() - started
 
     notes = []
