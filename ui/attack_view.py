@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import altair as alt
@@ -20,7 +22,7 @@ from ui.components import escape_md, fmt
 from ui.errors import show_error
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
-from ui.state import Workbench, keep, load_upload
+from ui.state import Workbench, is_bundled, keep, load_upload
 from ui.words import attack_table
 from ui.workspace import choice_title
 
@@ -297,6 +299,30 @@ def effective_k_chart(report: AttackReport) -> alt.Chart:
     )
 
 
+#: Voter rolls of the bundled samples, shared by every session of this server: the same
+#: public table, columns, size, seed and names give the same roll, so it is built once
+#: (a roll of Adult at the default size holds 301,620 people, about 90 MB).
+_SHARED_ROLLS: OrderedDict[tuple, VoterRoll] = OrderedDict()
+_SHARED_ROLLS_MAX = 4
+_shared_rolls_lock = threading.Lock()
+
+
+def shared_roll(name: str, original: Dataset, qi: tuple[str, ...], **options: Any) -> VoterRoll:
+    """The voter roll of a bundled sample for these options, built once per server
+    (the least recently used of :data:`_SHARED_ROLLS_MAX` is dropped). Never used for a
+    visitor's own data, which stays in their session."""
+    key = (name, qi, *sorted(options.items()))
+    with _shared_rolls_lock:
+        found = _SHARED_ROLLS.get(key)
+        if found is None:
+            found = build_roll(original.frame, list(qi), **options)
+            _SHARED_ROLLS[key] = found
+            while len(_SHARED_ROLLS) > _SHARED_ROLLS_MAX:
+                _SHARED_ROLLS.popitem(last=False)
+        _SHARED_ROLLS.move_to_end(key)
+        return found
+
+
 def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) -> None:
     """Build a synthetic voter roll, or upload a real one and map its columns to the QIs.
 
@@ -338,14 +364,11 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         if st.button(t("at.build_roll"), key="at_build"):
             try:
                 with progress_bar(t("at.building")) as bar:
-                    roll = build_roll(
-                        original.frame,
-                        qi,
-                        size=size,
-                        seed=seed,
-                        locale=locale,
-                        joint=joint,
-                        progress=bar,
+                    options = {"size": size, "seed": seed, "locale": locale, "joint": joint}
+                    roll = (
+                        shared_roll(wb.active, original, tuple(qi), **options)
+                        if is_bundled(original)
+                        else build_roll(original.frame, qi, **options, progress=bar)
                     )
                 st.session_state[key] = {"data": wb.active, "roll": roll}
             except PrivcoreError as exc:

@@ -308,3 +308,14 @@ def test_releases_whose_classes_nest_narrow_nobody():
     no_exceptions(at)
     assert metrics(at)["Smallest effective k"] == "3"
     assert any("No record's candidate set shrinks" in i.value for i in at.info)
+
+
+def test_the_roll_of_a_bundled_sample_is_built_once_per_server():
+    """Two visitors building the default roll of the same bundled table get one shared
+    roll (a session would otherwise hold its own: 301,620 people for Adult)."""
+    first, second = open_page(), open_page()
+    for at in (first, second):
+        at.button(key="at_build").click().run()
+        no_exceptions(at)
+    rolls = [at.session_state["at_roll"]["roll"] for at in (first, second)]
+    assert rolls[0] is rolls[1] and len(rolls[0].frame) == 90
