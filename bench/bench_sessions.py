@@ -578,11 +578,18 @@ def _history_runs(path: Path) -> tuple[list[dict], str]:
     from privcore import history
     from privcore.errors import HistoryError
 
+    note = ""
     try:
+        # runs deferred while the file was locked wait in <history>.pending/ for a
+        # background retry that may not have come yet: add them before counting
+        waiting = history.pending_runs(path)
+        if waiting:
+            added = history.flush_pending(path)
+            note = f"{waiting} run(s) were still set aside when the load ended; {added} added"
         runs = history.list_runs(limit=None, path=path)
     except HistoryError as exc:
         return [], exc.message
-    return sorted(runs, key=lambda run: run["id"]), ""
+    return sorted(runs, key=lambda run: run["id"]), note
 
 
 def _log_problems(log_path: Path) -> list[str]:
