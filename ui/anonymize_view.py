@@ -268,9 +268,9 @@ def note_timing(dataset: Dataset, values: Mapping[str, Any], seconds: float) -> 
 
 # --------------------------------------------------------------------------- runs
 
-# Releases of the bundled (public) samples are the same for every visitor: one process-
-# wide cache, filled by one session per request while the others wait for it. Nothing
-# derived from an upload ever goes here.
+# Releases (and voter rolls) of the bundled (public) samples are the same for every
+# visitor: one process-wide cache, filled by one session per request while the others
+# wait for it. Nothing derived from an upload ever goes here.
 _SHARED_SIZE = 16
 _shared: OrderedDict[str, tuple] = OrderedDict()
 _shared_lock = threading.Lock()
@@ -305,7 +305,7 @@ def make(
         plain_inputs = inputs
 
         def served(progress) -> tuple:
-            (result, summary, *more), cached = _shared_compute(
+            (result, summary, *more), cached = shared_compute(
                 key, lambda: compute(request, plain_inputs, progress), progress
             )
             if cached:
@@ -323,7 +323,7 @@ def served_from_cache(outcome: Outcome) -> bool:
     return bool(outcome.summary.get("cached"))
 
 
-def _shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple[tuple, bool]:
+def shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple[tuple, bool]:
     """``work()`` once per ``key`` in this process: the first session computes it while
     the others wait (their progress says so, and Cancel still stops them). Returns the
     result and whether it came from the cache."""

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import json
 from typing import Any
 
 import altair as alt
@@ -17,6 +16,7 @@ from privcore.data import Dataset
 from privcore.errors import PrivcoreError
 from privcore.runs import AttackRequest
 from privcore.runs.registry import OPTIONS
+from ui.anonymize_view import shared_compute
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
 from ui.errors import show_error
@@ -299,28 +299,18 @@ def effective_k_chart(report: AttackReport) -> alt.Chart:
     )
 
 
-#: Voter rolls of the bundled samples, shared by every session of this server: the same
-#: public table, columns, size, seed and names give the same roll, so it is built once
-#: (a roll of Adult at the default size holds 301,620 people, about 90 MB).
-_SHARED_ROLLS: OrderedDict[tuple, VoterRoll] = OrderedDict()
-_SHARED_ROLLS_MAX = 4
-_shared_rolls_lock = threading.Lock()
-
-
-def shared_roll(name: str, original: Dataset, qi: tuple[str, ...], **options: Any) -> VoterRoll:
-    """The voter roll of a bundled sample for these options, built once per server
-    (the least recently used of :data:`_SHARED_ROLLS_MAX` is dropped). Never used for a
-    visitor's own data, which stays in their session."""
-    key = (name, qi, *sorted(options.items()))
-    with _shared_rolls_lock:
-        found = _SHARED_ROLLS.get(key)
-        if found is None:
-            found = build_roll(original.frame, list(qi), **options)
-            _SHARED_ROLLS[key] = found
-            while len(_SHARED_ROLLS) > _SHARED_ROLLS_MAX:
-                _SHARED_ROLLS.popitem(last=False)
-        _SHARED_ROLLS.move_to_end(key)
-        return found
+def shared_roll(
+    name: str, original: Dataset, qi: tuple[str, ...], progress: Any, **options: Any
+) -> VoterRoll:
+    """The voter roll of a bundled sample for these options, built once per server and
+    shared by every session (:func:`ui.anonymize_view.shared_compute`: the same public
+    table, columns, size, seed and names give the same roll; Adult's default holds
+    301,620 people). Never used for a visitor's own data, which stays in their session."""
+    key = json.dumps(["roll", name, original.fingerprint.sha256, qi, options], sort_keys=True)
+    roll, _cached = shared_compute(
+        key, lambda: build_roll(original.frame, list(qi), **options, progress=progress), progress
+    )
+    return roll
 
 
 def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) -> None:
@@ -366,7 +356,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
                 with progress_bar(t("at.building")) as bar:
                     options = {"size": size, "seed": seed, "locale": locale, "joint": joint}
                     roll = (
-                        shared_roll(wb.active, original, tuple(qi), **options)
+                        shared_roll(wb.active, original, tuple(qi), bar, **options)
                         if is_bundled(original)
                         else build_roll(original.frame, qi, **options, progress=bar)
                     )

@@ -71,7 +71,7 @@ from privcore.classes import (
 )
 from privcore.core.notes import Note
 from privcore.data.cells import MISSING_TEXT  # a missing value inside a range or set
-from privcore.data.codes import code_dtype
+from privcore.data.codes import code_dtype, is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
@@ -120,11 +120,6 @@ class _Dimension:
             if level[a] == level[b]:
                 return level[a]
         raise AssertionError("a hierarchy has a single root")  # pragma: no cover
-
-
-def _is_numeric(series: pd.Series) -> bool:
-    dtype = series.dtype
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _with_missing(codes: np.ndarray, n_present: int) -> tuple[np.ndarray, int, int]:
@@ -240,7 +235,7 @@ def _dimensions(problem: Problem) -> list[_Dimension]:
     out = []
     for name in problem.qi:
         series = problem.frame[name]
-        if _is_numeric(series):
+        if is_number(series.dtype):
             out.append(_numeric_dimension(name, series))
         elif name in problem.leaf_codes:
             out.append(

@@ -33,6 +33,7 @@ from privcore.classes import (
 )
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
+from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import ParameterError, RoleError
 from privcore.matching import METHODS, Matches, match_roll
@@ -176,7 +177,7 @@ def linkage_attack(
     within: dict[str, int] = {}
     for s in sa:
         true = truth[s] if truth is not None else release[s]
-        if not _is_number_column(true):
+        if not is_number(true.dtype):
             continue
         is_within = _within_tolerance(
             release[s], true, classes, target_record, pair_i, pair_cls, tolerance
@@ -363,11 +364,6 @@ def _sensitive_reading(
     same = np.zeros(n_targets, dtype=bool)
     same[one] = single[one] == true_text[one]
     return shown.astype(object), is_single & same, is_single & ~same
-
-
-def _is_number_column(series: pd.Series) -> bool:
-    dtype = series.dtype
-    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
 
 
 def _within_tolerance(

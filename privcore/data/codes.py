@@ -36,6 +36,7 @@ __all__ = [
     "compact_codes",
     "duplicated",
     "factorize",
+    "is_number",
     "n_distinct",
     "value_codes",
     "value_counts",
@@ -201,3 +202,9 @@ def combine_codes(columns: Sequence[np.ndarray], cardinalities: Sequence[int]) -
         np.add(key, np.asarray(codes), out=key, casting="unsafe")
         span *= card
     return key
+
+
+def is_number(dtype: object) -> bool:
+    """Whether a column of ``dtype`` holds numbers to compare by value (ranges, widths,
+    tolerances): a numeric dtype other than boolean."""
+    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))

@@ -47,6 +47,7 @@ from privcore.classes import (
     present_codes,
 )
 from privcore.data.cells import parse_column
+from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import HierarchyError, ParameterError, PrivcoreError
 
@@ -202,17 +203,21 @@ class ColumnPairs:
         return ColumnPairs(None, self.original, self.released, self.counts)
 
 
+def _check_rows(original: int, released: int) -> None:
+    """An original column and its released version must have one row each per record."""
+    if original != released:
+        raise ParameterError(
+            f"The original column has {original} rows but the released one has {released}.",
+            code="measure.alignment",
+            rows=[original, released],
+        )
+
+
 def column_pairs(original: CodedColumn, release: CodedColumn) -> ColumnPairs:
     """Count the (original, released) value pairs of a column: one combined key per row,
     counted densely (a count per possible pair) when there are at most about 4 possible
     pairs per row, else grouped by hash."""
-    if len(original.codes) != len(release.codes):
-        raise ParameterError(
-            f"The original column has {len(original.codes)} rows but the released one has "
-            f"{len(release.codes)}.",
-            code="measure.alignment",
-            rows=[len(original.codes), len(release.codes)],
-        )
+    _check_rows(len(original.codes), len(release.codes))
     width = max(len(release.values), 1)
     span = max(len(original.values), 1) * width
     n = len(original.codes)
@@ -316,13 +321,7 @@ def generalization_levels(
     pairs counted (:func:`column_pairs`), each pair compared once per level, and the
     levels taken back to the rows.
     """
-    if len(original) != len(release):
-        raise ParameterError(
-            f"The original column has {len(original)} rows but the released one has "
-            f"{len(release)}.",
-            code="measure.alignment",
-            rows=[len(original), len(release)],
-        )
+    _check_rows(len(original), len(release))
     original, release = CodedColumn.of(original), CodedColumn.of(release)
     pairs = column_pairs(original, release)
     levels, _ = _levels_of_pairs(pairs, original, release, hierarchy)
@@ -422,10 +421,6 @@ def average_class_size(classes: EquivalenceClasses, k: int) -> float:
     return kept / classes.n_classes / k
 
 
-def _is_numeric(dtype: object) -> bool:
-    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
-
-
 def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.ndarray:
     """Normalized certainty penalty of every cell of one QI (Xu et al. 2006).
 
@@ -449,7 +444,7 @@ def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.nda
         )
     leaf = hierarchy.encode(original)
     present = present_codes(leaf, len(hierarchy.leaves))
-    numeric = _is_numeric(original.dtype)
+    numeric = is_number(original.dtype)
     out = np.zeros(len(leaf), dtype=np.float64)
     for g in range(1, height):
         rows = np.flatnonzero(levels == g)
@@ -489,13 +484,7 @@ def cell_ncp(
     values × distinct original values; above :data:`CELL_BUDGET` it raises
     :class:`ParameterError` ``measure.too_many_cells``.
     """
-    if len(original) != len(release):
-        raise ParameterError(
-            f"The original column has {len(original)} rows but the released one has "
-            f"{len(release)}.",
-            code="measure.alignment",
-            rows=[len(original), len(release)],
-        )
+    _check_rows(len(original), len(release))
     name = str(original.name)
     original, release = CodedColumn.of(original), CodedColumn.of(release)
     pairs = column_pairs(original, release)
@@ -531,7 +520,7 @@ def _cell_ncp_of_pairs(
     values = values.reset_index(drop=True)
     value_of_pair = original.value_index[pairs.original]  # -1: a missing original
     own_value = np.where(value_of_pair < 0, m, value_of_pair)
-    numeric = _is_numeric(original.dtype)
+    numeric = is_number(original.dtype)
     if numeric:
         numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
         span = float(numbers.max() - numbers.min()) if m else 0.0
@@ -614,9 +603,7 @@ def column_loss(
         else:
             bad = int(pairs.counts[levels < 0].sum())
             if not bad:
-                ncp_of_pair = _ncp_of_pairs(
-                    pairs, leaf, levels, hierarchy, _is_numeric(before.dtype)
-                )
+                ncp_of_pair = _ncp_of_pairs(pairs, leaf, levels, hierarchy, is_number(before.dtype))
                 level_counts = code_counts(levels, hierarchy.height + 1, weights=pairs.counts)
                 return ColumnLoss(
                     levels=compact_codes(levels, hierarchy.height + 1)[pairs.rows],
