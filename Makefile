@@ -31,7 +31,8 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 ## run: install what the app needs and start it on http://localhost:$(PORT) (this machine only)
 run: $(VENV)/.runtime-installed
 	@mkdir -p data
-	$(VENV)/bin/streamlit run serve.py --server.address $(HOST) --server.port $(PORT)
+	PRIVCORE_WORKERS=$${PRIVCORE_WORKERS:-1} \
+	  $(VENV)/bin/streamlit run serve.py --server.address $(HOST) --server.port $(PORT)
 
 ## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests
 CHROMIUM_PKGS := chromium fonts-wqy-zenhei

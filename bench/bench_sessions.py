@@ -1,7 +1,8 @@
 """Thirty sessions at once: the running app under load, every page of it.
 
-`streamlit run app.py` on a free port with its own history database, on the bundled
-Adult data set (the sidebar's default). Two loads, each on a fresh server; in each, one
+`streamlit run serve.py` (the app as `make run` and the image serve it, with the demo's
+worker processes: ``PRIVCORE_WORKERS=1``, two at a time) on a free port with its own
+history database, on the bundled Adult data set (the sidebar's default). Two loads, each on a fresh server; in each, one
 visitor alone goes first (the reference, and it warms the caches), then 30 at once.
 Memory is the server's resident set (VmRSS) before, during and after the load.
 
@@ -173,7 +174,13 @@ def _machine_busy_s() -> tuple[float, float]:
 def _start_server(workdir: Path) -> tuple[subprocess.Popen, str, Path]:
     port = _free_port()
     log_path = workdir / "streamlit.log"
-    env = {**os.environ, "PRIVCORE_HISTORY": str(workdir / "history.db")}
+    # the demo's settings for heavy work (Dockerfile): worker processes, two at a time
+    env = {
+        **os.environ,
+        "PRIVCORE_HISTORY": str(workdir / "history.db"),
+        "PRIVCORE_WORKERS": "1",
+        "PRIVCORE_MAX_WORKERS": "2",
+    }
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [
@@ -181,7 +188,7 @@ def _start_server(workdir: Path) -> tuple[subprocess.Popen, str, Path]:
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                "serve.py",
                 "--server.headless",
                 "true",
                 "--server.port",

@@ -7,6 +7,7 @@ from privcore.runs import AttackRequest, Inputs, MeasureRequest, TaskRequest, ma
 from ui import attack_view as view
 from ui.i18n import t
 from ui.progress import progress_bar
+from ui.shared import share_release_run
 from ui.shell import require_app
 from ui.state import keep, session_owner
 from ui.workspace import (
@@ -44,6 +45,7 @@ embedded = int(roll.frame["in_dataset"].sum()) if "in_dataset" in roll.frame els
 with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{embedded:,}")):
     st.dataframe(roll.frame.head(50), hide_index=True)
 roll_facts = roll.to_dict()
+roll_public = bool(stored_roll.get("public"))  # built from a bundled sample
 
 
 def task(params: dict, work, *, label: str):
@@ -66,6 +68,9 @@ with tabs[0]:
             entry, original, schema, pairing, qi=qi, sa=sa, roll=roll, names={"roll": roll_facts}
         )
         request = make_request(AttackRequest, values, inputs, owner=session_owner(), page=PAGE)
+        inputs = share_release_run(
+            request, inputs, entry, public_inputs=roll_public, pairing=pairing, roll=roll_facts
+        )
         with progress_bar(t("at.run_linkage")) as bar:
             return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
 
@@ -81,6 +86,9 @@ with tabs[0]:
             inputs,
             owner=session_owner(),
             page=PAGE,
+        )
+        inputs = share_release_run(
+            request, inputs, entry, public_inputs=roll_public, pairing="none", roll=roll_facts
         )
         with progress_bar(t("at.run_linkage")) as bar:
             return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)

@@ -6,6 +6,7 @@ from privcore.runs import MeasureRequest, make_request, run
 from ui import measure_view
 from ui.i18n import t
 from ui.progress import progress_bar
+from ui.shared import share_release_run
 from ui.shell import require_app
 from ui.state import keep, session_owner
 from ui.workspace import (
@@ -73,6 +74,7 @@ params = {
 def measure():
     inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, population=population)
     request = make_request(MeasureRequest, values, inputs, owner=session_owner(), page=PAGE)
+    inputs = share_release_run(request, inputs, entry, public_inputs=population is None)
     with progress_bar(t("pl.measuring"), slot=bar_slot) as bar:
         return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
 

@@ -1,6 +1,8 @@
 """Release report: one document that decides whether the release picked at the top may
 be published."""
 
+import functools
+
 import streamlit as st
 
 from privcore.data import to_csv_bytes
@@ -11,6 +13,7 @@ from ui import report_view
 from ui.i18n import current_language, t
 from ui.progress import progress_bar
 from ui.report_html import render_html
+from ui.shared import share_release_run
 from ui.shell import require_app
 from ui.state import keep, session_owner
 from ui.workspace import (
@@ -126,12 +129,17 @@ params = {
 }
 
 
+def _html_bytes(report, lang: str) -> bytes:
+    return render_html(report, lang=lang).encode("utf-8")
+
+
 def generate():
     algorithm = (
         {"algorithm": entry.release.algorithm, **entry.release.params} if entry.made_here else None
     )
     inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, algorithm=algorithm)
     request = make_request(ReportRequest, values, inputs, owner=session_owner(), page=PAGE)
+    inputs = share_release_run(request, inputs, entry, pairing=pairing)
     with progress_bar(t("rp.working"), slot=bar_slot) as bar:
         return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
 
@@ -190,7 +198,7 @@ if stored is not None:
     stem = file_stem(stored["name"])
     st.download_button(
         t("rp.download_html"),
-        data=render_html(report, lang=current_language()).encode("utf-8"),
+        data=functools.partial(_html_bytes, report, current_language()),  # built on click
         file_name=f"{stem}_readiness_report.html",
         mime="text/html",
         on_click="ignore",

@@ -26,6 +26,13 @@ def isolated_history(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def work_in_place(monkeypatch):
+    """Runs compute in the test's own process unless a test asks for worker processes
+    (``PRIVCORE_WORKERS``, set for the demo, would otherwise follow the environment)."""
+    monkeypatch.delenv("PRIVCORE_WORKERS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def restore_main_module():
     """AppTest leaves app.py registered as ``__main__``; put pytest's back, or a process
     started with ``spawn`` would re-run app.py on start-up."""

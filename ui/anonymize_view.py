@@ -13,9 +13,8 @@ import math
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import altair as alt
@@ -28,13 +27,14 @@ from privcore.anonymize import Release
 from privcore.data import Dataset, Schema, to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.models import model_from_dict
-from privcore.runs import AnonymizeRequest, Inputs, Outcome, compute, run
+from privcore.runs import AnonymizeRequest, Inputs, Outcome, run
 from privcore.runs.registry import ALGORITHMS, OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import escape_md, explained_metric, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
+from ui.shared import shared_run_inputs
 from ui.state import ShelfRelease, Workbench, is_bundled, keep, session_owner
 from ui.words import figure_label, model_title, note_text, requirement
 from ui.workspace import algorithm_title, choice_title, file_stem
@@ -268,14 +268,6 @@ def note_timing(dataset: Dataset, values: Mapping[str, Any], seconds: float) -> 
 
 # --------------------------------------------------------------------------- runs
 
-# Releases (and voter rolls) of the bundled (public) samples are the same for every
-# visitor: one process-wide cache, filled by one session per request while the others
-# wait for it. Nothing derived from an upload ever goes here.
-_SHARED_SIZE = 16
-_shared: OrderedDict[str, tuple] = OrderedDict()
-_shared_lock = threading.Lock()
-_computing: dict[str, threading.Lock] = {}
-
 
 def make(
     dataset: Dataset,
@@ -296,24 +288,7 @@ def make(
     A click on Cancel reruns the page, which stops the algorithm at its next progress
     report. ``slot``: where the bar goes (see :func:`ui.progress.progress_bar`)."""
     inputs = Inputs(original=dataset, schema=schema.restricted(request.qi, request.sa))
-    if is_bundled(dataset):
-        key = json.dumps(
-            [dataset.fingerprint.sha256, inputs.schema.to_dict(), request.to_dict()],
-            sort_keys=True,
-            default=str,
-        )
-        plain_inputs = inputs
-
-        def served(progress) -> tuple:
-            (result, summary, *more), cached = shared_compute(
-                key, lambda: compute(request, plain_inputs, progress), progress
-            )
-            if cached:
-                summary = {k: v for k, v in summary.items() if k != "seconds"}
-                summary["cached"] = True
-            return (result, summary, *more)
-
-        inputs = replace(inputs, work=served)
+    inputs = shared_run_inputs(request, inputs, public=is_bundled(dataset))
     with progress_bar(label, slot=slot) as bar:
         return run(request, inputs, progress=bar, owner=session_owner(), page=page)
 
@@ -321,33 +296,6 @@ def make(
 def served_from_cache(outcome: Outcome) -> bool:
     """Was this run's result taken from the process-wide cache of bundled samples?"""
     return bool(outcome.summary.get("cached"))
-
-
-def shared_compute(key: str, work: Callable[[], tuple], progress) -> tuple[tuple, bool]:
-    """``work()`` once per ``key`` in this process: the first session computes it while
-    the others wait (their progress says so, and Cancel still stops them). Returns the
-    result and whether it came from the cache."""
-    with _shared_lock:
-        lock = _computing.setdefault(key, threading.Lock())
-    # Poll rather than block, so that this session's own reruns (a slider moved, Cancel)
-    # still interrupt it at the progress call.
-    while not lock.acquire(timeout=0.2):
-        progress(0.0, t_plain("an.waiting_shared"))
-    try:
-        with _shared_lock:
-            if key in _shared:
-                _shared.move_to_end(key)
-                return _shared[key], True
-        result = work()
-        with _shared_lock:
-            _shared[key] = result
-            while len(_shared) > _SHARED_SIZE:
-                _shared.popitem(last=False)
-        return result, False
-    finally:
-        lock.release()
-        with _shared_lock:
-            _computing.pop(key, None)
 
 
 # --------------------------------------------------------------------------- live runs
@@ -602,7 +550,7 @@ def chart(release: Release, name: str, build: Callable[[], alt.TopLevelMixin]) -
     st.vega_lite_chart(spec=spec, width="stretch")
 
 
-def side_by_side(release: Release, original: pd.DataFrame, rows: int = 200) -> None:
+def side_by_side(release: Release, original: pd.DataFrame, rows: int = 100) -> None:
     """The first rows of the original and of the release; changed cells highlighted."""
     left, right = st.columns(2)
     shown_original = original.head(rows)
@@ -610,19 +558,16 @@ def side_by_side(release: Release, original: pd.DataFrame, rows: int = 200) -> N
     left.markdown(f"**{t('an.original')}**")
     left.dataframe(shown_original, hide_index=True)
     right.markdown(f"**{t('an.release')}**")
-    changed = pd.DataFrame(False, index=shown_release.index, columns=shown_release.columns)
-    for column in release.qi:
-        if column in shown_original.columns:
-            changed[column] = (
+    cells = np.full(shown_release.shape, "", dtype=object)
+    for i, column in enumerate(shown_release.columns):
+        if column in release.qi and column in shown_original.columns:
+            changed = (
                 shown_release[column].astype(str).to_numpy()
                 != shown_original[column].astype(str).to_numpy()
             )
-    styled = shown_release.style.apply(
-        lambda col: [
-            "background-color: rgba(191, 135, 0, 0.18)" if c else "" for c in changed[col.name]
-        ],
-        axis=0,
-    )
+            cells[changed, i] = "background-color: rgba(191, 135, 0, 0.18)"
+    styles = pd.DataFrame(cells, index=shown_release.index, columns=shown_release.columns)
+    styled = shown_release.style.apply(lambda _: styles, axis=None)
     right.dataframe(styled, hide_index=True)
     st.caption(t("an.tables_caption", rows=min(rows, len(original))))
     if original[[c for c in release.qi if c in original.columns]].isna().to_numpy().any():

@@ -16,12 +16,12 @@ from privcore.data import Dataset
 from privcore.errors import PrivcoreError
 from privcore.runs import AttackRequest
 from privcore.runs.registry import OPTIONS
-from ui.anonymize_view import shared_compute
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import escape_md, fmt
 from ui.errors import show_error
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
+from ui.shared import shared_compute
 from ui.state import Workbench, is_bundled, keep, load_upload
 from ui.words import attack_table
 from ui.workspace import choice_title
@@ -303,7 +303,7 @@ def shared_roll(
     name: str, original: Dataset, qi: tuple[str, ...], progress: Any, **options: Any
 ) -> VoterRoll:
     """The voter roll of a bundled sample for these options, built once per server and
-    shared by every session (:func:`ui.anonymize_view.shared_compute`: the same public
+    shared by every session (:func:`ui.shared.shared_compute`: the same public
     table, columns, size, seed and names give the same roll; Adult's default holds
     301,620 people). Never used for a visitor's own data, which stays in their session."""
     key = json.dumps(["roll", name, original.fingerprint.sha256, qi, options], sort_keys=True)
@@ -360,7 +360,11 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
                         if is_bundled(original)
                         else build_roll(original.frame, qi, **options, progress=bar)
                     )
-                st.session_state[key] = {"data": wb.active, "roll": roll}
+                st.session_state[key] = {
+                    "data": wb.active,
+                    "roll": roll,
+                    "public": is_bundled(original),
+                }
             except PrivcoreError as exc:
                 show_error(exc)
         return
@@ -397,7 +401,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         roll = VoterRoll(
             mapped, tuple(qi), {c: q for q, c in mapping.items()}, 0, "uploaded", False
         )
-        st.session_state[key] = {"data": wb.active, "roll": roll}
+        st.session_state[key] = {"data": wb.active, "roll": roll, "public": False}
         st.caption(t("at.uploaded_roll_note"))
 
 

@@ -30,7 +30,7 @@ from privcore.data.hierarchy_suggestions import HierarchySuggestion, suggest_hie
 from privcore.errors import ParameterError, PrivcoreError
 from ui.errors import guard
 from ui.i18n import labels, t, t_plain
-from ui.state import Workbench, keep, workbench
+from ui.state import Workbench, is_bundled, keep, workbench
 from ui.workspace import REQUESTED
 
 METHODS = ("intervals", "cuts", "rounding", "masking", "dates", "mapping", "arx")
@@ -51,18 +51,29 @@ _MAX_MAPPING_VALUES = 1000
 # --------------------------------------------------------------------------- suggestions
 
 
-@st.cache_data(scope="session", max_entries=256, show_spinner=False)
-def _suggestion(_values: pd.Series, sha256: str, column: str) -> HierarchySuggestion | None:
+def _suggest(values: pd.Series, column: str) -> HierarchySuggestion | None:
     try:
-        return suggest_hierarchy(_values, column)
+        return suggest_hierarchy(values, column)
     except PrivcoreError:  # a column without any value: nothing to suggest
         return None
 
 
+@st.cache_data(scope="session", max_entries=256, show_spinner=False)
+def _suggestion(_values: pd.Series, sha256: str, column: str) -> HierarchySuggestion | None:
+    return _suggest(_values, column)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _public_suggestion(_values: pd.Series, sha256: str, column: str) -> HierarchySuggestion | None:
+    """A bundled sample's suggestions: the same for every visitor, computed once."""
+    return _suggest(_values, column)
+
+
 def suggestion_for(dataset: Dataset, column: str) -> HierarchySuggestion | None:
     """The hierarchy suggested for ``column`` of ``dataset`` (None for a column with no
-    value), computed once per data set and column."""
-    return _suggestion(dataset.frame[column], dataset.fingerprint.sha256, column)
+    value), computed once per data set and column (once per server for a bundled one)."""
+    cached = _public_suggestion if is_bundled(dataset) else _suggestion
+    return cached(dataset.frame[column], dataset.fingerprint.sha256, column)
 
 
 def kind_text(suggestion: HierarchySuggestion) -> str:
@@ -428,7 +439,7 @@ def _show_current(
     export, remove = st.columns(2)
     export.download_button(
         t("hierarchy.export"),
-        data=hierarchy.to_arx_csv().encode("utf-8"),
+        data=lambda: hierarchy.to_arx_csv().encode("utf-8"),  # built on click
         file_name=f"hierarchy_{column}.csv",
         mime="text/csv",
         key=f"exp::{column}",

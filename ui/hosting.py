@@ -103,7 +103,8 @@ def housekeeping_pass(previous_sessions: int | None) -> int | None:
 
 @contextlib.asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """Run :func:`housekeeping_pass` in the background while the server is up."""
+    """Run :func:`housekeeping_pass` in the background while the server is up, and start
+    the worker processes of heavy work (:func:`privcore.core.workers.warm`)."""
 
     async def loop() -> None:
         sessions: int | None = 0
@@ -115,6 +116,12 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
                 log.exception("Housekeeping pass failed")
 
     task = asyncio.create_task(loop())
+    from privcore.core import workers
+
+    try:  # worker processes started now, not on the first visitor's run
+        await asyncio.to_thread(workers.warm, ("privcore.runs",))
+    except Exception:  # a server without workers still serves: runs compute in place
+        log.exception("Could not start the worker processes")
     try:
         yield
     finally:

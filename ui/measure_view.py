@@ -25,6 +25,7 @@ from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.errors import show_error
 from ui.i18n import current_language, labels, t, t_plain
+from ui.shared import ObjectMemo
 from ui.state import ShelfRelease, Workbench, keep, load_upload
 from ui.words import model_title, note_text, requirement
 from ui.workspace import action_button, choice_title, file_stem, verdict_action
@@ -375,13 +376,38 @@ def _charts(result, summary: dict[str, Any], original: pd.DataFrame, wb) -> None
     for key in compare:
         releases[wb.title(key)] = wb.dataset(key).frame
     try:
-        matrix = pl_matrix(original, releases, list(result.qi), list(result.sa))
+        matrix = _pl_matrix(result, original, releases, tuple(compare))
     except PrivcoreError as exc:
         show_error(exc)
         return
     matrix = matrix.rename(columns={"all": t_plain("pl.matrix_all")})
     st.altair_chart(pl_heatmap(matrix), width="stretch")
     st.caption(t("pl.matrix_caption"))
+
+
+_MATRIX = "_pl_matrix"  # session: the last PL matrix and what it was computed for
+# The PL matrix of a measurement alone (nothing compared), by the measurement object: a
+# bundled sample's measurement is one object shared by every session (ui.shared).
+_ALONE = ObjectMemo()
+
+
+def _pl_matrix(result, original: pd.DataFrame, releases: dict, compare: tuple) -> pd.DataFrame:
+    """:func:`pl_matrix` of this measurement and the compared data sets, computed once:
+    for a measurement compared with nothing, once per measurement; else kept in the
+    session until either changes (a rerun of the page, a tab, a toggle reuses it)."""
+
+    def compute() -> pd.DataFrame:
+        return pl_matrix(original, releases, list(result.qi), list(result.sa))
+
+    if not compare:
+        return _ALONE.get(result, tuple(releases), compute)
+    kept = st.session_state.get(_MATRIX)
+    key = (*compare, *releases)
+    if kept is not None and kept["result"] is result and kept["key"] == key:
+        return kept["matrix"]
+    matrix = compute()
+    st.session_state[_MATRIX] = {"result": result, "key": key, "matrix": matrix}
+    return matrix
 
 
 def pl_heatmap(matrix: pd.DataFrame) -> alt.Chart:
@@ -422,7 +448,7 @@ def _downloads(result, summary: dict[str, Any], entry: ShelfRelease) -> None:
     )
     st.download_button(
         t("pl.download_csv"),
-        data=to_csv_bytes(result.models.class_table),
+        data=lambda: to_csv_bytes(result.models.class_table),  # built on click
         file_name=f"{stem}_equivalence_classes.csv",
         mime="text/csv",
         on_click="ignore",

@@ -14,7 +14,7 @@ from privcore.errors import PrivcoreError
 from privcore.runs import Inputs, TaskRequest, run
 from ui.errors import show_error
 from ui.i18n import t, t_plain
-from ui.state import Workbench, session_owner
+from ui.state import Workbench, is_bundled, session_owner
 from ui.workspace import guard_run
 
 
@@ -36,12 +36,26 @@ def _profile(_dataset: Dataset, sha256: str) -> pd.DataFrame:
     return profile(_dataset.frame)
 
 
+# A bundled sample is the same for every visitor: its profile and suggestions are
+# computed once per server (a visitor's upload stays in the session's own cache).
+@st.cache_data(max_entries=8, show_spinner=False)
+def _public_suggestions(_dataset: Dataset, sha256: str) -> list[dict]:
+    return [s.to_dict() for s in suggest_roles(_dataset.frame)]
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _public_profile(_dataset: Dataset, sha256: str) -> pd.DataFrame:
+    return profile(_dataset.frame)
+
+
 def suggestions_for(dataset: Dataset) -> list[dict]:
-    return _suggestions(dataset, dataset.fingerprint.sha256)
+    cached = _public_suggestions if is_bundled(dataset) else _suggestions
+    return cached(dataset, dataset.fingerprint.sha256)
 
 
 def profile_for(dataset: Dataset) -> pd.DataFrame:
-    return _profile(dataset, dataset.fingerprint.sha256)
+    cached = _public_profile if is_bundled(dataset) else _profile
+    return cached(dataset, dataset.fingerprint.sha256)
 
 
 def reason_text(suggestion: dict) -> str:

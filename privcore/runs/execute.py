@@ -318,12 +318,40 @@ _RUNNERS: dict[type, Callable[..., tuple]] = {
 }
 
 
-def compute(request: Request, inputs: Inputs, progress: Progress | None = None) -> tuple:
+def compute(
+    request: Request,
+    inputs: Inputs,
+    progress: Progress | None = None,
+    *,
+    worker: bool | None = False,
+) -> tuple:
     """What :func:`run` computes, without recording it: ``(result, summary)``, plus the
-    parts of a composite run. ``inputs.work`` (when given) replaces the library call."""
+    parts of a composite run. ``inputs.work`` (when given) replaces the library call.
+
+    ``worker``: compute the library call in a worker process
+    (:func:`privcore.core.workers.call_in_worker`), so that the calling thread waits
+    without holding the interpreter; ``None``: when the setting asks for it and the table
+    is large enough (:func:`privcore.core.workers.wanted`). LDP audits (torch, their own
+    cost model and chunks) and a front end's own ``work`` always run in place.
+    """
     if inputs.work is not None:
         return inputs.work(progress)
-    return _RUNNERS[type(request)](request, inputs, progress)
+    runner = _RUNNERS[type(request)]
+    if worker is None:
+        from privcore.core import workers
+
+        rows = None if inputs.original is None else inputs.original.n_rows
+        worker = not isinstance(request, AuditRequest) and workers.wanted(rows)
+    if worker:
+        from privcore.core.workers import call_in_worker
+
+        return call_in_worker(_call_runner, runner, request, inputs, progress=progress)
+    return runner(request, inputs, progress)
+
+
+def _call_runner(runner: Callable[..., tuple], request: Request, inputs: Inputs, *, progress):
+    """A runner called with its progress by keyword (the worker's calling convention)."""
+    return runner(request, inputs, progress)
 
 
 # --------------------------------------------------------------------------- run
@@ -404,12 +432,14 @@ def run(
     owner: str | None = None,
     page: str = "cli",
     record: bool = True,
+    worker: bool | None = None,
 ) -> Outcome:
     """Execute ``request`` on ``inputs`` and record it (see the module docstring).
 
     ``page`` names the front end in the history ("cli", or the page); ``owner`` is the
     visitor's opaque token on a hosted demo; ``record=False`` writes nothing (the
-    command line without ``--record``).
+    command line without ``--record``). ``worker``: see :func:`compute` (by default,
+    a worker process when the ``PRIVCORE_WORKERS`` setting asks for it).
     """
     inputs = inputs or Inputs()
     params = {**request.to_dict(), **inputs.describe()}
@@ -427,7 +457,7 @@ def run(
         return _write(kind, run_params, results, status, error, inputs, page, owner, started)
 
     try:
-        result, summary, *more = compute(request, inputs, progress)
+        result, summary, *more = compute(request, inputs, progress, worker=worker)
     except CancelledError:
         write("cancelled", {}, None)
         raise

@@ -61,3 +61,13 @@ def fresh_session_caches():
 
     st.cache_data.clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_shared_results():
+    """The process-wide results of bundled samples (``ui.shared``) are a server's; each
+    test starts without the previous tests' results."""
+    from ui import shared
+
+    shared.clear()
+    yield

@@ -10,7 +10,7 @@ import pytest
 
 from privcore import history
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui import anonymize_view
+from ui import anonymize_view, shared
 
 
 def open_page(active: str = "hospital"):
@@ -32,7 +32,7 @@ def shelf_ks(at) -> list[int]:
 @pytest.fixture
 def empty_cache(monkeypatch):
     """The process-wide cache of bundled samples' releases, empty for this test."""
-    monkeypatch.setattr(anonymize_view, "_shared", OrderedDict())
+    monkeypatch.setattr(shared, "_shared", OrderedDict())
 
 
 def test_a_burst_of_live_steps_keeps_its_last_step(empty_cache, monkeypatch):

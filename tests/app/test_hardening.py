@@ -61,15 +61,15 @@ def test_every_page_renders_without_exception():
 
 
 def test_releases_of_bundled_samples_are_shared_but_uploads_never():
-    import ui.anonymize_view as view
+    import ui.shared as shared
 
-    view._shared.clear()
+    shared.clear()
     first = new_app()
     first.switch_page(str(ROOT / "pages" / "anonymize.py"))
     first.run()
     first.button(key="an_run").click().run()
     no_exceptions(first)
-    assert len(view._shared) == 1  # the default search on Adult, now public to all
+    assert shared.size() == 1  # the default search on Adult, now public to all
     second = new_app()
     second.switch_page(str(ROOT / "pages" / "anonymize.py"))
     second.run()
@@ -93,7 +93,7 @@ def test_releases_of_bundled_samples_are_shared_but_uploads_never():
     no_exceptions(third)
     release = third.session_state["workbench"].last_release
     assert release is not None and release.algorithm == "mondrian"
-    assert len(view._shared) == 1
+    assert shared.size() == 1
 
 
 def _runs_shown(at) -> list[str]:
