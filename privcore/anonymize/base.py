@@ -22,6 +22,7 @@ the classes it was made with (``tests/unit/test_missing_in_releases.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -32,6 +33,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from privcore.classes import (
     SUPPRESSED,
@@ -558,6 +561,7 @@ def finish(
     extra_loss: Mapping[str, float] | None = None,
     notes: Sequence[str] = (),
     class_override: np.ndarray | None = None,
+    coded: Sequence[str] = (),
 ) -> Release:
     """Remove identifiers, measure the release independently, and wrap it up.
 
@@ -569,6 +573,14 @@ def finish(
     make sure that the suppression this rule finds fits the limit; a release where it
     does not raises :class:`~privcore.errors.InfeasibleError`. ``class_override``
     gives a synthetic release's groups (its ``class_ids``).
+
+    ``coded`` names the columns of ``released`` that the algorithm gives as pandas
+    categoricals of their released text (1–2 bytes per row): the release is measured
+    in that form — the measurement reads only which cells are equal and the text of
+    the distinct cells, the same for a categorical as for its text — and only then are
+    those columns turned into the text the release holds (:func:`categorical_text`),
+    so that the text (the largest part of a release) and the measurement's row-sized
+    arrays are never in memory together.
     """
     released = released.drop(columns=[c for c in problem.identifiers if c in released.columns])
     measure_started = time.perf_counter()
@@ -580,6 +592,8 @@ def finish(
         models=problem.constraints,
         hierarchies=problem.hierarchies,
     )
+    if coded:
+        released, measurement = _as_text(released, measurement, coded)
     classes = measurement.classes
     if classes.n_suppressed > problem.budget:
         raise InfeasibleError(
@@ -650,6 +664,49 @@ def finish(
         schema=_used_schema(problem),
         source=problem.frame,
     )
+
+
+def categorical_text(series: pd.Series) -> pd.Series:
+    """A categorical column as the text column it stands for: each cell the text of its
+    category, a missing cell (code -1) missing; the pandas ``str`` type, built in Arrow
+    from the codes and the categories (no Python string per row). Its buffers come from
+    the system allocator, which reuses the memory the measurement has just freed;
+    Arrow's default pool would add them on top of it."""
+    values = series.array
+    codes = np.asarray(values.codes)
+    categories = np.asarray(values.categories, dtype=object)
+    dictionary = pa.array(categories, type=pa.large_string())
+    indices = pa.array(codes, mask=codes < 0) if (codes < 0).any() else pa.array(codes)
+    text = pc.cast(
+        pa.DictionaryArray.from_arrays(indices, dictionary),
+        pa.large_string(),
+        memory_pool=pa.system_memory_pool(),
+    )
+    return pd.Series(pd.array(text, dtype="str"), index=series.index, name=series.name)
+
+
+def _as_text(
+    released: pd.DataFrame, measurement: ReleaseMeasurement, coded: Sequence[str]
+) -> tuple[pd.DataFrame, ReleaseMeasurement]:
+    """The release with its ``coded`` (categorical) columns as text, and its measurement
+    holding that text: the aligned release (the release's rows, renumbered 0..n-1 as
+    :func:`~privcore.measure.report.measure_release` pairs them by position) and the
+    class table of the models' report."""
+    released = released.copy(deep=False)
+    for column in coded:
+        released[column] = categorical_text(released[column])
+    models = measurement.models
+    table = models.class_table
+    if table is not None and any(c in table.columns for c in coded):
+        table = table.copy(deep=False)
+        for column in coded:
+            if column in table.columns and isinstance(table[column].dtype, pd.CategoricalDtype):
+                table[column] = categorical_text(table[column])
+        models = dataclasses.replace(models, class_table=table)
+    measurement = dataclasses.replace(
+        measurement, release=released.reset_index(drop=True), models=models
+    )
+    return released, measurement
 
 
 def _top_notes(

@@ -71,7 +71,7 @@ def _release(
 ) -> Release:
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.9, "Generalizing and measuring the release")
-    frame, suppressed = lattice.release(node)
+    frame, suppressed = lattice.coded_release(node)
     trace = lattice.trace(node, tagged, losses, known=known)
     release = finish(
         problem,
@@ -88,6 +88,7 @@ def _release(
             for q, c in enumerate(problem.qi)
         },
         notes=notes,
+        coded=problem.qi,  # measured as categoricals, then turned into text
     )
     report_progress(progress, 1.0, "Done")
     return release

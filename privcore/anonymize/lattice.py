@@ -37,7 +37,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import LatticeTrace, Problem, suppress
+from privcore.anonymize.base import LatticeTrace, Problem, categorical_text
 from privcore.classes import (
     SUPPRESSED,
     EquivalenceClasses,
@@ -518,31 +518,56 @@ class Lattice:
 
     # ------------------------------------------------------------------ release
     def release(self, node: tuple[int, ...]) -> tuple[pd.DataFrame, np.ndarray]:
-        """The table generalized at ``node``, rows of violating classes suppressed.
+        """The table generalized at ``node``, rows of violating classes suppressed
+        (every QI ``*``), its QIs as text; and the suppressed rows. See
+        :meth:`coded_release`, whose categoricals this turns into text."""
+        frame, suppressed = self.coded_release(node)
+        for column in self.qi:
+            frame[column] = categorical_text(frame[column])
+        return frame, suppressed
+
+    def coded_release(self, node: tuple[int, ...]) -> tuple[pd.DataFrame, np.ndarray]:
+        """The release at ``node`` with its QIs as pandas categoricals of the released
+        text, and the suppressed rows: what :func:`~privcore.anonymize.base.finish`
+        measures before it turns those columns into text (``coded``).
 
         Each QI's rows are coded by their label at the node's level, shifted by one
         (0: missing, which stays missing below the top; at the top every row has the one
         label), in the smallest integer type that holds the codes (1 byte per row up to
-        126 labels): the codes give the released text and the classes.
+        126 labels): the codes give the classes, whose violating ones are suppressed,
+        and the categories' codes (1 or 2 bytes per row).
         """
         problem = self.problem
-        frame = problem.frame.copy()
-        shifted_codes = []
-        for q, column in enumerate(self.qi):
-            shifted = self._shifted_codes(q, node[q])
-            labels = np.asarray(self.hierarchies[q].labels(node[q]), dtype=object)
-            values = np.concatenate(([None], labels))[shifted]  # 0: missing
-            frame[column] = pd.Series(values, index=frame.index, dtype="str")
-            shifted_codes.append(shifted)
+        shifted_codes = [self._shifted_codes(q, node[q]) for q in range(len(self.qi))]
         cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
         classes = classes_from_codes(shifted_codes, cards, qi=self.qi, sensitive=problem.sensitive)
-        del shifted_codes
         failing = np.zeros(classes.n_classes, dtype=bool)
         for model in problem.constraints:
             failing |= ~model.class_pass(classes)
         suppressed = failing[classes.ids]
         del classes
-        return suppress(frame, self.qi, suppressed), suppressed
+        frame = problem.frame.copy(deep=False)
+        for q, column in enumerate(self.qi):
+            frame[column] = self._released_column(q, node[q], shifted_codes[q], suppressed)
+            shifted_codes[q] = None  # row-sized: freed column by column
+        return frame, suppressed
+
+    def _released_column(
+        self, q: int, level: int, shifted: np.ndarray, suppressed: np.ndarray
+    ) -> pd.Categorical:
+        """QI q at ``level`` as a categorical of the labels' text: a row's category is
+        its label (``shifted`` − 1; -1: missing), ``*`` where ``suppressed``. Labels are
+        turned into text as the pandas ``str`` type turns them, once per label; labels
+        with one text share one category; the categories are the distinct texts."""
+        labels = np.asarray(self.hierarchies[q].labels(level), dtype=object)
+        text = pd.array(np.append(labels, SUPPRESSED).astype(object), dtype="str")
+        category, categories = pd.factorize(text)  # a missing label: -1
+        dtype = code_dtype(len(categories) + 1)
+        table = np.concatenate(([-1], category[:-1])).astype(dtype)  # shifted code 0: missing
+        codes = table[shifted]
+        if suppressed.any():
+            codes[suppressed] = category[-1]
+        return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
 
     def _shifted_codes(self, q: int, level: int) -> np.ndarray:
         """Per row, 1 + the index of its QI-q label at ``level`` (0: missing), as

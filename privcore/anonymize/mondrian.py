@@ -567,6 +567,16 @@ def _set_summary(
     return text, ncp
 
 
+def _partition_categorical(text: np.ndarray, slot: np.ndarray) -> pd.Categorical:
+    """Each row's cell — the released ``text`` of its partition (``slot``; None:
+    missing) — as a categorical of the distinct texts, as the pandas ``str`` type turns
+    them into text; 1 or 2 bytes per row. :func:`~privcore.anonymize.base.finish`
+    measures it and then turns it into text."""
+    category, categories = pd.factorize(pd.array(text, dtype="str"))  # missing: -1
+    codes = category.astype(code_dtype(len(categories) + 1))[slot]
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
+
+
 # --------------------------------------------------------------------------- the algorithm
 
 
@@ -641,8 +651,7 @@ def mondrian(
         else:
             text, ncp = _set_summary(dim, codes[q], starts, lows[q], highs[q])
         penalty += float(ncp @ sizes)
-        column = pd.array(text, dtype="str").take(slot)
-        released[dim.name] = pd.Series(column, index=released.index)
+        released[dim.name] = _partition_categorical(text, slot)
     gcp = penalty / (n * len(dims))
     del codes, order, slot, lows, highs, dims  # row-sized; the measurement needs none
     search_seconds = time.perf_counter() - started
@@ -662,6 +671,7 @@ def mondrian(
         search_seconds=search_seconds,
         extra_loss={"ncp": gcp},
         notes=notes,
+        coded=problem.qi,  # measured as categoricals, then turned into text
     )
     report_progress(progress, 1.0, "Done")
     return release
