@@ -171,7 +171,7 @@ def _machine_busy_s() -> tuple[float, float]:
     return (sum(values) - idle) / tick, sum(values) / tick
 
 
-def _start_server(workdir: Path) -> tuple[subprocess.Popen, str, Path]:
+def _start_server(workdir: Path, script: str = "serve.py") -> tuple[subprocess.Popen, str, Path]:
     port = _free_port()
     log_path = workdir / "streamlit.log"
     # the demo's settings for heavy work (Dockerfile): worker processes, two at a time
@@ -188,7 +188,7 @@ def _start_server(workdir: Path) -> tuple[subprocess.Popen, str, Path]:
                 "-m",
                 "streamlit",
                 "run",
-                "serve.py",
+                script,
                 "--server.headless",
                 "true",
                 "--server.port",

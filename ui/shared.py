@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from privcore.core import workers
 from privcore.runs import Inputs, compute
 from privcore.runs.requests import Request
 from ui.i18n import t_plain
@@ -37,6 +38,19 @@ __all__ = [
     "shared_run_inputs",
     "size",
 ]
+
+#: The name Streamlit gives the thread of every page run (one thread per run).
+_PAGE_THREAD = "ScriptRunner.scriptThread"
+
+
+def other_pages_running() -> bool:
+    """Is another page running in this server right now (another visitor's, or another
+    tab's)? Heavy work goes to a worker process only then (``PRIVCORE_WORKERS``): alone,
+    a visitor waits less for work done in place."""
+    return sum(1 for thread in threading.enumerate() if thread.name == _PAGE_THREAD) > 1
+
+
+workers.use_when(other_pages_running)
 
 #: How many results the cache keeps (least recently used dropped first).
 SHARED_SIZE = 32

@@ -20,7 +20,9 @@ answer (killed, out of memory) raises :class:`WorkerError`.
 Whether runs use workers is a setting (``PRIVCORE_WORKERS=1``: the hosted demo and
 ``make run`` set it; the command line and the library default to running in place), and
 only tables of at least ``PRIVCORE_WORKER_MIN_ROWS`` rows (default 5,000) go to a worker:
-below that, the pickling costs more than it saves. At most ``PRIVCORE_MAX_WORKERS``
+below that, the pickling costs more than it saves. A front end may add a test of its own
+(:func:`use_when`): the app sends work to a worker only while another visitor's page is
+running, since a visitor alone waits less for work done in place. At most ``PRIVCORE_MAX_WORKERS``
 workers (default: the number of cores) run at once; a further job waits for one to end
 (its progress says so, and a cancel still ends the wait), so that memory and cores stay
 bounded however many visitors start work together.
@@ -50,6 +52,7 @@ __all__ = [
     "enabled",
     "max_workers",
     "min_rows",
+    "use_when",
     "wanted",
     "warm",
 ]
@@ -78,10 +81,23 @@ def min_rows() -> int:
     return int(raw) if raw.isdigit() else 5_000
 
 
+_contended: Callable[[], bool] | None = None
+
+
+def use_when(contended: Callable[[], bool] | None) -> None:
+    """Send work to a worker only while ``contended()`` is true — a front end's test of
+    whether anyone else is waiting for this process (the app's: another visitor's page is
+    running now). Alone, a run in place is quicker: nothing to pickle. ``None``: always."""
+    global _contended
+    _contended = contended
+
+
 def wanted(rows: int | None) -> bool:
-    """Should work on a table of ``rows`` rows go to a worker (the setting is on and the
-    table is large enough)?"""
-    return enabled() and rows is not None and rows >= min_rows()
+    """Should work on a table of ``rows`` rows go to a worker (the setting is on, the
+    table is large enough, and the front end's :func:`use_when` test, if any, says so)?"""
+    if not (enabled() and rows is not None and rows >= min_rows()):
+        return False
+    return _contended is None or bool(_contended())
 
 
 def max_workers() -> int:

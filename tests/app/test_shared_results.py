@@ -132,6 +132,7 @@ def test_with_workers_on_a_pages_run_is_computed_in_a_worker_process(monkeypatch
         return real(fn, *args, **kwargs)
 
     monkeypatch.setattr(workers, "call_in_worker", counted)
+    monkeypatch.setattr(workers, "_contended", lambda: True)  # as if others were waiting
     at = visitor()  # the anonymize run, in a worker
     go(at, "privacy_level.py").button(key="pl_measure").click().run()
     no_exceptions(at)
@@ -139,3 +140,18 @@ def test_with_workers_on_a_pages_run_is_computed_in_a_worker_process(monkeypatch
     assert calls == ["_anonymize", "_measure"]
     measured = outcome(at, "privacy_level")
     assert measured.result.to_dict()["k"] >= 1 and measured.run_id is not None
+
+
+def test_alone_a_visitors_run_is_computed_in_place(monkeypatch):
+    from privcore.core import workers
+    from ui import shared as shared_module
+
+    monkeypatch.setenv("PRIVCORE_WORKERS", "1")
+    monkeypatch.setenv("PRIVCORE_WORKER_MIN_ROWS", "1")
+    assert workers._contended is shared_module.other_pages_running
+    assert not shared_module.other_pages_running()  # this test runs no page right now
+    assert not workers.wanted(10**6)
+    calls = []
+    monkeypatch.setattr(workers, "call_in_worker", lambda *a, **k: calls.append(a))
+    visitor()
+    assert calls == []

@@ -84,12 +84,18 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
     assert raised.value.code == "runs.worker_died"
 
 
-def test_the_setting_and_the_row_threshold(monkeypatch):
+def test_the_setting_the_row_threshold_and_the_front_ends_test(monkeypatch):
+    monkeypatch.setattr(workers, "_contended", None)
     monkeypatch.delenv("PRIVCORE_WORKERS", raising=False)
     assert not workers.wanted(10**6)  # off unless asked for
     monkeypatch.setenv("PRIVCORE_WORKERS", "1")
     monkeypatch.setenv("PRIVCORE_WORKER_MIN_ROWS", "100")
     assert workers.wanted(100) and not workers.wanted(99) and not workers.wanted(None)
+    busy = [False]
+    workers.use_when(lambda: busy[0])
+    assert not workers.wanted(100)  # nobody else waits: in place
+    busy[0] = True
+    assert workers.wanted(100)
 
 
 def test_a_run_in_a_worker_gives_the_figures_of_a_run_in_place():
