@@ -7,6 +7,11 @@ machine's load hits every row alike:
   target ≤ 1.5× (scipy and torch are imported only where a command needs them);
 - `audit` of GRR (ε = 1, d = 8, AB, 10,000 samples, `--json`) against its own reported
   `seconds` plus `python -c "import torch"`: target ≤ 1.0×.
+
+Then a table over the row limit (10⁷ rows against the default 5,000,000), as Parquet and
+as CSV (written once to ``bench/out/``), given to `measure`: the time and the peak memory
+of the refusal (exit 2), in a fresh process each, best of 3. Parquet is refused from its
+footer, CSV when the reading passes the limit.
 """
 
 from __future__ import annotations
@@ -66,6 +71,62 @@ def _wall(command: list[str]) -> tuple[float, str]:
     return time.perf_counter() - started, proc.stdout
 
 
+BIG_ROWS = 10_000_000
+
+
+def _big_files() -> dict[str, object]:
+    """A 10⁷-row Parquet file and CSV file (four small integer columns)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    OUT.mkdir(exist_ok=True)
+    parquet, csv = OUT / "over_limit.parquet", OUT / "over_limit.csv"
+    if not parquet.exists():
+        rng = np.random.default_rng(0)
+        columns = {name: rng.integers(0, 90, BIG_ROWS, dtype=np.int32) for name in "abcd"}
+        pq.write_table(pa.table(columns), parquet)
+    if not csv.exists():
+        with csv.open("w") as fh:
+            fh.write("a,b,c,d\n")
+            block = "17,38,5,61\n" * 100_000
+            for _ in range(BIG_ROWS // 100_000):
+                fh.write(block)
+    return {"Parquet": parquet, "CSV": csv}
+
+
+_REFUSE = """
+import contextlib, io, sys
+from privcore.cli import main as cli
+err = io.StringIO()
+with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+    try:
+        code = cli(["measure", "--original", {path!r}, "--release", {path!r},
+                    "--qi", "a,b", "--sa", "c", "--json"])
+    except SystemExit as exc:
+        code = exc.code
+assert code == 2 and "row" in err.getvalue().lower(), (code, err.getvalue()[-300:])
+"""
+
+
+def refusals() -> str:
+    from _util import probe
+
+    rows = []
+    for kind, path in _big_files().items():
+        runs = [probe("", _REFUSE.format(path=str(path))) for _ in range(3)]
+        best = min(runs, key=lambda r: r["seconds"])
+        size_mb = path.stat().st_size / 2**20
+        rows.append(
+            [
+                f"{kind}, {BIG_ROWS:,} rows ({size_mb:,.0f} MB)",
+                f"{best['seconds']:.2f}",
+                f"{max(r['peak_mb'] for r in runs):.0f}",
+            ]
+        )
+    return table(["file over the 5,000,000-row limit", "refused in s", "peak MB"], rows)
+
+
 def main() -> str:
     best = {name: float("inf") for name in COMMANDS}
     audit_seconds = float("inf")
@@ -98,6 +159,7 @@ def main() -> str:
         ],
     ]
     text = table(["command", "wall s", "reference (s)", "ratio", "target", "met"], rows)
+    text += "\n\n" + refusals()
     OUT.mkdir(exist_ok=True)
     (OUT / "bench_cli_start.md").write_text(text + "\n", encoding="utf-8")
     return text

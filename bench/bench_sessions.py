@@ -2,8 +2,9 @@
 
 `streamlit run serve.py` (the app as `make run` and the image serve it, with the demo's
 worker processes: ``PRIVCORE_WORKERS=1``, two at a time) on a free port with its own
-history database, on the bundled Adult data set (the sidebar's default). Two loads, each on a fresh server; in each, one
-visitor alone goes first (the reference, and it warms the caches), then 30 at once.
+history database, on the bundled Adult data set (the sidebar's default). Two loads, each
+on a fresh server; in each, one visitor alone goes first (the reference, and it warms
+the caches), then 30 at once.
 Memory is the server's resident set (VmRSS) before, during and after the load.
 
 The scripted load (the default run): 30 clients that speak Streamlit's own WebSocket
@@ -380,9 +381,13 @@ async def _load(base: str, pid: int, _history_path: Path) -> dict:
 # --------------------------------------------------------------------------- protocol clients
 
 
-async def _rerun(ws, page_hash: str, widgets=(), fragment_id: str = "") -> list:
+async def _rerun(
+    ws, page_hash: str, widgets=(), fragment_id: str = "", quickack: bool = False
+) -> list:
     """Ask for a run of a page (or of one fragment) and collect the server's messages
-    until the run has finished."""
+    until the run has finished. ``quickack``: acknowledge every packet at once (Linux's
+    TCP_QUICKACK), so that the server's small writes, which wait for the acknowledgement
+    of the previous one, do not wait for a delayed one (about 40 ms)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -393,7 +398,10 @@ async def _rerun(ws, page_hash: str, widgets=(), fragment_id: str = "") -> list:
     state.widget_states.widgets.extend(widgets)
     await ws.send(request.SerializeToString())
     messages = []
+    sock = ws.transport.get_extra_info("socket") if quickack else None
     while True:
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
         message = ForwardMsg()
         message.ParseFromString(await ws.recv())
         messages.append(message)

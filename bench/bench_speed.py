@@ -5,8 +5,11 @@ full-domain search and Samarati at k = 5 with 1 % suppression, KACA and condensa
 k = 5. Each figure is the ``seconds`` of the run's report (end to end from the table:
 encoding, search, the release and its independent measurement), best of 3; the three
 rounds run the four algorithms in turn, so that a busy moment of the machine falls on
-all of them alike. The ratio is to the optimal search of the same process. The table is
-also written to ``bench/out/bench_speed.md``.
+all of them alike. The ratio is to the optimal search of the same process. Then the
+release report of the optimal release, end to end as the Release report page asks for it
+(its measurement with the default thresholds, the attack with a voter roll of 10 × 30,162
+people built for it, every check), best of 3, target ≤ 1.5 s. The table is also written
+to ``bench/out/bench_speed.md``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from _util import OUT, ROOT, table
 
 TARGET_SECONDS = 0.5
+REPORT_TARGET_SECONDS = 1.5
 ROUNDS = 3
 
 
@@ -46,6 +50,31 @@ def measure() -> list[dict]:
     return [{"label": label, **best[label]} for label, *_ in runs()]
 
 
+def measure_report(release) -> float:
+    """Seconds of the readiness report of ``release`` (made here: aligned), best of 3."""
+    import time
+
+    from privcore.data import load_sample
+    from privcore.report import readiness
+
+    dataset, schema = load_sample("adult")
+    best = float("inf")
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        readiness(
+            dataset.frame,
+            release.frame,
+            qi=list(release.qi),
+            sa=list(release.sa),
+            hierarchies=schema.hierarchies,
+            algorithm={"algorithm": release.algorithm, **release.params},
+            aligned=True,
+            shuffled=True,
+        )
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def _detail(release) -> str:
     params = release.params
     if "evaluated_nodes" in params:
@@ -74,6 +103,17 @@ def main() -> str:
                 _detail(result["release"]),
             ]
         )
+    report = measure_report(measured[0]["release"])
+    rows.append(
+        [
+            "release report of the optimal release",
+            f"{report:.3f}",
+            f"{report / optimal:.2f}×",
+            f"≤ {REPORT_TARGET_SECONDS} s",
+            "yes" if report <= REPORT_TARGET_SECONDS else "no",
+            "measurement, attack (roll of 301,620), checks",
+        ]
+    )
     out = table(["run on Adult (8 QIs)", "seconds", "vs optimal", "target", "met", "work"], rows)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "bench_speed.md").write_text(out + "\n", encoding="utf-8")

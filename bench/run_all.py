@@ -21,6 +21,7 @@ SCRIPTS = [
     "bench_attacks",
     "bench_ldp",
     "bench_sessions",
+    "bench_page_rerun",
     "bench_resource_attacks",
 ]
 

@@ -250,6 +250,10 @@ def _prepare(db: Database) -> None:
             if not _is_locked(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)
+    # In WAL mode, NORMAL never corrupts the file; a commit is not flushed to disk until
+    # the next checkpoint, so a power cut may lose the last runs, not the history. It
+    # saves a disk flush on every run recorded (about 4 ms, more on a busy disk).
+    db.execute("PRAGMA synchronous=NORMAL")
     db.execute(_SCHEMA)
     present = {row[1] for row in db.execute(f"PRAGMA table_info({TABLE})").fetchall()}
     for column in ("owner", "uid"):  # a history written before runs had them

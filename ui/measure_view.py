@@ -228,17 +228,25 @@ def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) 
     if not result.aligned:
         figures = ", ".join(t_plain(f"ws.figure_{f.replace('.', '_')}") for f in NEEDS_ALIGNMENT)
         st.info(t("ws.unaligned", figures=figures), icon=":material/swap_vert:")
-    tabs = st.tabs([t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")])
+    tabs = st.tabs(
+        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
+        key="pl_view",
+        on_change="rerun",
+    )
     with tabs[0]:
-        _summary(result, summary, wb, entry, outcome.request)
+        if tabs[0].open:  # only the tab on screen is drawn
+            _summary(result, summary, wb, entry, outcome.request)
     with tabs[1]:
-        render_class_table(
-            result.models.class_table, result.classes, result.release, key="pl_classes"
-        )
+        if tabs[1].open:  # only the tab on screen is drawn
+            render_class_table(
+                result.models.class_table, result.classes, result.release, key="pl_classes"
+            )
     with tabs[2]:
-        _charts(result, summary, original, wb)
+        if tabs[2].open:  # only the tab on screen is drawn
+            _charts(result, summary, original, wb)
     with tabs[3]:
-        _downloads(result, summary, entry)
+        if tabs[3].open:  # only the tab on screen is drawn
+            _downloads(result, summary, entry)
 
 
 def _summary(

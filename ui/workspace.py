@@ -34,7 +34,6 @@ from privcore.runs.registry import ALGORITHMS
 from ui import words
 from ui.errors import show_error
 from ui.i18n import current_language, labels, t, t_plain
-from ui.shared import ObjectMemo
 from ui.state import ShelfRelease, Workbench, load_upload, set_controls
 from ui.words import param_label, param_value
 
@@ -84,17 +83,6 @@ def file_stem(name: str) -> str:
 # --------------------------------------------------------------------------- the shelf
 
 
-# The SHA-256 of a released table, by the table: a release of a bundled sample is one
-# object shared by every session (ui.shared), hashed once, not once per visitor.
-_SHAS = ObjectMemo()
-
-
-def frame_sha256(frame: pd.DataFrame) -> str:
-    """:func:`~privcore.data.loading.fingerprint` of ``frame`` (its SHA-256), computed
-    once per table object (released tables are never changed in place)."""
-    return _SHAS.get(frame, None, lambda: fingerprint(frame).sha256)
-
-
 def shelve_made(
     wb: Workbench,
     data: str,
@@ -107,7 +95,7 @@ def shelve_made(
     go (see :meth:`Workbench.add_release`)."""
     release = outcome.result
     request = outcome.request.to_dict()
-    sha = frame_sha256(release.frame)
+    sha = release.fingerprint.sha256
     existing = wb.same_release(data, sha, request)
     if existing is not None:
         return existing, []

@@ -23,6 +23,7 @@ the classes it was made with (``tests/unit/test_missing_in_releases.py``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -442,6 +443,14 @@ class Release:
         rng = np.random.default_rng(self.params.get("seed", 0) if seed is None else seed)
         return self.frame.iloc[rng.permutation(len(self.frame))].reset_index(drop=True)
 
+    @functools.cached_property
+    def fingerprint(self) -> Any:
+        """The released table's :func:`~privcore.data.loading.fingerprint` (SHA-256 of
+        its rows, no data), computed once: the table is never changed in place."""
+        from privcore.data.loading import fingerprint
+
+        return fingerprint(self.frame)
+
     def spec(self) -> dict[str, Any]:
         """The generalization applied, as JSON-able data that reproduces the release
         (:func:`privcore.anonymize.spec.reproduce`): the algorithm, its constraints,
@@ -464,7 +473,7 @@ class Release:
             "options": {k: self.params[k] for k in SPEC_OPTIONS if k in self.params},
             "schema": None if self.schema is None else self.schema.to_dict(),
             "input": None if self.source is None else fingerprint(self.source).to_dict(),
-            "release": fingerprint(self.frame).to_dict(),
+            "release": self.fingerprint.to_dict(),
             "params": self.params,
             "synthetic": self.synthetic,
         }

@@ -155,6 +155,7 @@ def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | N
         progress=progress,
         **request.options(),
     )
+    release.fingerprint  # noqa: B018 - the release's identity, computed with it (and cached)
     return release, release.history_summary()
 
 

@@ -71,3 +71,18 @@ def fresh_shared_results():
 
     shared.clear()
     yield
+
+
+#: The result views' tabs (drawn only when open): widget key, then each tab's label.
+RESULT_TABS = {
+    "an_view": ("Release", "Classes", "Charts", "Lattice", "Download"),
+    "pl_view": ("Summary", "Classes", "Charts", "Download"),
+}
+
+
+def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+    """Open the result tab ``label`` of the tabs ``key`` (a click on it: the page reruns
+    and draws that tab's content; tabs not on screen are not drawn)."""
+    assert label in RESULT_TABS[key], label
+    at.session_state[key] = label
+    return at.run()

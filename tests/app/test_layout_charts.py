@@ -20,7 +20,7 @@ from privcore.anonymize import anonymize
 from privcore.anonymize.base import LatticeTrace
 from privcore.data import load_sample
 from privcore.models import KAnonymity
-from tests.app.conftest import ROOT, new_app, no_exceptions
+from tests.app.conftest import ROOT, new_app, no_exceptions, open_tab
 from ui import anonymize_view as view
 from ui.catalog import text
 
@@ -178,6 +178,7 @@ def test_the_anonymize_page_zooms_the_lattice_and_shows_it_whole_on_request():
     at.run()
     at.button(key="an_run").click().run()
     no_exceptions(at)
+    open_tab(at, "an_view", "Lattice")
     (spec,) = lattice_specs(at)
     assert layer(spec, "circle")["encoding"]["y"]["scale"]["domain"] == [9.4, 14.6]
     assert any("18 minimal satisfying nodes" in c.value for c in at.caption)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from privcore import history
-from tests.app.conftest import ROOT, new_app, no_exceptions
+from tests.app.conftest import ROOT, new_app, no_exceptions, open_tab
 
 
 def open_with(active: str):
@@ -45,6 +45,7 @@ def test_worked_example_figures_and_history():
     assert not any("l ≥" in c or "t ≤" in c for c in cards)
     assert any("l = 3" in c and ":blue[" in c for c in cards)
     # the class table has the three classes of the worked example
+    open_tab(at, "pl_view", "Classes")
     classes = at.dataframe[0].value
     assert sorted(classes["size"].tolist()) == [3, 3, 3]
     runs = history.list_runs(kind="measure")
@@ -106,12 +107,15 @@ def test_every_figure_is_explained_with_what_would_improve_it_in_both_languages(
     click(at, "Measure")
     no_exceptions(at)
     # the charts: class sizes and the PL matrix heatmap with its numbers
+    open_tab(at, "pl_view", "Charts")
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     assert len(specs) >= 2
     assert any("orangered" in json.dumps(s) for s in specs)  # the heatmap's scale
     # the downloads: the JSON report and the CSV of the class table
+    open_tab(at, "pl_view", "Download")
     labels = [b.proto.label for b in at.get("download_button")]
     assert any("JSON" in label for label in labels) and any("CSV" in label for label in labels)
+    open_tab(at, "pl_view", "Summary")  # the figures, each explained
     for lang in ("en", "zh"):
         at.session_state["lang"] = lang
         at.run()

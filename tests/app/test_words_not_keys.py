@@ -17,6 +17,7 @@ import pytest
 
 from privcore.data import load_sample
 from tests.app.conftest import ROOT, new_app, no_exceptions
+from ui.i18n import catalogue
 
 KEY = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 REPR = re.compile(r"^(None|nan|NaN|NaT|<NA>|\{'.*|\[.*\]|\{\s*\}|np\.\w+\(.*)$")
@@ -104,6 +105,14 @@ def _tables(at) -> list[pd.DataFrame]:
     return frames
 
 
+#: The result views whose tabs are drawn only when open: their widget key and tabs.
+RESULT_VIEW = {"anonymize.py": "an_view", "privacy_level.py": "pl_view"}
+TABS = {
+    "anonymize.py": ("tab.classes", "tab.charts", "an.tab_lattice", "tab.download"),
+    "privacy_level.py": ("tab.classes", "tab.charts", "tab.download", "tab.summary"),
+}
+
+
 def _walk(lang: str):
     """Every page after its main action, on the hospital table (and Adult's Anonymize)."""
     at = new_app()
@@ -131,6 +140,11 @@ def _walk(lang: str):
                     break
         no_exceptions(at)
         yield page, at
+        for tab_key in TABS.get(page, ()):  # a result's tabs, each drawn when open
+            at.session_state[RESULT_VIEW[page]] = catalogue(lang)[tab_key]
+            at.run()
+            no_exceptions(at)
+            yield f"{page} [{tab_key}]", at
     # the History page with two runs selected: their details and comparison
     at.session_state["history_table"] = {"selection": {"rows": [0, 1], "columns": [], "cells": []}}
     at.run()

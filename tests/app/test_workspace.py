@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from privcore import history
-from tests.app.conftest import ROOT, new_app, no_exceptions
+from tests.app.conftest import ROOT, new_app, no_exceptions, open_tab
 
 HHMM = r"\d\d:\d\d"
 
@@ -259,6 +259,7 @@ def test_a_report_condition_is_fixed_by_its_button():
     at = go(open_app(), "anonymize.py")
     at.slider(key="an_k").set_value(3).run()  # a release made here
     made = wb(at).find_release(wb(at).made["hospital"])
+    open_tab(at, "an_view", "Download")
     at.checkbox(key=f"an_keep_order_{made.id}").check().run()
     assert made.shuffled is False  # its download keeps the original order
     go(at, "report.py")
