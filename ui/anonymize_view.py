@@ -561,9 +561,9 @@ def chart(release: Release, name: str, build: Callable[[], alt.TopLevelMixin]) -
 
 
 def side_by_side(release: Release, original: pd.DataFrame, rows: int = 50) -> None:
-    """The first rows of the original and of the release, what changed marked: a column
-    whose shown cells all changed (full-domain recoding) by its header, cells that changed
-    in only some rows (local recoding, suppression) shaded."""
+    """The first rows of the original and of the release, what changed marked: the
+    columns whose shown cells all changed (full-domain recoding) named under the tables,
+    cells that changed in only some rows (local recoding, suppression) shaded."""
     left, right = st.columns(2)
     shown_original = original.head(rows)
     shown_release = release.frame.head(rows)
@@ -579,11 +579,6 @@ def side_by_side(release: Release, original: pd.DataFrame, rows: int = 50) -> No
             )
     whole = changed.all(axis=0) & (len(shown_release) > 0)
     partly = changed.any(axis=0) & ~whole
-    config = {
-        str(column): st.column_config.Column(t_plain("an.changed_column", column=str(column)))
-        for column, marked in zip(shown_release.columns, whole, strict=True)
-        if marked
-    }
     shown = shown_release
     if partly.any():  # a styled table costs ~0.1 ms a row on every run: only when needed
         cells = np.where(changed & partly, "background-color: rgba(191, 135, 0, 0.18)", "")
@@ -591,8 +586,11 @@ def side_by_side(release: Release, original: pd.DataFrame, rows: int = 50) -> No
             cells.astype(object), index=shown_release.index, columns=shown_release.columns
         )
         shown = shown_release.style.apply(lambda _: styles, axis=None)
-    right.dataframe(shown, hide_index=True, column_config=config)
+    right.dataframe(shown, hide_index=True)
     st.caption(t("an.tables_caption", rows=min(rows, len(original))))
+    generalized = [str(c) for c, marked in zip(shown_release.columns, whole, strict=True) if marked]
+    if generalized:
+        st.caption(t("an.changed_columns", columns=", ".join(generalized)))
     if original[[c for c in release.qi if c in original.columns]].isna().to_numpy().any():
         st.caption(t("an.missing_caption"))
 

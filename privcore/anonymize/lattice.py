@@ -561,7 +561,7 @@ class Lattice:
         with one text share one category; the categories are the distinct texts."""
         labels = np.asarray(self.hierarchies[q].labels(level), dtype=object)
         text = pd.array(np.append(labels, SUPPRESSED).astype(object), dtype="str")
-        category, categories = pd.factorize(text)  # a missing label: -1
+        category, categories = pd.factorize(text)  # not rows: one label per value; -1: missing
         dtype = code_dtype(len(categories) + 1)
         table = np.concatenate(([-1], category[:-1])).astype(dtype)  # shifted code 0: missing
         codes = table[shifted]

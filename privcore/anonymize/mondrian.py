@@ -572,7 +572,7 @@ def _partition_categorical(text: np.ndarray, slot: np.ndarray) -> pd.Categorical
     missing) — as a categorical of the distinct texts, as the pandas ``str`` type turns
     them into text; 1 or 2 bytes per row. :func:`~privcore.anonymize.base.finish`
     measures it and then turns it into text."""
-    category, categories = pd.factorize(pd.array(text, dtype="str"))  # missing: -1
+    category, categories = pd.factorize(pd.array(text, dtype="str"))  # not rows: per partition
     codes = category.astype(code_dtype(len(categories) + 1))[slot]
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
 

@@ -155,3 +155,58 @@ def test_alone_a_visitors_run_is_computed_in_place(monkeypatch):
     monkeypatch.setattr(workers, "call_in_worker", lambda *a, **k: calls.append(a))
     visitor()
     assert calls == []
+
+
+def test_every_page_run_through_a_worker_gives_the_figures_computed_in_place(monkeypatch):
+    """An upload (never shared) through Anonymize, Measure, the linkage attack and the
+    report, once in place and once in worker processes: the same figures (every request
+    and its inputs pickle, roll and algorithm included)."""
+    from privcore.core import workers
+
+    def visit():
+        at = new_app("data_roles.py")
+        data = (ROOT / "assets" / "hospital" / "hospital.csv").read_bytes()
+        at.file_uploader[0].upload("mine.csv", data, "text/csv")
+        at.run()
+        at.button(key="confirm::mine.csv").click().run()
+        go(at, "anonymize.py").slider(key="an_k").set_value(3).run()
+        go(at, "privacy_level.py").button(key="pl_measure").click().run()
+        go(at, "attack.py").button(key="at_build").click().run()
+        at.button(key="at_run").click().run()
+        go(at, "report.py").button(key="rp_go").click().run()
+        no_exceptions(at)
+        entry = at.session_state["workbench"].reviewed()
+        results = at.session_state["_results"]
+        report = results[("report", entry.id)]["value"]["report"]
+        return (
+            entry.frame.reset_index(drop=True),
+            results[("privacy_level", entry.id)]["value"].result.to_dict(),
+            results[("attack", entry.id)]["value"].result.to_dict(),
+            (report.verdict, report.measurement, report.attacks),
+        )
+
+    here = visit()
+    monkeypatch.setenv("PRIVCORE_WORKERS", "1")
+    monkeypatch.setenv("PRIVCORE_WORKER_MIN_ROWS", "1")
+    monkeypatch.setattr(workers, "_contended", lambda: True)
+    calls = []
+    real = workers.call_in_worker
+
+    def counted(fn, *args, **kwargs):
+        calls.append(args[0].__name__)
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(workers, "call_in_worker", counted)
+    there = visit()
+    assert calls == ["_anonymize", "_measure", "_attack", "_report"]
+    assert there[0].equals(here[0])
+    for mine, theirs in zip(here[1:3], there[1:3], strict=True):
+        mine.pop("seconds", None), theirs.pop("seconds", None)
+        assert mine == theirs
+
+    def strip(figures: dict) -> dict:
+        return {k: v for k, v in figures.items() if k != "seconds"}
+
+    assert there[3][0] == here[3][0]  # the verdict
+    assert strip(there[3][1]) == strip(here[3][1])  # the measurement
+    assert strip(there[3][2]) == strip(here[3][2])  # the attacks
