@@ -1,0 +1,24 @@
+"""Engines: where row-level work runs (SPEC §9; ARCHITECTURE "Engines").
+
+Everything above an engine works on **frequency sets** — the distinct combinations of
+the chosen columns with their counts — which have far fewer rows than the table. An
+engine scans a table and computes its frequency sets; the table itself never has to fit
+in memory unless the engine is pandas.
+
+- ``pandas`` (:class:`~privcore.engines.pandas_engine.PandasEngine`): the table read by
+  :func:`privcore.data.load`, in memory; group-bys through :mod:`privcore.classes`.
+- ``duckdb`` (:class:`~privcore.engines.duckdb_engine.DuckDBEngine`): embedded DuckDB,
+  which streams Parquet files and spills to disk; only the frequency set comes back.
+
+Both engines read a Parquet file (or a glob of Parquet parts) as the same table: the
+loader's rules for text hold on both (surrounding white space stripped, the missing
+markers of :data:`privcore.data.loading.MISSING_MARKERS` read as missing, dates as
+``YYYY-MM-DD`` text), and their frequency sets are equal in
+:func:`~privcore.engines.base.canonical` form (the tests compare them).
+"""
+
+from __future__ import annotations
+
+from privcore.engines.base import ENGINES, Engine, canonical, engine
+
+__all__ = ["ENGINES", "Engine", "canonical", "engine"]

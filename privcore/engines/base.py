@@ -1,0 +1,107 @@
+"""The engine protocol and the one form of a frequency set that every engine returns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from privcore.errors import ParameterError
+
+#: The engines this installation has, by name.
+ENGINES = ("pandas", "duckdb")
+
+#: The name of the count column of a frequency set.
+COUNT = "count"
+
+
+class Engine(Protocol):
+    """What an engine does: scan a table, say its size and columns, and compute the
+    frequency set of some of its columns (SPEC §9)."""
+
+    name: str
+
+    def scan(self, source: str | Path) -> Any:
+        """A handle on the table in ``source`` (a Parquet file or a glob of parts)."""
+
+    def rows(self, table: Any) -> int:
+        """How many rows the table has."""
+
+    def columns(self, table: Any) -> list[str]:
+        """The table's column names, in order."""
+
+    def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
+        """The distinct combinations of ``columns`` with their counts, in
+        :func:`canonical` form (missing is one value of its own)."""
+
+
+def engine(name: str) -> Engine:
+    """The engine called ``name`` (one of :data:`ENGINES`)."""
+    if name == "pandas":
+        from privcore.engines.pandas_engine import PandasEngine
+
+        return PandasEngine()
+    if name == "duckdb":
+        from privcore.engines.duckdb_engine import DuckDBEngine
+
+        return DuckDBEngine()
+    raise ParameterError(
+        f"Unknown engine {name!r}: choose one of {', '.join(ENGINES)}.",
+        code="engines.unknown",
+        option="engine",
+        allowed=list(ENGINES),
+    )
+
+
+def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
+    """``wanted`` as a list, every name one of ``present`` (else a clear error)."""
+    wanted = [str(c) for c in wanted]
+    missing = [c for c in wanted if c not in set(present)]
+    if missing:
+        raise ParameterError(
+            f"Column(s) not in the table: {', '.join(missing)}.",
+            code="engines.missing_columns",
+            columns=missing,
+        )
+    if not wanted:
+        raise ParameterError("Name at least one column.", code="engines.no_columns")
+    if COUNT in wanted:
+        raise ParameterError(
+            f"A column named {COUNT!r} cannot be grouped by: a frequency set names its "
+            "counts so. Rename the column first.",
+            code="engines.reserved_column",
+            column=COUNT,
+        )
+    return wanted
+
+
+def canonical(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """A frequency set in the one form every engine returns, so that two engines' sets
+    compare equal with :meth:`pandas.DataFrame.equals`: the ``columns`` in order, then
+    ``count`` (int64); a numeric column as float64 (missing: NaN), any other as Python
+    text (missing: None); rows sorted by the columns, missing first."""
+    out = {}
+    for column in columns:
+        values = frame[column]
+        if pd.api.types.is_bool_dtype(values.dtype):
+            out[column] = values.astype("float64")
+        elif pd.api.types.is_numeric_dtype(values.dtype):
+            out[column] = pd.to_numeric(values, errors="raise").astype("float64")
+        else:
+            missing = values.isna().to_numpy()
+            text = values.astype(object).to_numpy()
+            out[column] = pd.Series(
+                [None if gone else str(v) for v, gone in zip(text, missing, strict=True)],
+                dtype=object,
+            )  # one entry per distinct combination, not per row
+    result = pd.DataFrame(out, columns=list(columns))
+    for column in columns:  # keep Python text and None (pandas would infer its str type)
+        if column in out and out[column].dtype == object:
+            result[column] = out[column].astype(object)
+    result[COUNT] = frame[COUNT].to_numpy(dtype=np.int64)
+    return result.sort_values(
+        list(columns), na_position="first", kind="mergesort", ignore_index=True
+    )

@@ -1,0 +1,128 @@
+"""The DuckDB engine: embedded, out of core. DuckDB streams the file, groups and counts;
+only the frequency set comes back into memory.
+
+A table is read as :func:`privcore.data.load` reads a Parquet file: column names
+stripped; text cells stripped of surrounding white space (Python's ``str.strip``: ASCII
+and Unicode spaces, separators and the C0/C1 separators) and read as missing when they
+are one of :data:`~privcore.data.loading.MISSING_MARKERS`; dates and times as
+``YYYY-MM-DD`` text; numbers and booleans as they are.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privcore.data.loading import MISSING_MARKERS
+from privcore.engines.base import COUNT, canonical, check_columns
+from privcore.errors import DataFormatError, InfeasibleError
+
+#: What Python's ``str.strip()`` removes, as an RE2 class: ASCII white space, Unicode
+#: space, line and paragraph separators, the C0 separators 0x1C–0x1F and NEL.
+_SPACE = r"[\s\p{Z}\x{1c}-\x{1f}\x{85}]"
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class DuckDBTable:
+    """A table scanned by DuckDB: the connection and the SQL of its normalized rows."""
+
+    def __init__(self, connection: Any, sql: str, columns: list[str]) -> None:
+        self.connection = connection
+        self.sql = sql
+        self.columns = columns
+
+
+class DuckDBEngine:
+    """Row-level work in embedded DuckDB. ``memory_limit`` (e.g. ``"2GB"``) and
+    ``temp_dir`` (where it spills) are DuckDB's settings of the same names; ``threads``
+    its worker threads (default: DuckDB's, the number of cores)."""
+
+    name = "duckdb"
+
+    def __init__(
+        self,
+        *,
+        memory_limit: str | None = None,
+        temp_dir: str | Path | None = None,
+        threads: int | None = None,
+    ) -> None:
+        import duckdb
+
+        self.connection = duckdb.connect(":memory:")
+        if memory_limit:
+            self.connection.execute(f"SET memory_limit = {_literal(str(memory_limit))}")
+        if temp_dir:
+            self.connection.execute(f"SET temp_directory = {_literal(str(temp_dir))}")
+        if threads:
+            self.connection.execute(f"SET threads = {int(threads)}")
+
+    def scan(self, source: str | Path) -> DuckDBTable:
+        """A Parquet file or a glob of Parquet parts, read lazily (nothing is loaded)."""
+        text = str(source)
+        if not (glob.has_magic(text) and glob.glob(text)) and not Path(text).is_file():
+            raise DataFormatError(f"No file matches {source}.", code="data.not_found")
+        raw = f"read_parquet({_literal(text)})"
+        described = self.connection.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()
+        selects, names = [], []
+        markers = ", ".join(_literal(m) for m in MISSING_MARKERS)
+        for column, kind, *_ in described:
+            name = str(column).strip()
+            names.append(name)
+            cell = _quote(str(column))
+            kind = str(kind).upper()
+            if kind == "VARCHAR" or kind.startswith("ENUM"):
+                stripped = (
+                    f"regexp_replace(CAST({cell} AS VARCHAR), '^{_SPACE}+|{_SPACE}+$', '', 'g')"
+                )
+                expression = f"CASE WHEN {stripped} IN ({markers}) THEN NULL ELSE {stripped} END"
+            elif kind.startswith(("DATE", "TIMESTAMP")):
+                expression = f"strftime(CAST({cell} AS DATE), '%Y-%m-%d')"
+            else:
+                expression = cell
+            selects.append(f"{expression} AS {_quote(name)}")
+        sql = f"SELECT {', '.join(selects)} FROM {raw}"
+        return DuckDBTable(self.connection, sql, names)
+
+    def rows(self, table: DuckDBTable) -> int:
+        return int(self._execute(table, f"SELECT count(*) FROM ({table.sql})").fetchone()[0])
+
+    def _execute(self, table: DuckDBTable, sql: str) -> Any:
+        """Run ``sql``; DuckDB running out of its memory limit (when even spilling to
+        disk is not enough) is a clear error, not a crash."""
+        import duckdb
+
+        try:
+            return table.connection.execute(sql)
+        except duckdb.OutOfMemoryException as exc:
+            limit = table.connection.execute("SELECT current_setting('memory_limit')").fetchone()
+            raise InfeasibleError(
+                f"DuckDB ran out of memory within its limit ({limit[0]}), even spilling to "
+                "disk. Raise the memory limit, use fewer threads, or group fewer columns.",
+                code="engines.out_of_memory",
+                limit=str(limit[0]),
+            ) from exc
+
+    def columns(self, table: DuckDBTable) -> list[str]:
+        return list(table.columns)
+
+    def frequency_set(self, table: DuckDBTable, columns: Sequence[str]) -> pd.DataFrame:
+        """``SELECT columns, count(*) … GROUP BY columns`` (NULL is one group, as SPEC §9
+        asks of missing values)."""
+        columns = check_columns(table.columns, columns)
+        listed = ", ".join(_quote(c) for c in columns)
+        frame = self._execute(
+            table,
+            f"SELECT {listed}, count(*) AS {_quote(COUNT)} FROM ({table.sql}) GROUP BY {listed}",
+        ).df()
+        return canonical(frame, columns)
