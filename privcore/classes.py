@@ -85,7 +85,7 @@ mechanism samples rather than on table rows, are outside the rule.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Protocol
 
@@ -636,6 +636,7 @@ def release_classes(
     models: Sequence[ClassConstraint] = (),
     hierarchies: Mapping[str, Hierarchy] | None = None,
     codes: TableCodes | None = None,
+    weights: np.ndarray | None = None,
 ) -> EquivalenceClasses:
     """Equivalence classes of a released table, the rows whose QIs are all ``*`` read
     by the rule of this module's docstring.
@@ -647,21 +648,34 @@ def release_classes(
     rows with identical QI values (missing is one value). ``sensitive`` and
     ``hierarchies`` are as for :func:`equivalence_classes`; ``codes`` gives the table's
     columns already factorized (:class:`TableCodes`, shared with the other steps of a
-    measurement).
+    measurement). ``weights`` (whole numbers, one per row) make ``frame`` a frequency set:
+    each row stands for that many records, in the class sizes, the sensitive values'
+    counts and their distribution over the table.
     """
     qi, factorized, sensitive = _prepared(frame, qi, sensitive, hierarchies, codes)
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.int64)
+        # the same values, each row counted ``weight`` times, Q too
+        sensitive = {n: replace(a, weights=weights) for n, a in sensitive.items()}
     top = _is_suppressed(factorized)
     suppressed = None
-    if top.any() and not passes_as_one_class(
-        list(models), np.flatnonzero(top), qi=qi, sensitive=sensitive
-    ):
-        suppressed = top
+    if top.any():
+        rows = np.flatnonzero(top)
+        if not passes_as_one_class(
+            list(models),
+            rows,
+            qi=qi,
+            sensitive=sensitive,
+            weights=None if weights is None else weights[rows],
+        ):
+            suppressed = top
     return classes_from_codes(
         [c for c, _ in factorized],
         [len(u) for _, u in factorized],
         qi=qi,
         suppressed=suppressed,
         sensitive=sensitive,
+        weights=weights,
     )
 
 
