@@ -9,12 +9,14 @@ in memory unless the engine is pandas.
   :func:`privcore.data.load`, in memory; group-bys through :mod:`privcore.classes`.
 - ``duckdb`` (:class:`~privcore.engines.duckdb_engine.DuckDBEngine`): embedded DuckDB,
   which streams Parquet files and spills to disk; only the frequency set comes back.
+- ``spark`` (:class:`~privcore.engines.spark_engine.SparkEngine`): PySpark, on a cluster
+  (a ``SparkSession`` of one) or on this machine; needs PySpark and Java 17.
 
 :func:`privcore.engines.models.release_models` checks the privacy models of SPEC §2 on a
 released table from its frequency set (counts as weights): the verdicts and figures of
 the table in memory, for a table of any size.
 
-Both engines read a Parquet file (or a glob of Parquet parts) as the same table: the
+Every engine reads a Parquet file (or a glob of Parquet parts) as the same table: the
 loader's rules for text hold on both (surrounding white space stripped, the missing
 markers of :data:`privcore.data.loading.MISSING_MARKERS` read as missing, dates as
 ``YYYY-MM-DD`` text), and their frequency sets are equal in

@@ -11,8 +11,8 @@ import pandas as pd
 
 from privcore.errors import ParameterError
 
-#: The engines this installation has, by name.
-ENGINES = ("pandas", "duckdb")
+#: The engines, by name (Spark runs where PySpark and Java are installed).
+ENGINES = ("pandas", "duckdb", "spark")
 
 #: The name of the count column of a frequency set.
 COUNT = "count"
@@ -48,6 +48,10 @@ def engine(name: str) -> Engine:
         from privcore.engines.duckdb_engine import DuckDBEngine
 
         return DuckDBEngine()
+    if name == "spark":
+        from privcore.engines.spark_engine import SparkEngine
+
+        return SparkEngine()
     raise ParameterError(
         f"Unknown engine {name!r}: choose one of {', '.join(ENGINES)}.",
         code="engines.unknown",

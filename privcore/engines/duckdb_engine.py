@@ -23,7 +23,7 @@ from privcore.errors import DataFormatError, InfeasibleError
 
 #: What Python's ``str.strip()`` removes, as an RE2 class: ASCII white space, Unicode
 #: space, line and paragraph separators, the C0 separators 0x1C–0x1F and NEL.
-_SPACE = r"[\s\p{Z}\x{1c}-\x{1f}\x{85}]"
+_SPACE = r"[\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}]"
 
 
 def _quote(name: str) -> str:

@@ -1,0 +1,130 @@
+"""The Spark engine: PySpark, on a cluster or on this machine (``local[2]`` in the tests).
+
+Spark scans, groups and counts where the data is; only the frequency set comes back to
+this process. A table is read as :func:`privcore.data.load` reads a Parquet file: column
+names stripped; text cells stripped of surrounding white space (Python's ``str.strip``)
+and read as missing when they are one of
+:data:`~privcore.data.loading.MISSING_MARKERS`; dates and times as ``YYYY-MM-DD`` text
+(in UTC); numbers and booleans as they are. PySpark needs Java 17; it is installed for
+the tests (requirements-dev.txt) — ``pip install pyspark`` elsewhere.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privcore.data.loading import MISSING_MARKERS
+from privcore.engines.base import COUNT, canonical, check_columns
+from privcore.errors import DataFormatError, ParameterError
+
+#: What Python's ``str.strip()`` removes, as a Java regular expression class.
+_SPACE = r"[\s\p{Z}\x{1c}-\x{1f}\x{85}]"
+
+
+def spark_available() -> str | None:
+    """None when the Spark engine can run here, else why not (in words)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "PySpark is not installed (pip install pyspark)."
+    if shutil.which("java") is None:
+        return "Java is not installed (PySpark needs Java 17)."
+    return None
+
+
+class SparkEngine:
+    """Row-level work in Spark. ``session``: a ``SparkSession`` to use (a cluster's);
+    else one is made for ``master`` (``local[2]`` by default, or ``spark://…``,
+    ``yarn``…) with ``driver_memory``."""
+
+    name = "spark"
+
+    def __init__(
+        self,
+        session: Any = None,
+        *,
+        master: str = "local[2]",
+        driver_memory: str = "1g",
+    ) -> None:
+        if session is None:
+            why = spark_available()
+            if why is not None:
+                raise ParameterError(
+                    f"The Spark engine cannot run here: {why}",
+                    code="engines.spark_unavailable",
+                    reason=why,
+                )
+            from pyspark.sql import SparkSession
+
+            session = (
+                SparkSession.builder.master(master)
+                .appName("privcore")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "8")
+                .config("spark.driver.memory", driver_memory)
+                .config("spark.sql.session.timeZone", "UTC")
+                .getOrCreate()
+            )
+            session.sparkContext.setLogLevel("ERROR")
+        self.session = session
+
+    def scan(self, source: str | Path) -> Any:
+        """A Parquet file or a glob of Parquet parts (or a directory of them), read lazily."""
+        from pyspark.errors import AnalysisException
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import DateType, StringType, TimestampNTZType, TimestampType
+
+        try:
+            raw = self.session.read.parquet(str(source))
+        except AnalysisException as exc:
+            raise DataFormatError(f"No file matches {source}.", code="data.not_found") from exc
+        selects = []
+        for field in raw.schema.fields:
+            cell = F.col(f"`{field.name}`")
+            name = str(field.name).strip()
+            if isinstance(field.dataType, StringType):
+                stripped = F.regexp_replace(cell, f"^{_SPACE}+|{_SPACE}+$", "")
+                value = F.when(stripped.isin(*MISSING_MARKERS), F.lit(None)).otherwise(stripped)
+            elif isinstance(field.dataType, (DateType, TimestampType, TimestampNTZType)):
+                value = F.date_format(cell, "yyyy-MM-dd")
+            else:
+                value = cell
+            selects.append(value.alias(name))
+        return raw.select(*selects)
+
+    def rows(self, table: Any) -> int:
+        return int(table.count())
+
+    def columns(self, table: Any) -> list[str]:
+        return list(table.columns)
+
+    def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
+        """``groupBy(columns).count()`` (null is one group, as SPEC §9 asks of missing
+        values), brought back as pandas."""
+        columns = check_columns(self.columns(table), columns)
+        grouped = table.groupBy(*[f"`{c}`" for c in columns]).count()
+        rows = grouped.collect()
+        frame = pd.DataFrame([tuple(r) for r in rows], columns=[*columns, COUNT])
+        if frame.empty:
+            frame = pd.DataFrame({c: pd.Series(dtype=object) for c in [*columns, COUNT]})
+        return canonical(_typed(frame, table, columns), columns)
+
+
+def _typed(frame: pd.DataFrame, table: Any, columns: Sequence[str]) -> pd.DataFrame:
+    """Numbers and booleans back as numbers (``collect`` gives Python objects; a column
+    of them with a missing value would otherwise be read as text)."""
+    from pyspark.sql.types import BooleanType, NumericType
+
+    kinds = {f.name: f.dataType for f in table.schema.fields}
+    out = frame.copy()
+    for column in columns:
+        if isinstance(kinds[column], (NumericType, BooleanType)):
+            out[column] = pd.to_numeric(out[column].astype(object), errors="raise").astype(
+                "float64"
+            )
+    return out
