@@ -23,6 +23,7 @@ SCRIPTS = [
     "bench_sessions",
     "bench_page_rerun",
     "bench_resource_attacks",
+    "bench_engines",
 ]
 
 if __name__ == "__main__":

@@ -82,6 +82,48 @@ def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
     return wanted
 
 
+def normalized_text(values: pd.Series) -> pd.Series:
+    """Text cells as :func:`privcore.data.load` reads them: surrounding white space
+    stripped (``str.strip``), the missing markers and missing cells missing (None).
+    Each distinct value is normalized once."""
+    from privcore.data.codes import factorize
+    from privcore.data.loading import MISSING_MARKERS
+
+    codes, uniques = factorize(values)
+    markers = set(MISSING_MARKERS)
+    done = []
+    for value in uniques:  # distinct values, not rows
+        cell = None if value is None or pd.isna(value) else str(value).strip()
+        done.append(None if cell is None or cell in markers else cell)
+    table = np.empty(len(done), dtype=object)
+    table[:] = done
+    return pd.Series(table[codes], index=values.index, dtype=object)
+
+
+def regrouped(raw: pd.DataFrame, columns: Sequence[str], text: Sequence[str]) -> pd.DataFrame:
+    """The frequency set of the table as the loader reads it, from an engine's frequency
+    set of its raw values (``raw``: ``columns`` and ``count``): the ``text`` columns'
+    values normalized (:func:`normalized_text`) — a function of the value alone, so the
+    distinct raw combinations that become equal merge, their counts added — in
+    :func:`canonical` form. The engine groups the rows; this works on the (far fewer)
+    distinct combinations."""
+    from privcore.classes import group_rows
+    from privcore.data.codes import factorize
+
+    frame = raw.copy()
+    for column in text:
+        frame[column] = normalized_text(frame[column])
+    coded = [factorize(frame[c]) for c in columns]
+    groups = group_rows(
+        [c for c, _ in coded],
+        [len(u) for _, u in coded],
+        weights=frame[COUNT].to_numpy(dtype=np.float64),
+    )
+    merged = frame.iloc[groups.first][list(columns)].reset_index(drop=True)
+    merged[COUNT] = groups.counts
+    return canonical(merged, columns)
+
+
 def canonical(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """A frequency set in the one form every engine returns, so that two engines' sets
     compare equal with :meth:`pandas.DataFrame.equals`: the ``columns`` in order, then

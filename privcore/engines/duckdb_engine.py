@@ -2,10 +2,12 @@
 only the frequency set comes back into memory.
 
 A table is read as :func:`privcore.data.load` reads a Parquet file: column names
-stripped; text cells stripped of surrounding white space (Python's ``str.strip``: ASCII
-and Unicode spaces, separators and the C0/C1 separators) and read as missing when they
-are one of :data:`~privcore.data.loading.MISSING_MARKERS`; dates and times as
-``YYYY-MM-DD`` text; numbers and booleans as they are.
+stripped; dates and times as ``YYYY-MM-DD`` text; numbers and booleans as they are; text
+cells stripped of surrounding white space and read as missing when they are one of
+:data:`~privcore.data.loading.MISSING_MARKERS`. DuckDB groups the raw values; the text
+rules are applied to the distinct combinations it returns, which are then merged
+(:func:`~privcore.engines.base.regrouped`) — the same Python rules as the loader's, at the
+cost of the frequency set, not of the table.
 """
 
 from __future__ import annotations
@@ -17,13 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.loading import MISSING_MARKERS
-from privcore.engines.base import COUNT, canonical, check_columns
+from privcore.engines.base import COUNT, check_columns, regrouped
 from privcore.errors import DataFormatError, InfeasibleError
-
-#: What Python's ``str.strip()`` removes, as an RE2 class: ASCII white space, Unicode
-#: space, line and paragraph separators, the C0 separators 0x1C–0x1F and NEL.
-_SPACE = r"[\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}]"
 
 
 def _quote(name: str) -> str:
@@ -37,10 +34,11 @@ def _literal(text: str) -> str:
 class DuckDBTable:
     """A table scanned by DuckDB: the connection and the SQL of its normalized rows."""
 
-    def __init__(self, connection: Any, sql: str, columns: list[str]) -> None:
+    def __init__(self, connection: Any, sql: str, columns: list[str], text: list[str]) -> None:
         self.connection = connection
         self.sql = sql
         self.columns = columns
+        self.text = text  # the text columns, normalized after grouping
 
 
 class DuckDBEngine:
@@ -60,6 +58,7 @@ class DuckDBEngine:
         import duckdb
 
         self.connection = duckdb.connect(":memory:")
+        self.connection.execute("SET enable_progress_bar = false")  # privcore reports its own
         if memory_limit:
             self.connection.execute(f"SET memory_limit = {_literal(str(memory_limit))}")
         if temp_dir:
@@ -74,25 +73,22 @@ class DuckDBEngine:
             raise DataFormatError(f"No file matches {source}.", code="data.not_found")
         raw = f"read_parquet({_literal(text)})"
         described = self.connection.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()
-        selects, names = [], []
-        markers = ", ".join(_literal(m) for m in MISSING_MARKERS)
+        selects, names, text = [], [], []
         for column, kind, *_ in described:
             name = str(column).strip()
             names.append(name)
             cell = _quote(str(column))
             kind = str(kind).upper()
             if kind == "VARCHAR" or kind.startswith("ENUM"):
-                stripped = (
-                    f"regexp_replace(CAST({cell} AS VARCHAR), '^{_SPACE}+|{_SPACE}+$', '', 'g')"
-                )
-                expression = f"CASE WHEN {stripped} IN ({markers}) THEN NULL ELSE {stripped} END"
+                text.append(name)
+                expression = f"CAST({cell} AS VARCHAR)"
             elif kind.startswith(("DATE", "TIMESTAMP")):
                 expression = f"strftime(CAST({cell} AS DATE), '%Y-%m-%d')"
             else:
                 expression = cell
             selects.append(f"{expression} AS {_quote(name)}")
         sql = f"SELECT {', '.join(selects)} FROM {raw}"
-        return DuckDBTable(self.connection, sql, names)
+        return DuckDBTable(self.connection, sql, names, text)
 
     def rows(self, table: DuckDBTable) -> int:
         return int(self._execute(table, f"SELECT count(*) FROM ({table.sql})").fetchone()[0])
@@ -118,11 +114,11 @@ class DuckDBEngine:
 
     def frequency_set(self, table: DuckDBTable, columns: Sequence[str]) -> pd.DataFrame:
         """``SELECT columns, count(*) … GROUP BY columns`` (NULL is one group, as SPEC §9
-        asks of missing values)."""
+        asks of missing values), then the text rules on the distinct combinations."""
         columns = check_columns(table.columns, columns)
         listed = ", ".join(_quote(c) for c in columns)
         frame = self._execute(
             table,
             f"SELECT {listed}, count(*) AS {_quote(COUNT)} FROM ({table.sql}) GROUP BY {listed}",
         ).df()
-        return canonical(frame, columns)
+        return regrouped(frame, columns, [c for c in columns if c in table.text])

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
+
 from privcore.classes import release_classes
 from privcore.data.hierarchy import Hierarchy
 from privcore.engines.base import COUNT, Engine
@@ -35,6 +37,20 @@ def release_models(
     :func:`~privcore.classes.release_classes` reads them."""
     qi, sa = [str(c) for c in qi], [str(c) for c in sa]
     frequency_set = engine.frequency_set(table, [*qi, *sa])
+    return frequency_set_models(frequency_set, qi, sa, models, hierarchies=hierarchies)
+
+
+def frequency_set_models(
+    frequency_set: pd.DataFrame,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    models: Sequence[PrivacyModel] = (),
+    *,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> ModelReport:
+    """:func:`release_models` of a frequency set already computed (the QI and SA
+    columns and ``count``, as :meth:`Engine.frequency_set` returns it)."""
+    qi, sa = [str(c) for c in qi], [str(c) for c in sa]
     weights = frequency_set[COUNT].to_numpy()
     frame = frequency_set.drop(columns=[COUNT])
     classes = release_classes(

@@ -2,10 +2,11 @@
 
 Spark scans, groups and counts where the data is; only the frequency set comes back to
 this process. A table is read as :func:`privcore.data.load` reads a Parquet file: column
-names stripped; text cells stripped of surrounding white space (Python's ``str.strip``)
-and read as missing when they are one of
-:data:`~privcore.data.loading.MISSING_MARKERS`; dates and times as ``YYYY-MM-DD`` text
-(in UTC); numbers and booleans as they are. PySpark needs Java 17; it is installed for
+names stripped; dates and times as ``YYYY-MM-DD`` text (in UTC); numbers and booleans as
+they are; text cells stripped of surrounding white space and read as missing when they
+are one of :data:`~privcore.data.loading.MISSING_MARKERS` — applied to the distinct
+combinations Spark returns, which are then merged
+(:func:`~privcore.engines.base.regrouped`). PySpark needs Java 17; it is installed for
 the tests (requirements-dev.txt) — ``pip install pyspark`` elsewhere.
 """
 
@@ -18,12 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.loading import MISSING_MARKERS
-from privcore.engines.base import COUNT, canonical, check_columns
+from privcore.engines.base import COUNT, check_columns, regrouped
 from privcore.errors import DataFormatError, ParameterError
-
-#: What Python's ``str.strip()`` removes, as a Java regular expression class.
-_SPACE = r"[\s\p{Z}\x{1c}-\x{1f}\x{85}]"
 
 
 def spark_available() -> str | None:
@@ -65,6 +62,7 @@ class SparkEngine:
                 SparkSession.builder.master(master)
                 .appName("privcore")
                 .config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "8")
                 .config("spark.driver.memory", driver_memory)
                 .config("spark.sql.session.timeZone", "UTC")
@@ -88,8 +86,7 @@ class SparkEngine:
             cell = F.col(f"`{field.name}`")
             name = str(field.name).strip()
             if isinstance(field.dataType, StringType):
-                stripped = F.regexp_replace(cell, f"^{_SPACE}+|{_SPACE}+$", "")
-                value = F.when(stripped.isin(*MISSING_MARKERS), F.lit(None)).otherwise(stripped)
+                value = cell  # normalized after grouping
             elif isinstance(field.dataType, (DateType, TimestampType, TimestampNTZType)):
                 value = F.date_format(cell, "yyyy-MM-dd")
             else:
@@ -105,14 +102,22 @@ class SparkEngine:
 
     def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
         """``groupBy(columns).count()`` (null is one group, as SPEC §9 asks of missing
-        values), brought back as pandas."""
+        values), brought back as pandas; then the text rules on the distinct combinations."""
+        from pyspark.sql.types import StringType
+
         columns = check_columns(self.columns(table), columns)
         grouped = table.groupBy(*[f"`{c}`" for c in columns]).count()
         rows = grouped.collect()
         frame = pd.DataFrame([tuple(r) for r in rows], columns=[*columns, COUNT])
         if frame.empty:
             frame = pd.DataFrame({c: pd.Series(dtype=object) for c in [*columns, COUNT]})
-        return canonical(_typed(frame, table, columns), columns)
+        text = [c for c in columns if isinstance(kinds(table)[c], StringType)]
+        return regrouped(_typed(frame, table, columns), columns, text)
+
+
+def kinds(table: Any) -> dict[str, Any]:
+    """The Spark type of each column of ``table``."""
+    return {f.name: f.dataType for f in table.schema.fields}
 
 
 def _typed(frame: pd.DataFrame, table: Any, columns: Sequence[str]) -> pd.DataFrame:
@@ -120,10 +125,10 @@ def _typed(frame: pd.DataFrame, table: Any, columns: Sequence[str]) -> pd.DataFr
     of them with a missing value would otherwise be read as text)."""
     from pyspark.sql.types import BooleanType, NumericType
 
-    kinds = {f.name: f.dataType for f in table.schema.fields}
+    types = kinds(table)
     out = frame.copy()
     for column in columns:
-        if isinstance(kinds[column], (NumericType, BooleanType)):
+        if isinstance(types[column], (NumericType, BooleanType)):
             out[column] = pd.to_numeric(out[column].astype(object), errors="raise").astype(
                 "float64"
             )
