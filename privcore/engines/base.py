@@ -25,7 +25,9 @@ class Engine(Protocol):
     name: str
 
     def scan(self, source: str | Path) -> Any:
-        """A handle on the table in ``source`` (a Parquet file or a glob of parts)."""
+        """A handle on the table in ``source`` (a Parquet file or a glob of parts; the
+        DuckDB and Spark engines also take ``table=``: a table of a DuckDB database file,
+        of the Spark catalog)."""
 
     def rows(self, table: Any) -> int:
         """How many rows the table has."""

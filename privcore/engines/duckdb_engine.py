@@ -58,6 +58,7 @@ class DuckDBEngine:
         import duckdb
 
         self.connection = duckdb.connect(":memory:")
+        self._attached: dict[str, str] = {}  # database files attached, by path
         self.connection.execute("SET enable_progress_bar = false")  # privcore reports its own
         if memory_limit:
             self.connection.execute(f"SET memory_limit = {_literal(str(memory_limit))}")
@@ -66,12 +67,16 @@ class DuckDBEngine:
         if threads:
             self.connection.execute(f"SET threads = {int(threads)}")
 
-    def scan(self, source: str | Path) -> DuckDBTable:
-        """A Parquet file or a glob of Parquet parts, read lazily (nothing is loaded)."""
+    def scan(self, source: str | Path, *, table: str | None = None) -> DuckDBTable:
+        """A Parquet file or a glob of Parquet parts — or, with ``table``, that table of
+        the DuckDB database file ``source`` (attached read-only) — read lazily."""
         text = str(source)
         if not (glob.has_magic(text) and glob.glob(text)) and not Path(text).is_file():
             raise DataFormatError(f"No file matches {source}.", code="data.not_found")
-        raw = f"read_parquet({_literal(text)})"
+        if table is None:
+            raw = f"read_parquet({_literal(text)})"
+        else:
+            raw = self._attached_table(Path(text), table)
         described = self.connection.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()
         selects, names, text = [], [], []
         for column, kind, *_ in described:
@@ -89,6 +94,38 @@ class DuckDBEngine:
             selects.append(f"{expression} AS {_quote(name)}")
         sql = f"SELECT {', '.join(selects)} FROM {raw}"
         return DuckDBTable(self.connection, sql, names, text)
+
+    def _attached_table(self, path: Path, table: str) -> str:
+        """The SQL name of ``table`` in the DuckDB database file ``path``, attached
+        read-only (once per file)."""
+        import duckdb
+
+        key = str(path.resolve())
+        alias = self._attached.get(key)
+        if alias is None:
+            alias = f"source_{len(self._attached)}"
+            try:
+                self.connection.execute(f"ATTACH {_literal(str(path))} AS {alias} (READ_ONLY)")
+            except duckdb.Error as exc:
+                raise DataFormatError(
+                    f"{path.name} is not a DuckDB database file this version can read.",
+                    code="engines.bad_database",
+                ) from exc
+            self._attached[key] = alias
+        tables = {
+            row[0]
+            for row in self.connection.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [alias]
+            ).fetchall()
+        }
+        if table not in tables:
+            raise DataFormatError(
+                f"The database {path.name} has no table {table!r} "
+                f"(it has: {', '.join(sorted(tables)) or 'none'}).",
+                code="engines.no_table",
+                table=table,
+            )
+        return f"{alias}.{_quote(table)}"
 
     def rows(self, table: DuckDBTable) -> int:
         return int(self._execute(table, f"SELECT count(*) FROM ({table.sql})").fetchone()[0])

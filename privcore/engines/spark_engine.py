@@ -71,15 +71,26 @@ class SparkEngine:
             session.sparkContext.setLogLevel("ERROR")
         self.session = session
 
-    def scan(self, source: str | Path) -> Any:
-        """A Parquet file or a glob of Parquet parts (or a directory of them), read lazily."""
+    def scan(self, source: str | Path | None = None, *, table: str | None = None) -> Any:
+        """A Parquet file or a glob of Parquet parts (or a directory of them) — or, with
+        ``table``, that table of the session's catalog — read lazily."""
         from pyspark.errors import AnalysisException
         from pyspark.sql import functions as F
         from pyspark.sql.types import DateType, StringType, TimestampNTZType, TimestampType
 
         try:
-            raw = self.session.read.parquet(str(source))
+            raw = (
+                self.session.table(table)
+                if table is not None
+                else self.session.read.parquet(str(source))
+            )
         except AnalysisException as exc:
+            if table is not None:
+                raise DataFormatError(
+                    f"The Spark catalog has no table {table!r}.",
+                    code="engines.no_table",
+                    table=table,
+                ) from exc
             raise DataFormatError(f"No file matches {source}.", code="data.not_found") from exc
         selects = []
         for field in raw.schema.fields:

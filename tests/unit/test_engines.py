@@ -255,3 +255,30 @@ def test_spark_runs_here_or_says_why():
     if SPARK_MISSING is not None:
         pytest.skip(f"Spark engine not tested: {SPARK_MISSING}")
     assert "spark" in AVAILABLE
+
+
+def test_a_table_of_a_duckdb_database_or_of_the_spark_catalog(adult_parquet, tmp_path):
+    """The same Adult as a table of a DuckDB database file (DuckDB) and of the Spark
+    catalog: the frequency set of the Parquet file; a missing table is a clear error."""
+    import duckdb
+
+    from privcore.engines.duckdb_engine import DuckDBEngine
+
+    database = tmp_path / "registry.duckdb"
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"CREATE TABLE people AS SELECT * FROM read_parquet('{adult_parquet}')")
+    columns = ["age", "sex", "occupation"]
+    expected = both(adult_parquet, columns)["pandas"][2]
+    e = DuckDBEngine()
+    assert e.frequency_set(e.scan(database, table="people"), columns).equals(expected)
+    assert e.rows(e.scan(database, table="people")) == 30_162  # attached once, read again
+    with pytest.raises(DataFormatError) as raised:
+        e.scan(database, table="nobody")
+    assert raised.value.code == "engines.no_table" and "people" in str(raised.value)
+    if SPARK_MISSING is not None:
+        return
+    spark = engine("spark")
+    spark.session.read.parquet(str(adult_parquet)).createOrReplaceTempView("people")
+    assert spark.frequency_set(spark.scan(table="people"), columns).equals(expected)
+    with pytest.raises(DataFormatError):
+        spark.scan(table="nobody")
