@@ -84,22 +84,33 @@ def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
     return wanted
 
 
+def _by_value(values: pd.Series, convert) -> pd.Series:
+    """``convert`` applied once per distinct value of ``values`` (missing: None), as an
+    object Series in Python text; a frequency set may have millions of rows, its
+    columns far fewer distinct values."""
+    from privcore.data.codes import factorize
+
+    codes, uniques = factorize(values)
+    table = np.empty(len(uniques), dtype=object)
+    table[:] = [None if v is None or pd.isna(v) else convert(v) for v in uniques]
+    return pd.Series(table[codes], dtype=object)
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    return _by_value(values.reset_index(drop=True), str)
+
+
 def normalized_text(values: pd.Series) -> pd.Series:
     """Text cells as :func:`privcore.data.load` reads them: surrounding white space
     stripped (``str.strip``), the missing markers and missing cells missing (None).
     Each distinct value is normalized once."""
-    from privcore.data.codes import factorize
     from privcore.data.loading import MISSING_MARKERS
 
-    codes, uniques = factorize(values)
     markers = set(MISSING_MARKERS)
-    done = []
-    for value in uniques:  # distinct values, not rows
-        cell = None if value is None or pd.isna(value) else str(value).strip()
-        done.append(None if cell is None or cell in markers else cell)
-    table = np.empty(len(done), dtype=object)
-    table[:] = done
-    return pd.Series(table[codes], index=values.index, dtype=object)
+    stripped = _by_value(values, lambda v: str(v).strip())
+    out = stripped.where(~stripped.isin(markers), None)
+    out.index = values.index
+    return out.astype(object)
 
 
 def regrouped(raw: pd.DataFrame, columns: Sequence[str], text: Sequence[str]) -> pd.DataFrame:
@@ -139,12 +150,7 @@ def canonical(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         elif pd.api.types.is_numeric_dtype(values.dtype):
             out[column] = pd.to_numeric(values, errors="raise").astype("float64")
         else:
-            missing = values.isna().to_numpy()
-            text = values.astype(object).to_numpy()
-            out[column] = pd.Series(
-                [None if gone else str(v) for v, gone in zip(text, missing, strict=True)],
-                dtype=object,
-            )  # one entry per distinct combination, not per row
+            out[column] = _as_text(values)
     result = pd.DataFrame(out, columns=list(columns))
     for column in columns:  # keep Python text and None (pandas would infer its str type)
         if column in out and out[column].dtype == object:

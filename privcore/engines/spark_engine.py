@@ -66,6 +66,7 @@ class SparkEngine:
                 .config("spark.sql.shuffle.partitions", "8")
                 .config("spark.driver.memory", driver_memory)
                 .config("spark.sql.session.timeZone", "UTC")
+                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                 .getOrCreate()
             )
             session.sparkContext.setLogLevel("ERROR")
@@ -118,10 +119,8 @@ class SparkEngine:
 
         columns = check_columns(self.columns(table), columns)
         grouped = table.groupBy(*[f"`{c}`" for c in columns]).count()
-        rows = grouped.collect()
-        frame = pd.DataFrame([tuple(r) for r in rows], columns=[*columns, COUNT])
-        if frame.empty:
-            frame = pd.DataFrame({c: pd.Series(dtype=object) for c in [*columns, COUNT]})
+        frame = grouped.toPandas()  # through Arrow: no Python object per combination
+        frame.columns = [*columns, COUNT]
         text = [c for c in columns if isinstance(kinds(table)[c], StringType)]
         return regrouped(_typed(frame, table, columns), columns, text)
 
@@ -132,8 +131,8 @@ def kinds(table: Any) -> dict[str, Any]:
 
 
 def _typed(frame: pd.DataFrame, table: Any, columns: Sequence[str]) -> pd.DataFrame:
-    """Numbers and booleans back as numbers (``collect`` gives Python objects; a column
-    of them with a missing value would otherwise be read as text)."""
+    """Numbers and booleans as numbers whatever pandas type they came back in (a
+    boolean or integer column with a missing value comes back as objects)."""
     from pyspark.sql.types import BooleanType, NumericType
 
     types = kinds(table)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import types
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -86,3 +88,34 @@ def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     assert label in RESULT_TABS[key], label
     at.session_state[key] = label
     return at.run()
+
+
+def shown_tables(at, *, static: bool = True) -> list[pd.DataFrame]:
+    """The tables as shown: in their configured column order, under the labels their
+    column configuration gives them, columns it hides left out, a select box column's
+    options by their labels; ``static``: ``st.table`` too, after the data frames."""
+    frames = []
+    for element in [*at.dataframe, *(getattr(at, "table", []) if static else [])]:
+        value = element.value
+        if not isinstance(value, pd.DataFrame):
+            continue
+        config = json.loads(getattr(element.proto, "columns", "") or "{}")
+        hidden = [c for c, v in config.items() if isinstance(v, dict) and v.get("hidden")]
+        labels = {
+            c: v["label"] for c, v in config.items() if isinstance(v, dict) and v.get("label")
+        }
+        order = list(getattr(element.proto, "column_order", []) or [])
+        shown = value.drop(columns=[c for c in hidden if c in value.columns])
+        if order:
+            shown = shown[[c for c in order if c in shown.columns]]
+        shown = shown.rename(columns=labels)
+        for column, v in config.items():  # a select box column shows its options' labels
+            options = (
+                ((v or {}).get("type_config") or {}).get("options") if isinstance(v, dict) else None
+            )
+            name = labels.get(column, column)
+            if options and name in shown.columns:
+                words = {o["value"]: o.get("label", o["value"]) for o in options}
+                shown[name] = shown[name].map(lambda x, w=words: w.get(x, x))
+        frames.append(shown)
+    return frames

@@ -10,7 +10,6 @@ examples.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pandas as pd
@@ -28,7 +27,7 @@ from privcore.runs import (
     make_request,
     run,
 )
-from tests.app.conftest import ROOT, new_app, no_exceptions
+from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
 from ui import history_view as view
 
 KEY = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
@@ -65,28 +64,10 @@ def record_runs() -> list[int]:
     return ids
 
 
-def shown_tables(at) -> list[pd.DataFrame]:
-    """Every table as shown: columns under their configured labels, hidden ones left out."""
-    frames = []
-    for element in at.dataframe:
-        value = element.value
-        if not isinstance(value, pd.DataFrame):
-            continue
-        config = json.loads(getattr(element.proto, "columns", "") or "{}")
-        hidden = [c for c, v in config.items() if isinstance(v, dict) and v.get("hidden")]
-        labels = {
-            c: v["label"] for c, v in config.items() if isinstance(v, dict) and v.get("label")
-        }
-        frames.append(
-            value.drop(columns=[c for c in hidden if c in value.columns]).rename(columns=labels)
-        )
-    return frames
-
-
 def raw_forms(at) -> list[tuple[str, str]]:
     """Column names and cells that look like a key or a repr, and raw JSON elements."""
     found = []
-    for number, frame in enumerate(shown_tables(at)):
+    for number, frame in enumerate(shown_tables(at, static=False)):
         found += [(f"table {number} column", c) for c in map(str, frame.columns) if KEY.match(c)]
         for column in frame.columns:
             cells = frame[column]
@@ -118,7 +99,7 @@ def test_the_history_shows_words_not_keys(lang):
     ids = record_runs()
     at = history_page(lang, rows=len(ids) + 3)  # every run: the report's parts, the error
     assert not raw_forms(at), raw_forms(at)
-    tables = shown_tables(at)
+    tables = shown_tables(at, static=False)
     listing = tables[0]
     pages = set(listing.iloc[:, 3])
     statuses = set(listing.iloc[:, 4])
@@ -157,7 +138,7 @@ def test_a_refused_request_is_shown_in_words():
     record_runs()
     at = history_page("en", rows=1)  # the newest: the refused audit
     assert not at.json
-    params, results = shown_tables(at)[1:3]
+    params, results = shown_tables(at, static=False)[1:3]
     assert params.columns.tolist() == ["Field", "Value"]
     assert ["Claimed ε", "-1"] in params.values.tolist()
     ((label, message),) = results.values.tolist()

@@ -9,14 +9,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pandas as pd
 import pytest
 
 from privcore.data import load_sample
-from tests.app.conftest import ROOT, new_app, no_exceptions
+from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
 from ui.i18n import catalogue
 
 KEY = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
@@ -75,36 +74,6 @@ def _texts(at) -> list[tuple[str, str]]:
     return [(w, t.replace("\\", "")) for w, t in out if isinstance(t, str)]
 
 
-def _tables(at) -> list[pd.DataFrame]:
-    """The tables as shown: columns under the labels their column configuration gives
-    them, columns the configuration hides left out."""
-    frames = []
-    for element in [*at.dataframe, *getattr(at, "table", [])]:
-        value = element.value
-        if not isinstance(value, pd.DataFrame):
-            continue
-        config = json.loads(getattr(element.proto, "columns", "") or "{}")
-        hidden = [c for c, v in config.items() if isinstance(v, dict) and v.get("hidden")]
-        labels = {
-            c: v["label"] for c, v in config.items() if isinstance(v, dict) and v.get("label")
-        }
-        order = list(getattr(element.proto, "column_order", []) or [])
-        shown = value.drop(columns=[c for c in hidden if c in value.columns])
-        if order:
-            shown = shown[[c for c in order if c in shown.columns]]
-        shown = shown.rename(columns=labels)
-        for column, v in config.items():  # a select box column shows its options' labels
-            options = (
-                ((v or {}).get("type_config") or {}).get("options") if isinstance(v, dict) else None
-            )
-            name = labels.get(column, column)
-            if options and name in shown.columns:
-                words = {o["value"]: o.get("label", o["value"]) for o in options}
-                shown[name] = shown[name].map(lambda x, w=words: w.get(x, x))
-        frames.append(shown)
-    return frames
-
-
 #: The result views whose tabs are drawn only when open: their widget key and tabs.
 RESULT_VIEW = {"anonymize.py": "an_view", "privacy_level.py": "pl_view"}
 TABS = {
@@ -156,7 +125,7 @@ def _walk(lang: str):
 def test_no_page_shows_a_key_or_a_repr():
     found = []
     for page, at in _walk("en"):
-        for frame in _tables(at):
+        for frame in shown_tables(at):
             for column in map(str, frame.columns):
                 if KEY.match(column):
                     found.append((page, "column", column))
@@ -183,7 +152,7 @@ def test_the_chinese_interface_speaks_chinese():
     found = []
     for page, at in _walk("zh"):
         texts = _texts(at)
-        for frame in _tables(at):
+        for frame in shown_tables(at):
             texts += [("table column", str(c)) for c in frame.columns]
             for column in frame.columns:
                 cells = frame[column]
