@@ -1145,3 +1145,78 @@ def _check_shape(frame: pd.DataFrame, budget: ReadBudget) -> None:
         raise budget.too_many_rows()
     if frame.shape[0] == 0:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
+
+
+# --------------------------------------------------------------------------- engines
+
+
+@dataclass(frozen=True)
+class TextLayout:
+    """How :func:`load` reads a delimited text file, decided from its first bytes as the
+    loader decides it: the ``encoding``, the ``delimiter``, the column ``names`` (checked;
+    an empty first name, a written index, named :data:`INDEX_NAME`), the columns kept as
+    text for their leading zeros (``text_columns``) and whether spaces after delimiters
+    are skipped. An engine that reads the file itself (DuckDB, Spark) reads every cell as
+    text with this layout and converts the distinct cells with :func:`text_cells`."""
+
+    encoding: str
+    delimiter: str
+    names: tuple[str, ...]
+    text_columns: tuple[str, ...]
+    skip_space: bool
+
+
+def text_layout(path: str | Path) -> TextLayout:
+    """The :class:`TextLayout` of the text file at ``path`` (the loader's rules)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataFormatError(f"No file at {path}.", code="data.not_found", path=str(path))
+    head = _read_head(None, path)
+    if not head.strip():
+        raise DataFormatError("The file is empty.", code="data.empty_file")
+    encoding = detect_encoding(head)
+    if encoding == "utf-16":
+        text_head = head.decode("utf-16", errors="replace")
+    else:
+        text_head = _trim_partial_char(head).decode(encoding, errors="replace")
+    lines = text_head.lstrip("\ufeff").splitlines()[:50]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines:
+        raise DataFormatError("The file is empty.", code="data.empty_file")
+    delimiter = sniff_delimiter(lines)
+    names = _check_header(_header_record(lines, delimiter), first_may_be_blank=True)
+    text_columns = _leading_zero_columns(
+        text_head.lstrip("\ufeff").splitlines()[:2000], delimiter, names
+    )
+    skip_space = bool(re.search(re.escape(delimiter) + r" \S", "\n".join(lines[1:])))
+    return TextLayout(encoding, delimiter, tuple(names), tuple(text_columns), skip_space)
+
+
+def text_cells(cells: pd.Series, layout: TextLayout, column: str) -> pd.Series:
+    """The values :func:`load` gives the text cells ``cells`` of one column of a file
+    with ``layout`` (missing: NA): the cells parsed as that column by the same parser
+    and options (numbers inferred only when every cell is one, the leading-zero columns
+    kept as text, the missing markers missing), the formula guard removed, then the
+    loader's finishing rules (text stripped). Meant for a column's distinct cells: the
+    type is decided on all of them at once, as the loader decides it on the column."""
+    cells = pd.Series(cells, dtype=object).reset_index(drop=True)
+    present = cells.notna()
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=layout.delimiter, lineterminator="\n")
+    writer.writerow([column])
+    # a missing cell is written as the empty field: the parser reads it as missing
+    writer.writerows([[v] for v in cells.where(present, "").astype(str)])
+    buffer.seek(0)
+    frame = pd.read_csv(
+        buffer,
+        sep=layout.delimiter,
+        na_values=list(MISSING_MARKERS),
+        keep_default_na=False,
+        skipinitialspace=layout.skip_space,
+        skip_blank_lines=False,
+        dtype={0: "str"} if column in layout.text_columns else None,
+    )
+    unguard_formulas(frame)
+    frame = _finish_frame(frame, normalize_text=False)
+    return frame.iloc[:, 0].reset_index(drop=True)

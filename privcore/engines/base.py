@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from privcore.errors import ParameterError
+from privcore.errors import DataFormatError, ParameterError
 
 #: The engines, by name (Spark runs where PySpark and Java are installed).
 ENGINES = ("pandas", "duckdb", "spark")
@@ -84,6 +85,18 @@ def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
     return wanted
 
 
+def check_pairing(original_rows: int, release_rows: int, key: str | None) -> None:
+    """Two tables paired by position must have as many rows."""
+    if key is None and original_rows != release_rows:
+        raise DataFormatError(
+            f"The original has {original_rows:,} rows and the release {release_rows:,}: "
+            "rows are paired by position, so they must be as many (or give a key).",
+            code="measure.alignment",
+            original_rows=original_rows,
+            release_rows=release_rows,
+        )
+
+
 def _by_value(values: pd.Series, convert) -> pd.Series:
     """``convert`` applied once per distinct value of ``values`` (missing: None), as an
     object Series in Python text; a frequency set may have millions of rows, its
@@ -113,19 +126,66 @@ def normalized_text(values: pd.Series) -> pd.Series:
     return out.astype(object)
 
 
-def regrouped(raw: pd.DataFrame, columns: Sequence[str], text: Sequence[str]) -> pd.DataFrame:
+#: A column's conversion: the values the loader gives a Series of distinct raw cells.
+Converter = Callable[[pd.Series], pd.Series]
+
+
+def converted_column(values: pd.Series, convert: Converter) -> pd.Series:
+    """``values`` converted by ``convert``, which sees each distinct value once (in one
+    Series, so that a type is decided on all of them together); a numeric result stays
+    numeric (missing: NaN), text is object (missing: None)."""
+    from privcore.data.codes import factorize
+
+    codes, uniques = factorize(values.reset_index(drop=True))
+    result = convert(pd.Series(uniques, dtype=object)).reset_index(drop=True)
+    if len(result) != len(uniques):
+        raise ValueError("a converter must return one value per distinct value")
+    if pd.api.types.is_bool_dtype(result.dtype) or pd.api.types.is_numeric_dtype(result.dtype):
+        return pd.Series(result.to_numpy(dtype=np.float64)[codes], index=values.index)
+    table = result.astype(object).where(result.notna(), None).to_numpy(dtype=object)
+    return pd.Series(table[codes], index=values.index, dtype=object)
+
+
+def converted_frame(frame: pd.DataFrame, converters: Mapping[str, Converter]) -> pd.DataFrame:
+    """Every column of ``frame`` named in ``converters`` converted
+    (:func:`converted_column`), the others as they are."""
+    out = frame.reset_index(drop=True).copy()
+    for column, convert in converters.items():
+        if column in out.columns:
+            out[column] = converted_column(out[column], convert)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Regrouped:
+    """An engine's frequency set as the loader reads the table (``frame``, in
+    :func:`canonical` form), and for each distinct combination of raw values the engine
+    grouped (``raw``, with their counts) the row of ``frame`` it became (``row_of_raw``):
+    what writing a release back through the engine joins on."""
+
+    frame: pd.DataFrame
+    raw: pd.DataFrame
+    row_of_raw: np.ndarray
+    table_rows: np.ndarray | None = None  # in-memory tables: each table row's set row
+
+
+def regrouped(
+    raw: pd.DataFrame, columns: Sequence[str], converters: Mapping[str, Converter]
+) -> Regrouped:
     """The frequency set of the table as the loader reads it, from an engine's frequency
-    set of its raw values (``raw``: ``columns`` and ``count``): the ``text`` columns'
-    values normalized (:func:`normalized_text`) — a function of the value alone, so the
-    distinct raw combinations that become equal merge, their counts added — in
-    :func:`canonical` form. The engine groups the rows; this works on the (far fewer)
-    distinct combinations."""
+    set of its raw values (``raw``: ``columns`` and ``count``): each column named in
+    ``converters`` converted (:func:`converted_column`; e.g. :func:`normalized_text`) —
+    a function of the value alone, so the distinct raw combinations that become equal
+    merge, their counts added — in :func:`canonical` form. The engine groups the rows;
+    this works on the (far fewer) distinct combinations."""
     from privcore.classes import group_rows
     from privcore.data.codes import factorize
 
+    raw = raw.reset_index(drop=True)
     frame = raw.copy()
-    for column in text:
-        frame[column] = normalized_text(frame[column])
+    for column, convert in converters.items():
+        if column in columns:
+            frame[column] = converted_column(frame[column], convert)
     coded = [factorize(frame[c]) for c in columns]
     groups = group_rows(
         [c for c, _ in coded],
@@ -134,10 +194,15 @@ def regrouped(raw: pd.DataFrame, columns: Sequence[str], text: Sequence[str]) ->
     )
     merged = frame.iloc[groups.first][list(columns)].reset_index(drop=True)
     merged[COUNT] = groups.counts
-    return canonical(merged, columns)
+    ordered = canonical(merged, columns, keep_index=True)
+    position = np.empty(len(ordered), dtype=np.int64)  # group id -> row of the sorted set
+    position[ordered.index.to_numpy()] = np.arange(len(ordered))
+    return Regrouped(ordered.reset_index(drop=True), raw, position[groups.ids])
 
 
-def canonical(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+def canonical(
+    frame: pd.DataFrame, columns: Sequence[str], *, keep_index: bool = False
+) -> pd.DataFrame:
     """A frequency set in the one form every engine returns, so that two engines' sets
     compare equal with :meth:`pandas.DataFrame.equals`: the ``columns`` in order, then
     ``count`` (int64); a numeric column as float64 (missing: NaN), any other as Python
@@ -157,5 +222,30 @@ def canonical(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
             result[column] = out[column].astype(object)
     result[COUNT] = frame[COUNT].to_numpy(dtype=np.int64)
     return result.sort_values(
-        list(columns), na_position="first", kind="mergesort", ignore_index=True
+        list(columns), na_position="first", kind="mergesort", ignore_index=not keep_index
     )
+
+
+def is_text(values: pd.Series) -> bool:
+    """A column of text (neither numbers nor booleans)."""
+    return not (
+        pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype)
+    )
+
+
+def released_columns(grouped: Regrouped, released: pd.DataFrame) -> pd.DataFrame:
+    """The table an engine joins with to write a release: one row per distinct raw
+    combination it grouped, its raw values (columns ``raw:<name>``, the join key) and the
+    released values of its row of the frequency set (columns ``<name>``: those of
+    ``released`` — one row per row of ``grouped.frame`` — and, for the frequency set's
+    other columns, the values as the loader reads them)."""
+    columns = [c for c in grouped.raw.columns if c != COUNT]
+    if len(released) != len(grouped.frame):
+        raise ValueError("one released row per row of the frequency set")
+    mapping = pd.DataFrame({f"raw:{c}": grouped.raw[c].to_numpy() for c in columns})
+    rows = grouped.row_of_raw
+    for column in columns:
+        source = released if column in released.columns else grouped.frame
+        values = source[column].reset_index(drop=True)
+        mapping[column] = values.to_numpy()[rows] if len(values) else values
+    return mapping

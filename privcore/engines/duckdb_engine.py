@@ -1,11 +1,17 @@
 """The DuckDB engine: embedded, out of core. DuckDB streams the file, groups and counts;
 only the frequency set comes back into memory.
 
-A table is read as :func:`privcore.data.load` reads a Parquet file: column names
-stripped; dates and times as ``YYYY-MM-DD`` text; numbers and booleans as they are; text
-cells stripped of surrounding white space and read as missing when they are one of
-:data:`~privcore.data.loading.MISSING_MARKERS`. DuckDB groups the raw values; the text
-rules are applied to the distinct combinations it returns, which are then merged
+A Parquet table is read as :func:`privcore.data.load` reads it: column names stripped;
+dates and times as ``YYYY-MM-DD`` text; numbers and booleans as they are; text cells
+stripped of surrounding white space and read as missing when they are one of
+:data:`~privcore.data.loading.MISSING_MARKERS`. A CSV/TSV file is read with the loader's
+layout (:func:`~privcore.data.loading.text_layout`: encoding, delimiter, names, the
+columns kept as text for their leading zeros), every cell as text; its cells then get the
+loader's values (:func:`~privcore.data.loading.text_cells`: numbers where the whole column
+is numbers, markers missing, the formula guard removed). A text file in an encoding other
+than UTF-8 or UTF-16 (Windows-1252, GB18030) is first copied as UTF-8 into the temporary
+directory, in one streaming pass. DuckDB groups the raw values; the rules are applied to
+the distinct combinations it returns, which are then merged
 (:func:`~privcore.engines.base.regrouped`) — the same Python rules as the loader's, at the
 cost of the frequency set, not of the table.
 """
@@ -13,14 +19,48 @@ cost of the frequency set, not of the table.
 from __future__ import annotations
 
 import glob
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from privcore.engines.base import COUNT, check_columns, regrouped
+from privcore.engines.base import (
+    COUNT,
+    Converter,
+    Regrouped,
+    check_columns,
+    check_pairing,
+    converted_frame,
+    is_text,
+    normalized_text,
+    regrouped,
+    released_columns,
+)
+from privcore.engines.text import is_text_file, text_converters, utf8_copy
 from privcore.errors import DataFormatError, InfeasibleError
+
+
+def _guarded(cell: str) -> str:
+    """SQL of :func:`privcore.data.writing.guard_formulas` on one text cell: a quote
+    before a cell a spreadsheet would read as a formula (it starts, after any quotes,
+    with = + - @ tab or carriage return, and is not a plain number)."""
+    from privcore.data.writing import _PLAIN_NUMBER, _TRIGGER_START
+
+    return (
+        f"CASE WHEN regexp_matches({cell}, {_literal('^' + _TRIGGER_START)}) AND NOT "
+        f"regexp_full_match({cell}, {_literal(_PLAIN_NUMBER)}) THEN {QUOTE_PREFIX} || {cell} "
+        f"ELSE {cell} END"
+    )
+
+
+QUOTE_PREFIX = "'" + "'" + "'" + "'"  # the SQL literal of one quote
+
+
+def outputs_only(outputs: Sequence[str]) -> list[str]:
+    """The source expressions of ``x AS name`` select items."""
+    return [item.rsplit(" AS ", 1)[0] for item in outputs]
 
 
 def _quote(name: str) -> str:
@@ -32,13 +72,40 @@ def _literal(text: str) -> str:
 
 
 class DuckDBTable:
-    """A table scanned by DuckDB: the connection and the SQL of its normalized rows."""
+    """A table scanned by DuckDB: the connection, the SQL of its rows as read
+    (``selects`` from ``source``), the conversions of its columns' distinct values
+    (applied after grouping), and how its rows are ordered in the file (``order``: the
+    SQL to sort by; ``""`` when the scan keeps the file's order)."""
 
-    def __init__(self, connection: Any, sql: str, columns: list[str], text: list[str]) -> None:
+    def __init__(
+        self,
+        connection: Any,
+        selects: Sequence[str],
+        source: str,
+        columns: list[str],
+        converters: Mapping[str, Converter],
+        name: str,
+        order: str = "",
+    ) -> None:
         self.connection = connection
-        self.sql = sql
+        self.selects = list(selects)
+        self.source = source
         self.columns = columns
-        self.text = text  # the text columns, normalized after grouping
+        self.converters = dict(converters)
+        self.name = name
+        self.order = order
+
+    @property
+    def sql(self) -> str:
+        return f"SELECT {', '.join(self.selects)} FROM {self.source}"
+
+    def numbered_sql(self, name: str) -> str:
+        """The rows with their position in the file (0, 1, …) as column ``name``."""
+        window = f"ORDER BY {self.order}" if self.order else ""
+        return (
+            f"SELECT {', '.join(self.selects)}, row_number() OVER ({window}) - 1 AS "
+            f"{_quote(name)} FROM {self.source}"
+        )
 
 
 class DuckDBEngine:
@@ -58,6 +125,8 @@ class DuckDBEngine:
         import duckdb
 
         self.connection = duckdb.connect(":memory:")
+        self.temp_dir = str(temp_dir) if temp_dir else None
+        self._scratch: tempfile.TemporaryDirectory | None = None  # UTF-8 copies
         self._attached: dict[str, str] = {}  # database files attached, by path
         self.connection.execute("SET enable_progress_bar = false")  # privcore reports its own
         if memory_limit:
@@ -68,32 +137,80 @@ class DuckDBEngine:
             self.connection.execute(f"SET threads = {int(threads)}")
 
     def scan(self, source: str | Path, *, table: str | None = None) -> DuckDBTable:
-        """A Parquet file or a glob of Parquet parts — or, with ``table``, that table of
-        the DuckDB database file ``source`` (attached read-only) — read lazily."""
+        """A Parquet file or a glob of Parquet parts, a CSV/TSV file — or, with ``table``,
+        that table of the DuckDB database file ``source`` (attached read-only) — read
+        lazily."""
         text = str(source)
         if not (glob.has_magic(text) and glob.glob(text)) and not Path(text).is_file():
             raise DataFormatError(f"No file matches {source}.", code="data.not_found")
+        if table is None and is_text_file(text):
+            return self._scan_text(Path(text))
         if table is None:
             raw = f"read_parquet({_literal(text)})"
+            source = (
+                f"read_parquet({_literal(text)}, filename = '__privcore_file', "
+                "file_row_number = true)"
+            )
+            order = "__privcore_file, file_row_number"
         else:
-            raw = self._attached_table(Path(text), table)
-        described = self.connection.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()
-        selects, names, text = [], [], []
+            raw = source = self._attached_table(Path(text), table)
+            order = "rowid"
+        described = self._described(raw)
+        selects, names, converters = [], [], {}
         for column, kind, *_ in described:
             name = str(column).strip()
             names.append(name)
             cell = _quote(str(column))
             kind = str(kind).upper()
             if kind == "VARCHAR" or kind.startswith("ENUM"):
-                text.append(name)
+                converters[name] = normalized_text
                 expression = f"CAST({cell} AS VARCHAR)"
             elif kind.startswith(("DATE", "TIMESTAMP")):
                 expression = f"strftime(CAST({cell} AS DATE), '%Y-%m-%d')"
             else:
                 expression = cell
             selects.append(f"{expression} AS {_quote(name)}")
-        sql = f"SELECT {', '.join(selects)} FROM {raw}"
-        return DuckDBTable(self.connection, sql, names, text)
+        name = table or Path(text).name
+        return DuckDBTable(self.connection, selects, source, names, converters, name, order)
+
+    def _described(self, raw: str) -> list:
+        import duckdb
+
+        try:
+            return self.connection.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()
+        except duckdb.Error as exc:
+            raise DataFormatError(
+                f"DuckDB could not read the table: {str(exc).splitlines()[0]}",
+                code="engines.unreadable",
+            ) from exc
+
+    def _scan_text(self, path: Path) -> DuckDBTable:
+        """A CSV/TSV file with the loader's layout, every cell read as text."""
+        from privcore.data.loading import text_layout
+
+        layout = text_layout(path)
+        if layout.encoding in ("utf-8", "utf-8-sig", "ascii"):
+            read, encoding = path, "utf-8"
+        elif layout.encoding == "utf-16":
+            read, encoding = path, "utf-16"
+        else:
+            read, encoding = utf8_copy(path, layout.encoding, self._scratch_dir()), "utf-8"
+        columns = "{" + ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in layout.names) + "}"
+        raw = (
+            f"read_csv({_literal(str(read))}, delim = {_literal(layout.delimiter)}, "
+            f"header = true, quote = '\"', escape = '\"', encoding = {_literal(encoding)}, "
+            f"columns = {columns}, auto_detect = false, strict_mode = true, "
+            "null_padding = false)"
+        )
+        self._described(raw)  # a file DuckDB cannot read fails here, not at the group-by
+        names = list(layout.names)
+        selects = [_quote(n) for n in names]
+        return DuckDBTable(self.connection, selects, raw, names, text_converters(layout), path.name)
+
+    def _scratch_dir(self) -> Path:
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="privcore-", dir=self.temp_dir)
+        return Path(self._scratch.name)
 
     def _attached_table(self, path: Path, table: str) -> str:
         """The SQL name of ``table`` in the DuckDB database file ``path``, attached
@@ -149,13 +266,114 @@ class DuckDBEngine:
     def columns(self, table: DuckDBTable) -> list[str]:
         return list(table.columns)
 
-    def frequency_set(self, table: DuckDBTable, columns: Sequence[str]) -> pd.DataFrame:
+    def paired(
+        self, original: DuckDBTable, release: DuckDBTable, *, key: str | None = None
+    ) -> DuckDBTable:
+        """One table of the two, row i of ``original`` beside row i of ``release`` (by
+        position in their files, or by ``key``), their columns named ``o:<name>`` and
+        ``r:<name>``: the joint frequency sets of a measurement come from it."""
+        check_pairing(self.rows(original), self.rows(release), key)
+        if key is not None:
+            check_columns(original.columns, [key])
+            check_columns(release.columns, [key])
+            for side in (original, release):
+                distinct = self._execute(
+                    side, f"SELECT count(DISTINCT {_quote(key)}) FROM ({side.sql})"
+                ).fetchone()[0]
+                if distinct != self.rows(side):
+                    raise DataFormatError(
+                        f"The key '{key}' repeats in {side.name}: it must name each row once.",
+                        code="measure.key_not_unique",
+                        key=key,
+                    )
+            left, right, on = original.sql, release.sql, f"o.{_quote(key)} = r.{_quote(key)}"
+        else:
+            left, right = original.numbered_sql("__row"), release.numbered_sql("__row")
+            on = 'o."__row" = r."__row"'
+        selects = [f"o.{_quote(c)} AS {_quote('o:' + c)}" for c in original.columns] + [
+            f"r.{_quote(c)} AS {_quote('r:' + c)}" for c in release.columns
+        ]
+        converters = {f"o:{c}": f for c, f in original.converters.items()}
+        converters.update({f"r:{c}": f for c, f in release.converters.items()})
+        names = [f"o:{c}" for c in original.columns] + [f"r:{c}" for c in release.columns]
+        source = f"({left}) o JOIN ({right}) r ON {on}"
+        return DuckDBTable(
+            self.connection,
+            selects,
+            source,
+            names,
+            converters,
+            f"{original.name} + {release.name}",
+        )
+
+    def grouped(self, table: DuckDBTable, columns: Sequence[str]) -> Regrouped:
         """``SELECT columns, count(*) … GROUP BY columns`` (NULL is one group, as SPEC §9
-        asks of missing values), then the text rules on the distinct combinations."""
+        asks of missing values), then the loader's rules on the distinct combinations."""
         columns = check_columns(table.columns, columns)
         listed = ", ".join(_quote(c) for c in columns)
         frame = self._execute(
             table,
             f"SELECT {listed}, count(*) AS {_quote(COUNT)} FROM ({table.sql}) GROUP BY {listed}",
         ).df()
-        return regrouped(frame, columns, [c for c in columns if c in table.text])
+        return regrouped(frame, columns, table.converters)
+
+    def head(self, table: DuckDBTable, rows: int) -> pd.DataFrame:
+        """The first ``rows`` rows, with the loader's values (a preview, and the sample
+        the role suggestions read)."""
+        frame = self._execute(table, f"{table.sql} LIMIT {int(rows)}").df()
+        return converted_frame(frame, table.converters)
+
+    def frequency_set(self, table: DuckDBTable, columns: Sequence[str]) -> pd.DataFrame:
+        """The frequency set of ``columns`` (:meth:`grouped`)."""
+        return self.grouped(table, columns).frame
+
+    def write(
+        self,
+        table: DuckDBTable,
+        grouped: Regrouped,
+        released: pd.DataFrame,
+        out: str | Path,
+        *,
+        drop: Sequence[str] = (),
+        shuffle_seed: int | None = None,
+    ) -> int:
+        """Write the release of ``table`` to ``out`` (``.parquet`` or ``.csv``): each row's
+        cells in ``grouped``'s columns replaced by the released values of its row of the
+        frequency set (``released``: one row per row of ``grouped.frame``) — a join of
+        the table with the distinct raw combinations — the ``drop`` columns left out, the
+        others copied as stored. Returns the rows written. ``shuffle_seed``: rows sorted
+        by a hash of their cells and the seed (identical rows stay together, which says
+        nothing); else in the engine's order, not the table's."""
+        columns = [c for c in grouped.raw.columns if c != COUNT]
+        mapping = released_columns(grouped, released)
+        self.connection.register("privcore_mapping", mapping)
+        try:
+            key = " AND ".join(
+                f"t.{_quote(c)} IS NOT DISTINCT FROM m.{_quote('raw:' + c)}" for c in columns
+            )
+            target = Path(out)
+            as_csv = target.suffix.lower() != ".parquet"
+            kinds = {row[0]: str(row[1]).upper() for row in self._described(f"({table.sql})")}
+            outputs = []
+            for name in table.columns:
+                if name in drop:
+                    continue
+                source = "m" if name in columns else "t"
+                cell = f"{source}.{_quote(name)}"
+                text = is_text(mapping[name]) if name in columns else kinds[name] == "VARCHAR"
+                if as_csv and text:
+                    cell = _guarded(cell)
+                outputs.append(f"{cell} AS {_quote(name)}")
+            fmt = "CSV, HEADER true" if as_csv else "PARQUET"
+            order = ""
+            if shuffle_seed is not None:
+                order = f"ORDER BY hash({', '.join(outputs_only(outputs))}, {int(shuffle_seed)})"
+            self._execute(
+                table,
+                f"COPY (SELECT {', '.join(outputs)} FROM ({table.sql}) t "
+                f"JOIN privcore_mapping m ON {key} {order}) TO {_literal(str(target))} "
+                f"(FORMAT {fmt})",
+            )
+        finally:
+            self.connection.unregister("privcore_mapping")
+        return int(grouped.raw[COUNT].sum())

@@ -6,12 +6,13 @@ import glob
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from privcore.classes import group_rows
 from privcore.data import Dataset, load
 from privcore.data.codes import factorize
-from privcore.engines.base import COUNT, canonical, check_columns
+from privcore.engines.base import COUNT, Regrouped, canonical, check_columns, check_pairing
 from privcore.errors import DataFormatError
 
 
@@ -38,16 +39,82 @@ class PandasEngine:
     def columns(self, table: pd.DataFrame) -> list[str]:
         return [str(c) for c in table.columns]
 
-    def frequency_set(self, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    def paired(
+        self, original: pd.DataFrame, release: pd.DataFrame, *, key: str | None = None
+    ) -> pd.DataFrame:
+        """One table of the two, row i of ``original`` beside row i of ``release`` (by
+        position, or by ``key``), their columns named ``o:<name>`` and ``r:<name>``."""
+        check_pairing(len(original), len(release), key)
+        if key is not None:
+            check_columns(self.columns(original), [key])
+            check_columns(self.columns(release), [key])
+            for side in (original, release):
+                if side[key].duplicated().any():
+                    raise DataFormatError(
+                        f"The key '{key}' repeats: it must name each row once.",
+                        code="measure.key_not_unique",
+                        key=key,
+                    )
+            release = release.set_index(key).loc[original[key]].reset_index()
+        left = original.reset_index(drop=True).add_prefix("o:")
+        right = release.reset_index(drop=True).add_prefix("r:")
+        return pd.concat([left, right], axis=1)
+
+    def grouped(self, table: pd.DataFrame, columns: Sequence[str]) -> Regrouped:
         """Codes per column (:func:`privcore.data.codes.factorize`, missing a value of
-        its own), one combined key, counted by :func:`privcore.classes.group_rows`."""
+        its own), one combined key, counted by :func:`privcore.classes.group_rows`; the
+        table is already read by the loader's rules, so ``raw`` is the frequency set and
+        the row of each table row is kept for :meth:`write`."""
         columns = check_columns(self.columns(table), columns)
         coded = [factorize(table[c]) for c in columns]
         groups = group_rows([c for c, _ in coded], [len(u) for _, u in coded])
         first = table.iloc[groups.first]
         frame = pd.DataFrame({c: first[c].to_numpy() for c in columns})
         frame[COUNT] = groups.counts
-        return canonical(frame, columns)
+        ordered = canonical(frame, columns, keep_index=True)
+        position = np.empty(len(ordered), dtype=np.int64)
+        position[ordered.index.to_numpy()] = np.arange(len(ordered))
+        ordered = ordered.reset_index(drop=True)
+        return Regrouped(ordered, ordered, np.arange(len(ordered)), position[groups.ids])
+
+    def head(self, table: pd.DataFrame, rows: int) -> pd.DataFrame:
+        """The first ``rows`` rows."""
+        return table.head(int(rows)).reset_index(drop=True)
+
+    def frequency_set(self, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+        """The frequency set of ``columns`` (:meth:`grouped`)."""
+        return self.grouped(table, columns).frame
+
+    def write(
+        self,
+        table: pd.DataFrame,
+        grouped: Regrouped,
+        released: pd.DataFrame,
+        out: str | Path,
+        *,
+        drop: Sequence[str] = (),
+        shuffle_seed: int | None = None,
+    ) -> int:
+        """Write the release of ``table`` (``grouped`` by :meth:`grouped`) to ``out``
+        with :func:`privcore.data.save` (CSV formula-guarded): each row's cells in the
+        grouped columns replaced by the released values of its row of the frequency
+        set, the ``drop`` columns left out; rows in the table's order. Returns the rows
+        written."""
+        from privcore.data import save
+
+        rows = grouped.table_rows
+        if rows is None or len(rows) != len(table):
+            raise ValueError("write a table grouped by this engine's grouped()")
+        out_frame = table.drop(columns=list(drop)).reset_index(drop=True)
+        for column in grouped.frame.columns:
+            if column != COUNT and column in out_frame.columns:
+                source = released if column in released.columns else grouped.frame
+                out_frame[column] = source[column].to_numpy()[rows]
+        if shuffle_seed is not None:
+            order = np.random.default_rng(shuffle_seed).permutation(len(out_frame))
+            out_frame = out_frame.iloc[order].reset_index(drop=True)
+        save(out_frame, out)
+        return len(out_frame)
 
 
 def dataset_of(table: pd.DataFrame, name: str = "table") -> Dataset:

@@ -19,8 +19,29 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.engines.base import COUNT, check_columns, regrouped
+from privcore.engines.base import (
+    COUNT,
+    Regrouped,
+    check_columns,
+    check_pairing,
+    converted_frame,
+    normalized_text,
+    regrouped,
+    released_columns,
+)
+from privcore.engines.text import is_text_file, text_converters
 from privcore.errors import DataFormatError, ParameterError
+
+#: Java's names of the encodings the loader detects.
+_JAVA_ENCODINGS = {
+    "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8",
+    "ascii": "UTF-8",
+    "utf-16": "UTF-16",
+    "cp1252": "windows-1252",
+    "windows-1252": "windows-1252",
+    "gb18030": "GB18030",
+}
 
 
 def spark_available() -> str | None:
@@ -73,12 +94,14 @@ class SparkEngine:
         self.session = session
 
     def scan(self, source: str | Path | None = None, *, table: str | None = None) -> Any:
-        """A Parquet file or a glob of Parquet parts (or a directory of them) — or, with
-        ``table``, that table of the session's catalog — read lazily."""
+        """A Parquet file or a glob of Parquet parts (or a directory of them), a CSV/TSV
+        file — or, with ``table``, that table of the session's catalog — read lazily."""
         from pyspark.errors import AnalysisException
         from pyspark.sql import functions as F
         from pyspark.sql.types import DateType, StringType, TimestampNTZType, TimestampType
 
+        if table is None and is_text_file(str(source)):
+            return self._scan_text(Path(str(source)))
         try:
             raw = (
                 self.session.table(table)
@@ -93,36 +116,226 @@ class SparkEngine:
                     table=table,
                 ) from exc
             raise DataFormatError(f"No file matches {source}.", code="data.not_found") from exc
-        selects = []
+        selects, converters = [], {}
         for field in raw.schema.fields:
             cell = F.col(f"`{field.name}`")
             name = str(field.name).strip()
             if isinstance(field.dataType, StringType):
                 value = cell  # normalized after grouping
+                converters[name] = normalized_text
             elif isinstance(field.dataType, (DateType, TimestampType, TimestampNTZType)):
                 value = F.date_format(cell, "yyyy-MM-dd")
             else:
                 value = cell
             selects.append(value.alias(name))
-        return raw.select(*selects)
+        order = [] if table is not None else ["_metadata.file_path", "_metadata.row_index"]
+        name = table or Path(str(source)).name
+        return SparkTable(
+            raw.select(*selects), converters, raw=raw, selects=selects, order=order, name=name
+        )
 
-    def rows(self, table: Any) -> int:
-        return int(table.count())
+    def _scan_text(self, path: Path) -> SparkTable:
+        """A CSV/TSV file with the loader's layout, every cell read as text (one task
+        per file: cells may hold line breaks)."""
+        from privcore.data.loading import text_layout
 
-    def columns(self, table: Any) -> list[str]:
-        return list(table.columns)
+        if not path.is_file():
+            raise DataFormatError(f"No file matches {path}.", code="data.not_found")
+        layout = text_layout(path)
+        encoding = _JAVA_ENCODINGS.get(layout.encoding.lower(), layout.encoding)
+        if encoding not in ("UTF-8", "UTF-16"):  # Spark 4 reads others with Java's charsets
+            self.session.conf.set("spark.sql.legacy.javaCharsets", "true")
+        frame = self.session.read.csv(
+            str(path),
+            sep=layout.delimiter,
+            header=True,
+            quote='"',
+            escape='"',
+            encoding=encoding,
+            multiLine=True,
+            mode="FAILFAST",
+            inferSchema=False,
+        )
+        if len(frame.columns) != len(layout.names):
+            raise DataFormatError(
+                f"Spark read {len(frame.columns)} columns where the header has "
+                f"{len(layout.names)}.",
+                code="data.ragged",
+            )
+        named = frame.toDF(*layout.names)  # one partition: the file's order is kept
+        return SparkTable(named, text_converters(layout), name=path.name)
 
-    def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
+    def rows(self, table: SparkTable) -> int:
+        return int(table.frame.count())
+
+    def columns(self, table: SparkTable) -> list[str]:
+        return list(table.frame.columns)
+
+    def paired(self, original: SparkTable, release: SparkTable, *, key: str | None = None):
+        """One table of the two, row i of ``original`` beside row i of ``release`` (by
+        position in their files, or by ``key``), their columns named ``o:<name>`` and
+        ``r:<name>``."""
+        from pyspark.sql import functions as F
+
+        check_pairing(self.rows(original), self.rows(release), key)
+        if key is not None:
+            check_columns(self.columns(original), [key])
+            check_columns(self.columns(release), [key])
+            for side in (original, release):
+                if side.frame.select(f"`{key}`").distinct().count() != self.rows(side):
+                    raise DataFormatError(
+                        f"The key '{key}' repeats in {side.name}: it must name each row once.",
+                        code="measure.key_not_unique",
+                        key=key,
+                    )
+            left, right, on = original.frame, release.frame, key
+        else:
+            left, right, on = original.numbered("__row"), release.numbered("__row"), "__row"
+        left = left.select(*[F.col(f"`{c}`").alias(f"o:{c}") for c in left.columns])
+        right = right.select(*[F.col(f"`{c}`").alias(f"r:{c}") for c in right.columns])
+        joined = left.join(right, left[f"`o:{on}`"] == right[f"`r:{on}`"], "inner")
+        names = [f"o:{c}" for c in original.frame.columns] + [
+            f"r:{c}" for c in release.frame.columns
+        ]
+        converters = {f"o:{c}": f for c, f in original.converters.items()}
+        converters.update({f"r:{c}": f for c, f in release.converters.items()})
+        return SparkTable(
+            joined.select(*[f"`{n}`" for n in names]),
+            converters,
+            name=f"{original.name} + {release.name}",
+        )
+
+    def grouped(self, table: SparkTable, columns: Sequence[str]) -> Regrouped:
         """``groupBy(columns).count()`` (null is one group, as SPEC §9 asks of missing
-        values), brought back as pandas; then the text rules on the distinct combinations."""
-        from pyspark.sql.types import StringType
-
+        values), brought back as pandas; then the loader's rules on the distinct
+        combinations."""
         columns = check_columns(self.columns(table), columns)
-        grouped = table.groupBy(*[f"`{c}`" for c in columns]).count()
+        grouped = table.frame.groupBy(*[f"`{c}`" for c in columns]).count()
         frame = grouped.toPandas()  # through Arrow: no Python object per combination
         frame.columns = [*columns, COUNT]
-        text = [c for c in columns if isinstance(kinds(table)[c], StringType)]
-        return regrouped(_typed(frame, table, columns), columns, text)
+        return regrouped(_typed(frame, table.frame, columns), columns, table.converters)
+
+    def head(self, table: SparkTable, rows: int) -> pd.DataFrame:
+        """The first ``rows`` rows, with the loader's values."""
+        frame = _typed(table.frame.limit(int(rows)).toPandas(), table.frame, table.frame.columns)
+        return converted_frame(frame, table.converters)
+
+    def frequency_set(self, table: SparkTable, columns: Sequence[str]) -> pd.DataFrame:
+        """The frequency set of ``columns`` (:meth:`grouped`)."""
+        return self.grouped(table, columns).frame
+
+    def write(
+        self,
+        table: SparkTable,
+        grouped: Regrouped,
+        released: pd.DataFrame,
+        out: str | Path,
+        *,
+        drop: Sequence[str] = (),
+        shuffle_seed: int | None = None,
+    ) -> int:
+        """Write the release of ``table`` to ``out``: a directory of Parquet parts (which
+        :func:`pandas.read_parquet` reads as one table) for ``.parquet``, else one CSV
+        file. Each row's cells in ``grouped``'s columns are replaced by the released
+        values of its row of the frequency set (``released``), by a broadcast join with
+        the distinct raw combinations (null-safe); the ``drop`` columns are left out, the
+        others copied as stored. Returns the rows written."""
+        from pyspark.sql import functions as F
+
+        columns = [c for c in grouped.raw.columns if c != COUNT]
+        mapping = released_columns(grouped, released)
+        for column in mapping.columns:  # Spark needs one type per column
+            if mapping[column].dtype == object:
+                mapping[column] = mapping[column].map(lambda v: None if v is None else str(v))
+        right = self.session.createDataFrame(mapping)
+        left = table.frame
+        condition = [left[f"`{c}`"].eqNullSafe(right[f"`raw:{c}`"]) for c in columns]
+        joined = left.join(F.broadcast(right), condition, "inner")
+        outputs = [
+            (right if name in columns else left)[f"`{name}`"].alias(name)
+            for name in table.frame.columns
+            if name not in drop
+        ]
+        result = joined.select(*outputs)
+        target = Path(out)
+        if target.suffix.lower() != ".parquet":
+            result = _guarded(result)
+        if shuffle_seed is not None:
+            result = result.orderBy(F.rand(int(shuffle_seed)))
+        if target.suffix.lower() == ".parquet":
+            result.write.mode("overwrite").parquet(str(target))
+        else:
+            _write_one_csv(result, target)
+        return int(grouped.raw[COUNT].sum())
+
+
+class SparkTable:
+    """A table scanned by Spark: its DataFrame, the conversions of its columns' distinct
+    values (applied after grouping) and how to number its rows in the file's order
+    (``order``: columns of the ``raw`` scan to sort by, e.g. a Parquet file's path and
+    row index; none: the DataFrame's own order)."""
+
+    def __init__(
+        self,
+        frame: Any,
+        converters: dict,
+        *,
+        raw: Any = None,
+        selects: list | None = None,
+        order: list[str] | None = None,
+        name: str = "table",
+    ) -> None:
+        self.frame = frame
+        self.converters = converters
+        self.raw = raw
+        self.selects = selects
+        self.order = order or []
+        self.name = name
+
+    def numbered(self, name: str) -> Any:
+        """The rows with their position in the file (0, 1, …) as column ``name``."""
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        if self.order:
+            keys = [F.col(c).alias(f"__order{i}") for i, c in enumerate(self.order)]
+            frame = self.raw.select(*self.selects, *keys)
+            window = Window.orderBy(*[f"__order{i}" for i in range(len(keys))])
+            frame = frame.withColumn(name, F.row_number().over(window) - 1)
+            return frame.drop(*[f"__order{i}" for i in range(len(keys))])
+        window = Window.orderBy(F.monotonically_increasing_id())
+        return self.frame.withColumn(name, F.row_number().over(window) - 1)
+
+
+def _guarded(frame: Any) -> Any:
+    """:func:`privcore.data.writing.guard_formulas` on the text columns of ``frame``: a
+    quote before a cell a spreadsheet would read as a formula."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    from privcore.data.writing import _PLAIN_NUMBER, _TRIGGER_START
+
+    columns = []
+    for field in frame.schema.fields:
+        cell = F.col(f"`{field.name}`")
+        if isinstance(field.dataType, StringType):
+            formula = cell.rlike("^" + _TRIGGER_START) & ~cell.rlike(f"^(?:{_PLAIN_NUMBER})$")
+            cell = F.when(formula, F.concat(F.lit("'"), cell)).otherwise(cell)
+        columns.append(cell.alias(field.name))
+    return frame.select(*columns)
+
+
+def _write_one_csv(result: Any, target: Path) -> None:
+    """``result`` as one CSV file at ``target`` (Spark writes a directory of parts: one
+    part is written, then moved)."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+        parts = Path(scratch) / "parts"
+        result.coalesce(1).write.csv(str(parts), header=True, quote='"', escape='"')
+        (part,) = parts.glob("part-*")
+        shutil.move(str(part), target)
 
 
 def kinds(table: Any) -> dict[str, Any]:
