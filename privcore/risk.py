@@ -12,7 +12,9 @@ risk analysis:
 
 Suppressed rows (every QI ``*``) carry no QI information: their record risk is 0 and
 they form no class, but they count in n, the number of rows of the release. So
-suppression lowers every average.
+suppression lowers every average. On a weighted frequency set (SPEC §9: rows standing
+for several records, :attr:`~privcore.classes.EquivalenceClasses.weights`) the class
+sizes and n count records, so every figure is that of the records.
 """
 
 from __future__ import annotations

@@ -10,13 +10,35 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from privcore.errors import DataFormatError, ParameterError
+from privcore.errors import DataFormatError, InfeasibleError, ParameterError
 
 #: The engines, by name (Spark runs where PySpark and Java are installed).
 ENGINES = ("pandas", "duckdb", "spark")
 
 #: The name of the count column of a frequency set.
 COUNT = "count"
+
+
+def max_groups() -> int:
+    """The most distinct combinations a frequency set brought into memory may have
+    (``PRIVCORE_ENGINE_MAX_GROUPS``, default 5,000,000): the algorithms hold it, and
+    several copies of it, in memory."""
+    from privcore.config import _env_int
+
+    return _env_int("PRIVCORE_ENGINE_MAX_GROUPS", 5_000_000)
+
+
+def too_many_groups(limit: int, columns: Sequence[str]) -> InfeasibleError:
+    return InfeasibleError(
+        f"The table has more than {limit:,} distinct combinations of "
+        f"{', '.join(columns)}: more than this installation holds in memory "
+        "(PRIVCORE_ENGINE_MAX_GROUPS). Mondrian splits such a table into fragments; the "
+        "other algorithms need the frequency set in memory: generalize a column first "
+        "or raise the limit.",
+        code="engines.too_many_groups",
+        limit=limit,
+        columns=list(columns),
+    )
 
 
 class Engine(Protocol):

@@ -37,6 +37,7 @@ from privcore.engines.base import (
     normalized_text,
     regrouped,
     released_columns,
+    too_many_groups,
 )
 from privcore.engines.text import is_text_file, text_converters, utf8_copy
 from privcore.errors import DataFormatError, InfeasibleError
@@ -128,6 +129,7 @@ class DuckDBEngine:
         self.temp_dir = str(temp_dir) if temp_dir else None
         self._scratch: tempfile.TemporaryDirectory | None = None  # UTF-8 copies
         self._attached: dict[str, str] = {}  # database files attached, by path
+        self._fragments = 0  # value lists registered for fragments
         self.connection.execute("SET enable_progress_bar = false")  # privcore reports its own
         if memory_limit:
             self.connection.execute(f"SET memory_limit = {_literal(str(memory_limit))}")
@@ -306,16 +308,44 @@ class DuckDBEngine:
             f"{original.name} + {release.name}",
         )
 
-    def grouped(self, table: DuckDBTable, columns: Sequence[str]) -> Regrouped:
+    def grouped(
+        self, table: DuckDBTable, columns: Sequence[str], *, limit: int | None = None
+    ) -> Regrouped:
         """``SELECT columns, count(*) … GROUP BY columns`` (NULL is one group, as SPEC §9
-        asks of missing values), then the loader's rules on the distinct combinations."""
+        asks of missing values), then the loader's rules on the distinct combinations.
+        ``limit``: more distinct raw combinations than this is an error
+        (``engines.too_many_groups``), found before they are brought into memory."""
         columns = check_columns(table.columns, columns)
         listed = ", ".join(_quote(c) for c in columns)
+        cap = "" if limit is None else f" LIMIT {int(limit) + 1}"
         frame = self._execute(
             table,
-            f"SELECT {listed}, count(*) AS {_quote(COUNT)} FROM ({table.sql}) GROUP BY {listed}",
+            f"SELECT {listed}, count(*) AS {_quote(COUNT)} FROM ({table.sql}) "
+            f"GROUP BY {listed}{cap}",
         ).df()
+        if limit is not None and len(frame) > limit:
+            raise too_many_groups(limit, columns)
         return regrouped(frame, columns, table.converters)
+
+    def restricted(self, table: DuckDBTable, column: str, raw_values: Sequence[Any]) -> DuckDBTable:
+        """The rows of ``table`` whose raw value of ``column`` is one of ``raw_values``
+        (None: missing) — a fragment."""
+        self._fragments += 1
+        name = f"privcore_fragment_{self._fragments}"
+        present = [v for v in raw_values if v is not None and not pd.isna(v)]
+        self.connection.register(name, pd.DataFrame({"value": pd.Series(present, dtype=object)}))
+        cell = _quote(column)
+        test = f"{cell} IN (SELECT value FROM {name})"
+        if len(present) < len(raw_values):
+            test = f"({test} OR {cell} IS NULL)"
+        return DuckDBTable(
+            table.connection,
+            ["*"],
+            f"({table.sql}) WHERE {test}",
+            list(table.columns),
+            table.converters,
+            table.name,
+        )
 
     def head(self, table: DuckDBTable, rows: int) -> pd.DataFrame:
         """The first ``rows`` rows, with the loader's values (a preview, and the sample
@@ -343,7 +373,7 @@ class DuckDBEngine:
         the table with the distinct raw combinations — the ``drop`` columns left out, the
         others copied as stored. Returns the rows written. ``shuffle_seed``: rows sorted
         by a hash of their cells and the seed (identical rows stay together, which says
-        nothing); else in the engine's order, not the table's."""
+        nothing); None: in the table's order."""
         columns = [c for c in grouped.raw.columns if c != COUNT]
         mapping = released_columns(grouped, released)
         self.connection.register("privcore_mapping", mapping)
@@ -365,12 +395,15 @@ class DuckDBEngine:
                     cell = _guarded(cell)
                 outputs.append(f"{cell} AS {_quote(name)}")
             fmt = "CSV, HEADER true" if as_csv else "PARQUET"
-            order = ""
             if shuffle_seed is not None:
+                rows = table.sql
                 order = f"ORDER BY hash({', '.join(outputs_only(outputs))}, {int(shuffle_seed)})"
+            else:
+                rows = table.numbered_sql("__privcore_row")
+                order = 'ORDER BY t."__privcore_row"'
             self._execute(
                 table,
-                f"COPY (SELECT {', '.join(outputs)} FROM ({table.sql}) t "
+                f"COPY (SELECT {', '.join(outputs)} FROM ({rows}) t "
                 f"JOIN privcore_mapping m ON {key} {order}) TO {_literal(str(target))} "
                 f"(FORMAT {fmt})",
             )

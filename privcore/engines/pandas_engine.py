@@ -9,10 +9,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from privcore.classes import group_rows
+from privcore.classes import duplicated, group_rows
 from privcore.data import Dataset, load
 from privcore.data.codes import factorize
-from privcore.engines.base import COUNT, Regrouped, canonical, check_columns, check_pairing
+from privcore.engines.base import (
+    COUNT,
+    Regrouped,
+    canonical,
+    check_columns,
+    check_pairing,
+    too_many_groups,
+)
 from privcore.errors import DataFormatError
 
 
@@ -49,7 +56,7 @@ class PandasEngine:
             check_columns(self.columns(original), [key])
             check_columns(self.columns(release), [key])
             for side in (original, release):
-                if side[key].duplicated().any():
+                if duplicated(side[key]).any():
                     raise DataFormatError(
                         f"The key '{key}' repeats: it must name each row once.",
                         code="measure.key_not_unique",
@@ -60,7 +67,9 @@ class PandasEngine:
         right = release.reset_index(drop=True).add_prefix("r:")
         return pd.concat([left, right], axis=1)
 
-    def grouped(self, table: pd.DataFrame, columns: Sequence[str]) -> Regrouped:
+    def grouped(
+        self, table: pd.DataFrame, columns: Sequence[str], *, limit: int | None = None
+    ) -> Regrouped:
         """Codes per column (:func:`privcore.data.codes.factorize`, missing a value of
         its own), one combined key, counted by :func:`privcore.classes.group_rows`; the
         table is already read by the loader's rules, so ``raw`` is the frequency set and
@@ -68,6 +77,8 @@ class PandasEngine:
         columns = check_columns(self.columns(table), columns)
         coded = [factorize(table[c]) for c in columns]
         groups = group_rows([c for c, _ in coded], [len(u) for _, u in coded])
+        if limit is not None and len(groups.counts) > limit:
+            raise too_many_groups(limit, columns)
         first = table.iloc[groups.first]
         frame = pd.DataFrame({c: first[c].to_numpy() for c in columns})
         frame[COUNT] = groups.counts
@@ -76,6 +87,17 @@ class PandasEngine:
         position[ordered.index.to_numpy()] = np.arange(len(ordered))
         ordered = ordered.reset_index(drop=True)
         return Regrouped(ordered, ordered, np.arange(len(ordered)), position[groups.ids])
+
+    def restricted(
+        self, table: pd.DataFrame, column: str, raw_values: Sequence[object]
+    ) -> pd.DataFrame:
+        """The rows of ``table`` whose value of ``column`` is one of ``raw_values``
+        (None: missing) — a fragment."""
+        present = [v for v in raw_values if v is not None and not pd.isna(v)]
+        keep = table[column].isin(present)
+        if len(present) < len(raw_values):
+            keep |= table[column].isna()
+        return table[keep.to_numpy()]
 
     def head(self, table: pd.DataFrame, rows: int) -> pd.DataFrame:
         """The first ``rows`` rows."""

@@ -28,6 +28,7 @@ from privcore.engines.base import (
     normalized_text,
     regrouped,
     released_columns,
+    too_many_groups,
 )
 from privcore.engines.text import is_text_file, text_converters
 from privcore.errors import DataFormatError, ParameterError
@@ -205,15 +206,33 @@ class SparkEngine:
             name=f"{original.name} + {release.name}",
         )
 
-    def grouped(self, table: SparkTable, columns: Sequence[str]) -> Regrouped:
+    def grouped(
+        self, table: SparkTable, columns: Sequence[str], *, limit: int | None = None
+    ) -> Regrouped:
         """``groupBy(columns).count()`` (null is one group, as SPEC §9 asks of missing
         values), brought back as pandas; then the loader's rules on the distinct
-        combinations."""
+        combinations. ``limit``: more distinct raw combinations than this is an error
+        (``engines.too_many_groups``), found before they are brought back."""
         columns = check_columns(self.columns(table), columns)
         grouped = table.frame.groupBy(*[f"`{c}`" for c in columns]).count()
+        if limit is not None:
+            grouped = grouped.limit(int(limit) + 1)
         frame = grouped.toPandas()  # through Arrow: no Python object per combination
+        if limit is not None and len(frame) > limit:
+            raise too_many_groups(limit, columns)
         frame.columns = [*columns, COUNT]
         return regrouped(_typed(frame, table.frame, columns), columns, table.converters)
+
+    def restricted(self, table: SparkTable, column: str, raw_values: Sequence[Any]) -> SparkTable:
+        """The rows of ``table`` whose raw value of ``column`` is one of ``raw_values``
+        (None: missing) — a fragment."""
+        from pyspark.sql import functions as F
+
+        present = [v for v in raw_values if v is not None and not pd.isna(v)]
+        test = F.col(f"`{column}`").isin(present)
+        if len(present) < len(raw_values):
+            test = test | F.col(f"`{column}`").isNull()
+        return SparkTable(table.frame.filter(test), table.converters, name=table.name)
 
     def head(self, table: SparkTable, rows: int) -> pd.DataFrame:
         """The first ``rows`` rows, with the loader's values."""
@@ -239,16 +258,17 @@ class SparkEngine:
         file. Each row's cells in ``grouped``'s columns are replaced by the released
         values of its row of the frequency set (``released``), by a broadcast join with
         the distinct raw combinations (null-safe); the ``drop`` columns are left out, the
-        others copied as stored. Returns the rows written."""
+        others copied as stored. Returns the rows written. ``shuffle_seed``: rows in an
+        order drawn from it; None: in the table's order."""
         from pyspark.sql import functions as F
 
         columns = [c for c in grouped.raw.columns if c != COUNT]
         mapping = released_columns(grouped, released)
+        left = table.frame if shuffle_seed is not None else table.numbered("__privcore_row")
         for column in mapping.columns:  # Spark needs one type per column
             if mapping[column].dtype == object:
                 mapping[column] = mapping[column].map(lambda v: None if v is None else str(v))
         right = self.session.createDataFrame(mapping)
-        left = table.frame
         condition = [left[f"`{c}`"].eqNullSafe(right[f"`raw:{c}`"]) for c in columns]
         joined = left.join(F.broadcast(right), condition, "inner")
         outputs = [
@@ -256,6 +276,8 @@ class SparkEngine:
             for name in table.frame.columns
             if name not in drop
         ]
+        if shuffle_seed is None:
+            joined = joined.orderBy("__privcore_row")  # a projection keeps the order
         result = joined.select(*outputs)
         target = Path(out)
         if target.suffix.lower() != ".parquet":

@@ -18,6 +18,10 @@ count of value v among n rows,
 
     H = −Σ_v (c_v/n) log2(c_v/n) = log2 n − (1/n) Σ_v c_v log2 c_v.
 
+On a weighted frequency set (SPEC §9; :class:`InformationMeasures` ``weights``), where
+row i stands for w_i records, c_v = Σ of w_i over the rows holding v and n = Σ w_i: the
+entropy of the records, as on the table with each row repeated w_i times.
+
 The measures of seed 001 §4 (the LDP/PL textbook chapter) built on it, with X the
 original and X̄ the released version of the same rows (aligned one to one):
 
@@ -114,34 +118,61 @@ def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> No
         )
 
 
+def _counted(codes: np.ndarray, size: int, weights: np.ndarray | None) -> np.ndarray:
+    """Rows holding each code 0..size-1 — records, when ``weights`` (one whole number per
+    row) make each row stand for that many — as int64."""
+    if weights is None:
+        return code_counts(codes, size)
+    return np.rint(code_counts(codes, size, weights=weights)).astype(np.int64)
+
+
 class _Var:
     """One random variable over the rows: a code in 0..card-1 per row (codes that no
     row holds have count 0 and are ignored), with its value counts computed at most
-    once."""
+    once. ``weights`` (one whole number ≥ 1 per row, or None) make each row stand for
+    that many records of a frequency set: the counts are then sums of weights and ``n``
+    the number of records."""
 
-    __slots__ = ("_counts", "card", "codes")
+    __slots__ = ("_counts", "card", "codes", "n", "weights")
 
-    def __init__(self, codes: np.ndarray, card: int, counts: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        codes: np.ndarray,
+        card: int,
+        counts: np.ndarray | None = None,
+        weights: np.ndarray | None = None,
+        n: int | None = None,
+    ) -> None:
         self.codes = codes
         self.card = card
         self._counts = counts
+        self.weights = weights
+        if weights is None:
+            self.n = len(codes)
+        else:
+            self.n = int(weights.sum()) if n is None else n
+
+    def like(self, codes: np.ndarray, card: int, counts: np.ndarray | None = None) -> _Var:
+        """Another variable over the same rows (the same weights)."""
+        return _Var(codes, card, counts, self.weights, self.n)
 
     @property
     def counts(self) -> np.ndarray:
         if self._counts is None:
-            self._counts = code_counts(self.codes, self.card)
+            self._counts = _counted(self.codes, self.card, self.weights)
         return self._counts
 
     def count_from(self, codes: np.ndarray, weights: np.ndarray) -> None:
         """Take the value counts from groups of rows counted already (``codes`` of each
-        group, ``weights`` its rows), unless counted: the same integers as from the rows."""
+        group, ``weights`` its rows — or records), unless counted: the same integers as
+        from the rows."""
         if self._counts is None:
             summed = code_counts(codes, self.card, weights=weights)
             self._counts = np.rint(summed).astype(np.int64)
 
     @property
     def entropy(self) -> float:
-        return _entropy_of_counts(self.counts, len(self.codes))
+        return _entropy_of_counts(self.counts, self.n)
 
 
 def _entropy_of_counts(counts: np.ndarray, n: int) -> float:
@@ -166,39 +197,40 @@ def _small(span: int | None, n: int) -> bool:
     return span is not None and span <= _DENSE_FACTOR * n + 1024
 
 
-def _joint(variables: Sequence[_Var], n: int) -> _Var:
-    """The tuple of several variables as one variable (no variables: a constant).
+def _joint(variables: Sequence[_Var]) -> _Var:
+    """The tuple of several variables (over the same rows) as one variable.
 
     A key of small span is renumbered by one count per code and a cumulative sum (no
     hashing); a larger one is grouped.
     """
-    if not variables:
-        return _Var(np.zeros(n, dtype=np.int64), 1 if n else 0)
+    first = variables[0]
     if len(variables) == 1:
-        return variables[0]
+        return first
     key, span = _key(variables)
-    if _small(span, n):
-        counts = code_counts(key, span)
+    if _small(span, len(key)):
+        counts = _counted(key, span, first.weights)
         present = counts > 0
         card = int(present.sum())
         rank = compact_codes(np.cumsum(present) - 1, card)
-        return _Var(rank[key], card, counts[present])
-    groups = group_keys(key)
-    return _Var(compact_codes(groups.ids, groups.n_groups), groups.n_groups, groups.counts)
+        return first.like(rank[key], card, counts[present])
+    groups = group_keys(key, weights=first.weights)
+    return first.like(compact_codes(groups.ids, groups.n_groups), groups.n_groups, groups.counts)
 
 
-def _joint_entropy(variables: Sequence[_Var], n: int) -> float:
-    """H of a tuple of variables, without building its dense codes."""
+def _joint_entropy(variables: Sequence[_Var]) -> float:
+    """H of a tuple of variables (over the same rows), without building its dense codes."""
     if len(variables) <= 1:
         return variables[0].entropy if variables else 0.0
+    first = variables[0]
     key, span = _key(variables)
-    if _small(span, n):
-        return _entropy_of_counts(code_counts(key, span), n)
-    return _entropy_of_counts(group_keys(key).counts, n)
+    if _small(span, len(key)):
+        return _entropy_of_counts(_counted(key, span, first.weights), first.n)
+    return _entropy_of_counts(group_keys(key, weights=first.weights).counts, first.n)
 
 
-def _small_int_codes(series: pd.Series) -> _Var | None:
-    """Codes of an integer column of small range without hashing: value − min.
+def _small_int_codes(series: pd.Series) -> tuple[np.ndarray, int] | None:
+    """Codes of an integer column of small range without hashing: value − min, and
+    their number.
 
     Codes need not be dense here (unused codes have count 0, and entropy skips zero
     counts); this saves the hash table of :func:`factorize` on the common case of
@@ -212,15 +244,22 @@ def _small_int_codes(series: pd.Series) -> _Var | None:
     lo, hi = int(values.min()), int(values.max())
     if not _small(hi - lo + 1, len(values)):
         return None
-    return _Var((values - values.min()).astype(code_dtype(hi - lo + 1)), hi - lo + 1)
+    return (values - values.min()).astype(code_dtype(hi - lo + 1)), hi - lo + 1
 
 
 class _Columns:
     """Factorizes the columns of one table lazily, each at most once (or reads them from
     the table's :class:`~privcore.classes.TableCodes`), and remembers the entropy of every
-    set of columns it computed."""
+    set of columns it computed. ``weights`` (one whole number ≥ 1 per row, or None) make
+    the table a weighted frequency set: row i stands for ``weights[i]`` records, and every
+    entropy is that of the records (``n``: their number; ``rows``: the table's rows)."""
 
-    def __init__(self, frame: pd.DataFrame | pd.Series | TableCodes, what: str) -> None:
+    def __init__(
+        self,
+        frame: pd.DataFrame | pd.Series | TableCodes,
+        what: str,
+        weights: np.ndarray | None = None,
+    ) -> None:
         self.codes: TableCodes | None = None
         if isinstance(frame, TableCodes):
             self.codes, frame = frame, frame.frame
@@ -236,26 +275,31 @@ class _Columns:
             frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
         self.frame = frame
         self.what = what
-        self.n = len(frame)
+        self.rows = len(frame)
+        self.weights = weights
+        self.n = self.rows if weights is None else int(weights.sum())
         self._cache: dict[str, _Var] = {}
         self._joint_cache: dict[frozenset[str], _Var] = {}
         self._entropies: dict[frozenset[str], float] = {}
         self._representatives: dict[frozenset[str], np.ndarray] = {}  # a row per tuple
+
+    def _var(self, codes: np.ndarray, card: int) -> _Var:
+        return _Var(codes, card, None, self.weights, self.n)
 
     def var(self, column: str) -> _Var:
         if column not in self._cache:
             if self.codes is not None:
                 _check_columns(self.frame, [column], self.what)
                 codes = self.codes.codes(column)
-                self._cache[column] = _Var(codes, self.codes.cardinality(column))
+                self._cache[column] = self._var(codes, self.codes.cardinality(column))
                 return self._cache[column]
             series = self.frame[column]
             small = _small_int_codes(series)
             if small is not None:
-                self._cache[column] = small
+                self._cache[column] = self._var(*small)
             else:
                 codes, uniques = factorize(series)
-                self._cache[column] = _Var(codes, len(uniques))
+                self._cache[column] = self._var(codes, len(uniques))
         return self._cache[column]
 
     def joint(self, columns: Sequence[str]) -> _Var:
@@ -265,14 +309,18 @@ class _Columns:
         key = frozenset(names)
         if key not in self._joint_cache:
             _check_columns(self.frame, names, self.what)
-            self._joint_cache[key] = _joint([self.var(c) for c in names], self.n)
+            self._joint_cache[key] = (
+                _joint([self.var(c) for c in names])
+                if names
+                else self._var(np.zeros(self.rows, dtype=np.int64), 1 if self.rows else 0)
+            )
         return self._joint_cache[key]
 
     def entropy(self, columns: Sequence[str]) -> float:
         """H of a tuple of columns, computed once per set of columns: from a joint
         variable of the same columns when one was built, on the distinct tuples of a
-        joint variable of more columns (each weighted by its rows) when one with at most
-        a quarter as many distinct tuples as rows was built, else from the rows."""
+        joint variable of more columns (each weighted by its records) when one with at
+        most a quarter as many distinct tuples as rows was built, else from the rows."""
         names = tuple(dict.fromkeys(_as_list(columns)))
         key = frozenset(names)
         if key in self._joint_cache or len(names) <= 1:
@@ -283,12 +331,12 @@ class _Columns:
                 (
                     (wide, var)
                     for wide, var in self._joint_cache.items()
-                    if key < wide and 4 * var.card <= self.n and var.counts.all()
+                    if key < wide and 4 * var.card <= self.rows and var.counts.all()
                 ),
                 None,
             )
             if wider is None:
-                self._entropies[key] = _joint_entropy([self.var(c) for c in names], self.n)
+                self._entropies[key] = _joint_entropy([self.var(c) for c in names])
             else:
                 self._entropies[key] = self._entropy_within(names, *wider)
         return self._entropies[key]
@@ -299,18 +347,18 @@ class _Columns:
         by its QIs)."""
         names = tuple(dict.fromkeys(_as_list(columns)))
         _check_columns(self.frame, names, self.what)
-        if len(codes) != self.n:
+        if len(codes) != self.rows:
             raise DataFormatError(
-                f"The {self.what} has {self.n} rows but {len(codes)} codes were given.",
+                f"The {self.what} has {self.rows} rows but {len(codes)} codes were given.",
                 code="measure.alignment",
-                rows=[self.n, len(codes)],
+                rows=[self.rows, len(codes)],
             )
-        self._joint_cache[frozenset(names)] = _Var(codes, int(card))
+        self._joint_cache[frozenset(names)] = self._var(codes, int(card))
         self._representatives.pop(frozenset(names), None)
 
     def _entropy_within(self, names: Sequence[str], columns: frozenset[str], joint: _Var) -> float:
         """H of ``names`` from a joint variable of more ``columns``: the columns' codes at
-        one row of each of its tuples, the tuples' row counts as weights."""
+        one row of each of its tuples, the tuples' counts (rows or records) as weights."""
         if columns not in self._representatives:
             self._representatives[columns] = Groups(joint.codes, joint.counts).first
         rows = self._representatives[columns]
@@ -320,12 +368,13 @@ class _Columns:
 
 
 def _check_rows(a: _Columns, b: _Columns) -> None:
-    if a.n != b.n:
+    if a.rows != b.rows:
         raise DataFormatError(
-            f"The {a.what} has {a.n} rows but the {b.what} has {b.n}; the measures compare "
-            f"them row by row, so both need the same rows in the same order (see align()).",
+            f"The {a.what} has {a.rows} rows but the {b.what} has {b.rows}; the measures "
+            f"compare them row by row, so both need the same rows in the same order (see "
+            f"align()).",
             code="measure.alignment",
-            rows=[a.n, b.n],
+            rows=[a.rows, b.rows],
         )
 
 
@@ -341,13 +390,11 @@ def _h_given(table: _Columns, target: Sequence[str], given: Sequence[str]) -> tu
     return h_t, max(h_tg - h_g, 0.0)
 
 
-def _mutual(
-    x: _Var, y: _Var, n: int, joint_counts: np.ndarray | None = None
-) -> tuple[float, float, float]:
+def _mutual(x: _Var, y: _Var, joint_counts: np.ndarray | None = None) -> tuple[float, float, float]:
     """(H(X), H(Y), I(X;Y)) of two variables over the same rows; ``joint_counts``: the
-    rows holding each (x, y) pair, when counted already."""
+    rows (or records) holding each (x, y) pair, when counted already."""
     hx, hy = x.entropy, y.entropy
-    hxy = _joint_entropy([x, y], n) if joint_counts is None else _entropy_of_counts(joint_counts, n)
+    hxy = _joint_entropy([x, y]) if joint_counts is None else _entropy_of_counts(joint_counts, x.n)
     mi = min(max(hx + hy - hxy, 0.0), hx, hy)  # clip float noise to the true bounds
     return hx, hy, mi
 
@@ -381,7 +428,7 @@ def mutual_information(x: pd.DataFrame | pd.Series, y: pd.DataFrame | pd.Series)
     """
     a, b = _Columns(x, "first table"), _Columns(y, "second table")
     _check_rows(a, b)
-    return _mutual(a.joint(a.frame.columns), b.joint(b.frame.columns), a.n)[2]
+    return _mutual(a.joint(a.frame.columns), b.joint(b.frame.columns))[2]
 
 
 def discrimination_rate(
@@ -458,7 +505,7 @@ def _level(
         for var, codes in ((x, pairs.original), (x_bar, pairs.released)):
             var.count_from(codes, pairs.counts)
         joint_counts = pairs.counts
-    h_x, h_x_bar, mi = _mutual(x, x_bar, original.n, joint_counts)
+    h_x, h_x_bar, mi = _mutual(x, x_bar, joint_counts)
     _, h_cond = _h_given(release, target, known)
     dr = 0.0 if h_x_bar <= _ZERO else min(max(1.0 - h_cond / h_x_bar, 0.0), 1.0)
     information = 0.0 if h_x <= _ZERO else min(max(mi / h_x, 0.0), 1.0)
@@ -559,8 +606,8 @@ def utility_loss(
 def _utility(orig: _Columns, rel: _Columns, qi: Sequence[str], sa: Sequence[str]) -> float:
     _check_rows(orig, rel)
     qi, sa = _as_list(qi), _as_list(sa)
-    h_qd, _, kept_qd = _mutual(orig.joint(qi), rel.joint(qi), orig.n)
-    h_prv, _, kept_prv = _mutual(orig.joint(sa), rel.joint(sa), orig.n)
+    h_qd, _, kept_qd = _mutual(orig.joint(qi), rel.joint(qi))
+    h_prv, _, kept_prv = _mutual(orig.joint(sa), rel.joint(sa))
     total = h_qd + h_prv
     if total <= _ZERO:
         return 1.0
@@ -579,8 +626,14 @@ class InformationMeasures:
     released QIs' and SAs' entropies. ``pair_counts(column)``, when given, returns the
     (original value, released value) pairs of a column and the rows holding each, as
     :func:`~privcore.measure.loss.column_pairs` counts them for the information loss;
-    the entropies and the mutual information of a single column read them. Each figure equals the
-    function of the same name.
+    the entropies and the mutual information of a single column read them. Each figure
+    equals the function of the same name.
+
+    ``weights`` (int64, one whole number ≥ 1 per row, or None) make the two tables one
+    weighted, row-paired frequency set (SPEC §9): row i of each stands for ``weights[i]``
+    records. Every count is then a sum of weights and n the number of records, so each
+    figure equals that of the tables with row i repeated ``weights[i]`` times (the pair
+    counts, when given, must count records too).
     """
 
     def __init__(
@@ -589,9 +642,10 @@ class InformationMeasures:
         original: pd.DataFrame | TableCodes | None = None,
         *,
         pair_counts: Callable[[str], ColumnPairs] | None = None,
+        weights: np.ndarray | None = None,
     ) -> None:
-        self._release = _Columns(release, "release")
-        self._original = None if original is None else _Columns(original, "original")
+        self._release = _Columns(release, "release", weights)
+        self._original = None if original is None else _Columns(original, "original", weights)
         self._pair_counts = pair_counts
 
     def release_partition(self, columns: Sequence[str], codes: np.ndarray, card: int) -> None:

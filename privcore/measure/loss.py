@@ -185,9 +185,9 @@ class ColumnPairs:
 
     ``rows[i]`` is the pair of row i (None once dropped: :meth:`counted`); per pair,
     ``original`` and ``released`` index the two columns' distinct values
-    (:class:`CodedColumn`) and ``counts`` the rows holding it. Anything that depends on
-    the pair alone is computed once per pair and taken back to the rows by
-    ``per_pair[rows]``.
+    (:class:`CodedColumn`) and ``counts`` the rows holding it (the records, when the rows
+    are weighted: :func:`column_pairs`). Anything that depends on the pair alone is
+    computed once per pair and taken back to the rows by ``per_pair[rows]``.
     """
 
     rows: np.ndarray | None
@@ -213,10 +213,14 @@ def _check_rows(original: int, released: int) -> None:
         )
 
 
-def column_pairs(original: CodedColumn, release: CodedColumn) -> ColumnPairs:
+def column_pairs(
+    original: CodedColumn, release: CodedColumn, *, weights: np.ndarray | None = None
+) -> ColumnPairs:
     """Count the (original, released) value pairs of a column: one combined key per row,
     counted densely (a count per possible pair) when there are at most about 4 possible
-    pairs per row, else grouped by hash."""
+    pairs per row, else grouped by hash. ``weights`` (int64, one whole number ≥ 1 per row)
+    make row i stand for ``weights[i]`` records of a frequency set: each pair's count is
+    then the sum of its rows' weights."""
     _check_rows(len(original.codes), len(release.codes))
     width = max(len(release.values), 1)
     span = max(len(original.values), 1) * width
@@ -225,13 +229,15 @@ def column_pairs(original: CodedColumn, release: CodedColumn) -> ColumnPairs:
     key *= width
     key += release.codes
     if span <= 4 * n + 1024:
-        counts = code_counts(key, span)
+        counts = code_counts(key, span, weights=weights)
+        if weights is not None:
+            counts = np.rint(counts).astype(np.int64)
         pairs = np.flatnonzero(counts)  # not rows: one count per possible pair
         rank = compact_codes(np.cumsum(counts > 0) - 1, len(pairs))
         rows = rank[key]
         counts = counts[pairs]
     else:
-        groups = group_keys(key)
+        groups = group_keys(key, weights=weights)
         pairs = key[groups.first]
         rows, counts = compact_codes(groups.ids, groups.n_groups), groups.counts
     return ColumnPairs(rows, pairs // width, pairs % width, counts)
@@ -384,13 +390,16 @@ def whd_distortion(
     levels: Mapping[str, np.ndarray],
     hierarchies: Mapping[str, Hierarchy],
     beta: float = 1.0,
+    *,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Record and table distortion by weighted hierarchical distance (seed 004).
 
     Record distortion = Σ over QIs of WHD(h, h − g, h), from the original (SPEC level
     h) to the released level; our level g of a hierarchy of height H is SPEC level
-    h − g with h = H + 1. Table distortion = Σ over records. Returns
-    ``(per-row distortion, table distortion)``.
+    h − g with h = H + 1. Table distortion = Σ over records: with ``weights`` (row i of
+    a frequency set stands for ``weights[i]`` records), Σ_i weights[i] · distortion of
+    row i. Returns ``(per-row distortion, table distortion)``.
     """
     beta = _check_beta(beta)
     checked, n = _checked(levels, hierarchies)
@@ -399,6 +408,8 @@ def whd_distortion(
     for name, lv in checked.items():
         np.take(_whd_by_level(hierarchies[name].height, beta), lv, out=step)
         per_row += step
+    if weights is not None:
+        return per_row, float(np.dot(per_row, weights))
     return per_row, float(per_row.sum())
 
 
@@ -584,16 +595,19 @@ def column_loss(
     hierarchy: Hierarchy | None,
     *,
     pairs: ColumnPairs | None = None,
+    weights: np.ndarray | None = None,
 ) -> ColumnLoss:
     """Levels and the NCP sum of one QI column from both tables' codes: its distinct
     (original, released) pairs are counted once (``pairs``, when the caller counted them
     already) and every rule runs on them (:func:`generalization_levels`, :func:`ncp`, and
     :func:`cell_ncp` where the cells are no labels of the hierarchy); per row there remain
     only the levels. The figures equal those of the per-row functions (the NCP sum up to
-    the order of a float sum: Σ over pairs of rows × NCP)."""
+    the order of a float sum: Σ over pairs of rows × NCP). ``weights`` (the rows of a
+    frequency set standing for several records; :func:`column_pairs`) make the NCP sum,
+    the level counts and the count of cells that are no labels count records."""
     before, after = CodedColumn.of_table(original, column), CodedColumn.of_table(release, column)
     if pairs is None:
-        pairs = column_pairs(before, after)
+        pairs = column_pairs(before, after, weights=weights)
     failure, detail = "no_hierarchy", ""
     if hierarchy is not None:
         try:

@@ -7,6 +7,12 @@ otherwise — with no model requested they are a class), evaluates the privacy m
 and computes PL / DR / UL, per-attribute PL, re-identification risk, information loss
 and the released rows that are real records (:func:`real_records`). The result's
 :meth:`to_dict` is the JSON contract of ``python -m privcore measure --json``.
+
+A release may also be given as a weighted frequency set (SPEC §9, ``weights``): the
+distinct (original row, released row) pairs of a table too large for memory, with the
+records each stands for, as an engine counts them. Every figure then counts records —
+class sizes, value and pair counts, entropies, sums of losses, real records — and equals
+the figure of the two tables with row i repeated ``weights[i]`` times.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from privcore.core.bipartite import maximum_matching
 from privcore.core.jsonsafe import plain
 from privcore.core.notes import Note
 from privcore.data.hierarchy import Hierarchy, value_keys
-from privcore.errors import DataFormatError, RoleError
+from privcore.errors import DataFormatError, ParameterError, RoleError
 from privcore.measure.entropy import (
     NOTE_CONSTANT,
     NOTE_NOT_MEANINGFUL,
@@ -78,6 +84,7 @@ class ReleaseMeasurement:
     real_records: dict[str, int] = field(default_factory=dict)  # see :func:`real_records`
     alignment: str = "position"  # how rows were paired: "key", "position" or "none"
     unpaired_because: str | None = None  # "auto" found no pairing: the error's code
+    weights: np.ndarray | None = None  # records per row pair (a weighted frequency set)
 
     @property
     def aligned(self) -> bool:
@@ -207,6 +214,7 @@ def information_loss(
     *,
     codes: tuple[TableCodes, TableCodes] | None = None,
     pairs: Callable[[str], ColumnPairs] | None = None,
+    weights: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Discernibility, C_avg, and — for QIs whose released cells are labels of their
     hierarchy — WHD distortion and precision (SPEC §5). GCP (from NCP) covers those QIs
@@ -215,7 +223,10 @@ def information_loss(
     release and the same release read from a file have one GCP; ``gcp_columns`` names
     the QIs it covers. ``codes``: both tables' columns already factorized (original,
     release); each QI is read by :func:`~privcore.measure.loss.column_loss`, on its
-    distinct (original, released) pairs (``pairs(column)``, when counted already)."""
+    distinct (original, released) pairs (``pairs(column)``, when counted already, with
+    records as counts when ``weights`` are given). ``weights``: row i of both tables
+    stands for ``weights[i]`` records (a weighted frequency set): WHD, GCP and precision
+    are sums and means over records."""
     original_codes, release_codes = codes or (TableCodes(original), TableCodes(release))
     loss: dict[str, Any] = {
         "discernibility": discernibility(classes),
@@ -234,6 +245,7 @@ def information_loss(
             column,
             hierarchy,
             pairs=None if pairs is None else pairs(column),
+            weights=weights,
         )
         if read.levels is not None:
             levels[column] = read.levels
@@ -267,17 +279,21 @@ def information_loss(
                     detail=detail,
                 )
             )
+    records = classes.n_rows
     if levels:
-        per_record, total = whd_distortion(levels, usable)
+        per_record, total = whd_distortion(levels, usable, weights=weights)
         loss["whd_total"] = total
-        loss["whd_mean"] = float(per_record.mean()) if len(per_record) else 0.0
+        if weights is None:
+            loss["whd_mean"] = float(per_record.mean()) if len(per_record) else 0.0
+        else:
+            loss["whd_mean"] = total / records if records else 0.0
         del per_record
         loss["precision"] = precision_of_counts(level_counts, usable)
         loss["levels"] = {c: int(v.argmax()) for c, v in level_counts.items()}  # most common
         loss["loss_columns"] = sorted(levels)
     else:
         loss.update({"whd_total": None, "whd_mean": None, "precision": None})
-    loss["gcp"] = gcp_of_sums(list(penalties.values()), len(release)) if penalties else None
+    loss["gcp"] = gcp_of_sums(list(penalties.values()), records) if penalties else None
     loss["gcp_columns"] = sorted(penalties)
     return loss, notes
 
@@ -322,6 +338,7 @@ def real_records(
     *,
     aligned: bool = True,
     codes: tuple[TableCodes, TableCodes] | None = None,
+    weights: np.ndarray | None = None,
 ) -> dict[str, int]:
     """Released rows that are real records, over ``columns`` (the QIs and SAs).
 
@@ -334,7 +351,9 @@ def real_records(
     in one value space by their distinct values alone, the codes are combined into one
     int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on
     the original ones. A column none of whose released values is an original value
-    (generalized throughout) makes both 0 at once.
+    (generalized throughout) makes both 0 at once. ``weights`` (the tables aligned, row i
+    of each standing for ``weights[i]`` records: a weighted frequency set) make both
+    counts count records: Σ of the weights of the rows counted.
     """
     columns = list(columns)
     if aligned and len(original) != len(release):
@@ -368,10 +387,16 @@ def real_records(
         )
         original_key, released_key = both[:n], both[n:]
     del ours, theirs
-    found = int(pd.Series(released_key).isin(pd.Series(original_key)).sum())
+    found_rows = pd.Series(released_key).isin(pd.Series(original_key)).to_numpy()
+    if weights is None:
+        found = int(found_rows.sum())
+        own = int(np.count_nonzero(original_key == released_key)) if aligned else 0
+    else:
+        found = int(weights[found_rows].sum())
+        own = int(weights[original_key == released_key].sum()) if aligned else 0
     if not aligned:
         return {"any": found}
-    return {"own": int(np.count_nonzero(original_key == released_key)), "any": found}
+    return {"own": own, "any": found}
 
 
 _MISSING_KEY = "\x00missing"  # the key of a missing value (no text value has it)
@@ -467,10 +492,13 @@ def match_rows(
 class _PairCounts:
     """The (original value, released value) pairs of each column of two aligned tables,
     counted once (:func:`~privcore.measure.loss.column_pairs`) and shared by the
-    information loss and the mutual information of each column."""
+    information loss and the mutual information of each column; with ``weights`` (a
+    weighted frequency set) each pair counts its records."""
 
-    def __init__(self, original: TableCodes, release: TableCodes) -> None:
-        self.original, self.release = original, release
+    def __init__(
+        self, original: TableCodes, release: TableCodes, weights: np.ndarray | None = None
+    ) -> None:
+        self.original, self.release, self.weights = original, release, weights
         self._counted: dict[str, ColumnPairs] = {}  # kept without the pair of each row
 
     def of(self, column: str) -> ColumnPairs:
@@ -478,6 +506,7 @@ class _PairCounts:
         pairs = column_pairs(
             CodedColumn.of_table(self.original, column),
             CodedColumn.of_table(self.release, column),
+            weights=self.weights,
         )
         self._counted[column] = pairs.counted()
         return pairs
@@ -487,6 +516,57 @@ class _PairCounts:
         if column not in self._counted:
             self.of(column)
         return self._counted[column]
+
+
+def _checked_weights(
+    weights: Any,
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    key: str | None,
+    alignment: str,
+) -> np.ndarray:
+    """The weights of a weighted, row-paired frequency set as int64, checked: the rows
+    are paired by position (no ``key``, ``alignment`` "position"), both tables have one
+    row per weight, and every weight is a whole number ≥ 1."""
+    if key is not None or alignment != "position":
+        how = f"the key column '{key}'" if key is not None else f"alignment '{alignment}'"
+        raise ParameterError(
+            f"Row weights pair row i of the original with row i of the release (a "
+            f"frequency set of paired rows); {how} cannot pair them otherwise. Leave out "
+            "the key and the alignment when giving weights.",
+            code="measure.weights_pairing",
+            key=key,
+            alignment=alignment,
+        )
+    if len(original) != len(release):
+        raise DataFormatError(
+            f"The original has {len(original)} rows but the release has {len(release)}; "
+            "row weights pair row i of each, so both need the same number of rows.",
+            code="measure.alignment",
+            rows=[len(original), len(release)],
+        )
+    array = np.asarray(weights)
+    if array.ndim != 1 or len(array) != len(release):
+        raise DataFormatError(
+            f"A weighted frequency set needs one weight per row pair: there are "
+            f"{len(release)} row pairs and {array.size} weights.",
+            code="measure.weights_rows",
+            rows=len(release),
+            weights=int(array.size),
+        )
+    whole = np.issubdtype(array.dtype, np.integer) or (
+        np.issubdtype(array.dtype, np.floating)
+        and bool(np.all(np.isfinite(array)))
+        and bool(np.all(array == np.round(array)))
+    )
+    if not whole or (array.size and array.min() < 1):
+        raise ParameterError(
+            "Row weights must be whole numbers of at least 1 (the records each row pair "
+            "stands for).",
+            code="measure.bad_weights",
+            smallest=str(array.min()) if array.size and whole else None,
+        )
+    return array.astype(np.int64, copy=False)
 
 
 def _qi_groups(classes: EquivalenceClasses) -> tuple[np.ndarray, int]:
@@ -512,6 +592,7 @@ def measure_release(
     t_distance: str = "auto",
     check_order: bool = False,
     alignment: str = "position",
+    weights: np.ndarray | None = None,
 ) -> ReleaseMeasurement:
     """Measure ``release`` (an anonymized version of ``original``).
 
@@ -536,6 +617,18 @@ def measure_release(
     and ``real_records["own"]`` out (:data:`NEEDS_ALIGNMENT`); "auto" pairs by position
     when the rows line up (same count, order not evidently wrong) and otherwise measures
     as "none", with the code of the reason in ``unpaired_because``.
+
+    ``weights`` (whole numbers ≥ 1, one per row) make the two tables one weighted,
+    row-paired frequency set (SPEC §9): row i of ``original`` and row i of ``release``
+    stand for ``weights[i]`` records each — the distinct (original, released) row pairs
+    of a table with their counts, as an engine computes them for a table larger than
+    memory. The pairing is then given: rows are paired by position (a ``key`` or an
+    ``alignment`` other than "position" is a :class:`ParameterError`
+    ``measure.weights_pairing``), both tables need the same number of rows, and
+    ``check_order`` is not applied. Every figure counts records and equals the one
+    measured on the tables with row i repeated ``weights[i]`` times; ``rows`` in the
+    summary is the number of records (Σ weights), and ``release`` in the result stays
+    the weighted rows. ``population`` stays a table of people, one row each.
     """
     started = time.perf_counter()
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
@@ -543,7 +636,10 @@ def measure_release(
     _check_columns(original, release, qi, sa, key)
     notes: list[str] = []
     unpaired_because = None
-    if key is None and alignment == "none":
+    if weights is not None:
+        weights = _checked_weights(weights, original, release, key, alignment)
+        original, release = align(original, release)
+    elif key is None and alignment == "none":
         release = release.reset_index(drop=True)
     else:
         try:
@@ -569,16 +665,25 @@ def measure_release(
     release_codes = TableCodes(release)
     original_codes = TableCodes(original, same_as=release_codes if paired else None)
     classes = release_classes(
-        release, qi, sa, models=list(models), hierarchies=hierarchies, codes=release_codes
+        release,
+        qi,
+        sa,
+        models=list(models),
+        hierarchies=hierarchies,
+        codes=release_codes,
+        weights=weights,
     )
     report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
     requested_k = next(  # the class size a size-only model (k-anonymity) asks for
         (m.minimal_class_size for m in models if m.size_only), report.summary["k"]
     )
     privacy, pl_by_attribute, ul = None, {}, None
-    pairs = _PairCounts(original_codes, release_codes)
+    pairs = _PairCounts(original_codes, release_codes, weights)
     information = InformationMeasures(
-        release_codes, original_codes if paired else None, pair_counts=pairs.counts
+        release_codes,
+        original_codes if paired else None,
+        pair_counts=pairs.counts,
+        weights=weights,
     )
     # The classes group the released rows by their QIs (the suppressed rows, all '*',
     # are one group more): the entropies read that grouping instead of building it, and
@@ -594,6 +699,7 @@ def measure_release(
             requested_k,
             codes=(original_codes, release_codes),
             pairs=pairs.of,
+            weights=weights,
         )
         # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
         # QIs, a QI against the other QIs.
@@ -618,7 +724,12 @@ def measure_release(
     dr = information.discrimination_rate(qi, sa)
     del information, pairs
     records = real_records(
-        original, release, (*qi, *sa), aligned=paired, codes=(original_codes, release_codes)
+        original,
+        release,
+        (*qi, *sa),
+        aligned=paired,
+        codes=(original_codes, release_codes),
+        weights=weights,
     )
     del original_codes, release_codes
     return ReleaseMeasurement(
@@ -645,4 +756,5 @@ def measure_release(
         real_records=records,
         alignment=alignment,
         unpaired_because=unpaired_because,
+        weights=weights,
     )
