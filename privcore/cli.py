@@ -332,11 +332,16 @@ def _release_inputs(args: argparse.Namespace) -> Inputs:
 
 def cmd_measure(args: argparse.Namespace) -> int:
     request = _request(MeasureRequest, args)
-    inputs = _release_inputs(args)
+    engine_name = _chosen_engine(args, args.original, args.release)
+    if engine_name is not None:
+        inputs = _engine_measure_inputs(args, request, engine_name)
+    else:
+        inputs = _release_inputs(args)
     if args.population:
         inputs = replace(inputs, population=_load_table(args.population).frame)
     outcome = _run(request, inputs, args)
     payload = outcome.result.to_dict()
+    payload["engine"] = engine_name or "pandas"
     lines = [
         f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
         f"{payload['suppressed_rows']} suppressed)",
@@ -414,6 +419,9 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         )
     request = _request(AnonymizeRequest, args)
     _check_anonymize_outputs(args)
+    engine_name = _chosen_engine(args, args.input)
+    if engine_name is not None:
+        return _anonymize_on_engine(args, request, engine_name)
     dataset = _load_table(args.input)
     frame = dataset.frame
     if args.identifiers is None:  # not given: the columns suggested as identifiers
@@ -457,6 +465,215 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
             **exc.params,
         ) from exc
     report = _write_release(outcome.result, args, request.seed)
+    report["engine"] = {
+        "name": "pandas",
+        "rows_written": report["rows"],
+        "written_satisfied": bool(outcome.result.satisfied),
+        "written_k": report["k"],
+    }
+    _emit(report, args.json, _release_lines(request.algorithm, report, args, outcome))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- engines
+
+#: Above this many rows (PRIVCORE_ENGINE_ROWS), ``--engine auto`` reads with DuckDB.
+ENGINE_ROWS = int(os.environ.get("PRIVCORE_ENGINE_ROWS", "2000000") or 2_000_000)
+
+_DATABASE_SUFFIXES = (".duckdb", ".ddb", ".db")
+
+
+def _estimated_rows(path: str) -> int:
+    """Rows of the table at ``path`` without reading it: a Parquet file's (or glob's)
+    metadata; a text file's size over the mean length of its first 1,000 lines; other
+    files 0 (the loader reads them)."""
+    import glob as globbing
+
+    parts = sorted(globbing.glob(path)) if globbing.has_magic(path) else [path]
+    if Path(path).is_dir():
+        parts = sorted(str(p) for p in Path(path).glob("*.parquet"))
+    total = 0
+    for part in parts:
+        suffix = Path(part).suffix.lower()
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                total += pq.ParquetFile(part).metadata.num_rows
+            except Exception:  # noqa: BLE001 - not Parquet after all: the loader will say
+                return 0
+        elif suffix in (".csv", ".tsv", ".txt") and Path(part).is_file():
+            with open(part, "rb") as handle:
+                head = handle.read(1 << 20)
+            lines = head.count(b"\n")
+            if lines:
+                total += int(Path(part).stat().st_size / (len(head) / lines))
+    return total
+
+
+def _chosen_engine(args: argparse.Namespace, *paths: str) -> str | None:
+    """The engine ``--engine`` names, which reads the tables and groups them into
+    frequency sets; ``auto``: duckdb for a DuckDB database file or a table of more than
+    :data:`ENGINE_ROWS` rows, else None: the table is read into memory and the rows are
+    worked on directly (the same figures, to the last bits of floating point)."""
+    if args.engine != "auto":
+        return args.engine
+    for path in paths:
+        if Path(path).suffix.lower() in _DATABASE_SUFFIXES:
+            return "duckdb"
+        if _estimated_rows(path) > ENGINE_ROWS:
+            _say(f"{path}: more than {ENGINE_ROWS:,} rows, read with DuckDB (--engine)")
+            return "duckdb"
+    return None
+
+
+def _open_engine(args: argparse.Namespace, name: str) -> Any:
+    from privcore.engines import engine
+
+    if name == "duckdb":
+        from privcore.engines.duckdb_engine import DuckDBEngine
+
+        return DuckDBEngine(memory_limit=args.memory_limit, temp_dir=args.temp_dir)
+    if name == "spark":
+        from privcore.engines.spark_engine import SparkEngine
+
+        return SparkEngine(master=args.spark_master)
+    return engine(name)
+
+
+def _scan(engine: Any, path: str, table: str | None) -> Any:
+    if table is not None and Path(path).suffix.lower() in _DATABASE_SUFFIXES:
+        return engine.scan(path, table=table)
+    return engine.scan(path)
+
+
+def _engine_measure_inputs(
+    args: argparse.Namespace, request: MeasureRequest, engine_name: str
+) -> Inputs:
+    """``measure`` on an engine: the two tables paired and measured from their joint
+    frequency set (:func:`privcore.engines.runs.measure_tables`)."""
+    from privcore.engines.runs import measure_tables
+
+    engine = _open_engine(args, engine_name)
+    original = _scan(engine, args.original, args.table)
+    release = _scan(engine, args.release, None)
+    population = _load_table(args.population).frame if args.population else None
+    holder: dict[str, Any] = {}
+
+    def work(progress):
+        measurement, dataset = measure_tables(
+            engine,
+            original,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            models=request.constraints(),
+            hierarchies=_hierarchies(args.hierarchy),
+            key=request.key,
+            name=Path(args.original).name,
+            progress=progress,
+            risk_threshold=request.risk_threshold,
+            t_distance=request.t_distance,
+            population=population,
+        )
+        holder["dataset"] = dataset
+        return measurement, measurement.history_summary()
+
+    names = {**_file_names(args), "engine": engine_name}
+    return Inputs(
+        original=_LateDataset(holder), release_name=Path(args.release).name, names=names, work=work
+    )
+
+
+class _LateDataset:
+    """The original's history record, known once the engine has read it."""
+
+    def __init__(self, holder: dict[str, Any]) -> None:
+        self.holder = holder
+
+    @property
+    def n_rows(self) -> int:
+        return self.holder["dataset"].n_rows if "dataset" in self.holder else 0
+
+    def summary(self) -> dict[str, Any]:
+        dataset = self.holder.get("dataset")
+        return {} if dataset is None else dataset.summary()
+
+
+def _anonymize_on_engine(
+    args: argparse.Namespace, request: AnonymizeRequest, engine_name: str
+) -> int:
+    """``anonymize`` on an engine: the frequency set anonymized, the release written by
+    the engine (:func:`privcore.engines.runs.anonymize_table`)."""
+    from privcore.data import Role
+    from privcore.engines.runs import anonymize_table
+
+    if args.auto_hierarchies:
+        raise ParameterError(
+            "--auto-hierarchies reads the whole column in memory: give --hierarchy files "
+            "with --engine duckdb or spark.",
+            code="cli.engine_option",
+            option="--auto-hierarchies",
+        )
+    if Path(args.out).suffix.lower() not in (".parquet", ".csv"):
+        raise ParameterError(
+            "On an engine the release is written as .parquet or .csv.",
+            code="cli.engine_option",
+            option="--out",
+        )
+    engine = _open_engine(args, engine_name)
+    table = _scan(engine, args.input, args.table)
+    columns = engine.columns(table)
+    identifiers = (
+        _columns(args.identifiers, "--identifiers")
+        if args.identifiers
+        else []
+        if args.identifiers is not None
+        else _suggested_identifiers(engine.head(table, 10_000), {*request.qi, *request.sa})
+    )
+    unknown = [c for c in (*request.qi, *request.sa, *identifiers) if c not in columns]
+    if unknown:
+        raise ParameterError(
+            f"{args.input} has no column {', '.join(unknown)}.", code="cli.unknown_columns"
+        )
+    roles = dict.fromkeys(columns, Role.INSENSITIVE)
+    roles.update(dict.fromkeys(identifiers, Role.IDENTIFIER))
+    roles.update(dict.fromkeys(request.qi, Role.QUASI_IDENTIFIER))
+    roles.update(dict.fromkeys(request.sa, Role.SENSITIVE))
+    schema = Schema(roles, _hierarchies(args.hierarchy))
+    holder: dict[str, Any] = {}
+
+    def work(progress):
+        made = anonymize_table(
+            engine,
+            table,
+            schema,
+            request.constraints(),
+            args.out,
+            algorithm=request.algorithm,
+            max_suppression=request.max_suppression,
+            seed=request.seed,
+            name=Path(args.input).name,
+            progress=progress,
+            shuffle=not args.keep_order,
+            **request.options(),
+        )
+        holder["dataset"] = made.dataset
+        return made, made.history_summary()
+
+    inputs = Inputs(
+        original=_LateDataset(holder),
+        names=_file_names(
+            args, identifiers=identifiers, engine=engine_name, **_release_files(args)
+        ),
+        work=work,
+    )
+    outcome = _run(request, inputs, args)
+    report = outcome.result.to_dict()
+    if args.report:
+        _write_text(args.report, history.to_json(report), "--report")
+    if args.spec_out:
+        _write_text(args.spec_out, outcome.result.release.spec_json(), "--spec-out")
     _emit(report, args.json, _release_lines(request.algorithm, report, args, outcome))
     return EXIT_OK
 
@@ -1053,6 +1270,33 @@ def _run_options(
     _json_option(parser, json_help)
 
 
+def _engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` and the engines' settings (SPEC §9)."""
+    parser.add_argument(
+        "--engine",
+        choices=["auto", "pandas", "duckdb", "spark"],
+        default="auto",
+        help="the engine that reads the tables and groups them into frequency sets, on "
+        "which the run works: pandas (in memory), duckdb (embedded, out of core), spark "
+        "(PySpark; --spark-master); the same JSON on each. auto (default): duckdb when an "
+        f"input has more than PRIVCORE_ENGINE_ROWS rows (default {ENGINE_ROWS:,}; Parquet "
+        "counts from its metadata, text files are estimated from their size) or is a "
+        "DuckDB database file, else the table in memory, row by row (pandas)",
+    )
+    parser.add_argument(
+        "--table", help="the table to read when the input is a DuckDB database file"
+    )
+    parser.add_argument(
+        "--memory-limit", help="DuckDB's memory limit, e.g. 4GB (it spills to disk above it)"
+    )
+    parser.add_argument("--temp-dir", help="where DuckDB spills and text copies are made")
+    parser.add_argument(
+        "--spark-master",
+        default="local[2]",
+        help="Spark master URL for --engine spark (default local[2])",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="privcore",
@@ -1083,6 +1327,7 @@ def build_parser() -> argparse.ArgumentParser:
         notes=dict.fromkeys(("k", "l", "t"), "a verdict, when given"),
     )
     _hierarchy_option(m)
+    _engine_options(m)
     m.add_argument(
         "--population",
         help="population table with the QI columns (adds "
@@ -1143,6 +1388,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="make the release a spec describes again, from the same INPUT (checked by "
         "fingerprint); --qi, --sa, the algorithm and the constraints come from the spec",
     )
+    _engine_options(a)
     _run_options(a, json_help="print the report as JSON")
 
     k = _command(

@@ -1,8 +1,9 @@
 """Anonymization: seven algorithms behind one signature (SPEC §4, ARCHITECTURE.md).
 
-``anonymize(df, schema, constraints, *, algorithm, max_suppression, seed, progress)``
-dispatches to the algorithm's own function of the same signature; each returns a
-:class:`~privcore.anonymize.base.Release`.
+``anonymize(df, schema, constraints, *, algorithm, max_suppression, seed, progress,
+weights)`` dispatches to the algorithm's own function of the same signature; each
+returns a :class:`~privcore.anonymize.base.Release`. ``weights`` make ``df`` a frequency
+set (:mod:`privcore.anonymize.base`).
 
 :data:`ALGORITHMS` is the one table of algorithms: its entries are what the command
 line's ``--algorithm``, the Anonymize page's list and :mod:`privcore.runs.registry` offer.
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from privcore.anonymize.base import LatticeTrace, Progress, Release
@@ -105,12 +107,16 @@ def anonymize(
     max_suppression: float = 0.0,
     seed: int = 0,
     progress: Progress | None = None,
+    weights: np.ndarray | None = None,
     **options: Any,
 ) -> Release:
     """Anonymize ``df`` under ``constraints`` with the named algorithm.
 
     ``options`` are the algorithm's own keywords (``loss_metric`` for the lattice
-    searches, ``summary`` for Mondrian, …).
+    searches, ``summary`` for Mondrian, …). ``weights`` (int64 ≥ 1 per row of ``df``;
+    None: each row is one record) make ``df`` a frequency set: row i stands for
+    ``weights[i]`` records identical in every QI and SA (SPEC §9); they reach the
+    algorithm only when given.
     """
     try:
         function = ALGORITHMS[algorithm]
@@ -120,6 +126,8 @@ def anonymize(
             code="anonymize.unknown_algorithm",
             algorithm=algorithm,
         ) from exc
+    if weights is not None:
+        options["weights"] = weights
     return function(
         df,
         schema,

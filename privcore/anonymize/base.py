@@ -9,6 +9,15 @@ is the share of rows (0–1) that may be suppressed — shown with every QI as `
 counted, never dropped (SPEC §2); ``progress(fraction, message)`` is called between
 steps and may raise :class:`~privcore.errors.CancelledError` to stop the work.
 
+Frequency sets (SPEC §9). ``weights`` (int64 ≥ 1 per row; None: each row one record)
+make ``df`` a frequency set, as an engine computes it from a table too large for
+memory: row i stands for ``weights[i]`` records identical in every QI and SA. Every
+count is then a count of records — the suppression budget, class sizes, the models,
+the loss — and the release's frame, one row per row of ``df``, is the mapping the
+engine joins with the table to write the records (:meth:`Release.export` refuses it).
+The full-domain searches and Mondrian give the release of the expanded table; KACA
+and condensation release records one by one and need them (weights > 1 refused).
+
 Missing values, one rendering in every release. A missing quasi-identifier value is
 one value of its own (SPEC §1, §9), in no hierarchy, so it is generalized only to the
 top: where its class shows it alone it is released as itself, a missing cell (an empty
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import math
 import os
@@ -92,6 +102,11 @@ class Problem:
     ``leaf_codes[q]`` holds each row's leaf index in QI q's hierarchy (-1 for missing;
     the smallest integer type that holds every index + 1) when the QI has a hierarchy;
     ``sensitive`` the factorized sensitive attributes.
+
+    ``weights`` (None, or int64 ≥ 1 per row) make ``frame`` a frequency set (SPEC §9):
+    row i stands for ``weights[i]`` records identical in every QI and SA. Counts — the
+    records, the suppression budget, class sizes — are records then, and the sensitive
+    attributes' distribution Q counts each row ``weights[i]`` times.
     """
 
     frame: pd.DataFrame
@@ -104,15 +119,29 @@ class Problem:
     seed: int
     leaf_codes: Mapping[str, np.ndarray]
     sensitive: Mapping[str, SensitiveAttribute]
+    weights: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
+        """Records: the rows of the table, or the sum of the weights of a frequency set."""
+        return len(self.frame) if self.weights is None else int(self.weights.sum())
+
+    @property
+    def n_table_rows(self) -> int:
+        """Rows of ``frame`` (the distinct combinations when it is a frequency set)."""
         return len(self.frame)
 
     @property
     def budget(self) -> int:
-        """Rows that may be suppressed: ⌊max_suppression · n⌋ (honoured exactly)."""
+        """Records that may be suppressed: ⌊max_suppression · n⌋ (honoured exactly)."""
         return math.floor(self.max_suppression * self.n_rows + 1e-9)
+
+    def records(self, rows: np.ndarray) -> int:
+        """Records in ``rows`` (a boolean mask or indices into ``frame``)."""
+        if self.weights is None:
+            rows = np.asarray(rows)
+            return int(rows.sum()) if rows.dtype == bool else len(rows)
+        return int(self.weights[rows].sum())
 
     @property
     def k(self) -> int:
@@ -135,10 +164,15 @@ def prepare(
     max_suppression: float,
     seed: int,
     need_hierarchies: bool,
+    weights: np.ndarray | None = None,
 ) -> Problem:
-    """Validate the input and encode it; every error names the problem for the user."""
+    """Validate the input and encode it; every error names the problem for the user.
+
+    ``weights`` (one whole number ≥ 1 per row, or None) make ``frame`` a frequency set
+    (see :class:`Problem`)."""
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise InfeasibleError("The table has no rows to anonymize.", code="anonymize.empty")
+    weights = checked_weights(weights, len(frame))
     qi = tuple(schema.quasi_identifiers)
     sa = tuple(schema.sensitive)
     if not qi:
@@ -193,6 +227,8 @@ def prepare(
         if c in hierarchies
     }
     sensitive = sensitive_attributes(frame, list(sa), hierarchies)
+    if weights is not None:  # the same values, each row counted ``weight`` times, Q too
+        sensitive = {n: dataclasses.replace(a, weights=weights) for n, a in sensitive.items()}
     problem = Problem(
         frame=frame,
         qi=qi,
@@ -204,9 +240,54 @@ def prepare(
         seed=int(seed),
         leaf_codes=leaf_codes,
         sensitive=sensitive,
+        weights=weights,
     )
     check_feasible(problem)
     return problem
+
+
+def checked_weights(weights: Any, n_rows: int) -> np.ndarray | None:
+    """``weights`` as int64, one whole number ≥ 1 per row of a table of ``n_rows`` rows
+    (None stays None: each row is one record); anything else is a
+    :class:`~privcore.errors.ParameterError` that says what is wrong."""
+    if weights is None:
+        return None
+    array = np.asarray(weights)
+    problem = None
+    if array.ndim != 1:
+        problem = f"a flat list of one weight per row ({n_rows}), got {array.ndim} dimensions"
+    elif len(array) != n_rows:
+        problem = f"one per row ({n_rows}), got {len(array)}"
+    elif not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        problem = f"whole numbers, got values of type {array.dtype}"
+    elif not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
+        problem = "whole numbers"
+    elif array.size and array.min() < 1:
+        problem = f"at least 1 each (a row stands for its records), got {array.min()}"
+    if problem is not None:
+        raise ParameterError(
+            f"The row weights of a frequency set must be {problem}.",
+            code="anonymize.bad_weights",
+            rows=n_rows,
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def records_only(frame: Any, weights: Any, algorithm: str) -> None:
+    """Refuse a frequency set where some row stands for several records, for an
+    algorithm that releases each record on its own (KACA, condensation: the records of
+    one frequency-set row could get different released values, which no mapping row of
+    the frequency set can express). Weights all 1 are the records themselves: the
+    algorithm runs on them as on any table, and its release is an ordinary one."""
+    n_rows = len(frame) if isinstance(frame, pd.DataFrame) else 0
+    weights = checked_weights(weights, n_rows)
+    if weights is not None and len(weights) and int(weights.max()) > 1:
+        raise InfeasibleError(
+            f"{algorithm} needs the table's records in memory: run it on the pandas engine "
+            "/ an in-memory table.",
+            code="anonymize.needs_records",
+            algorithm=algorithm,
+        )
 
 
 def check_feasible(problem: Problem) -> None:
@@ -413,10 +494,19 @@ class Release:
     notes: tuple[str, ...] = ()
     schema: Schema | None = None  # the roles and hierarchies the algorithm ran with
     source: pd.DataFrame | None = field(default=None, repr=False)  # the input table
+    weights: np.ndarray | None = field(default=None, repr=False)  # records per row
 
     @property
     def n_suppressed(self) -> int:
-        return int(self.suppressed.sum())
+        """Records suppressed (rows, or the sum of their weights)."""
+        if self.weights is None:
+            return int(self.suppressed.sum())
+        return int(self.weights[self.suppressed].sum())
+
+    @property
+    def n_records(self) -> int:
+        """Records the release stands for: its rows, or the sum of their weights."""
+        return len(self.frame) if self.weights is None else int(self.weights.sum())
 
     @property
     def loss(self) -> dict[str, Any]:
@@ -437,7 +527,17 @@ class Release:
     def export(self, *, shuffle: bool = True, seed: int | None = None) -> pd.DataFrame:
         """The table to publish: identifiers already removed; rows shuffled unless
         ``shuffle=False`` (a release in the original order leaks identity to anyone who
-        knows that order — the unsorted-matching attack)."""
+        knows that order — the unsorted-matching attack).
+
+        A release of a frequency set (``weights``) is a mapping, not the table: its
+        engine writes the records (the input joined with it), so it cannot be exported
+        here (:class:`~privcore.errors.ParameterError` ``anonymize.weighted_release``)."""
+        if self.weights is not None:
+            raise ParameterError(
+                f"This release stands for {self.n_records:,} records; write it through its engine.",
+                code="anonymize.weighted_release",
+                records=self.n_records,
+            )
         if not shuffle:
             return self.frame.reset_index(drop=True)
         rng = np.random.default_rng(self.params.get("seed", 0) if seed is None else seed)
@@ -446,19 +546,18 @@ class Release:
     @functools.cached_property
     def fingerprint(self) -> Any:
         """The released table's :func:`~privcore.data.loading.fingerprint` (SHA-256 of
-        its rows, no data), computed once: the table is never changed in place."""
-        from privcore.data.loading import fingerprint
-
-        return fingerprint(self.frame)
+        its rows, no data), computed once: the table is never changed in place. A
+        frequency set's release hashes its weights too (:func:`weighted_fingerprint`)."""
+        return weighted_fingerprint(self.frame, self.weights)
 
     def spec(self) -> dict[str, Any]:
         """The generalization applied, as JSON-able data that reproduces the release
         (:func:`privcore.anonymize.spec.reproduce`): the algorithm, its constraints,
         options, suppression limit and seed; the roles and hierarchies it used; the
         full-domain node; and fingerprints (SHA-256, no data) of the input table and of
-        the release, so a reproduction is checked cell for cell."""
-        from privcore.data.loading import fingerprint
-
+        the release, so a reproduction is checked cell for cell. A frequency set's
+        release records ``weighted`` (its fingerprints include the weights; it is
+        reproduced from the same frequency set and weights)."""
         return {
             "format": SPEC_FORMAT,
             "algorithm": self.algorithm,
@@ -472,10 +571,13 @@ class Release:
             "seed": self.params.get("seed", 0),
             "options": {k: self.params[k] for k in SPEC_OPTIONS if k in self.params},
             "schema": None if self.schema is None else self.schema.to_dict(),
-            "input": None if self.source is None else fingerprint(self.source).to_dict(),
+            "input": None
+            if self.source is None
+            else weighted_fingerprint(self.source, self.weights).to_dict(),
             "release": self.fingerprint.to_dict(),
             "params": self.params,
             "synthetic": self.synthetic,
+            **({} if self.weights is None else {"weighted": True}),
         }
 
     def spec_json(self) -> str:
@@ -522,6 +624,22 @@ class Release:
             "params": self.params,
             "notes": list(self.notes),
         }
+
+
+def weighted_fingerprint(frame: pd.DataFrame, weights: np.ndarray | None) -> Any:
+    """:func:`~privcore.data.loading.fingerprint` of ``frame``; with ``weights`` (a
+    frequency set), SHA-256 of that fingerprint and the weights' bytes, with ``rows``
+    the records the table stands for — so two frequency sets with the same rows and
+    other counts differ."""
+    from privcore.data.loading import Fingerprint, fingerprint
+
+    plain = fingerprint(frame)
+    if weights is None:
+        return plain
+    digest = hashlib.sha256(plain.sha256.encode())
+    digest.update(b"\x1eweights\x1e")
+    digest.update(np.asarray(weights, dtype="<i8").tobytes())
+    return Fingerprint(digest.hexdigest(), int(np.sum(weights)), plain.columns)
 
 
 def _json_default(value: Any) -> Any:
@@ -590,9 +708,15 @@ def finish(
     those columns turned into the text the release holds (:func:`categorical_text`),
     so that the text (the largest part of a release) and the measurement's row-sized
     arrays are never in memory together.
+
+    For a frequency set (``problem.weights``) ``released`` has one row per row of the
+    input, aligned with it — the mapping from each frequency-set row to its released
+    values — and is measured with the weights, so that classes, suppression, loss and
+    every figure count records; the release keeps the weights.
     """
     released = released.drop(columns=[c for c in problem.identifiers if c in released.columns])
     measure_started = time.perf_counter()
+    weighted = {} if problem.weights is None else {"weights": problem.weights}
     measurement = measure_release(
         problem.frame.drop(columns=list(problem.identifiers), errors="ignore"),
         released,
@@ -600,6 +724,7 @@ def finish(
         sa=problem.sa,
         models=problem.constraints,
         hierarchies=problem.hierarchies,
+        **weighted,
     )
     if coded:
         released, measurement = _as_text(released, measurement, coded)
@@ -672,6 +797,7 @@ def finish(
         notes=tuple(notes),
         schema=_used_schema(problem),
         source=problem.frame,
+        weights=problem.weights,
     )
 
 
@@ -726,7 +852,7 @@ def _top_notes(
 ) -> list[str]:
     """What the rows showing ``*`` in every QI are in the release, in words."""
     top = top_rows(released, problem.qi, classes=classes)
-    size = int(top.sum())
+    size = problem.records(top)
     if not size:
         return []
     if classes.n_suppressed:
@@ -739,7 +865,7 @@ def _top_notes(
                 budget=problem.budget,
             )
         ]
-    chosen_rows = int((chosen & top).sum())
+    chosen_rows = problem.records(chosen & top)
     merged, how = (
         (
             f" ({chosen_rows} of them suppressed by the algorithm, the others generalized to "

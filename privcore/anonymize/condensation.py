@@ -86,6 +86,7 @@ from privcore.anonymize.base import (
     check_local_recoding_cost,
     finish,
     prepare,
+    records_only,
     report_progress,
     require_local_recoding,
 )
@@ -360,8 +361,15 @@ def condensation(
     max_suppression: float = 0.0,
     seed: int = 0,
     progress: Progress | None = None,
+    weights: np.ndarray | None = None,
 ) -> Release:
     """Condensation (Aggarwal & Yu 2004; see the module docstring).
+
+    ``weights`` (a frequency set): condensation synthesizes records one by one, so the
+    records of one frequency-set row would get different released values — it needs
+    the records themselves; weights above 1 raise
+    :class:`~privcore.errors.InfeasibleError` ``anonymize.needs_records``, weights all
+    1 are the records (an ordinary release).
 
     Every constraint (k, the three l-diversities, t-closeness) is met by the groups; at
     least one numeric QI is needed. The release is synthetic (``synthetic=True``),
@@ -370,6 +378,7 @@ def condensation(
     ``seed``.
     """
     started = time.perf_counter()
+    records_only(df, weights, "Condensation")
     problem = prepare(
         df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
     )

@@ -4,6 +4,10 @@ All four walk the same :class:`~privcore.anonymize.lattice.Lattice` and share it
 cached, rolled-up node checks; they differ in which nodes they visit (SPEC §4). Each
 returns a :class:`~privcore.anonymize.base.Release` whose ``lattice`` trace records the
 walk for the teaching chart.
+
+Every step reads the lattice's frequency sets, never the rows, so a table given as a
+frequency set (``weights``: records per row, SPEC §9) gives the node, suppression,
+losses and release of the expanded table: its bottom frequency set is the same.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ def _release(
         started=started,
         search_seconds=search_seconds,
         record_levels={  # one level per row, in the smallest integer type
-            c: np.full(problem.n_rows, node[q], dtype=code_dtype(node[q] + 1))
+            c: np.full(problem.n_table_rows, node[q], dtype=code_dtype(node[q] + 1))
             for q, c in enumerate(problem.qi)
         },
         notes=notes,
@@ -105,13 +109,20 @@ def datafly(
     max_suppression: float = 0.0,
     seed: int = 0,
     progress: Progress | None = None,
+    weights: np.ndarray | None = None,
 ) -> Release:
     """Datafly (Sweeney 1998; seed 004): generalize, one level at a time, the QI with the
     most distinct values in the current table, until the constraints hold or the rows
     still violating fit the suppression budget; then suppress those rows."""
     started = time.perf_counter()
     problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+        df,
+        schema,
+        constraints,
+        max_suppression=max_suppression,
+        seed=seed,
+        need_hierarchies=True,
+        weights=weights,
     )
     lattice = Lattice(problem)
     node = list(lattice.bottom)
@@ -320,6 +331,7 @@ def samarati(
     seed: int = 0,
     progress: Progress | None = None,
     loss_metric: str = "ncp",
+    weights: np.ndarray | None = None,
 ) -> Release:
     """Samarati (2001; seed 003): the lowest lattice height holding a node that
     satisfies the constraints within the suppression budget; among all satisfying nodes
@@ -335,7 +347,13 @@ def samarati(
     started = time.perf_counter()
     metric = _check_metric(loss_metric)
     problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+        df,
+        schema,
+        constraints,
+        max_suppression=max_suppression,
+        seed=seed,
+        need_hierarchies=True,
+        weights=weights,
     )
     lattice = Lattice(problem)
     tags = None
@@ -470,6 +488,7 @@ def incognito(
     seed: int = 0,
     progress: Progress | None = None,
     loss_metric: str = "ncp",
+    weights: np.ndarray | None = None,
 ) -> Release:
     """Incognito: all minimal satisfying full-domain nodes (see
     :func:`minimal_satisfying_nodes`); the release uses the one with the least
@@ -477,7 +496,13 @@ def incognito(
     started = time.perf_counter()
     metric = _check_metric(loss_metric)
     problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+        df,
+        schema,
+        constraints,
+        max_suppression=max_suppression,
+        seed=seed,
+        need_hierarchies=True,
+        weights=weights,
     )
     lattice = Lattice(problem)
     minimal = minimal_satisfying_nodes(lattice, progress)
@@ -572,6 +597,7 @@ def optimal(
     seed: int = 0,
     progress: Progress | None = None,
     loss_metric: str = "ncp",
+    weights: np.ndarray | None = None,
 ) -> Release:
     """The satisfying node of least ``loss_metric`` (ncp, whd, discernibility, ul).
 
@@ -583,7 +609,13 @@ def optimal(
     started = time.perf_counter()
     metric = _check_metric(loss_metric)
     problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
+        df,
+        schema,
+        constraints,
+        max_suppression=max_suppression,
+        seed=seed,
+        need_hierarchies=True,
+        weights=weights,
     )
     lattice = Lattice(problem)
     satisfied = classify(lattice, progress)

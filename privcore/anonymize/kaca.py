@@ -79,6 +79,7 @@ from privcore.anonymize.base import (
     check_local_recoding_cost,
     finish,
     prepare,
+    records_only,
     report_progress,
     require_local_recoding,
     suppress,
@@ -395,8 +396,14 @@ def kaca(
     seed: int = 0,
     progress: Progress | None = None,
     beta: float = 1.0,
+    weights: np.ndarray | None = None,
 ) -> Release:
     """KACA local recoding (Li, Wong, Fu & Pei 2006; see the module docstring).
+
+    ``weights`` (a frequency set): KACA recodes records one by one, so the records of
+    one frequency-set row could get different released values — it needs the records
+    themselves; weights above 1 raise :class:`~privcore.errors.InfeasibleError`
+    ``anonymize.needs_records``, weights all 1 are the records (an ordinary release).
 
     ``beta`` is the exponent of the WHD weights 1/(j−1)^β (SPEC §5). Deterministic: no
     randomness is used (``seed`` is recorded only). Suppresses the rows of violating
@@ -408,6 +415,7 @@ def kaca(
     and ``merges``.
     """
     started = time.perf_counter()
+    records_only(df, weights, "KACA")
     problem = prepare(
         df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
     )

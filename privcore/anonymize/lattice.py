@@ -11,7 +11,9 @@ more levels up and summing counts: no rescan of the rows. Privacy models are che
 the groups with their counts as weights, so the same model objects serve every node.
 When class sizes alone decide (k-anonymity), a node's verdict is read from the frequency
 sets of the QI combinations alone — the classes —, far smaller than those with the
-sensitive values, which still give the losses.
+sensitive values, which still give the losses. A table given as a frequency set
+(``Problem.weights``) is grouped with its weights: its bottom frequency set, and so
+every node's, is that of the expanded table.
 
 Every model of privcore is monotone under generalization (seed 003 lemmas 20.3.1–3):
 if a node satisfies the constraints within the suppression budget, so does every more
@@ -31,6 +33,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -43,6 +46,7 @@ from privcore.classes import (
     EquivalenceClasses,
     classes_from_codes,
     code_counts,
+    factorize,
     group_rows,
     passes_as_one_class,
 )
@@ -319,7 +323,7 @@ class Lattice:
             problem.sensitive[s].n_values for s in names
         ]
         shifted = [c + 1 for c in leaf] + sens  # missing (-1) becomes code 0
-        groups = group_rows(shifted, cards)
+        groups = group_rows(shifted, cards, weights=problem.weights)  # rows of a freq. set
         weights, first = groups.counts.astype(np.int64), groups.first
         return FrequencySet(
             self.bottom,
@@ -540,7 +544,9 @@ class Lattice:
         problem = self.problem
         shifted_codes = [self._shifted_codes(q, node[q]) for q in range(len(self.qi))]
         cards = [len(h.labels(level)) + 1 for h, level in zip(self.hierarchies, node, strict=True)]
-        classes = classes_from_codes(shifted_codes, cards, qi=self.qi, sensitive=problem.sensitive)
+        classes = classes_from_codes(
+            shifted_codes, cards, qi=self.qi, sensitive=problem.sensitive, weights=problem.weights
+        )
         failing = np.zeros(classes.n_classes, dtype=bool)
         for model in problem.constraints:
             failing |= ~model.class_pass(classes)
@@ -578,7 +584,7 @@ class Lattice:
         n_labels = len(hierarchy.labels(level))
         dtype = code_dtype(n_labels + 1)
         if level == hierarchy.height:
-            return np.ones(self.problem.n_rows, dtype=dtype)
+            return np.ones(self.problem.n_table_rows, dtype=dtype)
         # leaf index → label index + 1; the last entry serves leaf index -1 (missing)
         table = np.append(np.asarray(hierarchy.codes(level)) + 1, 0).astype(dtype)
         return table[self.problem.leaf_codes[self.qi[q]]]
@@ -640,13 +646,13 @@ class _LossMetrics:
     """Per-node loss from the node's frequency set (see :meth:`Lattice.loss`)."""
 
     def __init__(self, lattice: Lattice) -> None:
-        from privcore.measure.entropy import entropy
         from privcore.measure.loss import whd
 
         self.lattice = lattice
         problem = lattice.problem
-        self.n = problem.n_rows
+        self.n = problem.n_rows  # records
         self.q = len(lattice.qi)
+        weights = problem.weights  # records per row of a frequency set (None: one each)
         # NCP of every label at every level, and WHD of every level (from the leaves).
         self.ncp: list[list[np.ndarray]] = []
         self.whd: list[np.ndarray] = []
@@ -655,9 +661,15 @@ class _LossMetrics:
         for q, column in enumerate(lattice.qi):
             hierarchy = lattice.hierarchies[q]
             leaf = problem.leaf_codes[column]
-            counts = code_counts(leaf[leaf >= 0], len(hierarchy.leaves))
+            known = leaf >= 0
+            if weights is None:
+                counts = code_counts(leaf[known], len(hierarchy.leaves))
+                self.present.append(float(known.mean()) if len(leaf) else 1.0)
+            else:  # records per leaf and the records' share of non-missing cells
+                counts = code_counts(leaf[known], len(hierarchy.leaves), weights=weights[known])
+                counts = np.rint(counts).astype(np.int64)
+                self.present.append(float(counts.sum()) / self.n)
             self.leaf_counts.append(counts)
-            self.present.append(float((leaf >= 0).mean()) if len(leaf) else 1.0)
             present = counts > 0
             numeric = pd.api.types.is_numeric_dtype(problem.frame[column].dtype)
             values = pd.to_numeric(pd.Series(hierarchy.leaves), errors="coerce").to_numpy(float)
@@ -702,8 +714,8 @@ class _LossMetrics:
             )
             for q in range(self.q)
         ]
-        self.h_prv = entropy(problem.frame, list(problem.sa))
-        self.h_qd = entropy(problem.frame, list(problem.qi))
+        self.h_prv = _records_entropy(problem.frame, problem.sa, weights)
+        self.h_qd = _records_entropy(problem.frame, problem.qi, weights)
 
     def data_free_bound(self, node: tuple[int, ...], metric: str) -> float:
         if metric == "ncp":
@@ -729,24 +741,25 @@ class _LossMetrics:
         fs = result.frequencies
         classes = result.classes
         failing = result.failing if suppress else np.zeros_like(result.failing)
-        group_suppressed = failing[classes.ids]
-        w = fs.weights
-        if metric == "ncp":
-            cost = np.zeros(fs.n_groups)
-            for q in range(self.q):
-                table = self.ncp[q][result.node[q]]
-                labels = fs.labels[:, q]
-                cost += np.where(labels >= 0, table[np.maximum(labels, 0)], 0.0)
-            cost = np.where(group_suppressed, float(self.q), cost)
-            return float((cost * w).sum()) / (self.n * self.q)
-        if metric == "whd":
-            # A missing cell stays missing below the top level: it is not generalized.
-            cost = np.zeros(fs.n_groups)
+        if metric in ("ncp", "whd"):
+            # Costs are summed per label from whole-number record counts, in label
+            # order: a node's loss is then the same float whatever order the groups
+            # come in (a table and its frequency set give the same ties between nodes).
+            group_suppressed = failing[classes.ids]
+            w = fs.weights
+            suppressed = int(w[group_suppressed].sum())
+            kept = np.where(group_suppressed, 0, w)
+            cost = float(self.q * suppressed)  # a suppressed record: 1 per QI
             for q in range(self.q):
                 level = result.node[q]
-                cost += np.where(fs.labels[:, q] >= 0, self.whd[q][level], 0.0)
-            cost = np.where(group_suppressed, float(self.q), cost)
-            return float((cost * w).sum()) / self.n
+                labels = fs.labels[:, q] + 1  # 0: missing, never generalized below the top
+                records = code_counts(labels, len(self.ncp[q][level]) + 1, weights=kept)
+                records = np.rint(records[1:])
+                if metric == "ncp":
+                    cost += float(self.ncp[q][level] @ records)
+                else:
+                    cost += float(self.whd[q][level] * records.sum())
+            return cost / (self.n * self.q) if metric == "ncp" else cost / self.n
         sizes = classes.sizes
         top = result.top_group if suppress else np.zeros_like(result.failing)
         kept = ~top
@@ -755,16 +768,36 @@ class _LossMetrics:
             # The rows showing '*' everywhere: one class (|G|²) or suppressed (n each).
             charge = top_rows * (top_rows if result.top_is_class else self.n)
             return float((sizes[kept].astype(float) ** 2).sum() + charge)
-        # ul: 1 − (H(X̄_qd) + H(X_prv)) / (H(X_qd) + H(X_prv)); the '*' rows are one value
+        # ul: 1 − (H(X̄_qd) + H(X_prv)) / (H(X_qd) + H(X_prv)); the '*' rows are one value.
+        # Sizes in increasing order, so that the sum does not depend on the classes' order.
         parts = sizes[kept].astype(float)
         if top_rows:
             parts = np.append(parts, top_rows)
-        p = parts / self.n
+        p = np.sort(parts) / self.n
         h_release = float(-(p * np.log2(p)).sum())
         denominator = self.h_qd + self.h_prv
         if denominator <= 0:
             return 0.0
         return 1.0 - (h_release + self.h_prv) / denominator
+
+
+def _records_entropy(
+    frame: pd.DataFrame, columns: Sequence[str], weights: np.ndarray | None
+) -> float:
+    """Shannon entropy in bits of the tuple ``columns`` over the records (missing is one
+    value; row i counted ``weights[i]`` times when given): with c the records of each
+    distinct tuple and n = Σ c, H = log2 n − (1/n) Σ c log2 c, as
+    :func:`privcore.measure.entropy.entropy` defines it (seed 001 §4). The counts are
+    summed in increasing order, so a table and its frequency set give the same float."""
+    factorized = [factorize(frame[c]) for c in columns]
+    groups = group_rows(
+        [codes for codes, _ in factorized], [len(u) for _, u in factorized], weights=weights
+    )
+    counts = np.sort(groups.counts[groups.counts > 0]).astype(np.float64)
+    n = float(counts.sum())
+    if n == 0 or len(counts) <= 1:
+        return 0.0
+    return max(math.log2(n) - float(np.dot(counts, np.log2(counts))) / n, 0.0)
 
 
 def _by_group(columns: list[np.ndarray], n_groups: int) -> np.ndarray:

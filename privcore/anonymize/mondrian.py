@@ -34,6 +34,16 @@ Mondrian generalizes every row and suppresses none; constraints the whole table 
 meet raise :class:`~privcore.errors.InfeasibleError`. No randomness: ties between QIs go
 to the first in schema order, so the release is the same for every seed.
 
+Frequency sets (SPEC §9; ``weights``: row i stands for ``weights[i]`` records identical
+in every QI and SA). Every size is a count of records: the histograms behind the spans
+and the cuts are weighted, the median is a weighted median (the first code with at
+least ⌈records/2⌉ records at or below it), the halves' checks and the summaries (ranges,
+means, NCP) count records. A cut is a threshold on one QI's codes, and the records of
+one frequency-set row share every code, so each row moves as one unsplittable block:
+it lies wholly on one side of every cut, and its records get one released value. Since
+the row version of Mondrian never divides records with equal codes either (strict
+partitioning), both choose the same cuts and release the same values per record.
+
 Information loss ``extra_loss["ncp"]`` is the GCP (Xu et al. 2006) of the partitions:
 the mean over all QI cells of NCP — numeric (max − min of the partition) / (max − min of
 the table), 0 for a constant column; categorical 0 for one distinct value, else
@@ -270,9 +280,22 @@ class _Extent:
     base: int = 0
     ordered: np.ndarray | None = None
     distinct: int = 0  # distinct codes (categorical QIs without a hierarchy only)
+    cumulative: np.ndarray | None = None  # weighted: 0, then records up to each sorted code
 
     def rows_up_to(self, x: int) -> int:
         return self.below[self.o + x] - self.base
+
+    def rows_below(self, codes: Any) -> Any:
+        """Records with a code < each of ``codes`` (sorted codes only)."""
+        at = self.ordered.searchsorted(codes)
+        return at if self.cumulative is None else self.cumulative[at]
+
+    def median(self, size: int) -> int:
+        """The lower median's code (sorted codes only): the first code with at least
+        ⌈size/2⌉ records ≤ it — a weighted median when rows stand for several records."""
+        if self.cumulative is None:
+            return int(self.ordered[(size - 1) // 2])
+        return int(self.ordered[int(self.cumulative.searchsorted((size + 1) // 2)) - 1])
 
 
 def _span(dim: _Dimension, e: _Extent) -> float:
@@ -298,7 +321,7 @@ def _cuts(dim: _Dimension, e: _Extent, size: int) -> list[tuple[int, int, int]]:
         if e.below is not None:
             pairs = [(s - 1, e.rows_up_to(s - 1)) for s in starts]
         else:
-            counts = e.ordered.searchsorted(starts).tolist()  # rows < s
+            counts = e.rows_below(starts).tolist()  # rows < s
             pairs = [(s - 1, c) for s, c in zip(starts, counts, strict=True)]
     elif e.below is not None:
         # The lower median's code x: the first with at least ⌈size/2⌉ rows ≤ x.
@@ -306,11 +329,8 @@ def _cuts(dim: _Dimension, e: _Extent, size: int) -> list[tuple[int, int, int]]:
         x = bisect_left(e.below, e.base + (size + 1) // 2, o + a, o + b) - o
         pairs = [(x, e.rows_up_to(x)), (x - 1, e.rows_up_to(x - 1) if x > a else 0)]
     else:
-        median = int(e.ordered[(size - 1) // 2])
-        pairs = [
-            (median, int(e.ordered.searchsorted(median, "right"))),
-            (median - 1, int(e.ordered.searchsorted(median, "left"))),
-        ]
+        median = e.median(size)
+        pairs = [(median, int(e.rows_below(median + 1))), (median - 1, int(e.rows_below(median)))]
     candidates = [(-min(n, size - n), t, n) for t, n in pairs if 0 < n < size]
     candidates.sort()
     return candidates
@@ -319,23 +339,29 @@ def _cuts(dim: _Dimension, e: _Extent, size: int) -> list[tuple[int, int, int]]:
 # --------------------------------------------------------------------------- checks
 
 
-def _halves_check(problem: Problem, minimum: int) -> Callable[[np.ndarray, np.ndarray], bool]:
-    """``check(rows, left)``: do both halves (``rows[left]``, ``rows[~left]``) meet every
-    model? A half below ``minimum`` rows (the largest minimal class size the models
-    declare) fails; size-only models (k-anonymity) then pass, and the others measure
-    both halves as a 2-class partition, on the sensitive attributes restricted to those
-    rows (Q stays the table's)."""
+def _halves_check(
+    problem: Problem, minimum: int
+) -> Callable[[np.ndarray, np.ndarray, np.ndarray | None], bool]:
+    """``check(rows, left, weights)``: do both halves (``rows[left]``, ``rows[~left]``)
+    meet every model? A half below ``minimum`` records (the largest minimal class size
+    the models declare) fails; size-only models (k-anonymity) then pass, and the others
+    measure both halves as a 2-class partition, on the sensitive attributes restricted
+    to those rows (Q stays the table's). ``weights``: the records of each row (None:
+    one each)."""
     others = [m for m in problem.constraints if not m.size_only]
     sensitive = problem.sensitive
     qi = problem.qi
 
-    def check(rows: np.ndarray, left: np.ndarray) -> bool:
-        n_left = int(np.count_nonzero(left))
-        if min(n_left, len(rows) - n_left) < minimum:
+    def check(rows: np.ndarray, left: np.ndarray, weights: np.ndarray | None) -> bool:
+        if weights is None:
+            n_left, total = int(np.count_nonzero(left)), len(rows)
+        else:
+            n_left, total = int(weights[left].sum()), int(weights.sum())
+        if min(n_left, total - n_left) < minimum:
             return False
         if not others:
             return True
-        sizes = np.array([n_left, len(rows) - n_left], dtype=np.int64)
+        sizes = np.array([n_left, total - n_left], dtype=np.int64)
         first = np.array([int(np.argmax(left)), int(np.argmax(~left))], dtype=np.int64)
         classes = EquivalenceClasses(
             (~left).astype(np.int64),
@@ -343,6 +369,7 @@ def _halves_check(problem: Problem, minimum: int) -> Callable[[np.ndarray, np.nd
             first,
             qi,
             {name: attr.regrouped(attr.codes[rows], None) for name, attr in sensitive.items()},
+            weights,
         )
         return all(model.satisfied(classes) for model in others)
 
@@ -370,13 +397,13 @@ def _check_whole_table(problem: Problem) -> None:
     passes. Models that do not declare it are left to the cuts."""
     if not all(m.monotone_under_generalization for m in problem.constraints):
         return
-    n = problem.n_rows
     classes = EquivalenceClasses(
-        np.zeros(n, dtype=np.int64),
-        np.array([n], dtype=np.int64),
+        np.zeros(problem.n_table_rows, dtype=np.int64),
+        np.array([problem.n_rows], dtype=np.int64),
         np.array([0], dtype=np.int64),
         problem.qi,
         dict(problem.sensitive),
+        problem.weights,
     )
     failing = [m for m in problem.constraints if not m.satisfied(classes)]
     if failing:
@@ -400,15 +427,19 @@ def _partition(
     dims: list[_Dimension],
     codes: np.ndarray,
     order: np.ndarray,
-    check: Callable[[np.ndarray, np.ndarray], bool],
+    check: Callable[[np.ndarray, np.ndarray, np.ndarray | None], bool],
     *,
     minimum: int,
     sizes_decide: bool,
     progress: Progress | None,
+    weights: np.ndarray | None = None,
 ) -> list[tuple[int, int]]:
-    """Cut the rows into final partitions. ``codes`` (QI × row) and ``order`` (row
-    numbers) are reordered in place so that every partition is one slice ``lo:hi``."""
+    """Cut the rows into final partitions. ``codes`` (QI × row), ``order`` (row
+    numbers) and ``weights`` (records per row, when rows stand for several) are
+    reordered in place so that every partition is one slice ``lo:hi``. Sizes, medians
+    and the models' checks count records."""
     n = codes.shape[1]
+    records = n if weights is None else int(weights.sum())
     shared = [q for q, dim in enumerate(dims) if dim.n_values <= _SHARED_DOMAIN]
     while sum(dims[q].n_values for q in shared) > _SHARED_BINS:
         shared.pop()
@@ -429,19 +460,29 @@ def _partition(
     visited = 0
     while stack:
         lo, hi = stack.pop()
-        size = hi - lo
+        size = hi - lo  # records (rows, or the sum of their weights)
+        w = None
+        if weights is not None:
+            w = weights[lo:hi]
+            size = int(w.sum())
         visited += 1
         if visited % _PROGRESS_EVERY == 0:
             report_progress(
                 progress,
-                min(0.85, final_rows / n),
+                min(0.85, final_rows / records),
                 f"Mondrian: {visited} partitions visited, {len(finals)} final",
             )
         cut = None
         if size >= 2 * minimum:
             block = codes[:, lo:hi]
             if shared:
-                histogram = code_counts((block[shared_rows] + shift).ravel(), bins)
+                histogram = code_counts(
+                    (block[shared_rows] + shift).ravel(),
+                    bins,
+                    weights=None if w is None else np.tile(w, len(shared)),
+                )
+                if w is not None:
+                    histogram = np.rint(histogram).astype(np.int64)
                 below = histogram.cumsum().tolist()
                 distinct_in = (
                     np.add.reduceat(histogram != 0, starts).tolist()  # not rows: bins
@@ -459,15 +500,21 @@ def _partition(
             for q in own:
                 column = block[q]
                 a, b = int(column.min()), int(column.max())
-                if b - a <= 2 * size + 64:
-                    histogram = code_counts(column - a, b - a + 1)
+                if b - a <= 2 * (hi - lo) + 64:
+                    histogram = code_counts(column - a, b - a + 1, weights=w)
+                    if w is not None:
+                        histogram = np.rint(histogram).astype(np.int64)
                     e = extents[q] = _Extent(a, b, histogram.cumsum().tolist(), -a)
                     if dims[q].kind == _SET:
                         e.distinct = int(np.count_nonzero(histogram))
-                else:
+                elif w is None:
                     e = extents[q] = _Extent(a, b, ordered=np.sort(column))
-                    if dims[q].kind == _SET:
-                        e.distinct = int(np.count_nonzero(np.diff(e.ordered))) + 1
+                else:  # the sorted codes and, from 0, the records up to each
+                    by_code = np.argsort(column, kind="stable")
+                    cumulative = np.concatenate(([0], np.cumsum(w[by_code])))
+                    e = extents[q] = _Extent(a, b, ordered=column[by_code], cumulative=cumulative)
+                if e.ordered is not None and dims[q].kind == _SET:
+                    e.distinct = int(np.count_nonzero(np.diff(e.ordered))) + 1
             ranked = [(-_span(dims[q], e), q) for q, e in enumerate(extents) if e.a != e.b]
             ranked.sort()  # widest first; ties: schema order
             for _, q in ranked:
@@ -479,7 +526,7 @@ def _partition(
                         break
                     continue
                 for _, threshold, n_left in candidates[:3]:
-                    if check(order[lo:hi], block[q] <= threshold):
+                    if check(order[lo:hi], block[q] <= threshold, w):
                         cut = (q, threshold, n_left)
                         break
                 if cut is not None:
@@ -489,9 +536,13 @@ def _partition(
             final_rows += size
             continue
         q, threshold, n_left = cut
-        moved = (block[q] > threshold).argsort(kind="stable")  # left rows first, in order
+        right = block[q] > threshold
+        moved = right.argsort(kind="stable")  # left rows first, in order
         codes[:, lo:hi] = block.take(moved, axis=1)
         order[lo:hi] = order[lo:hi].take(moved)
+        if w is not None:  # the rows (not records) going left; a row is never divided
+            weights[lo:hi] = w.take(moved)
+            n_left = len(right) - int(np.count_nonzero(right))
         stack.append((lo + n_left, hi))
         stack.append((lo, lo + n_left))
     return finals
@@ -501,9 +552,15 @@ def _partition(
 
 
 def _numeric_summary(
-    dim: _Dimension, column: np.ndarray, starts: np.ndarray, sizes: np.ndarray, summary: str
+    dim: _Dimension,
+    column: np.ndarray,
+    starts: np.ndarray,
+    sizes: np.ndarray,
+    summary: str,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(released text, NCP) per partition of a numeric QI."""
+    """(released text, NCP) per partition of a numeric QI. ``sizes``: records per
+    partition; ``weights``: records per row (None: one each), for the mean."""
     missing = dim.missing
     is_missing = column == missing if missing >= 0 else np.zeros(len(column), dtype=bool)
     low = reduce_runs(column, starts, "min")
@@ -515,7 +572,11 @@ def _numeric_summary(
     ncp = np.where(all_missing | (dim.scale == 0), 0.0, span / (dim.scale or 1.0))
     if summary == "mean":
         values = np.where(is_missing, 0.0, numbers[column])
-        present = sizes - reduce_runs(is_missing.astype(np.int64), starts, "sum")
+        missing_records = is_missing.astype(np.int64)
+        if weights is not None:  # Σ w·x / Σ w over the records present
+            values = values * weights
+            missing_records = missing_records * weights
+        present = sizes - reduce_runs(missing_records, starts, "sum")
         means = reduce_runs(values, starts, "sum") / np.maximum(present, 1)
         text = value_keys(pd.Series(np.round(means, 2))).to_numpy(dtype=object)
     else:
@@ -589,9 +650,11 @@ def mondrian(
     seed: int = 0,
     progress: Progress | None = None,
     summary: str = "range",
+    weights: np.ndarray | None = None,
 ) -> Release:
     """Strict multidimensional Mondrian (LeFevre, DeWitt, Ramakrishnan 2006; seeds 000,
-    003): see the module docstring for the cuts, the summaries and missing values.
+    003): see the module docstring for the cuts, the summaries, missing values and
+    frequency sets (``weights``).
 
     ``summary``: ``"range"`` releases numeric QIs as ``[min-max]``, ``"mean"`` as the
     partition mean. Every row is released (none suppressed; ``max_suppression`` is
@@ -609,17 +672,24 @@ def mondrian(
             summary=str(summary),
         )
     problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
+        df,
+        schema,
+        constraints,
+        max_suppression=max_suppression,
+        seed=seed,
+        need_hierarchies=False,
+        weights=weights,
     )
     require_local_recoding(problem, "Mondrian")
     _check_whole_table(problem)
     report_progress(progress, 0.0, "Mondrian: partitioning")
-    n = problem.n_rows
+    n = problem.n_table_rows
     dims = _dimensions(problem)
     # QI × row in the smallest type holding every QI's codes, reordered as rows move;
     # the row numbers in the smallest type holding 0..n-1 (int32 below 2³¹ rows)
     codes = np.stack([dim.codes for dim in dims])
     order = np.arange(n, dtype=code_dtype(n))
+    moved_weights = None if problem.weights is None else problem.weights.copy()
     minimum = problem.minimal_class_size
     sizes_decide = all(m.size_only for m in problem.constraints)
     finals = _partition(
@@ -630,6 +700,7 @@ def mondrian(
         minimum=minimum,
         sizes_decide=sizes_decide,
         progress=progress,
+        weights=moved_weights,
     )
     report_progress(progress, 0.9, "Mondrian: summarising the partitions")
 
@@ -641,19 +712,21 @@ def mondrian(
 
     lows = reduce_runs(codes, starts, "min", axis=1)
     highs = reduce_runs(codes, starts, "max", axis=1)
+    # records per partition: its rows, or the sum of their weights
+    records = sizes if moved_weights is None else reduce_runs(moved_weights, starts, "sum")
     released = problem.frame.copy()
     penalty = 0.0
     for q, dim in enumerate(dims):
         if dim.kind == _NUMERIC:
-            text, ncp = _numeric_summary(dim, codes[q], starts, sizes, summary)
+            text, ncp = _numeric_summary(dim, codes[q], starts, records, summary, moved_weights)
         elif dim.kind == _HIERARCHY:
             text, ncp = _hierarchy_summary(dim, lows[q], highs[q])
         else:
             text, ncp = _set_summary(dim, codes[q], starts, lows[q], highs[q])
-        penalty += float(ncp @ sizes)
+        penalty += float(ncp @ records)
         released[dim.name] = _partition_categorical(text, slot)
-    gcp = penalty / (n * len(dims))
-    del codes, order, slot, lows, highs, dims  # row-sized; the measurement needs none
+    gcp = penalty / (problem.n_rows * len(dims))
+    del codes, order, slot, lows, highs, dims, moved_weights  # row-sized
     search_seconds = time.perf_counter() - started
 
     notes = []

@@ -17,7 +17,9 @@ release:
 
 The input must have the fingerprint the spec recorded (another table would give
 another release) and the result must have the recorded release fingerprint; either
-mismatch is a :class:`~privcore.errors.ParameterError` that says which.
+mismatch is a :class:`~privcore.errors.ParameterError` that says which. A release made
+from a frequency set (``weighted`` in the spec) is reproduced from the same frequency
+set and weights, whose fingerprints include the weights.
 """
 
 from __future__ import annotations
@@ -36,12 +38,13 @@ from privcore.anonymize.base import (
     SPEC_OPTIONS,
     Progress,
     Release,
+    checked_weights,
     finish,
     prepare,
     report_progress,
+    weighted_fingerprint,
 )
 from privcore.anonymize.lattice import Lattice
-from privcore.data.loading import fingerprint
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError, PrivcoreError
 from privcore.models import model_from_dict
@@ -107,11 +110,13 @@ def reproduce(
     *,
     check_input: bool = True,
     progress: Progress | None = None,
+    weights: np.ndarray | None = None,
 ) -> Release:
     """The release ``spec`` describes, made again from ``df`` (see the module docstring).
 
     ``check_input=False`` skips the input fingerprint check (the release fingerprint
-    is always checked).
+    is always checked). ``weights``: the records of each row when ``df`` is the
+    frequency set a ``weighted`` spec was made from.
     """
     from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, anonymize
 
@@ -123,8 +128,17 @@ def reproduce(
             code="anonymize.unknown_algorithm",
             algorithm=algorithm,
         )
+    if spec.get("weighted") and weights is None:
+        raise ParameterError(
+            "This release was made from a frequency set: give the records of each of its "
+            "rows (the weights) to reproduce it.",
+            code="anonymize.spec_needs_weights",
+        )
+    if weights is not None and isinstance(df, pd.DataFrame):
+        weights = checked_weights(weights, len(df))
     recorded_input = (spec.get("input") or {}).get("sha256")
-    if check_input and recorded_input and fingerprint(df).sha256 != recorded_input:
+    made_from = weighted_fingerprint(df, weights).sha256 if check_input and recorded_input else None
+    if made_from is not None and made_from != recorded_input:
         raise ParameterError(
             "This table is not the one the release was made from (its fingerprint "
             "differs): a spec reproduces a release only from the same input.",
@@ -145,7 +159,7 @@ def reproduce(
     node = spec.get("node")
     if algorithm in FULL_DOMAIN and node:
         release = _apply_node(
-            df, schema, constraints, node, algorithm, max_suppression, seed, progress
+            df, schema, constraints, node, algorithm, max_suppression, seed, progress, weights
         )
     else:
         options = {k: v for k, v in dict(spec.get("options") or {}).items() if k in SPEC_OPTIONS}
@@ -157,9 +171,10 @@ def reproduce(
             max_suppression=max_suppression,
             seed=seed,
             progress=progress,
+            weights=weights,
             **options,
         )
-    made = fingerprint(release.frame).sha256
+    made = release.fingerprint.sha256
     if made != spec["release"].get("sha256"):
         raise ParameterError(
             "The reproduced release differs from the one the spec recorded (its "
@@ -178,6 +193,7 @@ def _apply_node(
     max_suppression: float,
     seed: int,
     progress: Progress | None,
+    weights: np.ndarray | None = None,
 ) -> Release:
     """Generalize at the recorded node; suppress the rows of violating classes."""
     started = time.perf_counter()
@@ -188,6 +204,7 @@ def _apply_node(
         max_suppression=max_suppression,
         seed=seed,
         need_hierarchies=True,
+        weights=weights,
     )
     if set(node) != set(problem.qi):
         raise ParameterError(
@@ -210,7 +227,9 @@ def _apply_node(
         node=levels,
         params={"reproduced": True},
         started=started,
-        record_levels={c: np.full(problem.n_rows, levels[q]) for q, c in enumerate(problem.qi)},
+        record_levels={
+            c: np.full(problem.n_table_rows, levels[q]) for q, c in enumerate(problem.qi)
+        },
     )
     report_progress(progress, 1.0, "Done")
     return release
