@@ -24,12 +24,20 @@ values (:meth:`ColumnCells.contains`). Then one of two exact strategies runs:
   and F_j, the number of roll people matching class j.
 
 Both give the same answer whenever ``join`` applies (a test checks it).
+
+Frequency sets (SPEC §9). A release given as a weighted frequency set (``weights``: row i
+stands for ``weights[i]`` identical records) has the same classes, sized in records, so
+a person's candidate records are Σ of those records; a roll given as a frequency set
+(``counts``: roll row i stands for ``counts[i]`` people with its QI values) is matched
+row by row, each row's answer holding for every person it stands for, and F_j sums the
+counts. Every figure is then that of the expanded tables (rows repeated by weight and
+count).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -50,7 +58,7 @@ from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
 
-__all__ = ["METHODS", "Matches", "match_roll"]
+__all__ = ["METHODS", "Matches", "checked_counts", "match_roll", "weighted_classes"]
 
 #: Matching strategies: "auto" picks "join" whenever it is exact, else "bitset".
 METHODS = ("auto", "join", "bitset")
@@ -139,6 +147,10 @@ class Matches:
     equivalence classes, ``cells`` the parsed QI columns, ``method`` "join" or
     "bitset"; ``tuple_of_person`` numbers the distinct roll QI tuples.
     :meth:`candidate_pairs` lists the candidate classes of some people.
+
+    With a roll frequency set the per-person arrays are per roll row, ``people`` says
+    how many people each row stands for (None: one each) and ``population`` counts
+    people; with a weighted release the class sizes and candidate records count records.
     """
 
     qi: tuple[str, ...]
@@ -152,10 +164,13 @@ class Matches:
     method: str
     tuple_of_person: np.ndarray = field(repr=False)
     _bitsets: _Bitsets | None = field(default=None, repr=False)
+    people: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_people(self) -> int:
-        return len(self.candidate_classes)
+        if self.people is None:
+            return len(self.candidate_classes)
+        return int(self.people.sum())
 
     @property
     def unique(self) -> np.ndarray:
@@ -194,6 +209,8 @@ def match_roll(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     method: str = "auto",
     progress: Progress | None = None,
+    weights: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
 ) -> Matches:
     """Match every person of ``roll`` to the equivalence classes of ``release``.
 
@@ -202,10 +219,22 @@ def match_roll(
     hierarchy says. ``method`` "auto" uses the exact join when every roll value lies in
     at most one released cell per QI, else the bitsets; "join" insists (raising
     :class:`ParameterError` when it would not be exact), "bitset" forces the general
-    path. See the module docstring.
+    path. ``weights`` (whole numbers ≥ 1, one per release row) make the release a
+    weighted frequency set and ``counts`` (one per roll row) the roll one: class sizes
+    and candidate records then count records, F_j counts people, and the per-person
+    arrays hold one answer per roll row, true of each of its ``counts[i]`` people
+    (:attr:`Matches.people`). See the module docstring.
     """
     qi = tuple(str(q) for q in qi)
     _check_columns(release, roll, qi)
+    if weights is not None:
+        weights = checked_counts(
+            weights, len(release), what="row weights of the release", code="linkage.bad_weights"
+        )
+    if counts is not None:
+        counts = checked_counts(
+            counts, len(roll), what="people counts of the voter roll", code="linkage.bad_counts"
+        )
     if method not in METHODS:
         raise ParameterError(
             f"Unknown matching method '{method}'; use one of {', '.join(METHODS)}.",
@@ -215,6 +244,8 @@ def match_roll(
     hierarchies = hierarchies or {}
     _report(progress, 0.0, "Linkage: reading the release")
     classes = equivalence_classes(release, qi)
+    if weights is not None:
+        classes = weighted_classes(classes, weights)
     n_classes = classes.n_classes
     cells: dict[str, ColumnCells] = {}
     class_cells: list[np.ndarray] = []
@@ -228,7 +259,7 @@ def match_roll(
         roll_codes.append(codes)
         roll_values.append(values)
     # Distinct roll tuples: people sharing all QI values share every answer.
-    tuples = group_rows(roll_codes, [len(v) for v in roll_values])
+    tuples = group_rows(roll_codes, [len(v) for v in roll_values], weights=counts)
     tuple_of_person, tuple_counts = tuples.ids, tuples.counts
     tuple_codes = [codes[tuples.first] for codes in roll_codes]
     _report(progress, 0.1, "Linkage: evaluating released cells")
@@ -286,6 +317,44 @@ def match_roll(
         method=used_method,
         tuple_of_person=tuple_of_person,
         _bitsets=bitsets,
+        people=counts,
+    )
+
+
+def checked_counts(values: Any, n_rows: int, *, what: str, code: str) -> np.ndarray:
+    """``values`` as int64, one whole number ≥ 1 per row of a table of ``n_rows`` rows
+    (the records or people each row of a frequency set stands for, SPEC §9); anything
+    else is a :class:`ParameterError` naming ``what`` and the problem."""
+    array = np.asarray(values)
+    problem = None
+    if array.ndim != 1 or len(array) != n_rows:
+        problem = f"one number per row: {n_rows:,} rows, {array.size:,} numbers"
+    elif not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        problem = f"whole numbers, not values of type {array.dtype}"
+    elif not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
+        problem = "whole numbers"
+    elif array.size and array.min() < 1:
+        problem = f"at least 1 each (a row stands for that many), not {array.min()}"
+    if problem is not None:
+        raise ParameterError(f"The {what} must be {problem}.", code=code, what=what, rows=n_rows)
+    return array.astype(np.int64, copy=False)
+
+
+def weighted_classes(classes: EquivalenceClasses, weights: np.ndarray) -> EquivalenceClasses:
+    """The same partition with row i standing for ``weights[i]`` records (a weighted
+    frequency set, SPEC §9): class sizes, suppressed records, value counts and the
+    sensitive attributes' distributions count records."""
+    weights = np.asarray(weights, dtype=np.int64)
+    kept = ~classes.suppressed
+    sizes = code_counts(classes.ids[kept], classes.n_classes, weights=weights[kept])
+    sensitive = {n: replace(a, weights=weights) for n, a in classes.sensitive.items()}
+    return EquivalenceClasses(
+        classes.ids,
+        np.rint(sizes).astype(np.int64),
+        classes.first_row,
+        classes.qi,
+        sensitive,
+        weights,
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from privcore.attacks.background import background_attack
@@ -22,9 +23,11 @@ from privcore.attacks.homogeneity import homogeneity_attack
 from privcore.attacks.linkage import DEFAULT_TOLERANCE, linkage_attack, match_roll
 from privcore.attacks.ordering import export_order, unsorted_matching_attack
 from privcore.attacks.report import AttackReport
-from privcore.attacks.roll import VoterRoll, build_roll
+from privcore.attacks.roll import RollFrequencySet, VoterRoll, build_roll, roll_frequency_set
 from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
+from privcore.errors import ParameterError
+from privcore.matching import checked_counts
 
 LINKAGE_KEYS = (
     "targets",
@@ -51,9 +54,10 @@ RISK_KEYS = (
 
 @dataclass(frozen=True, eq=False)
 class Simulation:
-    """Linkage and homogeneity before and after anonymization, against one roll."""
+    """Linkage and homogeneity before and after anonymization, against one roll (a
+    :class:`RollFrequencySet` when the data set is a weighted frequency set)."""
 
-    roll: VoterRoll
+    roll: VoterRoll | RollFrequencySet
     linkage: dict[str, AttackReport]  # "before", "after"
     homogeneity: dict[str, AttackReport]
     seconds: float
@@ -86,7 +90,8 @@ def simulate(
     qi: Sequence[str],
     sa: Sequence[str],
     *,
-    roll: VoterRoll | None = None,
+    weights: np.ndarray | None = None,
+    roll: VoterRoll | RollFrequencySet | pd.DataFrame | None = None,
     roll_size: int | None = None,
     seed: int = 0,
     locale: str = "en",
@@ -100,7 +105,17 @@ def simulate(
     original table and the release with it. ``release`` rows are aligned with
     ``original`` (row i is record i). ``tolerance``: a numeric sensitive value counts as
     learnt within ± ``tolerance`` of the true value, relative to it
-    (:func:`~privcore.attacks.linkage.linkage_attack`)."""
+    (:func:`~privcore.attacks.linkage.linkage_attack`).
+
+    ``weights`` (whole numbers ≥ 1, one per row) make ``original`` and ``release``
+    (aligned) a weighted frequency set (SPEC §9): row i stands for ``weights[i]``
+    records. The roll is then a roll frequency set: :func:`roll_frequency_set` of
+    ``roll_size`` people drawn with ``seed`` when none is given, or the given one (a
+    :class:`RollFrequencySet`, or a DataFrame with the QI columns, ``record`` and
+    ``count``); every figure is that of the expanded tables, and ``roll`` in
+    :meth:`Simulation.to_dict` gives its size in people and its seed (None for a
+    given table). ``locale`` is unused then: a frequency set names nobody.
+    """
     started = time.perf_counter()
 
     def part(lo: float, hi: float) -> Progress | None:
@@ -108,7 +123,18 @@ def simulate(
             return None
         return lambda fraction, message: progress(lo + (hi - lo) * fraction, message)
 
-    if roll is None:
+    if weights is not None:
+        weights = checked_counts(
+            weights, len(original), what="row weights of the data set", code="attack.bad_weights"
+        )
+        roll = _frequency_roll(roll, original, qi, weights, roll_size, seed, part(0.0, 0.2))
+    elif isinstance(roll, (RollFrequencySet, pd.DataFrame)):
+        raise ParameterError(
+            "A voter roll given as a frequency set (rows with a count) needs the data set as "
+            "a frequency set too: give the row weights.",
+            code="attack.roll_needs_weights",
+        )
+    elif roll is None:
         roll = build_roll(
             original, qi, size=roll_size, seed=seed, locale=locale, progress=part(0.0, 0.2)
         )
@@ -123,6 +149,7 @@ def simulate(
             risk_threshold=risk_threshold,
             tolerance=tolerance,
             progress=part(0.2, 0.5),
+            weights=weights,
         ),
         "after": linkage_attack(
             release,
@@ -134,19 +161,48 @@ def simulate(
             risk_threshold=risk_threshold,
             tolerance=tolerance,
             progress=part(0.5, 0.9),
+            weights=weights,
         ),
     }
     homogeneity = {
-        "before": homogeneity_attack(original, qi, sa, tau=tau),
-        "after": homogeneity_attack(release, qi, sa, tau=tau),
+        "before": homogeneity_attack(original, qi, sa, tau=tau, weights=weights),
+        "after": homogeneity_attack(release, qi, sa, tau=tau, weights=weights),
     }
     if progress is not None:
         progress(1.0, "Done")
     return Simulation(roll, linkage, homogeneity, time.perf_counter() - started)
 
 
+def _frequency_roll(
+    roll: Any,
+    original: pd.DataFrame,
+    qi: Sequence[str],
+    weights: np.ndarray,
+    size: int | None,
+    seed: int,
+    progress: Progress | None,
+) -> RollFrequencySet:
+    """The roll of a weighted frequency set: drawn when not given, else the given roll
+    frequency set (a table with ``record`` and ``count`` is taken as one)."""
+    if roll is None:
+        return roll_frequency_set(
+            original, qi, weights=weights, size=size, seed=seed, progress=progress
+        )
+    if isinstance(roll, RollFrequencySet):
+        return roll
+    if isinstance(roll, pd.DataFrame) and {"record", "count"} <= set(roll.columns):
+        return RollFrequencySet(roll, tuple(str(q) for q in qi))
+    raise ParameterError(
+        "With a data set given as a frequency set, the voter roll must be one too: a table "
+        "with the quasi-identifiers, 'record' and 'count' (how many people each row stands "
+        "for).",
+        code="attack.roll_not_frequency_set",
+    )
+
+
 __all__ = [
     "AttackReport",
+    "RollFrequencySet",
     "Simulation",
     "VoterRoll",
     "background_attack",
@@ -157,6 +213,7 @@ __all__ = [
     "homogeneity_attack",
     "linkage_attack",
     "match_roll",
+    "roll_frequency_set",
     "simulate",
     "unsorted_matching_attack",
 ]

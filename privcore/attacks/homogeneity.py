@@ -27,6 +27,7 @@ import pandas as pd
 from privcore.attacks.report import AttackReport
 from privcore.classes import EquivalenceClasses, equivalence_classes
 from privcore.errors import ParameterError, RoleError
+from privcore.matching import checked_counts, weighted_classes
 
 __all__ = ["homogeneity_attack"]
 
@@ -116,6 +117,7 @@ def homogeneity_attack(
     sa: str | Sequence[str] | None = None,
     *,
     tau: float = 1.0,
+    weights: np.ndarray | None = None,
 ) -> AttackReport:
     """Classes whose most frequent sensitive value has a share ≥ ``tau``, per SA.
 
@@ -131,20 +133,34 @@ def homogeneity_attack(
     ``targets``: one row per (exposed class, SA): ``class``, the QI values naming the
     class, ``size``, ``attribute``, ``value`` (the exposed value), ``count``, ``share``.
     ``details``: ``top_share`` {SA: share of the top value per class} for charts.
+
+    ``weights`` (whole numbers ≥ 1, one per row; by default a Release's own) make the
+    table a weighted frequency set (SPEC §9): row i stands for ``weights[i]`` records
+    identical in every column, and class sizes, value counts, ``records``,
+    ``records_exposed``, ``suppressed`` and ``size`` / ``count`` in ``targets`` count
+    records — the figures of the table with row i repeated ``weights[i]`` times.
     """
     frame = release_frame(release)
     qi = column_list(release, qi, "qi")
     sa = column_list(release, sa, "sa")
     tau = share(tau, "The homogeneity threshold τ", "attack.bad_tau")
+    if weights is None and not isinstance(release, pd.DataFrame):  # a Release's own
+        weights = getattr(release, "weights", None)
 
     classes = equivalence_classes(frame, qi, sa)
+    n = len(frame)
+    if weights is not None:
+        weights = checked_counts(
+            weights, n, what="row weights of the release", code="homogeneity.bad_weights"
+        )
+        classes = weighted_classes(classes, weights)
+        n = int(weights.sum())
     keys = classes.class_keys(frame)
     sizes = classes.sizes
     exposed_any = np.zeros(classes.n_classes, dtype=bool)
     per_attribute: dict[str, dict[str, Any]] = {}
     top_shares: dict[str, np.ndarray] = {}
     blocks = []
-    n = len(frame)
     for name in sa:  # a loop over attributes; each is vectorized over classes
         top, value = top_values(classes, name)
         top_share = top / np.maximum(sizes, 1)

@@ -11,6 +11,12 @@ records are all the records of all the classes they match.
 
 Matching is :func:`privcore.matching.match_roll` (shared with the journalist risk of a
 measurement).
+
+Frequency sets (SPEC §9): with ``weights`` the release is a weighted frequency set and
+the roll a roll frequency set (:func:`~privcore.attacks.roll.roll_frequency_set`): each
+roll row stands for ``count`` people with the same QI values and the same data set row.
+Every answer of a roll row holds for each of its people, so each figure is a sum (or
+mean) weighted by the counts — the figure of the same attack on the expanded tables.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from privcore.core.progress import report as _report
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import ParameterError, RoleError
-from privcore.matching import METHODS, Matches, match_roll
+from privcore.matching import METHODS, Matches, checked_counts, match_roll
 from privcore.risk import risk_summary
 
 __all__ = ["DEFAULT_TOLERANCE", "METHODS", "Matches", "linkage_attack", "match_roll"]
@@ -62,6 +68,7 @@ def linkage_attack(
     risk_threshold: float = 0.2,
     tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
+    weights: np.ndarray | None = None,
 ) -> AttackReport:
     """Simulate Sweeney's linkage attack of ``roll`` against ``release`` (SPEC §6).
 
@@ -88,6 +95,21 @@ def linkage_attack(
     from :func:`~privcore.risk.risk_summary` with F_j = roll people matching
     class j (clipped up to f_j when smaller: ``population_clipped``),
     ``unparsed_cells`` and ``roll_size``.
+
+    ``weights`` (whole numbers ≥ 1, one per release row) make ``release`` (and
+    ``truth``, aligned) a weighted frequency set: row i stands for ``weights[i]``
+    records identical in every column. ``roll`` is then a roll frequency set: the QI
+    columns, ``record`` (the release row its people belong to, -1 for people not in the
+    data set) and ``count`` (the people the row stands for, ≥ 1; the people of release
+    row i number at most ``weights[i]``, one record each). Every figure of the summary
+    is that of the attack on the expanded tables (release rows repeated by weight, roll
+    people by count): ``targets``, ``roll_size`` and every other count count people,
+    ``baseline`` is their mean, ``suppressed_rows`` and the risk count records, and
+    ``details["candidate_records"]`` counts people. Which of row i's identical records
+    a person is does not change any figure (a unique match is a class of one record).
+    A frequency set names nobody: ``targets`` has one row per target roll row, with its
+    ``people`` and ``person_id`` / ``name`` left empty (None), and the example chains
+    (``details["chain"]``, ``details["chain_steps"]``) are empty lists.
     """
     started = time.perf_counter()
     qi = tuple(str(q) for q in qi)
@@ -107,6 +129,12 @@ def linkage_attack(
             tolerance=str(tolerance),
         )
     record = _records(roll, len(release))
+    people = None
+    if weights is not None:
+        weights = checked_counts(
+            weights, len(release), what="row weights of the release", code="linkage.bad_weights"
+        )
+        people = _people_counts(roll, record, weights, qi)
     if truth is not None:
         if len(truth) != len(release):
             raise ParameterError(
@@ -127,35 +155,51 @@ def linkage_attack(
     def sub_progress(fraction: float, message: str) -> None:
         _report(progress, 0.8 * fraction, message)
 
-    matches = match_roll(release, qi, roll, hierarchies=hierarchies, progress=sub_progress)
+    matches = match_roll(
+        release,
+        qi,
+        roll,
+        hierarchies=hierarchies,
+        progress=sub_progress,
+        weights=weights,
+        counts=people,
+    )
     matched_at = time.perf_counter()
     classes = matches.classes
     _report(progress, 0.8, "Linkage: who was re-identified")
 
     targets = np.flatnonzero(record >= 0)
     target_record = record[targets]
+    # People each target row stands for (None: one each, a roll of people).
+    target_people = None if people is None else people[targets]
     own_class = classes.ids[target_record] if len(targets) else np.zeros(0, dtype=np.int64)
     n_targets = len(targets)
+    targets_total = n_targets if people is None else int(target_people.sum())
     unique = matches.unique
     correct_all = unique & (matches.matched_record == record) & (record >= 0)
     false_all = unique & (matches.matched_record != record)
-    reidentified = int(correct_all.sum())
-    false_matches = int(false_all.sum())
-    unique_targets = int(unique[targets].sum())
+    reidentified = _total(correct_all, people)
+    false_matches = _total(false_all, people)
+    unique_targets = _total(unique[targets], target_people)
     found = reidentified + false_matches
     precision = reidentified / found if found else None
     cand_records = matches.candidate_records[targets]
     inverse = np.zeros(n_targets, dtype=np.float64)
     has = cand_records > 0
     inverse[has] = 1.0 / cand_records[has]
-    baseline = float(inverse.mean()) if n_targets else 0.0
+    if not n_targets:
+        baseline = 0.0
+    elif people is None:
+        baseline = float(inverse.mean())
+    else:
+        baseline = float((inverse * target_people).sum() / targets_total)
 
     pair_i, pair_cls = matches.candidate_pairs(targets)
     own_hit = np.zeros(n_targets, dtype=bool)
     hit = pair_cls == own_class[pair_i]
     own_hit[pair_i[hit]] = True
-    outside_own = int(((own_class >= 0) & ~own_hit).sum())
-    suppressed_targets = int((own_class < 0).sum())
+    outside_own = _total((own_class >= 0) & ~own_hit, target_people)
+    suppressed_targets = _total(own_class < 0, target_people)
 
     # Sensitive values the attacker reads off each target's candidate records.
     sa_columns: dict[str, Any] = {}
@@ -172,8 +216,8 @@ def linkage_attack(
         )
         sa_columns[f"{s} values"] = shown
         sa_columns[f"{s} disclosed"] = is_disclosed
-        disclosed[s] = int(is_disclosed.sum())
-        wrong[s] = int(is_wrong.sum())
+        disclosed[s] = _total(is_disclosed, target_people)
+        wrong[s] = _total(is_wrong, target_people)
     within: dict[str, int] = {}
     for s in sa:
         true = truth[s] if truth is not None else release[s]
@@ -183,7 +227,7 @@ def linkage_attack(
             release[s], true, classes, target_record, pair_i, pair_cls, tolerance
         )
         sa_columns[f"{s} within tolerance"] = is_within
-        within[s] = int(is_within.sum())
+        within[s] = _total(is_within, target_people)
 
     # Risk with F_j from the roll (clipped up to f_j where the roll holds fewer).
     population = matches.population.astype(np.int64)
@@ -201,20 +245,25 @@ def linkage_attack(
         "threshold": risk.threshold,
     }
 
-    person_id = (
-        roll["person_id"].iloc[targets].to_numpy()
-        if "person_id" in roll.columns
-        else targets.astype(np.int64)
-    )
-    names = (
-        roll["name"].iloc[targets].astype(object).to_numpy()
-        if "name" in roll.columns
-        else np.array([f"person {p}" for p in person_id], dtype=object)
-    )
+    if people is not None:  # a row of a frequency set names nobody
+        person_id = names = np.full(n_targets, None, dtype=object)
+    else:
+        person_id = (
+            roll["person_id"].iloc[targets].to_numpy()
+            if "person_id" in roll.columns
+            else targets.astype(np.int64)
+        )
+        names = (
+            roll["name"].iloc[targets].astype(object).to_numpy()
+            if "name" in roll.columns
+            else np.array([f"person {p}" for p in person_id], dtype=object)
+        )
     table = pd.DataFrame({"person_id": person_id, "name": names})
     for q in qi:
         table[q] = roll[q].iloc[targets].to_numpy()
     table["record"] = target_record
+    if target_people is not None:
+        table["people"] = target_people
     table["candidate_classes"] = matches.candidate_classes[targets]
     table["candidate_records"] = cand_records
     table["matched_record"] = matches.matched_record[targets]
@@ -223,8 +272,8 @@ def linkage_attack(
         table[name] = column
 
     summary: dict[str, Any] = {
-        "roll_size": len(roll),
-        "targets": n_targets,
+        "roll_size": len(roll) if people is None else int(people.sum()),
+        "targets": targets_total,
         "classes": int(classes.n_classes),
         "suppressed_rows": int(classes.n_suppressed),
         "unique_matches": unique_targets,
@@ -238,14 +287,16 @@ def linkage_attack(
         "baseline": baseline,
         "suppressed_targets": suppressed_targets,
         "targets_outside_own_class": outside_own,
-        "unmatched_targets": int((cand_records == 0).sum()),
+        "unmatched_targets": _total(cand_records == 0, target_people),
         "risk": risk_dict,
         "population_clipped": clipped,
         "unparsed_cells": matches.unparsed,
         "method": matches.method,
     }
     explanations, codes = _explain(summary, sa)
-    steps = _chain_steps(table, release, classes, qi, sa, pair_i, pair_cls)
+    steps = (
+        _chain_steps(table, release, classes, qi, sa, pair_i, pair_cls) if people is None else []
+    )
     chains = [chain_text(step) for step in steps]
     class_table = release.iloc[classes.first_row][list(qi)].reset_index(drop=True)
     class_table["size"] = classes.sizes
@@ -263,7 +314,7 @@ def linkage_attack(
             "chain_steps": steps,
             "classes": class_table,
             "method": matches.method,
-            "candidate_records": _histogram(cand_records),
+            "candidate_records": _histogram(cand_records, target_people),
             "timings": {
                 "match": matched_at - started,
                 "report": finished - matched_at,
@@ -298,6 +349,48 @@ def _records(roll: pd.DataFrame, n_rows: int) -> np.ndarray:
             count=int(bad.sum()),
         )
     return record.astype(np.int64)
+
+
+def _total(mask: np.ndarray, people: np.ndarray | None) -> int:
+    """How many people ``mask`` selects: its True entries, or the sum of their counts
+    when each entry stands for ``people[i]`` people (a roll frequency set)."""
+    if people is None:
+        return int(mask.sum())
+    return int(people[mask].sum())
+
+
+def _people_counts(
+    roll: pd.DataFrame, record: np.ndarray, weights: np.ndarray, qi: Sequence[str]
+) -> np.ndarray:
+    """The ``count`` column of a roll frequency set, checked: whole numbers ≥ 1, and the
+    people it places in release row i no more than the ``weights[i]`` records of that
+    row (each person is one of them)."""
+    if "count" not in roll.columns or "count" in qi:
+        raise RoleError(
+            "A voter roll of a frequency set needs a 'count' column (not a "
+            "quasi-identifier) saying how many people each of its rows stands for.",
+            code="linkage.no_count",
+        )
+    values = pd.to_numeric(roll["count"], errors="coerce").to_numpy(dtype=np.float64)
+    people = checked_counts(
+        values, len(roll), what="people counts of the voter roll", code="linkage.bad_counts"
+    )
+    inside = record >= 0
+    placed = code_counts(record[inside], len(weights), weights=people[inside])
+    over = placed > weights
+    if over.any():
+        row = int(np.flatnonzero(over)[0])
+        raise ParameterError(
+            f"The voter roll places more people in {int(over.sum()):,} data set rows than "
+            f"those rows have records (row {row:,}: {int(placed[row]):,} people, "
+            f"{int(weights[row]):,} records); each person of the data set is one record.",
+            code="linkage.roll_counts",
+            rows=int(over.sum()),
+            row=row,
+            people=int(placed[row]),
+            records=int(weights[row]),
+        )
+    return people
 
 
 def _sensitive_reading(
@@ -410,16 +503,17 @@ def _within_tolerance(
         return ~missing & np.isfinite(x) & (low >= x - band) & (high <= x + band)
 
 
-def _histogram(candidate_records: np.ndarray) -> dict[str, int]:
-    """Targets by number of candidate records (0, 1, 2, 3–5, 6–10, 11–100, >100)."""
+def _histogram(candidate_records: np.ndarray, people: np.ndarray | None) -> dict[str, int]:
+    """Targets by number of candidate records (0, 1, 2, 3–5, 6–10, 11–100, >100);
+    ``people``: the targets each entry stands for (None: one each)."""
     edges = [(0, 0), (1, 1), (2, 2), (3, 5), (6, 10), (11, 100)]
     out = {
-        (str(lo) if lo == hi else f"{lo}-{hi}"): int(
-            ((candidate_records >= lo) & (candidate_records <= hi)).sum()
+        (str(lo) if lo == hi else f"{lo}-{hi}"): _total(
+            (candidate_records >= lo) & (candidate_records <= hi), people
         )
         for lo, hi in edges
     }
-    out[">100"] = int((candidate_records > 100).sum())
+    out[">100"] = _total(candidate_records > 100, people)
     return out
 
 

@@ -17,6 +17,11 @@ we have none, so we make one up. Everything in it is synthetic except the QI val
 
 The roll is seeded and reproducible, and built column by column with numpy/pyarrow (no
 loop over people), so a roll of a million people takes a few seconds.
+
+A data set given as a weighted frequency set (SPEC §9: distinct rows with their counts,
+from an engine, for tables larger than memory) gets a roll of the same kind from
+:func:`roll_frequency_set`: rows of people sharing QI values and a data set row, with
+their ``count``, and no names.
 """
 
 from __future__ import annotations
@@ -33,11 +38,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from privcore.classes import distinct, value_codes
+from privcore.classes import distinct, factorize, group_rows, value_codes
 from privcore.config import _env_int
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
 from privcore.errors import ParameterError, RoleError
+from privcore.matching import checked_counts
 
 LOCALES = ("en", "zh", "mixed")
 DEFAULT_MAX_ROLL = 1_000_000
@@ -89,6 +95,52 @@ class VoterRoll:
             "seed": self.seed,
             "joint": self.joint,
             "as_of": self.as_of,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class RollFrequencySet:
+    """A voter roll as a frequency set: rows of people, each with a ``count``.
+
+    ``frame`` holds the QI columns, ``record`` (the data set row whose records the row's
+    people are, -1 for people not in the data set) and ``count`` (how many people the
+    row stands for, ≥ 1). A frequency set names nobody: no names, person ids or birth
+    dates. ``seed`` is the seed it was drawn with (None for a roll given as a table) and
+    ``joint`` whether the other people were drawn as whole QI tuples (None: unknown).
+    """
+
+    frame: pd.DataFrame
+    qi: tuple[str, ...]
+    seed: int | None = None
+    joint: bool | None = None
+
+    @property
+    def size(self) -> int:
+        """People on the roll (the sum of the counts)."""
+        return int(self.frame["count"].sum())
+
+    @property
+    def embedded(self) -> int:
+        """People of the roll who are records of the data set."""
+        return int(self.frame["count"][self.frame["record"] >= 0].sum())
+
+    @property
+    def rows(self) -> int:
+        return len(self.frame)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe description for the history: the keys of :meth:`VoterRoll.to_dict`
+        (``size`` in people; ``locale`` and ``as_of`` None: no names, no birth dates)
+        and ``rows``."""
+        return {
+            "size": self.size,
+            "embedded": self.embedded,
+            "qi": list(self.qi),
+            "locale": None,
+            "seed": self.seed,
+            "joint": self.joint,
+            "as_of": None,
+            "rows": self.rows,
         }
 
 
@@ -227,6 +279,85 @@ def build_roll(
     return VoterRoll(frame, qi, mapping, seed, locale, bool(joint), day.isoformat())
 
 
+def roll_frequency_set(
+    original: pd.DataFrame,
+    qi: Sequence[str],
+    *,
+    weights: np.ndarray,
+    size: int | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> RollFrequencySet:
+    """The voter roll of a data set given as a weighted frequency set (SPEC §6, §9),
+    made from the frequency set alone.
+
+    ``original`` row i stands for ``weights[i]`` (whole numbers ≥ 1) identical records;
+    N = Σ weights. The roll holds ``size`` people (default 10 · N, at least N):
+
+    - for each row i, a roll row with its QI values, ``record`` = i and
+      ``count`` = ``weights[i]`` — the data set's people, each one of row i's records;
+    - ``size − N`` other people drawn as whole QI tuples of the data set's records
+      (:func:`build_roll`'s ``joint=True``): a multinomial of ``size − N`` draws over the
+      distinct QI tuples q with probabilities N_q / N (N_q: records with tuple q), one
+      roll row per tuple drawn at least once, ``record`` = -1, ``count`` = its draws.
+
+    The limit ``PRIVCORE_MAX_ROLL`` (:func:`max_roll`) applies to the roll's *rows*
+    (at most the frequency set's rows plus its distinct QI tuples), not to its people,
+    whose number only sets the counts. Seeded and reproducible; no names (a
+    :class:`RollFrequencySet` names nobody). Raises :class:`RoleError` for unknown or
+    reserved QI columns (``count`` too) and :class:`ParameterError` for weights, a size
+    or a seed out of range, or a roll of more rows than the limit.
+    """
+    qi = _check_qi(original, qi)
+    if "count" in qi:
+        raise RoleError(
+            "The quasi-identifier count has the name of a voter roll column (count); "
+            "rename it first.",
+            code="roll.reserved_column",
+            column="count",
+        )
+    n_rows = len(original)
+    if n_rows == 0:
+        raise ParameterError(
+            "The data set has no rows, so there is nobody to put on a voter roll.",
+            code="roll.empty_dataset",
+        )
+    weights = checked_counts(
+        weights, n_rows, what="row weights of the data set", code="roll.bad_weights"
+    )
+    records = int(weights.sum())
+    size = _check_people(records, size)
+    seed = _check_seed(seed)
+    _report(progress, 0.0, f"Voter roll: placing {records:,} records among {size:,} people")
+
+    # The distinct QI tuples of the data set and the records holding each.
+    codes = [factorize(original[column]) for column in qi]
+    tuples = group_rows([c for c, _ in codes], [len(u) for _, u in codes], weights=weights)
+    draws = np.random.default_rng(seed).multinomial(size - records, tuples.counts / records)
+    drawn = np.flatnonzero(draws)
+    rows = n_rows + len(drawn)
+    limit = max_roll()
+    if rows > limit:
+        raise ParameterError(
+            f"The voter roll of this frequency set would have {rows:,} rows, more than "
+            f"this installation's limit of {limit:,} (PRIVCORE_MAX_ROLL).",
+            code="roll.rows_too_large",
+            rows=rows,
+            limit=limit,
+        )
+    _report(progress, 0.5, "Voter roll: copying quasi-identifier values")
+    source = np.concatenate([np.arange(n_rows, dtype=np.int64), tuples.first[drawn]])
+    columns: dict[str, Any] = {
+        column: original[column].take(source).reset_index(drop=True) for column in qi
+    }
+    columns["record"] = np.concatenate(
+        [np.arange(n_rows, dtype=np.int64), np.full(len(drawn), -1, dtype=np.int64)]
+    )
+    columns["count"] = np.concatenate([weights, draws[drawn].astype(np.int64)])
+    _report(progress, 1.0, "Done")
+    return RollFrequencySet(pd.DataFrame(columns), qi, seed, True)
+
+
 # --- checks ---------------------------------------------------------------------------
 
 
@@ -286,6 +417,29 @@ def _check_size(n: int, size: int | None) -> int:
             code="roll.size_too_large",
             size=size,
             limit=limit,
+        )
+    return size
+
+
+def _check_people(records: int, size: int | None) -> int:
+    """The people of a frequency set's roll: by default 10 × its records, at least its
+    records (no limit: :data:`DEFAULT_MAX_ROLL` bounds the roll's rows)."""
+    if size is None:
+        return 10 * records
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise ParameterError(
+            f"The voter roll size must be a whole number, not {size!r}.",
+            code="roll.size_type",
+            size=str(size),
+        )
+    size = int(size)
+    if size < records:
+        raise ParameterError(
+            f"A voter roll of {size:,} people cannot hold the {records:,} people of the data "
+            f"set; choose a size of at least {records:,}.",
+            code="roll.size_too_small",
+            size=size,
+            rows=records,
         )
     return size
 

@@ -289,16 +289,16 @@ class DuckDBEngine:
                         key=key,
                     )
             left, right, on = original.sql, release.sql, f"o.{_quote(key)} = r.{_quote(key)}"
-        else:
-            left, right = original.numbered_sql("__row"), release.numbered_sql("__row")
-            on = 'o."__row" = r."__row"'
         selects = [f"o.{_quote(c)} AS {_quote('o:' + c)}" for c in original.columns] + [
             f"r.{_quote(c)} AS {_quote('r:' + c)}" for c in release.columns
         ]
         converters = {f"o:{c}": f for c, f in original.converters.items()}
         converters.update({f"r:{c}": f for c, f in release.converters.items()})
         names = [f"o:{c}" for c in original.columns] + [f"r:{c}" for c in release.columns]
-        source = f"({left}) o JOIN ({right}) r ON {on}"
+        if key is not None:
+            source = f"({left}) o JOIN ({right}) r ON {on}"
+        else:  # row i beside row i, as both scans read them: no sort, no hash table
+            source = f"({original.sql}) o POSITIONAL JOIN ({release.sql}) r"
         return DuckDBTable(
             self.connection,
             selects,
