@@ -585,6 +585,46 @@ def _engine_measure_inputs(
     )
 
 
+def _engine_attack_inputs(
+    args: argparse.Namespace, request: AttackRequest, engine_name: str
+) -> Inputs:
+    """``attack`` on an engine: the two tables paired and attacked from their joint
+    frequency set, with a roll frequency set (:func:`privcore.engines.runs.attack_tables`)."""
+    from privcore.engines.runs import attack_tables
+
+    engine = _open_engine(args, engine_name)
+    original = _scan(engine, args.original, args.table)
+    release = _scan(engine, args.release, None)
+    holder: dict[str, Any] = {}
+
+    def work(progress):
+        simulation, dataset = attack_tables(
+            engine,
+            original,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            hierarchies=_hierarchies(args.hierarchy),
+            key=request.key,
+            name=Path(args.original).name,
+            progress=progress,
+            roll_size=request.roll_size,
+            seed=request.seed,
+            tau=request.tau,
+            risk_threshold=request.risk_threshold,
+            tolerance=request.tolerance,
+        )
+        holder["dataset"] = dataset
+        return simulation, simulation.to_dict()
+
+    return Inputs(
+        original=_LateDataset(holder),
+        release_name=Path(args.release).name,
+        names={**_file_names(args), "engine": engine_name},
+        work=work,
+    )
+
+
 class _LateDataset:
     """The original's history record, known once the engine has read it."""
 
@@ -829,8 +869,14 @@ def _anonymize_from_spec(args: argparse.Namespace) -> int:
 
 def cmd_attack(args: argparse.Namespace) -> int:
     request = _request(AttackRequest, args)
-    outcome = _run(request, _release_inputs(args), args)
+    engine_name = _chosen_engine(args, args.original, args.release)
+    if engine_name is not None:
+        inputs = _engine_attack_inputs(args, request, engine_name)
+    else:
+        inputs = _release_inputs(args)
+    outcome = _run(request, inputs, args)
     payload = outcome.result.to_dict()
+    payload["engine"] = engine_name or "pandas"
     lines = []
     for label, figures in (("original", payload["before"]), ("release", payload)):
         link, hom, risk = figures["linkage"], figures["homogeneity"], figures["risk"]
@@ -1404,6 +1450,7 @@ def build_parser() -> argparse.ArgumentParser:
     _table_options(k, "the release (rows aligned, or --key)")
     _add_request_options(k, AttackRequest, required=("qi", "sa"))
     _hierarchy_option(k, "ARX hierarchy of a column, to read its labels in the release")
+    _engine_options(k)
     _run_options(k)
 
     u = _command(

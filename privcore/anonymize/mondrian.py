@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +123,13 @@ class _Dimension:
     node_size: list[int] = field(default_factory=list)
     node_label: list[Any] = field(default_factory=list)
     node_starts: list[list[int]] = field(default_factory=list)
+    span_base: float = 0.0  # what spans and NCP divide by, when not n_values
+
+    @property
+    def base(self) -> float:
+        """The size of the QI's domain that spans and NCP are shares of: its number of
+        values (``span_base`` when a larger table's is given)."""
+        return self.span_base or self.n_values
 
     def ancestor(self, a: int, b: int) -> int:
         """The lowest common ancestor (node id) of codes a and b (hierarchy only)."""
@@ -241,8 +248,14 @@ def _hierarchy_dimension(name: str, leaf: np.ndarray, hierarchy: Hierarchy) -> _
     )
 
 
-def _dimensions(problem: Problem) -> list[_Dimension]:
+def _dimensions(
+    problem: Problem, span_domains: Mapping[str, float] | None = None
+) -> list[_Dimension]:
+    """Each QI encoded; ``span_domains`` (by QI) replaces the table's own domain size as
+    what spans and NCP are shares of (numeric: the range; others: the number of
+    values, missing counted as one)."""
     out = []
+    domains = dict(span_domains or {})
     for name in problem.qi:
         series = problem.frame[name]
         if is_number(series.dtype):
@@ -253,6 +266,12 @@ def _dimensions(problem: Problem) -> list[_Dimension]:
             )
         else:
             out.append(_set_dimension(name, series))
+        if name in domains:
+            dim = out[-1]
+            if dim.kind == _NUMERIC:
+                dim.scale = max(float(domains[name]), dim.scale)
+            else:
+                dim.span_base = max(float(domains[name]), float(dim.n_values))
     return out
 
 
@@ -306,8 +325,8 @@ def _span(dim: _Dimension, e: _Extent) -> float:
             return 1.0  # numbers mixed with missing values: split those off first
         return (dim.number_list[b] - dim.number_list[a]) / dim.scale
     if dim.kind == _HIERARCHY:
-        return dim.node_size[dim.ancestor(a, b)] / dim.n_values
-    return e.distinct / dim.n_values
+        return dim.node_size[dim.ancestor(a, b)] / dim.base
+    return e.distinct / dim.base
 
 
 def _cuts(dim: _Dimension, e: _Extent, size: int) -> list[tuple[int, int, int]]:
@@ -604,7 +623,7 @@ def _hierarchy_summary(
         else:
             node = dim.ancestor(a, b)
             labels[i] = dim.node_label[node]
-            ncp[i] = dim.node_size[node] / dim.n_values
+            ncp[i] = dim.node_size[node] / dim.base
     return labels[inverse], ncp[inverse]
 
 
@@ -624,7 +643,7 @@ def _set_summary(
         for p in several.tolist():
             members = names[bounds[p] : bounds[p + 1]].tolist()
             text[p] = "{" + ",".join(members) + "}"
-            ncp[p] = len(members) / dim.n_values
+            ncp[p] = len(members) / dim.base
     return text, ncp
 
 
@@ -651,10 +670,14 @@ def mondrian(
     progress: Progress | None = None,
     summary: str = "range",
     weights: np.ndarray | None = None,
+    span_domains: Mapping[str, float] | None = None,
 ) -> Release:
     """Strict multidimensional Mondrian (LeFevre, DeWitt, Ramakrishnan 2006; seeds 000,
     003): see the module docstring for the cuts, the summaries, missing values and
-    frequency sets (``weights``).
+    frequency sets (``weights``). ``span_domains`` (by QI): the domain size of the larger
+    table this one is a fragment of — numeric: its range; other QIs: its number of
+    values, missing counted as one — which spans and NCP are then shares of, so that a
+    fragment is cut as the whole table would be (:mod:`privcore.engines.runs`).
 
     ``summary``: ``"range"`` releases numeric QIs as ``[min-max]``, ``"mean"`` as the
     partition mean. Every row is released (none suppressed; ``max_suppression`` is
@@ -684,7 +707,7 @@ def mondrian(
     _check_whole_table(problem)
     report_progress(progress, 0.0, "Mondrian: partitioning")
     n = problem.n_table_rows
-    dims = _dimensions(problem)
+    dims = _dimensions(problem, span_domains)
     # QI × row in the smallest type holding every QI's codes, reordered as rows move;
     # the row numbers in the smallest type holding 0..n-1 (int32 below 2³¹ rows)
     codes = np.stack([dim.codes for dim in dims])

@@ -333,9 +333,12 @@ class DuckDBEngine:
         self._fragments += 1
         name = f"privcore_fragment_{self._fragments}"
         present = [v for v in raw_values if v is not None and not pd.isna(v)]
-        self.connection.register(name, pd.DataFrame({"value": pd.Series(present, dtype=object)}))
         cell = _quote(column)
-        test = f"{cell} IN (SELECT value FROM {name})"
+        if present:  # one raw type per column: pandas infers it (numbers stay numbers)
+            self.connection.register(name, pd.DataFrame({"value": present}))
+            test = f"{cell} IN (SELECT value FROM {name})"
+        else:
+            test = "false"
         if len(present) < len(raw_values):
             test = f"({test} OR {cell} IS NULL)"
         return DuckDBTable(
