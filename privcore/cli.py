@@ -477,8 +477,16 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- engines
 
-#: Above this many rows (PRIVCORE_ENGINE_ROWS), ``--engine auto`` reads with DuckDB.
-ENGINE_ROWS = int(os.environ.get("PRIVCORE_ENGINE_ROWS", "2000000") or 2_000_000)
+#: The default of PRIVCORE_ENGINE_ROWS: above this many rows ``--engine auto`` reads
+#: with DuckDB.
+ENGINE_ROWS = 2_000_000
+
+
+def engine_rows() -> int:
+    """``PRIVCORE_ENGINE_ROWS`` (default :data:`ENGINE_ROWS`)."""
+    from privcore.config import _env_int
+
+    return _env_int("PRIVCORE_ENGINE_ROWS", ENGINE_ROWS)
 
 _DATABASE_SUFFIXES = (".duckdb", ".ddb", ".db")
 
@@ -514,15 +522,15 @@ def _estimated_rows(path: str) -> int:
 def _chosen_engine(args: argparse.Namespace, *paths: str) -> str | None:
     """The engine ``--engine`` names, which reads the tables and groups them into
     frequency sets; ``auto``: duckdb for a DuckDB database file or a table of more than
-    :data:`ENGINE_ROWS` rows, else None: the table is read into memory and the rows are
+    :func:`engine_rows` rows, else None: the table is read into memory and the rows are
     worked on directly (the same figures, to the last bits of floating point)."""
     if args.engine != "auto":
         return args.engine
     for path in paths:
         if Path(path).suffix.lower() in _DATABASE_SUFFIXES:
             return "duckdb"
-        if _estimated_rows(path) > ENGINE_ROWS:
-            _say(f"{path}: more than {ENGINE_ROWS:,} rows, read with DuckDB (--engine)")
+        if _estimated_rows(path) > engine_rows():
+            _say(f"{path}: more than {engine_rows():,} rows, read with DuckDB (--engine)")
             return "duckdb"
     return None
 
