@@ -488,6 +488,7 @@ def engine_rows() -> int:
 
     return _env_int("PRIVCORE_ENGINE_ROWS", ENGINE_ROWS)
 
+
 _DATABASE_SUFFIXES = (".duckdb", ".ddb", ".db")
 
 
