@@ -52,7 +52,7 @@ with st.sidebar:
         horizontal=True,
         on_change=_keep_language,
     )
-    keys = wb.dataset_keys()
+    keys = wb.data_keys()
     if wb.active not in keys:
         wb.active = keys[0]
     # The widget mirrors wb.active (a page may change it, e.g. after an upload) and
@@ -132,8 +132,8 @@ finally:
 
 with dataset_status:
     try:
-        active = wb.dataset()
-        st.caption(t("sidebar.dataset_size", rows=f"{active.n_rows:,}", columns=active.n_columns))
+        rows, columns = wb.size()
+        st.caption(t("sidebar.dataset_size", rows=f"{rows:,}", columns=columns))
         st.caption(t("sidebar.schema_ok") if wb.schema() else t("sidebar.schema_missing"))
     except PrivcoreError as exc:
         show_error(exc)

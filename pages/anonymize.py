@@ -33,13 +33,16 @@ VALUES = "an_values"
 st.title(t("an.title"))
 st.write(t("an.lead"))
 wb = workbench()
-dataset = wb.dataset()
 schema = wb.schema()
 if schema is None or not schema.quasi_identifiers or not schema.sensitive:
     st.warning(t("an.schema_first"), icon=":material/warning:")
     st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
     st.stop()
 scope = wb.active
+if wb.is_table(scope):  # a table opened in an engine: its release is written to a file
+    view.table_workspace(wb, scope, schema)
+    st.stop()
+dataset = wb.dataset()
 
 
 def _rename(release_id: str, key: str) -> None:

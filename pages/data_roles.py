@@ -3,7 +3,7 @@
 import streamlit as st
 
 from privcore.data import Schema
-from ui import hierarchy_editor, roles_editor
+from ui import hierarchy_editor, large_table, roles_editor
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import current_language, t
@@ -29,8 +29,13 @@ if upload is not None and upload.file_id not in wb.seen_uploads:
     else:
         wb.seen_uploads[upload.file_id] = added
         st.rerun()
+large_table.open_expander(wb)
 
 key = wb.active
+if wb.is_table(key):  # a table opened in an engine
+    with guard():
+        large_table.render(wb, key)
+    st.stop()
 with guard():
     dataset = wb.dataset(key)
     st.subheader(escape_md(wb.title(key)))

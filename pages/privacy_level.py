@@ -8,7 +8,7 @@ from ui.i18n import t
 from ui.progress import progress_bar
 from ui.shared import share_release_run
 from ui.shell import require_app
-from ui.state import keep, session_owner
+from ui.state import keep, session_owner, workbench
 from ui.workspace import (
     alignment_controls,
     assessing_page,
@@ -24,6 +24,12 @@ from ui.workspace import (
 require_app()
 
 PAGE = "privacy_level"
+
+if workbench().is_table():  # a table opened in an engine: a release file measured there
+    st.title(t("pl.title"))
+    st.write(t("pl.lead"))
+    measure_view.table_page(workbench())
+    st.stop()
 
 wb, original, schema, entry = assessing_page(
     title="pl.title", lead="pl.lead", key="pl_release", needs_columns=False

@@ -560,8 +560,8 @@ def _engine_measure_inputs(
     args: argparse.Namespace, request: MeasureRequest, engine_name: str
 ) -> Inputs:
     """``measure`` on an engine: the two tables paired and measured from their joint
-    frequency set (:func:`privcore.engines.runs.measure_tables`)."""
-    from privcore.engines.runs import measure_tables
+    frequency set (:func:`privcore.runs.tables.measure_tables`)."""
+    from privcore.runs.tables import measure_tables
 
     engine = _open_engine(args, engine_name)
     original = _scan(engine, args.original, args.table)
@@ -598,8 +598,8 @@ def _engine_attack_inputs(
     args: argparse.Namespace, request: AttackRequest, engine_name: str
 ) -> Inputs:
     """``attack`` on an engine: the two tables paired and attacked from their joint
-    frequency set, with a roll frequency set (:func:`privcore.engines.runs.attack_tables`)."""
-    from privcore.engines.runs import attack_tables
+    frequency set, with a roll frequency set (:func:`privcore.runs.tables.attack_tables`)."""
+    from privcore.runs.tables import attack_tables
 
     engine = _open_engine(args, engine_name)
     original = _scan(engine, args.original, args.table)
@@ -653,9 +653,9 @@ def _anonymize_on_engine(
     args: argparse.Namespace, request: AnonymizeRequest, engine_name: str
 ) -> int:
     """``anonymize`` on an engine: the frequency set anonymized, the release written by
-    the engine (:func:`privcore.engines.runs.anonymize_table`)."""
+    the engine (:func:`privcore.runs.tables.anonymize_table`)."""
     from privcore.data import Role
-    from privcore.engines.runs import anonymize_table
+    from privcore.runs.tables import anonymize_table
 
     if args.auto_hierarchies:
         raise ParameterError(

@@ -65,3 +65,14 @@ def history_scope() -> str:
     hosted demo (each visitor sees, compares and deletes only their own runs)."""
     raw = os.environ.get("PRIVCORE_HISTORY_SCOPE", "").strip().lower()
     return raw if raw in HISTORY_SCOPES else "all"
+
+
+def local_tables_allowed() -> bool:
+    """May the app open tables from paths of this machine ("Open a large table" on the
+    Data & roles page)? ``PRIVCORE_LOCAL_TABLES``: ``1`` yes, ``0`` no; unset: yes,
+    unless the History page is scoped to the session (``PRIVCORE_HISTORY_SCOPE=session``,
+    a hosted demo), whose visitors must not read the server's files."""
+    raw = os.environ.get("PRIVCORE_LOCAL_TABLES", "").strip()
+    if raw in ("0", "1"):
+        return raw == "1"
+    return history_scope() != "session"

@@ -13,7 +13,7 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,12 +51,16 @@ def _choices(option: str) -> list[str]:
     return list(OPTIONS[option].allowed() or ())
 
 
-def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
+def controls(
+    schema: Schema, *, scope: str, algorithms: Sequence[str] | None = None
+) -> dict[str, Any]:
     """The parameter widgets (kept per data set ``scope``); returns the values of an
     :class:`~privcore.runs.AnonymizeRequest` (JSON-able).
 
     ``qi`` and ``sa`` are the quasi-identifiers and sensitive attributes of the
     confirmed schema chosen for this run (all of them by default), in schema order.
+    ``algorithms``: the algorithms offered (all by default; an engine table offers those
+    that run on a frequency set, and the page says why the others are not).
     """
 
     def within(options: list[str]) -> Callable[[Any], bool]:
@@ -81,11 +85,11 @@ def controls(schema: Schema, *, scope: str) -> dict[str, Any]:
         placeholder=t("an.choose_columns"),
         key=keep("an_sa", scope=scope, valid=within(schema.sensitive)),
     )
-    algorithms = list(ALGORITHMS)
+    algorithms = list(ALGORITHMS if algorithms is None else algorithms)
     algorithm = st.selectbox(
         t("an.algorithm"),
         algorithms,
-        index=algorithms.index(DEFAULTS.algorithm),
+        index=algorithms.index(DEFAULTS.algorithm) if DEFAULTS.algorithm in algorithms else 0,
         format_func=labels(algorithms, algorithm_title),
         help=t("an.algorithm_help"),
         key=keep("an_algorithm", scope=scope, valid=among(algorithms)),
@@ -596,13 +600,15 @@ def side_by_side(release: Release, original: pd.DataFrame, rows: int = 50) -> No
 
 
 def level_chart(release: Release) -> alt.Chart:
-    """Generalization level of each QI (share of records at each level)."""
+    """Generalization level of each QI (share of records at each level; a release of a
+    frequency set counts each row as the records it stands for)."""
     rows = []
     for column in release.qi:
         hierarchy_levels = (release.record_levels or {}).get(column)
         if hierarchy_levels is None:
             continue
-        levels, counts = np.unique(hierarchy_levels, return_counts=True)
+        levels, inverse = np.unique(np.asarray(hierarchy_levels), return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=release.weights, minlength=len(levels))
         rows += [
             {"QI": column, "level": int(lv), "records": int(c)}
             for lv, c in zip(levels, counts, strict=True)
@@ -975,6 +981,214 @@ def report_of(release: Release) -> dict[str, Any]:
     return {**release.to_dict(), "qi": list(release.qi), "sa": list(release.sa)}
 
 
+# --------------------------------------------------------------------------- engine tables
+
+TABLE_MADE = "an_table_made"  # engine table → the controls, the file and the outcome of its run
+TABLE_CANCELLED = "an_table_cancelled"
+
+
+def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
+    """The Anonymize page on a table opened in an engine: the controls (the algorithms
+    that run on a frequency set), the release file's path, Run and Cancel; the run goes
+    through :func:`ui.large_table.anonymize` (recorded) and its release is written to
+    the file, not put on the shelf."""
+    from ui import large_table
+    from ui.layout import controls_and_results
+    from ui.workspace import changes, guard_run
+
+    table = wb.table(key)
+    left, right = controls_and_results()
+    with left:
+        values = controls(schema, scope=key, algorithms=large_table.ENGINE_ALGORITHMS)
+        st.caption(large_table.algorithm_note())
+        out = st.text_input(
+            t("lt.out"),
+            value=large_table.default_output(table, values["algorithm"]),
+            key=f"an_out::{key}::{values['algorithm']}",
+            help=t("lt.out_help"),
+        )
+        keep_order = st.checkbox(
+            t("lt.keep_order"), key=keep(f"an_keep_order::{key}"), help=t("lt.keep_order_help")
+        )
+        clicked = st.button(t("an.run"), type="primary", key="an_run")
+        cancel = st.button(t("an.cancel"), key="an_cancel", help=t("an.cancel_help"))
+    asked = {**values, "out": out, "keep_order": keep_order}
+    signature = json.dumps({"data": key, **asked}, sort_keys=True)
+    made = st.session_state.setdefault(TABLE_MADE, {})
+    with right:
+        bar_slot = st.empty()
+        if cancel:
+            st.session_state[TABLE_CANCELLED] = signature
+        if st.session_state.get(TABLE_CANCELLED) == signature and not clicked:
+            st.warning(t("an.cancelled"), icon=":material/cancel:")
+        if clicked:
+            st.session_state.pop(TABLE_CANCELLED, None)
+            with progress_bar(algorithm_title(values["algorithm"]), slot=bar_slot) as bar:
+                outcome = guard_run(
+                    lambda: large_table.anonymize(
+                        wb, key, schema, values, out, keep_order=keep_order, progress=bar
+                    )
+                )
+            if outcome is None:
+                return
+            made[key] = {"values": values, "asked": asked, "outcome": outcome}
+        kept = made.get(key)
+        if kept is None:
+            st.info(t("lt.press_run"), icon=":material/play_arrow:")
+            return
+        differ = changes(kept["asked"], asked)
+        if differ:
+            st.info(t("an.stale", changes="; ".join(differ)), icon=":material/update:")
+        render_table_release(kept["outcome"])
+
+
+def render_table_release(outcome: Outcome) -> None:
+    """A release made on an engine (:class:`privcore.runs.tables.TableRelease`): the
+    figures of its report, the file written and the engine's check of it, then its
+    classes (sizes in records), the rows of its frequency set with their counts,
+    charts, the lattice and the report to download."""
+    from ui import large_table
+
+    made = outcome.result
+    release: Release = made.release
+    report = made.to_dict()
+    written = report["engine"]
+    lang = current_language()
+    st.caption(t("an.columns_used", qi=", ".join(release.qi), sa=", ".join(release.sa)))
+    for note in release.notes:
+        st.info(escape_md(note_text(note, lang)), icon=":material/info:")
+    k_needed = next((int(m["k"]) for m in release.params.get("constraints", []) if "k" in m), None)
+    cards = [
+        (
+            model_title(v.get("parameters"), v["model"], lang),
+            requirement(v.get("parameters"), v["requirement"], lang),
+            "pass" if v["passed"] else "fail",
+            t_plain("an.verdict_detail", rows=v["violating_rows"]),
+        )
+        for v in report["verdicts"]
+    ]
+    cards.append(
+        (
+            t_plain("lt.written_check"),
+            f"k = {written['written_k']}"
+            + (f" ≥ {k_needed}" if k_needed and written["written_satisfied"] else "")
+            + (f" < {k_needed}" if k_needed and not written["written_satisfied"] else ""),
+            "pass" if written["written_satisfied"] else "fail",
+            t_plain("lt.written_detail", rows=f"{written['rows_written']:,}"),
+        )
+    )
+    verdict_row(cards)
+    c1, c2, c3, c4 = st.columns(4)
+    explained_metric(c1, t("pl.k_achieved"), report["k"], "explain.k")
+    explained_metric(c2, t("lt.classes"), report["classes"], "lt.explain_classes", 0)
+    explained_metric(c3, t("lt.records"), report["rows"], "lt.explain_records", 0)
+    explained_metric(c4, t("an.suppressed"), report["suppressed_rows"], "explain.suppressed", 0)
+    c1, c2, c3, c4 = st.columns(4)
+    explained_metric(c1, "GCP", report["loss"].get("gcp", report["loss"].get("ncp")), "explain.gcp")
+    explained_metric(c2, "PL", report["pl"], "explain.pl")
+    explained_metric(c3, "DR", report["dr"], "explain.dr")
+    explained_metric(c4, "UL", report["ul"], "explain.ul")
+    if report.get("node"):
+        node = " · ".join(f"{c} {level}" for c, level in report["node"].items())
+        st.caption(t("lt.node", node=node))
+    st.markdown(f"**{t('lt.written_title')}**")
+    st.text(str(made.out.resolve()))
+    st.caption(t("lt.written_rows", rows=f"{made.rows_written:,}", run=_run_label(outcome.run_id)))
+    st.info(t("lt.not_shelved"), icon=":material/inventory_2:")
+    tabs = st.tabs(
+        [
+            t("tab.classes"),
+            t("lt.tab_frequency_set"),
+            t("tab.charts"),
+            t("an.tab_lattice"),
+            t("tab.download"),
+        ],
+        key="an_table_view",
+        on_change="rerun",
+    )
+    weights = np.asarray(release.weights, dtype=np.int64)
+    with tabs[0]:
+        if tabs[0].open:  # only the tab on screen is drawn
+            large_table.render_classes(
+                release.measurement.models.class_table,
+                release.measurement.classes,
+                release.frame,
+                weights,
+                key="an_table_classes",
+            )
+    with tabs[1]:
+        if tabs[1].open:
+            st.caption(
+                t(
+                    "lt.frequency_caption",
+                    rows=f"{len(release.frame):,}",
+                    records=f"{int(weights.sum()):,}",
+                    shown=f"{min(len(release.frame), MAX_FREQUENCY_ROWS):,}",
+                )
+            )
+            shown = np.arange(min(len(release.frame), MAX_FREQUENCY_ROWS))
+            st.dataframe(large_table.counted_rows(release.frame, weights, shown), hide_index=True)
+    with tabs[2]:
+        if tabs[2].open:
+            chart(
+                release,
+                "sizes",
+                lambda: class_size_histogram(release.measurement.classes.sizes, report["k"]),
+            )
+            if release.record_levels:
+                chart(release, "levels", lambda: level_chart(release))
+            else:
+                st.info(t("an.no_levels"), icon=":material/info:")
+            loss = {
+                figure_label(k, lang): v
+                for k, v in release.loss.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)
+            }
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        t_plain("figure.name"): list(loss),
+                        t_plain("figure.value"): list(loss.values()),
+                    }
+                ),
+                hide_index=True,
+            )
+    with tabs[3]:
+        if tabs[3].open:
+            if release.lattice is None:
+                st.info(t("an.no_lattice"), icon=":material/info:")
+            else:
+                chart(release, "lattice", lambda: lattice_chart(release))
+                st.caption(lattice_caption(release))
+    with tabs[4]:
+        if tabs[4].open:
+            st.download_button(
+                t("an.download_report"),
+                data=json.dumps(
+                    {
+                        "release": made.out.name,
+                        **report,
+                        "qi": list(release.qi),
+                        "sa": list(release.sa),
+                    },
+                    ensure_ascii=False,
+                    indent=2,
+                    default=str,
+                ).encode("utf-8"),
+                file_name=f"{file_stem(made.out.stem)}_report.json",
+                mime="application/json",
+                on_click="ignore",
+            )
+            st.caption(t("lt.download_note"))
+
+
+MAX_FREQUENCY_ROWS = 1000  # rows of a release's frequency set shown
+
+
+def _run_label(run_id: int | None) -> str:
+    return f"#{run_id}" if run_id is not None else "—"
+
+
 def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None:
     """Run several algorithms on the same models and column choice (``values``, the
     page's controls) when asked, and table their results; each run is recorded."""
@@ -1066,4 +1280,6 @@ __all__ = [
     "expected_seconds",
     "make",
     "render",
+    "render_table_release",
+    "table_workspace",
 ]

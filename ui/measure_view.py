@@ -9,9 +9,12 @@ original's shows every figure that needs no pairing and says which ones need it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -34,11 +37,16 @@ from ui.workspace import action_button, choice_title, file_stem, verdict_action
 DEFAULT_THRESHOLDS = {"k": 5, "l": 2.0, "t": 0.2}
 
 
-def chosen_by_default(entry: ShelfRelease | None) -> dict[str, Any]:
+def chosen_by_default(
+    entry: ShelfRelease | None, request: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The models judged by default and their thresholds: those a release made here was
-    made with (its request: k always, l and t when it asked for them), else k-anonymity
-    alone at k = 5. Every other model is shown as information (its achieved value)."""
-    request = dict((entry.request if entry is not None else None) or {})
+    made with (its request — or ``request``, the values of an anonymize run: k always, l
+    and t when it asked for them), else k-anonymity alone at k = 5. Every other model is
+    shown as information (its achieved value)."""
+    if request is None:
+        request = (entry.request if entry is not None else None) or {}
+    request = dict(request)
     out: dict[str, Any] = {
         "use_k": True,
         "use_l": request.get("l") is not None,
@@ -54,13 +62,22 @@ def chosen_by_default(entry: ShelfRelease | None) -> dict[str, Any]:
     return out
 
 
-def threshold_inputs(sa: list[str], entry: ShelfRelease | None = None) -> dict[str, Any]:
+def threshold_inputs(
+    sa: list[str],
+    entry: ShelfRelease | None = None,
+    *,
+    request: Mapping[str, Any] | None = None,
+    scope: str | None = None,
+) -> dict[str, Any]:
     """The models the verdicts judge and their thresholds (an expander, kept per session
-    and per release): the threshold values of a :class:`~privcore.runs.MeasureRequest`.
-    A model whose box is not ticked gets no threshold (``None``): the page shows what the
-    release achieves for it, as information, never as a failure."""
-    defaults = chosen_by_default(entry)
-    scope = "" if entry is None else entry.id
+    and per release — or per ``scope``): the threshold values of a
+    :class:`~privcore.runs.MeasureRequest`, by default those of the release's request
+    (or of ``request``). A model whose box is not ticked gets no threshold (``None``):
+    the page shows what the release achieves for it, as information, never as a
+    failure."""
+    defaults = chosen_by_default(entry, request)
+    if scope is None:
+        scope = "" if entry is None else entry.id
     kinds = list(OPTIONS["l_kind"].allowed() or ())
     distances = list(OPTIONS["t_distance"].allowed() or ())
     with st.expander(t("pl.thresholds"), expanded=False):
@@ -246,7 +263,7 @@ def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) 
             _charts(result, summary, original, wb)
     with tabs[3]:
         if tabs[3].open:  # only the tab on screen is drawn
-            _downloads(result, summary, entry)
+            _downloads(result, summary, entry.name)
 
 
 def _summary(
@@ -443,13 +460,11 @@ def pl_heatmap(matrix: pd.DataFrame) -> alt.Chart:
     return (cells + labels).properties(height=max(120, 48 * len(matrix)))
 
 
-def _downloads(result, summary: dict[str, Any], entry: ShelfRelease) -> None:
-    stem = file_stem(entry.name)
+def _downloads(result, summary: dict[str, Any], name: str) -> None:
+    stem = file_stem(name)
     st.download_button(
         t("pl.download_json"),
-        data=json.dumps({"release": entry.name, **summary}, ensure_ascii=False, indent=2).encode(
-            "utf-8"
-        ),
+        data=json.dumps({"release": name, **summary}, ensure_ascii=False, indent=2).encode("utf-8"),
         file_name=f"{stem}_privacy_level.json",
         mime="application/json",
         on_click="ignore",
@@ -461,3 +476,132 @@ def _downloads(result, summary: dict[str, Any], entry: ShelfRelease) -> None:
         mime="text/csv",
         on_click="ignore",
     )
+
+
+# --------------------------------------------------------------------------- engine tables
+
+TABLE_MEASURED = "pl_table_measured"  # engine table → its last measurement and parameters
+OFFERED = "pl_table_offered"  # engine table → the release file last offered by default
+PAIRINGS = ("position", "key")
+
+
+def table_page(wb: Workbench) -> None:
+    """The Privacy level page on a table opened in an engine: a release file (by default
+    the last one the Anonymize page wrote from it in this session) measured against the
+    table in the engine, rows paired by position or by a key column
+    (:func:`ui.large_table.measure`, recorded), shown with this page's views."""
+    from ui import large_table
+    from ui.progress import progress_bar
+    from ui.workspace import guard_run, result_header
+
+    key = wb.active
+    table = wb.table(key)
+    schema = wb.schema(key)
+    if schema is None:
+        st.warning(t("pl.confirm_first"), icon=":material/warning:")
+        st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
+        st.stop()
+    st.markdown(f"**{t('pl.original')}**: {escape_md(key)}")
+    columns = list(table.columns)
+
+    def within(chosen: Any) -> bool:
+        return isinstance(chosen, list) and set(chosen) <= set(columns)
+
+    left, right = st.columns([1, 1])
+    with left:
+        qi = st.multiselect(
+            t("pl.qi"),
+            columns,
+            default=schema.quasi_identifiers,
+            key=keep("pl_qi", scope=key, valid=within),
+        )
+        sa = st.multiselect(
+            t("pl.sa"),
+            columns,
+            default=schema.sensitive,
+            key=keep("pl_sa", scope=key, valid=within),
+        )
+    with right:
+        path_key = f"pl_release_file::{key}"
+        offered = st.session_state.setdefault(OFFERED, {})
+        if table.last_release and offered.get(key) != table.last_release:
+            st.session_state[path_key] = table.last_release  # the newest file written here
+            offered[key] = table.last_release
+        release_path = st.text_input(
+            t("lt.release_file"), key=path_key, help=t("lt.release_file_help")
+        )
+        if table.last_release:
+            st.caption(t("lt.release_offered"))
+        if large_table.shuffled_here(table, release_path):
+            st.caption(t("lt.release_shuffled"))
+        pairing = st.radio(
+            t("ws.pairing"),
+            PAIRINGS,
+            horizontal=True,
+            format_func=labels(PAIRINGS, lambda p: t(f"lt.pairing_{p}")),
+            key=f"pl_table_pairing::{key}",
+        )
+        key_column = None
+        if pairing == "key":
+            key_column = st.selectbox(
+                t("pl.key"), columns, help=t("pl.key_help"), key=f"pl_table_key::{key}"
+            )
+    made = st.session_state.get("an_table_made", {}).get(key)
+    thresholds = threshold_inputs(
+        sa, request=made["values"] if made else None, scope=f"table::{key}"
+    )
+    values = {"qi": qi, "sa": sa, "key": key_column, **thresholds, "alignment": "position"}
+    params = {**values, "release_file": str(release_path or "").strip()}
+    clicked = st.button(t("pl.measure"), type="primary", key="pl_measure")
+    bar_slot = st.empty()
+    measured = st.session_state.setdefault(TABLE_MEASURED, {})
+    if clicked:
+        with progress_bar(t("pl.measuring"), slot=bar_slot) as bar:
+            outcome = guard_run(
+                lambda: large_table.measure(wb, key, schema, values, release_path, progress=bar)
+            )
+        if outcome is not None:
+            name = Path(str(release_path).strip()).name
+            measured[key] = {"params": params, "name": name, "value": outcome}
+    stored = measured.get(key)
+    if stored is None:
+        return
+    outcome = stored["value"]
+    result_header(stored, None, params, run_id=outcome.run_id)
+    render_table(outcome, wb, stored["name"])
+
+
+def render_table(outcome, wb: Workbench, name: str) -> None:
+    """A measurement made on an engine (its rows pairs of a joint frequency set, with
+    their counts): Summary · Classes (sizes in records) · Charts · Download."""
+    from ui import large_table
+
+    result = outcome.result
+    summary = result.to_dict()
+    weights = np.asarray(result.weights, dtype=np.int64)
+    tabs = st.tabs(
+        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
+        key="pl_table_view",
+        on_change="rerun",
+    )
+    with tabs[0]:
+        if tabs[0].open:  # only the tab on screen is drawn
+            _summary(result, summary, wb, None, outcome.request)
+    with tabs[1]:
+        if tabs[1].open:
+            large_table.render_classes(
+                result.models.class_table,
+                result.classes,
+                result.release,
+                weights,
+                key="pl_table_classes",
+            )
+    with tabs[2]:
+        if tabs[2].open:
+            st.altair_chart(
+                class_size_histogram(result.classes.sizes, summary["k"]), width="stretch"
+            )
+            st.caption(t("lt.no_matrix"))
+    with tabs[3]:
+        if tabs[3].open:
+            _downloads(result, summary, name)

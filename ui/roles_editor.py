@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import altair as alt
@@ -205,10 +205,24 @@ def difference_note(suggested: str, confirmed: str | None) -> str:
 
 
 def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
-    """The role editor; returns nothing, keeps the draft schema in sync with the edits."""
+    """The role editor of a data set in memory (:func:`edit_roles`)."""
     suggestions = suggestions_for(dataset)
+    edit_roles(
+        wb,
+        key,
+        suggestions,
+        lambda schema: confirm(wb, key, dataset, schema, suggestions),
+    )
+
+
+def edit_roles(
+    wb: Workbench, key: str, suggestions: list[dict], on_confirm: Callable[[Schema], Any]
+) -> None:
+    """The role editor of data set ``key``, one row per suggestion (``to_dict()`` of a
+    :class:`~privcore.data.roles.RoleSuggestion`); keeps the draft schema in sync with the
+    edits, and calls ``on_confirm(schema)`` when the user confirms."""
     confirmed = wb.schema(key)
-    base = confirmed or Schema.from_suggestions(suggest_roles(dataset.frame))
+    base = confirmed or Schema({s["column"]: s["role"] for s in suggestions})
     confirmed_roles = {} if confirmed is None else confirmed.roles
     frame = pd.DataFrame(
         {
@@ -273,7 +287,7 @@ def render_roles(wb: Workbench, key: str, dataset: Dataset) -> None:
         )
 
     if st.button(t("roles.confirm"), type="primary", key=f"confirm::{key}"):
-        confirm(wb, key, dataset, schema, suggestions)
+        on_confirm(schema)
     confirmed = wb.confirmed.get(key)
     if confirmed is not None and confirmed == schema:
         st.success(t("roles.confirmed_state"), icon=":material/check_circle:")
@@ -286,8 +300,34 @@ def confirm(
 
     Returns whether it was confirmed (a validation error is shown inline).
     """
+    return confirm_checked(
+        wb,
+        key,
+        schema,
+        suggestions,
+        check=lambda: schema.validate(dataset.frame),
+        original=dataset,
+        profile_table=lambda: profile_for(dataset),
+    )
+
+
+def confirm_checked(
+    wb: Workbench,
+    key: str,
+    schema: Schema,
+    suggestions: list[dict],
+    *,
+    check: Callable[[], None],
+    original: Any,
+    profile_table: Callable[[], pd.DataFrame],
+) -> bool:
+    """Run ``check()`` (it raises when ``schema`` does not fit the data), keep
+    ``schema`` as the confirmed one, and record a profile run of ``original`` (an
+    object with ``summary()``, ``n_rows`` and ``n_columns``) whose results count the
+    missing cells of ``profile_table()``. Returns whether it was confirmed (a failed
+    check is shown inline)."""
     try:
-        schema.validate(dataset.frame)
+        check()
     except Exception as exc:  # noqa: BLE001 - shown inline
         show_error(exc)
         return False
@@ -295,14 +335,14 @@ def confirm(
     changed = sum(1 for s in suggestions if schema.roles.get(s["column"]) != s["role"])
 
     def profile_run(progress):
-        table = profile_for(dataset)
+        table = profile_table()
         results = {
-            "rows": dataset.n_rows,
-            "columns": dataset.n_columns,
+            "rows": original.n_rows,
+            "columns": original.n_columns,
             "quasi_identifiers": len(schema.quasi_identifiers),
             "sensitive": len(schema.sensitive),
             "identifiers": len(schema.identifiers),
-            "missing_cells": int(table["missing"].sum()),
+            "missing_cells": int(pd.to_numeric(table["missing"], errors="coerce").sum()),
             "roles_changed_from_suggestion": changed,
         }
         return table, results
@@ -317,7 +357,7 @@ def confirm(
     outcome = guard_run(
         lambda: run(
             request,
-            Inputs(original=dataset, work=profile_run),
+            Inputs(original=original, work=profile_run),
             owner=session_owner(),
             page="data",
         )

@@ -22,6 +22,7 @@ import streamlit as st
 
 from privcore.config import limits
 from privcore.data import SAMPLES, Dataset, Schema, load, load_sample, suggest_roles
+from privcore.data.roles import RoleSuggestion
 from privcore.errors import ParameterError
 
 STATE_KEY = "workbench"
@@ -65,6 +66,74 @@ class ShelfRelease:
         return self.release is not None
 
 
+#: The engines' names as the pages show them.
+ENGINE_TITLES = {"duckdb": "DuckDB", "spark": "Spark"}
+
+
+@dataclass(eq=False)
+class LargeTable:
+    """A table opened in an engine from a path of this machine (:mod:`ui.large_table`).
+
+    The session keeps the engine and its handle on the table (``scanned``), never the
+    table's rows: ``preview`` (its first rows), ``profile`` (one row per column,
+    computed by the engine), ``distinct`` (each column's one-column frequency set —
+    its distinct values and their counts — or None above ``profile_limit`` values) and
+    the role ``suggestions`` made from them. ``source``: the path scanned (a folder of
+    Parquet parts as the glob of its parts); ``table``: the table of a DuckDB database
+    file; ``last_release``: the file the Anonymize page last wrote from it, and whether
+    its rows were shuffled (``last_release_shuffled``: then they do not pair with the
+    table's by position).
+    """
+
+    name: str
+    source: str
+    engine: Any
+    scanned: Any
+    rows: int
+    columns: list[str]
+    preview: pd.DataFrame
+    profile: pd.DataFrame
+    distinct: dict[str, pd.DataFrame | None]
+    suggestions: list[RoleSuggestion]
+    profile_limit: int
+    table: str | None = None
+    last_release: str | None = None
+    last_release_shuffled: bool = False
+
+    @property
+    def engine_name(self) -> str:
+        return str(self.engine.name)
+
+    @property
+    def engine_title(self) -> str:
+        return ENGINE_TITLES.get(self.engine_name, self.engine_name)
+
+    @property
+    def n_rows(self) -> int:
+        return self.rows
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.columns)
+
+    def summary(self) -> dict[str, Any]:
+        """What the history keeps of the table: its name, size and engine (no rows)."""
+        return {
+            "name": self.name,
+            "rows": self.rows,
+            "columns": self.n_columns,
+            "format": "engine",
+            "engine": self.engine_name,
+        }
+
+    def close(self) -> None:
+        """Let the engine go: a DuckDB connection is closed (a Spark session is shared
+        by the process and stays)."""
+        connection = getattr(self.engine, "connection", None)
+        if self.engine_name == "duckdb" and connection is not None:
+            connection.close()
+
+
 @dataclass
 class Workbench:
     """Session state: the data sets, their schemas, and the active one."""
@@ -79,6 +148,7 @@ class Workbench:
     made: dict[str, str] = field(default_factory=dict)  # data set → release id shown on
     # the Anonymize page
     next_release: int = 1
+    tables: dict[str, LargeTable] = field(default_factory=dict)  # opened in an engine
 
     # ------------------------------------------------------------------ the shelf
 
@@ -158,12 +228,45 @@ class Workbench:
     # ------------------------------------------------------------------ data sets
 
     def dataset_keys(self) -> list[str]:
+        """The data sets held in memory: the bundled samples and the uploads."""
         return [*SAMPLES, *self.uploads]
+
+    def data_keys(self) -> list[str]:
+        """Every data set of the session: in memory, then the tables opened in an
+        engine (the sidebar's choice)."""
+        return [*self.dataset_keys(), *self.tables]
+
+    def is_table(self, key: str | None = None) -> bool:
+        """Is ``key`` (the active data set by default) a table opened in an engine?"""
+        return (key or self.active) in self.tables
+
+    def table(self, key: str | None = None) -> LargeTable:
+        key = key or self.active
+        if key not in self.tables:
+            raise ParameterError(
+                f"'{key}' is not a table opened in an engine.",
+                code="data.not_engine_table",
+                name=key,
+            )
+        return self.tables[key]
+
+    def size(self, key: str | None = None) -> tuple[int, int]:
+        """(rows, columns) of a data set, in memory or in an engine."""
+        key = key or self.active
+        held = self.tables[key] if key in self.tables else self.dataset(key)
+        return held.n_rows, held.n_columns
 
     def dataset(self, key: str | None = None) -> Dataset:
         key = key or self.active
         if key in self.uploads:
             return self.uploads[key]
+        if key in self.tables:
+            raise ParameterError(
+                f"'{key}' is a table opened in an engine: its rows are not in memory, and "
+                "this works on a data set in memory. Choose an upload or a sample.",
+                code="data.engine_table",
+                name=key,
+            )
         return sample(key)[0]
 
     def draft(self, key: str | None = None) -> Schema:
@@ -172,6 +275,8 @@ class Workbench:
         if key not in self.drafts:
             if key in self.confirmed:
                 self.drafts[key] = self.confirmed[key]
+            elif key in self.tables:
+                self.drafts[key] = Schema.from_suggestions(self.tables[key].suggestions)
             elif key in SAMPLES:
                 self.drafts[key] = sample(key)[1]
             else:
@@ -210,6 +315,41 @@ class Workbench:
             self.remove_release(entry.id)
         # the upload widget may still hold the file: remember it as dismissed ("")
         self.seen_uploads = {k: ("" if v == key else v) for k, v in self.seen_uploads.items()}
+        if self.active == key:
+            self.active = DEFAULT_SAMPLE
+
+    def add_table(self, table: LargeTable) -> str:
+        """Keep a table opened in an engine for this session (it counts among the
+        ``PRIVCORE_MAX_SESSION_DATASETS`` data sets; its rows stay in the engine) under
+        its name and engine ("claims.parquet · DuckDB"); it becomes the active one."""
+        cap = limits()
+        held = len(self.uploads) + len(self.tables)
+        if held + 1 > cap.max_session_datasets:
+            raise ParameterError(
+                f"This session already holds {held} data sets, the limit of this "
+                "installation (PRIVCORE_MAX_SESSION_DATASETS). Remove one on the Data & "
+                "roles page, then open the table again.",
+                code="data.session_full",
+                count=held,
+                limit=cap.max_session_datasets,
+            )
+        name = f"{table.name} · {table.engine_title}"
+        key, n = name, 2
+        while key in SAMPLES or key in self.uploads or key in self.tables:
+            key = f"{name} ({n})"
+            n += 1
+        self.tables[key] = table
+        self.active = key
+        return key
+
+    def remove_table(self, key: str) -> None:
+        """Forget a table opened in an engine (the engine is let go; the file is not
+        touched) and what this session derived from it."""
+        table = self.tables.pop(key, None)
+        if table is not None:
+            table.close()
+        self.drafts.pop(key, None)
+        self.confirmed.pop(key, None)
         if self.active == key:
             self.active = DEFAULT_SAMPLE
 

@@ -644,6 +644,9 @@ def assessing_page(
     st.title(t(title))
     st.write(t(lead))
     wb = workbench()
+    from ui.large_table import not_on_engine
+
+    not_on_engine(wb)  # a table opened in an engine: this page does not run on it yet
     original = wb.dataset()
     schema = wb.schema()
     if schema is None or (needs_columns and (not schema.quasi_identifiers or not schema.sensitive)):

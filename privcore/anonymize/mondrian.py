@@ -677,7 +677,7 @@ def mondrian(
     frequency sets (``weights``). ``span_domains`` (by QI): the domain size of the larger
     table this one is a fragment of — numeric: its range; other QIs: its number of
     values, missing counted as one — which spans and NCP are then shares of, so that a
-    fragment is cut as the whole table would be (:mod:`privcore.engines.runs`).
+    fragment is cut as the whole table would be (:mod:`privcore.runs.tables`).
 
     ``summary``: ``"range"`` releases numeric QIs as ``[min-max]``, ``"mean"`` as the
     partition mean. Every row is released (none suppressed; ``max_suppression`` is

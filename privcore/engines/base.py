@@ -191,35 +191,92 @@ class Regrouped:
     table_rows: np.ndarray | None = None  # in-memory tables: each table row's set row
 
 
+def _canonical_values(values: pd.Series) -> np.ndarray:
+    """The distinct values of a column in :func:`canonical` form: numbers and booleans
+    as float64 (missing: NaN), anything else as Python text (missing: None)."""
+    if pd.api.types.is_bool_dtype(values.dtype) or pd.api.types.is_numeric_dtype(values.dtype):
+        return pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64)
+    out = np.empty(len(values), dtype=object)
+    out[:] = [None if v is None or pd.isna(v) else str(v) for v in values.tolist()]
+    return out
+
+
+def _holds_numbers(dtype: Any, uniques: np.ndarray) -> bool:
+    """A column of numbers or booleans: by its type, or (an object column, as a column
+    of booleans with a missing value comes back) by its distinct values."""
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+        return True
+    if not pd.api.types.is_object_dtype(dtype):
+        return False
+    present = [v for v in uniques.tolist() if v is not None and not pd.isna(v)]
+    return bool(present) and all(
+        isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) for v in present
+    )
+
+
+def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rank of each of ``values`` among the distinct ones in canonical order — missing
+    first, then numbers ascending or text in code-point order —, those distinct values).
+    Values that are equal get one rank: converted values may merge."""
+    if values.dtype.kind == "f":
+        missing = np.isnan(values)
+        present = np.unique(values[~missing])  # not rows: a column's distinct values
+        shift = int(missing.any())
+        rank = np.where(missing, 0, np.searchsorted(present, values) + shift)
+        ordered = np.concatenate([[np.nan], present]) if shift else present
+        return rank.astype(np.int64), ordered
+    texts = values.tolist()
+    has_missing = any(v is None for v in texts)
+    present = sorted({v for v in texts if v is not None})
+    index = {v: i + has_missing for i, v in enumerate(present)}
+    rank = np.fromiter((0 if v is None else index[v] for v in texts), np.int64, len(texts))
+    ordered = np.empty(len(present) + has_missing, dtype=object)
+    ordered[:] = ([None] if has_missing else []) + present
+    return rank, ordered
+
+
 def regrouped(
     raw: pd.DataFrame, columns: Sequence[str], converters: Mapping[str, Converter]
 ) -> Regrouped:
     """The frequency set of the table as the loader reads it, from an engine's frequency
     set of its raw values (``raw``: ``columns`` and ``count``): each column named in
-    ``converters`` converted (:func:`converted_column`; e.g. :func:`normalized_text`) —
+    ``converters`` converted (each distinct value once; e.g. :func:`normalized_text`) —
     a function of the value alone, so the distinct raw combinations that become equal
     merge, their counts added — in :func:`canonical` form. The engine groups the rows;
-    this works on the (far fewer) distinct combinations."""
+    this works on the (far fewer) distinct combinations: one factorization per column,
+    the canonical order from the ranks of each column's distinct values."""
     from privcore.classes import group_rows
     from privcore.data.codes import factorize
 
     raw = raw.reset_index(drop=True)
-    frame = raw.copy()
-    for column, convert in converters.items():
-        if column in columns:
-            frame[column] = converted_column(frame[column], convert)
-    coded = [factorize(frame[c]) for c in columns]
+    codes, values = [], []
+    for column in columns:
+        raw_codes, uniques = factorize(raw[column])
+        distinct = pd.Series(uniques, dtype=object)
+        if _holds_numbers(raw[column].dtype, uniques):
+            distinct = pd.to_numeric(distinct, errors="raise")
+        if column in converters:
+            distinct = converters[column](distinct).reset_index(drop=True)
+            if len(distinct) != len(uniques):
+                raise ValueError("a converter must return one value per distinct value")
+        rank, ordered = _ranked(_canonical_values(distinct))
+        codes.append(rank[raw_codes])
+        values.append(ordered)
     groups = group_rows(
-        [c for c, _ in coded],
-        [len(u) for _, u in coded],
-        weights=frame[COUNT].to_numpy(dtype=np.float64),
+        codes, [len(v) for v in values], weights=raw[COUNT].to_numpy(dtype=np.float64)
     )
-    merged = frame.iloc[groups.first][list(columns)].reset_index(drop=True)
-    merged[COUNT] = groups.counts
-    ordered = canonical(merged, columns, keep_index=True)
-    position = np.empty(len(ordered), dtype=np.int64)  # group id -> row of the sorted set
-    position[ordered.index.to_numpy()] = np.arange(len(ordered))
-    return Regrouped(ordered.reset_index(drop=True), raw, position[groups.ids])
+    kept = [c[groups.first] for c in codes]
+    order = np.lexsort(kept[::-1])  # by the first column, then the second, …
+    frame = pd.DataFrame(
+        {
+            c: pd.Series(values[i][kept[i][order]], dtype=values[i].dtype)
+            for i, c in enumerate(columns)
+        }
+    )
+    frame[COUNT] = groups.counts[order].astype(np.int64)
+    position = np.empty(len(order), dtype=np.int64)  # group id -> row of the sorted set
+    position[order] = np.arange(len(order))
+    return Regrouped(frame, raw, position[groups.ids])
 
 
 def canonical(

@@ -247,17 +247,27 @@ class DuckDBEngine:
         return f"{alias}.{_quote(table)}"
 
     def rows(self, table: DuckDBTable) -> int:
-        return int(self._execute(table, f"SELECT count(*) FROM ({table.sql})").fetchone()[0])
+        return int(self._execute(table, f"SELECT count(*) FROM ({table.sql})")[0][0])
 
-    def _execute(self, table: DuckDBTable, sql: str) -> Any:
-        """Run ``sql``; DuckDB running out of its memory limit (when even spilling to
+    def _execute(self, table: DuckDBTable, sql: str) -> list[tuple]:
+        """Run ``sql`` and fetch its rows (all of them: a result left half read would
+        keep the connection busy)."""
+        return self._guard(table, lambda: table.connection.execute(sql).fetchall())
+
+    def _frame(self, table: DuckDBTable, sql: str) -> pd.DataFrame:
+        """The result of ``sql`` as a DataFrame, through Arrow (text stays Arrow text:
+        no Python object per cell)."""
+        return self._guard(table, lambda: table.connection.sql(sql).to_arrow_table().to_pandas())
+
+    def _guard(self, table: DuckDBTable, call: Any) -> Any:
+        """``call()``; DuckDB running out of its memory limit (when even spilling to
         disk is not enough) is a clear error, not a crash."""
         import duckdb
 
         try:
-            return table.connection.execute(sql)
+            return call()
         except duckdb.OutOfMemoryException as exc:
-            limit = table.connection.execute("SELECT current_setting('memory_limit')").fetchone()
+            limit = table.connection.execute("SELECT current_setting('memory_limit')").fetchall()[0]
             raise InfeasibleError(
                 f"DuckDB ran out of memory within its limit ({limit[0]}), even spilling to "
                 "disk. Raise the memory limit, use fewer threads, or group fewer columns.",
@@ -281,7 +291,7 @@ class DuckDBEngine:
             for side in (original, release):
                 distinct = self._execute(
                     side, f"SELECT count(DISTINCT {_quote(key)}) FROM ({side.sql})"
-                ).fetchone()[0]
+                )[0][0]
                 if distinct != self.rows(side):
                     raise DataFormatError(
                         f"The key '{key}' repeats in {side.name}: it must name each row once.",
@@ -318,11 +328,11 @@ class DuckDBEngine:
         columns = check_columns(table.columns, columns)
         listed = ", ".join(_quote(c) for c in columns)
         cap = "" if limit is None else f" LIMIT {int(limit) + 1}"
-        frame = self._execute(
+        frame = self._frame(
             table,
             f"SELECT {listed}, count(*) AS {_quote(COUNT)} FROM ({table.sql}) "
             f"GROUP BY {listed}{cap}",
-        ).df()
+        )
         if limit is not None and len(frame) > limit:
             raise too_many_groups(limit, columns)
         return regrouped(frame, columns, table.converters)
@@ -353,7 +363,7 @@ class DuckDBEngine:
     def head(self, table: DuckDBTable, rows: int) -> pd.DataFrame:
         """The first ``rows`` rows, with the loader's values (a preview, and the sample
         the role suggestions read)."""
-        frame = self._execute(table, f"{table.sql} LIMIT {int(rows)}").df()
+        frame = self._frame(table, f"{table.sql} LIMIT {int(rows)}")
         return converted_frame(frame, table.converters)
 
     def frequency_set(self, table: DuckDBTable, columns: Sequence[str]) -> pd.DataFrame:

@@ -33,7 +33,7 @@ NAMES = {
     "et", "al", "privcore", "pycanon", "anjana", "pure", "ldp",
     "min", "max", "log", "exp", "ln", "int",
     "English", "utf", "avg", "sup", "Agrawal", "Srikant",
-    "csv", "tsv", "xlsx", "parquet", "jsonl", "sha",
+    "csv", "tsv", "xlsx", "parquet", "jsonl", "sha", "DuckDB", "Spark",
 }  # fmt: skip
 #: Markup and machine text that is no word: Markdown icons and colours, paths, hashes,
 #: timestamps, file names.

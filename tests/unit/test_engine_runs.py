@@ -230,9 +230,9 @@ def test_mondrian_runs_on_fragments_above_the_group_limit(adult_parquet, tmp_pat
     lattice searches refuse, naming the limit."""
     from privcore.data import Role, Schema, load_sample
     from privcore.engines.duckdb_engine import DuckDBEngine
-    from privcore.engines.runs import anonymize_table
     from privcore.errors import InfeasibleError
     from privcore.models import KAnonymity
+    from privcore.runs.tables import anonymize_table
 
     _, sample = load_sample("adult")
     roles = {

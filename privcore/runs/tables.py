@@ -1,4 +1,5 @@
-"""Runs on an engine: anonymize and measure a table of any size (SPEC §9).
+"""Runs on a table read by an engine: anonymize, measure and attack a table of any size
+(SPEC §9).
 
 The engine reads the table and groups it; everything else runs on the **frequency set**
 with its counts as weights, exactly as on the table in memory:
