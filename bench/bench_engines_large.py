@@ -9,11 +9,11 @@ its peak memory is the process tree's, sampled every 50 ms:
   privacy model on it (k = 10, distinct, entropy and recursive (3, 2) l-diversity,
   t-closeness with the equal and the hierarchical distance);
 - **optimal k = 10**: the whole run of ``anonymize --engine duckdb`` —
-  :func:`privcore.engines.runs.anonymize_table`: group, search the lattice on the
+  :func:`privcore.runs.tables.anonymize_table`: group, search the lattice on the
   frequency set, write the release as Parquet (shuffled, the default), check k on the
   written file; and again with the release in the table's order (``--keep-order``: a
   sort of the table more), which the measurement pairs by position;
-- **measure**: :func:`privcore.engines.runs.measure_tables` of that release against the
+- **measure**: :func:`privcore.runs.tables.measure_tables` of that release against the
   table, paired by position: PL/DR/UL, risks, loss and the models from the joint
   frequency set.
 
@@ -75,7 +75,7 @@ else:
                       satisfied=bool(report.satisfied))
     elif step in ("optimal", "optimal_kept"):
         from privcore.data import Role, Schema
-        from privcore.engines.runs import anonymize_table
+        from privcore.runs.tables import anonymize_table
         roles = {{**{{c: Role.QUASI_IDENTIFIER for c in qi}}, **{{c: Role.SENSITIVE for c in sa}}}}
         made = anonymize_table(
             engine, table, Schema(roles, hierarchies), [KAnonymity(10)],
@@ -89,7 +89,7 @@ else:
                       written_k=made.written_check.summary["k"],
                       groups=len(made.release.frame))
     elif step == "measure":
-        from privcore.engines.runs import measure_tables
+        from privcore.runs.tables import measure_tables
         measurement, _ = measure_tables(
             engine, table, engine.scan(out), qi=qi, sa=sa, models=[KAnonymity(10)],
             hierarchies=hierarchies,
