@@ -95,8 +95,9 @@ class SparkEngine:
         self.session = session
 
     def scan(self, source: str | Path | None = None, *, table: str | None = None) -> Any:
-        """A Parquet file or a glob of Parquet parts (or a directory of them), a CSV/TSV
-        file — or, with ``table``, that table of the session's catalog — read lazily."""
+        """A Parquet file or a glob of Parquet parts (or a directory of them), an ORC file,
+        a CSV/TSV file — or, with ``table``, that table of the session's catalog — read
+        lazily."""
         from pyspark.errors import AnalysisException
         from pyspark.sql import functions as F
         from pyspark.sql.types import DateType, StringType, TimestampNTZType, TimestampType
@@ -104,11 +105,12 @@ class SparkEngine:
         if table is None and is_text_file(str(source)):
             return self._scan_text(Path(str(source)))
         try:
-            raw = (
-                self.session.table(table)
-                if table is not None
-                else self.session.read.parquet(str(source))
-            )
+            if table is not None:
+                raw = self.session.table(table)
+            elif str(source).lower().endswith(".orc"):
+                raw = self.session.read.orc(str(source))
+            else:
+                raw = self.session.read.parquet(str(source))
         except AnalysisException as exc:
             if table is not None:
                 raise DataFormatError(
@@ -129,7 +131,11 @@ class SparkEngine:
             else:
                 value = cell
             selects.append(value.alias(name))
-        order = [] if table is not None else ["_metadata.file_path", "_metadata.row_index"]
+        order = (
+            ["_metadata.file_path", "_metadata.row_index"]
+            if table is None and not str(source).lower().endswith(".orc")
+            else []
+        )
         name = table or Path(str(source)).name
         return SparkTable(
             raw.select(*selects), converters, raw=raw, selects=selects, order=order, name=name

@@ -196,3 +196,19 @@ def test_pairing_refuses_tables_that_do_not_line_up(small_table, tmp_path):
         with pytest.raises(DataFormatError) as error:
             e.paired(e.scan(folder / "t.parquet"), e.scan(tmp_path / "dup.parquet"), key="name")
         assert error.value.code == "measure.key_not_unique"
+
+
+@pytest.mark.skipif(SPARK_MISSING is not None, reason=f"Spark cannot run here: {SPARK_MISSING}")
+def test_spark_reads_an_orc_file_as_the_same_table(small_table, tmp_path):
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    folder, frame = small_table
+    orc.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "t.orc")
+    e = engine("spark")
+    columns = ["zip", "age", "disease"]
+    from_orc = e.frequency_set(e.scan(tmp_path / "t.orc"), columns)
+    from_parquet = engine("pandas").frequency_set(
+        engine("pandas").scan(folder / "t.parquet"), columns
+    )
+    assert from_orc.equals(from_parquet)
