@@ -24,6 +24,8 @@ SCRIPTS = [
     "bench_page_rerun",
     "bench_resource_attacks",
     "bench_engines",
+    "bench_engines_mondrian",
+    "bench_engines_large",
 ]
 
 if __name__ == "__main__":

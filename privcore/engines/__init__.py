@@ -16,11 +16,15 @@ in memory unless the engine is pandas.
 released table from its frequency set (counts as weights): the verdicts and figures of
 the table in memory, for a table of any size.
 
-Every engine reads a Parquet file (or a glob of Parquet parts) as the same table: the
-loader's rules for text hold on both (surrounding white space stripped, the missing
-markers of :data:`privcore.data.loading.MISSING_MARKERS` read as missing, dates as
-``YYYY-MM-DD`` text), and their frequency sets are equal in
-:func:`~privcore.engines.base.canonical` form (the tests compare them).
+Every engine reads a Parquet file (or a glob of Parquet parts) and a CSV/TSV file as the
+same table: the loader's rules hold on each (for text files its layout — encoding,
+delimiter, names, leading zeros — and its values; for Parquet, surrounding white space
+stripped, the missing markers of :data:`privcore.data.loading.MISSING_MARKERS` read as
+missing, dates as ``YYYY-MM-DD`` text), and their frequency sets are equal in
+:func:`~privcore.engines.base.canonical` form (the tests compare them). An engine also
+pairs two tables row for row, restricts a table to a fragment and writes a release
+(:class:`~privcore.engines.base.Engine`); :mod:`privcore.runs.tables` runs anonymize,
+measure and attack on a table of any size with them.
 """
 
 from __future__ import annotations

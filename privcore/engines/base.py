@@ -42,15 +42,17 @@ def too_many_groups(limit: int, columns: Sequence[str]) -> InfeasibleError:
 
 
 class Engine(Protocol):
-    """What an engine does: scan a table, say its size and columns, and compute the
-    frequency set of some of its columns (SPEC §9)."""
+    """What an engine does (SPEC §9), and nothing else engine-specific exists outside
+    it: scan a table, say its size and columns, show its first rows, group it into a
+    frequency set, restrict it to a fragment, pair two tables row for row, and write a
+    release by a join with each distinct combination's released values."""
 
     name: str
 
     def scan(self, source: str | Path) -> Any:
-        """A handle on the table in ``source`` (a Parquet file or a glob of parts; the
-        DuckDB and Spark engines also take ``table=``: a table of a DuckDB database file,
-        of the Spark catalog)."""
+        """A handle on the table in ``source`` (a Parquet file or a glob of parts, a
+        CSV/TSV file; DuckDB also takes ``table=``: a table of a DuckDB database file;
+        Spark ``table=``: a table of its catalog, and ORC files)."""
 
     def rows(self, table: Any) -> int:
         """How many rows the table has."""
@@ -58,9 +60,36 @@ class Engine(Protocol):
     def columns(self, table: Any) -> list[str]:
         """The table's column names, in order."""
 
+    def head(self, table: Any, rows: int) -> pd.DataFrame:
+        """The first ``rows`` rows, with the loader's values."""
+
+    def grouped(self, table: Any, columns: Sequence[str], *, limit: int | None = None) -> Any:
+        """The :class:`Regrouped` frequency set of ``columns`` (``limit``: more distinct
+        combinations is ``engines.too_many_groups``)."""
+
     def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
         """The distinct combinations of ``columns`` with their counts, in
         :func:`canonical` form (missing is one value of its own)."""
+
+    def restricted(self, table: Any, column: str, raw_values: Sequence[Any]) -> Any:
+        """The rows whose raw value of ``column`` is one of ``raw_values`` (a fragment)."""
+
+    def paired(self, original: Any, release: Any, *, key: str | None = None) -> Any:
+        """Row i of ``original`` beside row i of ``release`` (by position, or by
+        ``key``), their columns named ``o:<name>`` and ``r:<name>``."""
+
+    def write(
+        self,
+        table: Any,
+        grouped: Any,
+        released: pd.DataFrame,
+        out: str | Path,
+        *,
+        drop: Sequence[str] = (),
+        shuffle_seed: int | None = None,
+    ) -> int:
+        """Write the release: each row's grouped cells replaced by the released values
+        of its frequency-set row; returns the rows written."""
 
 
 def engine(name: str) -> Engine:
