@@ -9,7 +9,7 @@ from ui.i18n import t
 from ui.progress import progress_bar
 from ui.shared import share_release_run
 from ui.shell import require_app
-from ui.state import keep, session_owner
+from ui.state import keep, session_owner, workbench
 from ui.workspace import (
     alignment_controls,
     assessing_page,
@@ -26,6 +26,12 @@ from ui.workspace import (
 require_app()
 
 ROLL, PAGE = "at_roll", "attack"
+
+if workbench().is_table():  # a table opened in an engine: a release file attacked there
+    st.title(t("at.title"))
+    st.write(t("at.lead"))
+    view.table_page(workbench())
+    st.stop()
 
 wb, original, schema, entry = assessing_page(title="at.title", lead="at.lead", key="at_release")
 qi, sa = schema.quasi_identifiers, schema.sensitive

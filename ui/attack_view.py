@@ -1,8 +1,10 @@
-"""Views of the Attack simulator page: roll preview, before/after charts, victims."""
+"""Views of the Attack simulator page: roll preview, before/after charts, victims, and
+the page on a table opened in an engine (:func:`table_page`)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -10,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from privcore.attacks import AttackReport, Simulation, VoterRoll, build_roll
+from privcore.attacks import AttackReport, RollFrequencySet, Simulation, VoterRoll, build_roll
 from privcore.attacks.roll import max_roll
 from privcore.data import Dataset
 from privcore.errors import PrivcoreError
@@ -25,6 +27,10 @@ from ui.shared import shared_compute
 from ui.state import Workbench, is_bundled, keep, load_upload
 from ui.words import attack_table
 from ui.workspace import choice_title
+
+#: Columns of a roll frequency set's targets that hold rows of the joint frequency set or
+#: names (left empty: a frequency set names nobody), not shown.
+_FREQUENCY_SET_ONLY = ("person_id", "name", "record", "matched_record")
 
 WHEN = ("before", "after")
 
@@ -216,10 +222,17 @@ def chain_words(step: dict[str, Any]) -> str:
 
 
 def victims(report: AttackReport, sa: list[str], *, limit: int = 10) -> None:
-    """Example victims with their synthetic names and the attacker's reasoning."""
+    """Example victims with their synthetic names and the attacker's reasoning; with a
+    roll frequency set (targets counted in ``people``), which names nobody, the targets'
+    rows with the people each stands for (:func:`counted_targets`)."""
     targets = report.targets
     if targets.empty:
         st.info(t("at.no_targets"))
+        return
+    if "people" in targets.columns:
+        st.info(t("at.names_nobody"), icon=":material/groups:")
+        shown = counted_targets(targets.sort_values("candidate_records", kind="stable").head(200))
+        st.dataframe(attack_table(shown, current_language()), hide_index=True)
         return
     if report.details.get("chain_steps"):
         for step in report.details["chain_steps"][:limit]:
@@ -243,6 +256,29 @@ def victims(report: AttackReport, sa: list[str], *, limit: int = 10) -> None:
             )
     shown = targets.sort_values("candidate_records").head(200)
     st.dataframe(attack_table(shown, current_language()), hide_index=True)
+
+
+def counted_targets(targets: pd.DataFrame) -> pd.DataFrame:
+    """The targets of an attack with a roll frequency set as shown: each row a
+    distinct combination of the data set's people, with how many people it stands for
+    (headed in words) after their quasi-identifiers; no names or row numbers of the
+    frequency set."""
+    shown = targets.drop(columns=[c for c in _FREQUENCY_SET_ONLY if c in targets.columns])
+    people = shown.pop("people")
+    at = list(shown.columns).index("candidate_classes")
+    shown.insert(at, t_plain("at.col_people"), people.to_numpy(dtype=np.int64))
+    return shown.reset_index(drop=True)
+
+
+def roll_rows(roll: RollFrequencySet, limit: int) -> pd.DataFrame:
+    """The first ``limit`` rows of a roll frequency set as shown: the quasi-identifiers,
+    whether the row's people are records of the data set, and how many people it stands
+    for (headed in words)."""
+    frame = roll.frame.head(limit)
+    out = frame[list(roll.qi)].reset_index(drop=True).copy()
+    out[t_plain("at.col_in_dataset")] = (frame["record"].to_numpy() >= 0).tolist()
+    out[t_plain("at.col_people")] = frame["count"].to_numpy(dtype=np.int64)
+    return out
 
 
 def homogeneous_classes(report: AttackReport) -> None:
@@ -440,3 +476,119 @@ def unparsed_warning(report: AttackReport) -> None:
     if any(unparsed.values()):
         listed = "; ".join(f"{c}: {', '.join(map(str, v[:5]))}" for c, v in unparsed.items() if v)
         st.warning(t("at.unparsed", cells=listed), icon=":material/warning:")
+
+
+# --------------------------------------------------------------------------- engine tables
+
+TABLE_ATTACKED = "at_table_attacked"  # engine table → its last attack and its parameters
+ROLL_ROWS_SHOWN = 50
+
+
+def table_roll_controls(wb: Workbench, records: int) -> tuple[int, int]:
+    """The roll's size in people — from the table's records to 50 times as many, 10
+    times by default, as for a table in memory — and the seed it is drawn with."""
+    upper = max(records * 50, records + 10)
+    size = st.slider(
+        t("at.roll_size"),
+        records,
+        upper,
+        min(upper, records * 10),
+        help=t("at.roll_size_help"),
+        key=keep("at_roll_size", scope=wb.active, valid=lambda v: records <= v <= upper),
+    )
+    seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
+    seed = int(st.number_input(t("an.seed"), 0, seed_top, 0, key=keep("at_seed")))
+    return int(size), seed
+
+
+def table_page(wb: Workbench) -> None:
+    """The Attack page on a table opened in an engine: a release file (by default the
+    last one the Anonymize page wrote from it in this session; a file written shuffled
+    is not paired by position), its rows paired with the table's by position or by a key
+    column, a voter roll of the size and seed chosen — a roll frequency set drawn from
+    the table — and Run: linkage and homogeneity before vs after, computed in the engine
+    (:func:`ui.large_table.attack`, recorded), shown with this page's views."""
+    from ui import large_table
+    from ui.workspace import guard_run, result_header
+
+    key = wb.active
+    table = wb.table(key)
+    schema = wb.schema(key)
+    if schema is None or not schema.quasi_identifiers or not schema.sensitive:
+        st.warning(t("an.schema_first"), icon=":material/warning:")
+        st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
+        st.stop()
+    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
+    st.markdown(f"**{t('pl.original')}**: {escape_md(key)}")
+    st.caption(t("an.columns_used", qi=", ".join(qi), sa=", ".join(sa)))
+    left, right = st.columns(2, gap="large")
+    with left:
+        release_path, key_column = large_table.release_file_input(table, key, page="at")
+    with right:
+        roll_size, seed = table_roll_controls(wb, table.rows)
+        st.caption(t("at.engine_roll"))
+    tolerance = tolerance_input(table.preview, sa)
+    values = {
+        "qi": qi,
+        "sa": sa,
+        "key": key_column,
+        "roll_size": roll_size,
+        "seed": seed,
+        "tolerance": tolerance,
+    }
+    params = {**values, "release_file": str(release_path or "").strip()}
+    go_column, cancel_column = st.columns([1, 3])
+    go = go_column.button(t("at.run_linkage"), type="primary", key="at_run")
+    # pressing it stops the running attack at its next step (recorded as cancelled)
+    cancel = cancel_column.button(t("an.cancel"), key="at_cancel", help=t("an.cancel_help"))
+    bar_slot = st.empty()
+    if cancel:
+        st.warning(t("at.cancelled"), icon=":material/cancel:")
+    attacked = st.session_state.setdefault(TABLE_ATTACKED, {})
+    if go:
+        with progress_bar(t("at.working"), slot=bar_slot) as bar:
+            outcome = guard_run(
+                lambda: large_table.attack(wb, key, schema, values, release_path, progress=bar)
+            )
+        if outcome is not None:
+            name = Path(str(release_path).strip().strip("\"'")).name
+            attacked[key] = {"params": params, "name": name, "value": outcome}
+    stored = attacked.get(key)
+    if stored is None:
+        return
+    outcome = stored["value"]
+    result_header(
+        stored,
+        None,
+        params,
+        run_id=outcome.run_id,
+        shown=("release_file", "key", "roll_size", "seed"),
+    )
+    render_table_attack(outcome.result, sa)
+
+
+def render_table_attack(sim: Simulation, sa: list[str]) -> None:
+    """An attack made on an engine (a roll frequency set against the joint frequency
+    set): the roll, the figures before vs after, the targets with the people each row
+    stands for, and the homogeneous classes."""
+    roll = sim.roll
+    with st.expander(
+        t(
+            "at.engine_roll_preview",
+            size=f"{roll.size:,}",
+            rows=f"{roll.rows:,}",
+            embedded=f"{roll.embedded:,}",
+        )
+    ):
+        st.caption(t("at.engine_roll_rows", shown=f"{min(roll.rows, ROLL_ROWS_SHOWN):,}"))
+        st.dataframe(roll_rows(roll, ROLL_ROWS_SHOWN), hide_index=True)
+    unparsed_warning(sim.linkage["after"])
+    headline(sim)
+    within_tolerance(sim)
+    st.altair_chart(before_after_chart(sim), width="stretch")
+    explanations(sim.linkage["after"])
+    st.subheader(t("at.victims"))
+    victims(sim.linkage["after"], sa)
+    st.subheader(t("at.homogeneous"))
+    explanations(sim.homogeneity["after"])
+    homogeneous_classes(sim.homogeneity["after"])

@@ -1,5 +1,5 @@
 """Tables larger than memory in the app: open one in an engine, profile it, tag roles,
-give hierarchies, anonymize and measure it there (SPEC §9; ``privcore.engines``).
+give hierarchies, anonymize, measure and attack it there (SPEC §9; ``privcore.engines``).
 
 A table is opened from a path of this machine (a Parquet file, a glob or folder of
 Parquet parts, a CSV/TSV file, or a table of a DuckDB database file) in DuckDB or Spark,
@@ -14,7 +14,8 @@ Role suggestions (:func:`suggest_table_roles`) and suggested hierarchies
 :mod:`privcore.data.hierarchy_suggestions` to those distinct values. Runs go through
 :func:`privcore.runs.run` like any other (recorded in the history): the release is
 written by the engine to a file (:func:`privcore.runs.tables.anonymize_table`), and a
-release file is measured against the table there (:func:`~privcore.runs.tables.measure_tables`).
+release file is measured (:func:`~privcore.runs.tables.measure_tables`) and attacked
+(:func:`~privcore.runs.tables.attack_tables`) against the table there.
 """
 
 from __future__ import annotations
@@ -41,7 +42,15 @@ from privcore.data.roles import RoleSuggestion, _suggest_one
 from privcore.engines.base import COUNT
 from privcore.engines.text import is_text_file
 from privcore.errors import DataFormatError, InfeasibleError, ParameterError, PrivcoreError
-from privcore.runs import AnonymizeRequest, Inputs, MeasureRequest, Outcome, make_request, run
+from privcore.runs import (
+    AnonymizeRequest,
+    AttackRequest,
+    Inputs,
+    MeasureRequest,
+    Outcome,
+    make_request,
+    run,
+)
 from privcore.runs.registry import ALGORITHMS
 from privcore.runs.tables import NEEDS_RECORDS
 from ui import words
@@ -62,8 +71,16 @@ DATABASE_SUFFIXES = (".duckdb", ".ddb", ".db")
 RELEASE_SUFFIXES = (".parquet", ".csv")
 RELEASE_FOLDER = Path("data") / "releases"
 #: Session keys of the results the pages keep per engine table (ui.anonymize_view,
-#: ui.measure_view).
-RESULTS = ("an_table_made", "pl_table_measured", "pl_table_offered")
+#: ui.measure_view, ui.attack_view).
+RESULTS = (
+    "an_table_made",
+    "pl_table_measured",
+    "pl_table_offered",
+    "at_table_attacked",
+    "at_table_offered",
+)
+#: How a release file's rows are paired with the table's (Privacy level, Attack).
+PAIRINGS = ("position", "key")
 #: Algorithms that run on an engine table: those that work on a weighted frequency set.
 ENGINE_ALGORITHMS = tuple(a for a in ALGORITHMS if a not in NEEDS_RECORDS)
 _MEMORY = re.compile(r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)$", re.IGNORECASE)
@@ -710,10 +727,12 @@ def render_schema_file(wb: Workbench, key: str, table: LargeTable) -> None:
                 st.rerun()
 
 
-def not_on_engine(wb: Workbench) -> None:
-    """On a page that does not run on an engine table yet: say so and stop."""
+def not_on_engine(wb: Workbench, title: str) -> None:
+    """On a page (titled by the key ``title``) that reads the active data set in memory:
+    when that is a table opened in an engine, say so — the Privacy level and Attack pages
+    give its figures — and stop."""
     if wb.is_table():
-        st.info(t("lt.not_here", name=wb.active), icon=":material/info:")
+        st.info(t("lt.in_memory_only", page=t_plain(title), name=wb.active), icon=":material/info:")
         st.stop()
 
 
@@ -833,6 +852,50 @@ def shuffled_here(table: LargeTable, release_path: str) -> bool:
     return given.resolve() == Path(table.last_release).resolve()
 
 
+def refuse_shuffled_by_position(table: LargeTable, release_path: str, key: str | None) -> None:
+    """Raise when ``release_path`` is to be paired with the table by position (no
+    ``key``) but is the file the Anonymize page last wrote from it shuffled: its row i is
+    not the table's row i, and every figure that pairs them would be wrong."""
+    if key is None and shuffled_here(table, release_path):
+        raise ParameterError(
+            "The Anonymize page wrote this file's rows in shuffled order: they cannot be "
+            "paired with the table's rows by position. Pair them by a key column, or write "
+            "the release again with the table's row order kept.",
+            code="measure.shuffled_release",
+        )
+
+
+def release_file_input(table: LargeTable, key: str, *, page: str) -> tuple[str, str | None]:
+    """The release file to pair with the table (by default the last one the Anonymize
+    page wrote from it in this session, offered once per new file) and how its rows are
+    paired: by position, or by a key column. ``page`` prefixes the widgets' keys and the
+    session's record of the file offered (``<page>_table_offered``). Returns the path as
+    typed and the key column (None: by position)."""
+    path_key = f"{page}_release_file::{key}"
+    offered = st.session_state.setdefault(f"{page}_table_offered", {})
+    if table.last_release and offered.get(key) != table.last_release:
+        st.session_state[path_key] = table.last_release  # the newest file written here
+        offered[key] = table.last_release
+    release_path = st.text_input(t("lt.release_file"), key=path_key, help=t("lt.release_file_help"))
+    if table.last_release:
+        st.caption(t("lt.release_offered"))
+    if shuffled_here(table, release_path):
+        st.caption(t("lt.release_shuffled"))
+    pairing = st.radio(
+        t("ws.pairing"),
+        PAIRINGS,
+        horizontal=True,
+        format_func=labels(PAIRINGS, lambda p: t(f"lt.pairing_{p}")),
+        key=f"{page}_table_pairing::{key}",
+    )
+    key_column = None
+    if pairing == "key":
+        key_column = st.selectbox(
+            t("pl.key"), table.columns, help=t("pl.key_help"), key=f"{page}_table_key::{key}"
+        )
+    return release_path, key_column
+
+
 def measure(
     wb: Workbench,
     key: str,
@@ -851,13 +914,7 @@ def measure(
     table = wb.table(key)
     owner = session_owner()
     source, name = resolve_source(release_path)
-    if values.get("key") is None and shuffled_here(table, release_path):
-        raise ParameterError(
-            "The Anonymize page wrote this file's rows in shuffled order: they cannot be "
-            "paired with the table's rows by position. Pair them by a key column, or write "
-            "the release again with the table's row order kept.",
-            code="measure.shuffled_release",
-        )
+    refuse_shuffled_by_position(table, release_path, values.get("key"))
     request = make_request(
         MeasureRequest,
         values,
@@ -894,6 +951,64 @@ def measure(
         work=work,
     )
     return run(request, inputs, progress=progress, owner=owner, page="privacy_level")
+
+
+def attack(
+    wb: Workbench,
+    key: str,
+    schema: Schema,
+    values: Mapping[str, Any],
+    release_path: str,
+    *,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Attack the release file ``release_path`` and the table with a voter roll, paired
+    in the engine by position or by the key column ``values["key"]``, through
+    :func:`privcore.runs.run` (recorded, page "attack";
+    :func:`privcore.runs.tables.attack_tables`): linkage and homogeneity before and
+    after, on their joint frequency set, with a roll frequency set of
+    ``values["roll_size"]`` people drawn with ``values["seed"]``
+    (:func:`privcore.attacks.roll.roll_frequency_set`)."""
+    from privcore.runs.tables import attack_tables
+
+    table = wb.table(key)
+    owner = session_owner()
+    source, name = resolve_source(release_path)
+    refuse_shuffled_by_position(table, release_path, values.get("key"))
+    request = make_request(
+        AttackRequest, values, Inputs(original=table, release_name=name), owner=owner, page="attack"
+    )
+    read = _TableRead(table)
+
+    def work(progress):
+        with engine_errors():
+            release = table.engine.scan(source)
+            simulation, dataset = attack_tables(
+                table.engine,
+                table.scanned,
+                release,
+                qi=request.qi,
+                sa=request.sa,
+                hierarchies=dict(schema.hierarchies),
+                key=request.key,
+                name=table.name,
+                progress=progress,
+                roll_size=request.roll_size,
+                seed=request.seed,
+                tau=request.tau,
+                risk_threshold=request.risk_threshold,
+                tolerance=request.tolerance,
+            )
+        read.read = dataset
+        return simulation, simulation.to_dict()
+
+    inputs = Inputs(
+        original=read,
+        release_name=name,
+        names={"engine": table.engine_name},
+        work=work,
+    )
+    return run(request, inputs, progress=progress, owner=owner, page="attack")
 
 
 def algorithm_note() -> str:
@@ -1023,6 +1138,7 @@ __all__ = [
     "ENGINE_ALGORITHMS",
     "PROFILE_LIMIT",
     "anonymize",
+    "attack",
     "checked_schema",
     "confirm",
     "default_output",
@@ -1032,6 +1148,8 @@ __all__ = [
     "open_table",
     "output_path",
     "profile_columns",
+    "refuse_shuffled_by_position",
+    "release_file_input",
     "render",
     "render_classes",
     "resolve_source",

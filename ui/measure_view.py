@@ -481,8 +481,6 @@ def _downloads(result, summary: dict[str, Any], name: str) -> None:
 # --------------------------------------------------------------------------- engine tables
 
 TABLE_MEASURED = "pl_table_measured"  # engine table → its last measurement and parameters
-OFFERED = "pl_table_offered"  # engine table → the release file last offered by default
-PAIRINGS = ("position", "key")
 
 
 def table_page(wb: Workbench) -> None:
@@ -522,30 +520,7 @@ def table_page(wb: Workbench) -> None:
             key=keep("pl_sa", scope=key, valid=within),
         )
     with right:
-        path_key = f"pl_release_file::{key}"
-        offered = st.session_state.setdefault(OFFERED, {})
-        if table.last_release and offered.get(key) != table.last_release:
-            st.session_state[path_key] = table.last_release  # the newest file written here
-            offered[key] = table.last_release
-        release_path = st.text_input(
-            t("lt.release_file"), key=path_key, help=t("lt.release_file_help")
-        )
-        if table.last_release:
-            st.caption(t("lt.release_offered"))
-        if large_table.shuffled_here(table, release_path):
-            st.caption(t("lt.release_shuffled"))
-        pairing = st.radio(
-            t("ws.pairing"),
-            PAIRINGS,
-            horizontal=True,
-            format_func=labels(PAIRINGS, lambda p: t(f"lt.pairing_{p}")),
-            key=f"pl_table_pairing::{key}",
-        )
-        key_column = None
-        if pairing == "key":
-            key_column = st.selectbox(
-                t("pl.key"), columns, help=t("pl.key_help"), key=f"pl_table_key::{key}"
-            )
+        release_path, key_column = large_table.release_file_input(table, key, page="pl")
     made = st.session_state.get("an_table_made", {}).get(key)
     thresholds = threshold_inputs(
         sa, request=made["values"] if made else None, scope=f"table::{key}"

@@ -646,7 +646,8 @@ def assessing_page(
     wb = workbench()
     from ui.large_table import not_on_engine
 
-    not_on_engine(wb)  # a table opened in an engine: this page does not run on it yet
+    # a table opened in an engine: the Privacy level and Attack pages take it before this
+    not_on_engine(wb, title)
     original = wb.dataset()
     schema = wb.schema()
     if schema is None or (needs_columns and (not schema.quasi_identifiers or not schema.sensitive)):

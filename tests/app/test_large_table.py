@@ -1,5 +1,5 @@
 """AppTest: a table opened in an engine (DuckDB) — open, profile, roles, hierarchies,
-anonymize to a file, measure that file, and the pages that do not run on it yet."""
+anonymize to a file, measure and attack that file, and the report that does not run on it."""
 
 from __future__ import annotations
 
@@ -42,6 +42,35 @@ def open_table(at, path: str):
 
 def errors(at) -> list[str]:
     return [e.value for e in at.error]
+
+
+def assert_same_attack(attacked, original: str, release, schema, *, roll_size: int, seed: int):
+    """The page's attack equals :func:`privcore.runs.tables.attack_tables` called directly
+    on the same two files, paired by position, in an engine of its own."""
+    from privcore.engines.duckdb_engine import DuckDBEngine
+    from privcore.runs import AttackRequest
+    from privcore.runs.tables import attack_tables
+
+    engine = DuckDBEngine()
+    defaults = AttackRequest()
+    direct, _ = attack_tables(
+        engine,
+        engine.scan(original),
+        engine.scan(str(release)),
+        qi=schema.quasi_identifiers,
+        sa=schema.sensitive,
+        hierarchies=dict(schema.hierarchies),
+        roll_size=roll_size,
+        seed=seed,
+        tau=defaults.tau,
+        risk_threshold=defaults.risk_threshold,
+        tolerance=defaults.tolerance,
+    )
+    mine, theirs = attacked.to_dict(), direct.to_dict()
+    mine.pop("seconds"), theirs.pop("seconds")
+    assert mine == theirs
+    assert mine["roll"]["size"] == roll_size and mine["roll"]["seed"] == seed
+    pd.testing.assert_frame_equal(attacked.roll.frame, direct.roll.frame)
 
 
 def test_local_tables_follow_the_setting_and_the_demo_scope(monkeypatch):
@@ -208,13 +237,55 @@ def test_roles_hierarchies_anonymize_measure_on_the_engine(parquet_file, tmp_pat
     assert any(m.label == "k achieved" and m.value == str(k_written) for m in at.metric)
     assert [r["page"] for r in history.list_runs(kind="measure")] == ["privacy_level"]
 
-    # Attack and report: not yet on an engine table, said in an info box
-    for page in ("attack.py", "report.py"):
-        at.switch_page(str(ROOT / "pages" / page))
-        at.run()
-        no_exceptions(at)
-        assert errors(at) == []
-        assert any("does not run on an engine table yet" in i.value for i in at.info)
+    # Attack: the same file, paired by position, with the roll size and seed chosen
+    at.switch_page(str(ROOT / "pages" / "attack.py"))
+    at.run()
+    no_exceptions(at)
+    assert errors(at) == []
+    assert at.text_input(key=f"at_release_file::{key}").value == str(out)
+    assert any("whole quasi-identifier tuples" in c.value for c in at.caption)
+    at.slider(key="at_roll_size").set_value(3 * ROWS)
+    at.number_input(key="at_seed").set_value(7)
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    assert errors(at) == []
+    attacked = at.session_state["at_table_attacked"][key]["value"].result
+    assert_same_attack(attacked, parquet_file, out, schema, roll_size=3 * ROWS, seed=7)
+    after, before = attacked.linkage["after"].summary, attacked.linkage["before"].summary
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["People of the data set in the roll"] == f"{ROWS:,}"
+    assert shown["Re-identified"] == f"{after['reidentified']:,}"
+    assert before["reidentified"] > after["reidentified"]  # k = 5 hides who is who
+    # the roll names nobody: its rows and the targets' rows carry counts of people
+    assert any("it names nobody" in i.value for i in at.info)
+    roll_shown = next(d.value for d in at.dataframe if "in the data set" in d.value.columns)
+    roll = attacked.roll.frame
+    assert roll_shown["people (count)"].tolist() == roll["count"].head(50).tolist()
+    targets_shown = next(d.value for d in at.dataframe if "Candidate records" in d.value.columns)
+    assert "Name" not in targets_shown.columns
+    targets = attacked.linkage["after"].targets
+    first = targets.sort_values("candidate_records", kind="stable").head(200)
+    assert targets_shown["people (count)"].tolist() == first["people"].tolist()
+    assert int(targets["people"].sum()) == ROWS
+    [attack_run] = history.list_runs(kind="attack")
+    assert attack_run["status"] == "ok" and attack_run["page"] == "attack"
+    assert attack_run["params"]["roll_size"] == 3 * ROWS and attack_run["params"]["seed"] == 7
+    assert attack_run["results"]["linkage"]["reidentified"] == after["reidentified"]
+    assert attack_run["dataset_rows"] == ROWS
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exceptions(at)
+    assert any("它不含任何姓名" in i.value for i in at.info)
+    at.session_state["lang"] = "en"
+
+    # Report: on tables in memory only, said in an info box that names the pages that can
+    at.switch_page(str(ROOT / "pages" / "report.py"))
+    at.run()
+    no_exceptions(at)
+    assert errors(at) == []
+    [said] = [i.value for i in at.info]
+    assert "Release-readiness report runs on tables in memory" in said
+    assert "Privacy level and Attack pages give the figures of a large table" in said
 
     # removed: the session lets the engine and the table's results go
     at.switch_page(str(ROOT / "pages" / "data_roles.py"))
@@ -244,3 +315,40 @@ def test_a_shuffled_release_is_not_paired_by_position(parquet_file, tmp_path):
     at.button(key="pl_measure").click().run()
     no_exceptions(at)
     assert any("cannot be paired with the table's rows by position" in e for e in errors(at))
+    # the Attack page refuses it too, and attacks it paired by a key column
+    at.switch_page(str(ROOT / "pages" / "attack.py"))
+    at.run()
+    assert at.text_input(key=f"at_release_file::{key}").value == str(tmp_path / "shuffled.csv")
+    assert any("shuffled order" in c.value for c in at.caption)
+    at.button(key="at_run").click().run()
+    no_exceptions(at)
+    assert any("cannot be paired with the table's rows by position" in e for e in errors(at))
+    assert not history.list_runs(kind="attack")
+    assert "at_table_attacked" not in at.session_state or not at.session_state["at_table_attacked"]
+
+
+def test_an_attack_on_the_engine_stopped_by_cancel_is_recorded_as_cancelled(
+    parquet_file, adult_rows, tmp_path, monkeypatch
+):
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    import privcore.attacks  # attack_tables imports simulate from it on every run
+
+    def stopped(*_args, **_kwargs):
+        raise StopException()
+
+    monkeypatch.setattr(privcore.attacks, "simulate", stopped)
+    release = tmp_path / "same_rows.parquet"
+    adult_rows.to_parquet(release, index=False)
+    at = open_table(new_app("data_roles.py"), parquet_file)
+    key = workbench(at).active
+    at.button(key=f"lt_use_all::{key}").click().run()
+    at.button(key=f"confirm::{key}").click().run()
+    at.switch_page(str(ROOT / "pages" / "attack.py"))
+    at.run()
+    assert at.text_input(key=f"at_release_file::{key}").value == ""  # nothing written here
+    at.text_input(key=f"at_release_file::{key}").input(str(release))
+    assert at.button(key="at_cancel")
+    at.button(key="at_run").click().run()
+    [run] = history.list_runs(kind="attack")
+    assert run["status"] == "cancelled" and run["page"] == "attack"
