@@ -195,33 +195,119 @@ def anonymize_table(
     )
 
 
-def _split_column(engine: Engine, table: Any, qi: Sequence[str], limit: int) -> tuple:
-    """The QI a table is split on with its one-column frequency set — the one with the
-    most distinct values (numbers before text at a tie), among those whose values fit in
-    memory — and each QI's domain size for Mondrian's spans (``span_domains``: numeric,
-    the range; other, the number of values, missing counted as one)."""
-    best, best_key, domains = None, None, {}
+@dataclass(frozen=True, eq=False)
+class _Axis:
+    """One QI as Mondrian sees it in the whole table: numeric (its range), a hierarchy
+    (its leaves present), or a set of values (their number) — ``base``, what its spans
+    are shares of (missing counted as one value)."""
+
+    column: str
+    kind: str  # "numeric", "hierarchy" or "set"
+    base: float
+    hierarchy: Hierarchy | None = None
+    leaves: np.ndarray | None = None  # hierarchy: the leaves present in the whole table
+
+
+def _axes(
+    engine: Engine, table: Any, qi: Sequence[str], hierarchies: Mapping[str, Hierarchy], limit
+) -> list[_Axis]:
+    """Each QI's :class:`_Axis`, from its one-column frequency set (a QI with more
+    distinct values than ``limit`` is left out: the table is not cut on it, and Mondrian
+    measures its spans on each fragment)."""
+    axes = []
     for column in qi:
         try:
-            grouped = engine.grouped(table, [column], limit=limit)
+            values = engine.grouped(table, [column], limit=limit).frame[column]
         except InfeasibleError:
             continue
-        values = grouped.frame[column]
-        numeric = pd.api.types.is_numeric_dtype(values.dtype)
+        missing = int(values.isna().any())
         present = values.dropna()
-        if numeric and len(present):
-            domains[column] = float(present.max() - present.min())
+        if pd.api.types.is_numeric_dtype(values.dtype):  # Mondrian reads numbers as numbers
+            span = float(present.max() - present.min()) if len(present) else 0.0
+            axes.append(_Axis(column, "numeric", span))
+        elif column in hierarchies:
+            leaves = hierarchies[column].encode(present)
+            axes.append(
+                _Axis(column, "hierarchy", len(leaves) + missing, hierarchies[column], leaves)
+            )
         else:
-            domains[column] = float(len(values))
-        key = (len(grouped.frame), numeric)
-        if best_key is None or key > best_key:
-            best, best_key = (column, grouped), key
+            axes.append(_Axis(column, "set", float(len(values))))
+    return axes
+
+
+def _lca_level(axis: _Axis, leaves: np.ndarray) -> int:
+    """The lowest level at which all of ``leaves`` share one label."""
+    for level in range(axis.hierarchy.height + 1):
+        if len(np.unique(axis.hierarchy.codes(level)[leaves])) <= 1:  # not rows: leaves
+            return level
+    return axis.hierarchy.height
+
+
+def _span_and_cut(axis: _Axis, values: pd.Series, counts: np.ndarray) -> tuple[float, Any]:
+    """Mondrian's view of a fragment on one QI, from the QI's distinct values in it
+    (``values``, their records ``counts``): its normalized span (as
+    :func:`privcore.anonymize.mondrian` measures it, in the whole table's terms) and its
+    cut — a boolean mask of the values that go left — or None when it has one value.
+    Numbers and sets are cut at the lower weighted median (or just below it, whichever
+    is more balanced), a hierarchy between two children of the values' lowest common
+    ancestor, the most balanced first; missing values, mixed with others, go to a side
+    of their own first."""
+    missing = values.isna().to_numpy()
+    if len(values) < 2:
+        return 0.0, None
+    if missing.any():
+        return 1.0, ~missing  # numbers mixed with missing values: those split off first
+    size = int(counts.sum())
+    if axis.kind == "hierarchy":
+        leaves = axis.hierarchy.encode(values)
+        level = _lca_level(axis, leaves)
+        node = axis.hierarchy.codes(level)[leaves[0]]
+        under = int((axis.hierarchy.codes(level)[axis.leaves] == node).sum())
+        span = under / axis.base
+        child = axis.hierarchy.codes(level - 1)[leaves]  # level ≥ 1: two values differ
+        children = np.unique(child)  # not rows: a node's children
+        records = np.array([counts[child == c].sum() for c in children])
+        left = np.cumsum(records)[:-1]
+        best = int(np.argmax(np.minimum(left, size - left)))
+        return span, np.isin(child, children[: best + 1])
+    if axis.kind == "numeric":
+        numbers = values.to_numpy(dtype=np.float64)
+        span = float(numbers.max() - numbers.min()) / axis.base if axis.base else 0.0
+        order = np.argsort(numbers, kind="stable")
+    else:
+        text = values.astype(str).to_numpy(dtype=object)
+        span = len(values) / axis.base
+        order = np.argsort(text, kind="stable")
+    cumulative = np.cumsum(counts[order])
+    x = int(np.searchsorted(cumulative, (size + 1) // 2))  # the lower median's rank
+    options = [(x, cumulative[x])] + ([(x - 1, cumulative[x - 1])] if x > 0 else [])
+    options = [(r, int(n)) for r, n in options if 0 < n < size]
+    rank, _ = min(options, key=lambda o: (-min(o[1], size - o[1]), o[0]))
+    mask = np.zeros(len(values), dtype=bool)
+    mask[order[: rank + 1]] = True
+    return span, mask
+
+
+def _cut_fragment(
+    engine: Engine, part: Any, axes: Sequence[_Axis], limit: int
+) -> tuple[Any, Any] | None:
+    """The two halves of fragment ``part`` by Mondrian's own first cut: on the QI with
+    the largest span (the first of them at a tie), as :func:`_span_and_cut` says."""
+    best = None
+    for axis in axes:
+        grouped = engine.grouped(part, [axis.column], limit=limit)
+        counts = grouped.frame[COUNT].to_numpy(dtype=np.int64)
+        span, mask = _span_and_cut(axis, grouped.frame[axis.column], counts)
+        if mask is not None and (best is None or span > best[0]):
+            best = (span, axis.column, grouped, mask)
     if best is None:
-        raise InfeasibleError(
-            "No quasi-identifier has few enough distinct values to split the table on.",
-            code="engines.no_split_column",
-        )
-    return (*best, domains)
+        return None
+    _, column, grouped, mask = best
+    rows = np.flatnonzero(mask)
+    return (
+        engine.restricted(part, column, _fragment_values(grouped, column, rows)),
+        engine.restricted(part, column, _fragment_values(grouped, column, np.flatnonzero(~mask))),
+    )
 
 
 def _fragment_values(grouped: Regrouped, column: str, rows: np.ndarray) -> list:
@@ -242,39 +328,42 @@ def _mondrian_in_fragments(
 ) -> tuple[Regrouped, Any]:
     """Mondrian on a table whose frequency set has more than ``limit`` rows, as the
     Spark Mondrian of De Capitani di Vimercati et al. (PerCom 2021) does: the table is
-    cut in the engine into fragments by the quantiles of one QI (:func:`_split_column`;
-    contiguous runs of its sorted values holding equal shares of the records, a run
-    halved again while its frequency set has more than ``limit`` rows), Mondrian runs on
-    each fragment's frequency set with its counts as weights and the whole table's
-    domains (``span_domains``: it cuts the QI that is widest in the whole table's
-    terms), and the fragments' releases are put together (a fragment's classes never
-    mix with another's, so every class still meets the models; only cuts across the
-    fragments' borders are given up). Returns the frequency set of the whole table and
-    its release, measured as one release."""
+    cut in the engine into fragments — a fragment whose frequency set has more than
+    ``limit`` rows is halved by the cut Mondrian itself would make first
+    (:func:`_cut_fragment`: the widest QI in the whole table's terms, at its median or
+    between two children of its values' common ancestor), which needs only each QI's
+    distinct values and their counts in it —, Mondrian runs on each fragment's
+    frequency set with its counts as weights and the whole table's domains
+    (``span_domains``), and the fragments' releases are put together. At these sizes
+    every such cut leaves far more than k records on each side, so the release is the
+    one Mondrian makes on the whole table, up to the tie-breaking of the cut's side;
+    every class still meets the models. Returns the frequency set of the whole table
+    and its release, measured as one release."""
     from privcore.anonymize import anonymize
     from privcore.anonymize.base import finish, prepare
 
     started = time.perf_counter()
     stage = Stage(progress)
     qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
-    column, values, domains = _split_column(engine, table, qi, limit)
-    counts = values.frame[COUNT].to_numpy(dtype=np.int64)
-    order = np.arange(len(counts))  # the frame is sorted by value (missing first)
-    todo = [order[: len(order) // 2], order[len(order) // 2 :]] if len(order) > 1 else [order]
+    axes = _axes(engine, table, qi, schema.hierarchies, limit)
+    domains = {axis.column: axis.base for axis in axes}
+    total = engine.rows(table)
+    todo = [table]
     done: list[tuple[Regrouped, pd.DataFrame]] = []
-    records, total = 0, int(counts.sum())
+    records = 0
     while todo:
-        rows = todo.pop(0)
-        part = engine.restricted(table, column, _fragment_values(values, column, rows))
+        part = todo.pop(0)
         try:
             grouped = engine.grouped(part, [*qi, *sa], limit=limit)
         except InfeasibleError as exc:
-            if exc.code != "engines.too_many_groups" or len(rows) < 2:
+            halves = (
+                None
+                if exc.code != "engines.too_many_groups"
+                else _cut_fragment(engine, part, axes, limit)
+            )
+            if halves is None:
                 raise
-            cumulative = np.cumsum(counts[rows])  # halve by records, not by values
-            middle = int(np.searchsorted(cumulative, cumulative[-1] / 2)) + 1
-            middle = min(max(middle, 1), len(rows) - 1)
-            todo[:0] = [rows[:middle], rows[middle:]]
+            todo[:0] = list(halves)
             continue
         release = anonymize(
             grouped.frame[[*qi, *sa]],
@@ -286,7 +375,7 @@ def _mondrian_in_fragments(
             **settings,
         )
         done.append((grouped, release.frame[qi].reset_index(drop=True)))
-        records += int(counts[rows].sum())
+        records += int(grouped.frame[COUNT].sum())
         stage(0.9 * records / total, f"Mondrian on fragment {len(done)}")
     frames = [g.frame for g, _ in done]
     offsets = np.cumsum([0] + [len(f) for f in frames[:-1]])
@@ -315,11 +404,7 @@ def _mondrian_in_fragments(
         out,
         np.zeros(len(out), dtype=bool),
         algorithm="mondrian",
-        params={
-            "summary": settings.get("summary", "range"),
-            "fragments": len(done),
-            "split_on": column,
-        },
+        params={"summary": settings.get("summary", "range"), "fragments": len(done)},
         started=started,
     )
     return whole, release
@@ -382,7 +467,7 @@ def _joint_parts(
 def _original_dataset(
     engine: Engine, table: Any, original_part: pd.DataFrame, weights: np.ndarray, name: str
 ) -> ScannedDataset:
-    """The original's own frequency set (the joint set's original half, merged)."""
+    """A table's own frequency set (its half of the joint set, merged)."""
     columns = list(original_part.columns)
     frame = original_part.copy()
     frame[COUNT] = weights
@@ -431,3 +516,146 @@ def attack_tables(
     )
     stage(1.0, "Done")
     return simulation, _original_dataset(engine, original, original_part, weights, name)
+
+
+#: The rows of a table the report's role suggestions read on an engine: the key's
+#: column of the original, the release's columns outside the analysis.
+SAMPLE_ROWS = 10_000
+
+
+def readiness_tables(
+    engine: Engine,
+    original: Any,
+    release: Any,
+    *,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    thresholds: Any = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    key: str | None = None,
+    algorithm: Mapping[str, Any] | None = None,
+    roll_size: int | None = None,
+    seed: int = 0,
+    shuffled: bool = False,
+    progress: Progress | None = None,
+    original_name: str = "table",
+    release_name: str = "release",
+):
+    """The readiness report (:func:`privcore.report.readiness`) of ``release`` against
+    ``original``, both scanned by ``engine`` and paired in it once (by position in their
+    files, or by ``key``): their joint frequency set is measured
+    (:func:`~privcore.measure.report.measure_release` with the models the thresholds
+    require) and attacked (:func:`~privcore.attacks.simulate` with a roll frequency set
+    of ``roll_size`` people drawn with ``seed``) with its counts as weights, and every
+    check of :mod:`privcore.report.checks` is evaluated on the figures, as in memory.
+
+    The findings (:func:`privcore.report.findings.findings_of_facts`): rows paired by
+    position follow the original's order by construction; with a key, the engine
+    computes the rank correlation of the pairs' positions and the rows in place
+    (:meth:`~privcore.engines.base.Engine.key_order`). Whether the key looks like an
+    identifier, and what the release's other columns look like, is read from the first
+    :data:`SAMPLE_ROWS` rows of the tables (a note of the report says so when a table
+    has more). The fingerprints are those of the frequency sets read
+    (:meth:`ScannedDataset.summary`, with the names).
+
+    Returns the :class:`~privcore.report.ReadinessReport` and the
+    :class:`ScannedDataset` of the original."""
+    import datetime as dt
+
+    from privcore.attacks import simulate
+    from privcore.core.jsonsafe import plain
+    from privcore.measure.report import measure_release
+    from privcore.report import ReadinessReport, Thresholds
+    from privcore.report.checks import evaluate_checks, notes_of
+    from privcore.report.findings import findings_of_facts
+    from privcore.report.readiness import _names
+
+    if not isinstance(thresholds, Thresholds):
+        thresholds = Thresholds.from_dict(thresholds)
+    qi, sa = _names(qi, "qi"), _names(sa, "sa")
+    hierarchies = dict(hierarchies or {})
+    algorithm = plain(dict(algorithm)) if algorithm is not None else None
+    stage = Stage(progress)
+
+    stage(0.0, "Pairing the two tables in the engine")
+    original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
+    stage(0.3, "Measuring the release")
+    measured = measure_release(
+        original_part,
+        release_part,
+        qi=qi,
+        sa=sa,
+        models=thresholds.models(),
+        hierarchies=hierarchies,
+        weights=weights,
+        risk_threshold=thresholds.max_prosecutor,
+    )
+    measurement = plain(measured.to_dict())
+
+    stage(0.4, "Attacking the release")
+    simulation = simulate(
+        original_part,
+        release_part,
+        qi,
+        sa,
+        weights=weights,
+        roll_size=roll_size,
+        seed=seed,
+        hierarchies=hierarchies,
+        risk_threshold=thresholds.max_prosecutor,
+        progress=stage.part(0.4, 0.85),
+    )
+    attacks = plain(simulation.to_dict())
+
+    stage(0.85, "Checking row order and columns in the engine")
+    records = int(weights.sum())
+    if key is None:  # row i of the file under review is row i of the original
+        order: dict[str, Any] = {
+            "n": records,
+            "spearman": 1.0 if records >= 2 else None,
+            "rows_in_place": records,
+        }
+        key_sample = None
+        sampled = records > SAMPLE_ROWS
+    else:
+        order = engine.key_order(original, release, key)
+        key_sample = engine.head(original, SAMPLE_ROWS)
+        sampled = max(order["original_rows"], engine.rows(release)) > SAMPLE_ROWS
+    release_sample = engine.head(release, SAMPLE_ROWS)
+    found = findings_of_facts(
+        release_sample,
+        qi,
+        sa,
+        key,
+        simulation,
+        order=order,
+        key_sample=key_sample,
+        shuffled=shuffled,
+    )
+    checks, reasons, conditions, verdict = evaluate_checks(
+        measurement, attacks, found, thresholds, algorithm=algorithm
+    )
+    notes = notes_of(measurement, found, key)
+    if sampled and (key is not None or found["other_columns"]):
+        notes.append({"note": "columns_sampled", "params": {"rows": SAMPLE_ROWS}})
+    dataset = _original_dataset(engine, original, original_part, weights, original_name)
+    released = _original_dataset(engine, release, release_part, weights, release_name)
+    report = ReadinessReport(
+        verdict=verdict,
+        reasons=reasons,
+        conditions=conditions,
+        checks=checks,
+        fingerprint=dataset.summary(),
+        release_fingerprint=released.summary(),
+        roles={"qi": qi, "sa": sa, "key": key},
+        algorithm=algorithm,
+        measurement=measurement,
+        attacks=attacks,
+        thresholds=thresholds,
+        run_ids=[],
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        findings=found,
+        notes=notes,
+    )
+    stage(1.0, "Done")
+    return report, dataset

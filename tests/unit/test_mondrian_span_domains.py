@@ -3,6 +3,7 @@ fragments of a table too large for memory are cut as the whole table would be)."
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from privcore.anonymize import anonymize
@@ -38,3 +39,28 @@ def test_the_widest_qi_in_the_whole_tables_terms_is_cut():
     assert set(own.frame["y"]) == {"[0-10]"}
     assert set(wide.frame["x"]) == {"[0-1]"}
     assert sorted(wide.frame["y"]) == ["0", "0", "10", "10"]
+
+
+def test_a_fragment_is_cut_as_mondrian_cuts_first():
+    """Hand-checked cuts of a fragment from one QI's distinct values and counts.
+    Numbers 1, 2, 3, 4 with 1, 1, 1, 5 records (size 8): the lower median is the first
+    value with ⌈8/2⌉ = 4 records at or below it, 4 (3 records below it, 8 with it); the
+    cut below it (1–3 | 4: 3 against 5) is the more balanced one of the two Mondrian
+    tries; span (4 − 1) / range 10 = 0.3. A hierarchy a, b | c, d under x and y (4
+    leaves, all present): values a, b, c with 2, 1, 1 records: their common ancestor is
+    the root, its children x (a, b: 3 records) and y (c: 1): the cut is x | y, span 4/4.
+    Missing values mixed with others go to a side of their own, span 1."""
+    from privcore.data import Hierarchy
+    from privcore.runs.tables import _Axis, _span_and_cut
+
+    axis = _Axis("n", "numeric", 10.0)
+    span, mask = _span_and_cut(axis, pd.Series([1.0, 2.0, 3.0, 4.0]), np.array([1, 1, 1, 5]))
+    assert span == 0.3 and mask.tolist() == [True, True, True, False]
+
+    tree = Hierarchy([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"], ["d", "y", "*"]])
+    axis = _Axis("h", "hierarchy", 4.0, tree, tree.encode(pd.Series(["a", "b", "c", "d"])))
+    span, mask = _span_and_cut(axis, pd.Series(["a", "b", "c"]), np.array([2, 1, 1]))
+    assert span == 1.0 and mask.tolist() == [True, True, False]
+
+    span, mask = _span_and_cut(axis, pd.Series(["a", None]), np.array([2, 1]))
+    assert span == 1.0 and mask.tolist() == [True, False]
