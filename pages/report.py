@@ -6,16 +6,13 @@ import functools
 import streamlit as st
 
 from privcore.data import to_csv_bytes
-from privcore.report import Thresholds
-from privcore.report.thresholds import k_for_risk
 from privcore.runs import ReportRequest, make_request, run
 from ui import report_view
 from ui.i18n import current_language, t
 from ui.progress import progress_bar
-from ui.report_html import render_html
 from ui.shared import share_release_run
 from ui.shell import require_app
-from ui.state import keep, session_owner
+from ui.state import session_owner, workbench
 from ui.workspace import (
     alignment_controls,
     assessing_page,
@@ -34,6 +31,12 @@ require_app()
 
 PAGE = "report"
 
+if workbench().is_table():  # a table opened in an engine: a release file reported on there
+    st.title(t("rp.title"))
+    st.write(t("rp.lead"))
+    report_view.table_page(workbench())
+    st.stop()
+
 wb, original, schema, entry = assessing_page(title="rp.title", lead="rp.lead", key="rp_release")
 qi, sa = schema.quasi_identifiers, schema.sensitive
 note_release_columns(entry, qi, sa)
@@ -43,83 +46,8 @@ with left:
     # the report judges figures that pair each released row with its original row
     pairing, key_column = alignment_controls(entry, original, qi, sa, key="rp", allow_none=False)
 with right:
-    st.markdown(f"**{t('rp.thresholds')}**")
-    defaults = Thresholds()
-    c1, c2 = st.columns(2)
-    min_k = c1.number_input(t("rp.min_k"), 1, 1000, defaults.min_k, key=keep("rp_min_k"))
-    min_l = c2.number_input(
-        t("rp.min_l"), 1.0, 50.0, float(defaults.min_l), 1.0, key=keep("rp_min_l")
-    )
-    max_pl = c1.number_input(
-        t("rp.max_pl"), 0.0, 1.0, float(defaults.max_pl), 0.05, key=keep("rp_max_pl")
-    )
-    # empty: 1/k, the risk a class of k records allows (one requirement, said twice)
-    max_prosecutor = c2.number_input(
-        t("rp.max_prosecutor"),
-        0.001,
-        1.0,
-        None,
-        0.05,
-        placeholder=t("rp.from_k", risk=f"{1 / int(min_k):.3f}"),
-        help=t("rp.max_prosecutor_help"),
-        key=keep("rp_max_pros"),
-    )
-    max_journalist = c1.number_input(
-        t("rp.max_journalist"),
-        0.001,
-        1.0,
-        float(defaults.max_journalist),
-        0.05,
-        help=t("rp.max_journalist_help", k=k_for_risk(defaults.max_journalist)),
-        key=keep("rp_max_jour"),
-    )
-    max_reid = c2.number_input(
-        t("rp.max_reidentified"),
-        0.0,
-        1.0,
-        float(defaults.max_reidentified_share),
-        0.01,
-        key=keep("rp_max_reid"),
-    )
-    max_disclosed = c1.number_input(
-        t("rp.max_disclosed"),
-        0.0,
-        1.0,
-        float(defaults.max_disclosed_share),
-        0.01,
-        key=keep("rp_max_disc"),
-    )
-    max_suppressed = c2.number_input(
-        t("rp.max_suppressed"),
-        0.0,
-        1.0,
-        float(defaults.max_suppressed_share),
-        0.01,
-        key=keep("rp_max_sup"),
-    )
-    use_t = c1.toggle(t("rp.use_t"), key=keep("rp_use_t"))
-    max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key=keep("rp_max_t"), disabled=not use_t)
-    for_k = int(min_k) if max_prosecutor is None else k_for_risk(float(max_prosecutor))
-    if k_for_risk(float(max_journalist)) > for_k:
-        st.caption(
-            t(
-                "rp.journalist_needs_k",
-                risk=f"{float(max_journalist):g}",
-                k=k_for_risk(float(max_journalist)),
-            )
-        )
+    thresholds = report_view.threshold_controls()
 
-thresholds = {
-    "min_k": int(min_k),
-    "min_l": float(min_l),
-    "max_t": float(max_t) if use_t else None,
-    "max_pl": float(max_pl),
-    "max_prosecutor": None if max_prosecutor is None else float(max_prosecutor),
-    "max_journalist": float(max_journalist),
-    "max_reidentified_share": float(max_reid),
-    "max_disclosed_share": float(max_disclosed),
-    "max_suppressed_share": float(max_suppressed),
-}
 values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": thresholds}
 params = {
     "key": key_column,
@@ -127,10 +55,6 @@ params = {
     "shuffled": entry.shuffled,
     **thresholds,
 }
-
-
-def _html_bytes(report, lang: str) -> bytes:
-    return render_html(report, lang=lang).encode("utf-8")
 
 
 def generate():
@@ -198,7 +122,7 @@ if stored is not None:
     stem = file_stem(stored["name"])
     st.download_button(
         t("rp.download_html"),
-        data=functools.partial(_html_bytes, report, current_language()),  # built on click
+        data=functools.partial(report_view.html_bytes, report, current_language()),  # on click
         file_name=f"{stem}_readiness_report.html",
         mime="text/html",
         on_click="ignore",

@@ -14,8 +14,9 @@ Role suggestions (:func:`suggest_table_roles`) and suggested hierarchies
 :mod:`privcore.data.hierarchy_suggestions` to those distinct values. Runs go through
 :func:`privcore.runs.run` like any other (recorded in the history): the release is
 written by the engine to a file (:func:`privcore.runs.tables.anonymize_table`), and a
-release file is measured (:func:`~privcore.runs.tables.measure_tables`) and attacked
-(:func:`~privcore.runs.tables.attack_tables`) against the table there.
+release file is measured (:func:`~privcore.runs.tables.measure_tables`), attacked
+(:func:`~privcore.runs.tables.attack_tables`) and given its readiness report
+(:func:`~privcore.runs.tables.readiness_tables`) against the table there.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from privcore.runs import (
     Inputs,
     MeasureRequest,
     Outcome,
+    ReportRequest,
     make_request,
     run,
 )
@@ -71,15 +73,17 @@ DATABASE_SUFFIXES = (".duckdb", ".ddb", ".db")
 RELEASE_SUFFIXES = (".parquet", ".csv")
 RELEASE_FOLDER = Path("data") / "releases"
 #: Session keys of the results the pages keep per engine table (ui.anonymize_view,
-#: ui.measure_view, ui.attack_view).
+#: ui.measure_view, ui.attack_view, ui.report_view).
 RESULTS = (
     "an_table_made",
     "pl_table_measured",
     "pl_table_offered",
     "at_table_attacked",
     "at_table_offered",
+    "rp_table_reported",
+    "rp_table_offered",
 )
-#: How a release file's rows are paired with the table's (Privacy level, Attack).
+#: How a release file's rows are paired with the table's (Privacy level, Attack, Report).
 PAIRINGS = ("position", "key")
 #: Algorithms that run on an engine table: those that work on a weighted frequency set.
 ENGINE_ALGORITHMS = tuple(a for a in ALGORITHMS if a not in NEEDS_RECORDS)
@@ -729,8 +733,8 @@ def render_schema_file(wb: Workbench, key: str, table: LargeTable) -> None:
 
 def not_on_engine(wb: Workbench, title: str) -> None:
     """On a page (titled by the key ``title``) that reads the active data set in memory:
-    when that is a table opened in an engine, say so — the Privacy level and Attack pages
-    give its figures — and stop."""
+    when that is a table opened in an engine, say so — the Privacy level, Attack and
+    Report pages give its figures and its report — and stop."""
     if wb.is_table():
         st.info(t("lt.in_memory_only", page=t_plain(title), name=wb.active), icon=":material/info:")
         st.stop()
@@ -1011,6 +1015,63 @@ def attack(
     return run(request, inputs, progress=progress, owner=owner, page="attack")
 
 
+def report(
+    wb: Workbench,
+    key: str,
+    schema: Schema,
+    values: Mapping[str, Any],
+    release_path: str,
+    *,
+    progress: Progress | None = None,
+) -> Outcome:
+    """The readiness report of the release file ``release_path`` against the table,
+    paired in the engine by position or by the key column ``values["key"]``, with the
+    thresholds ``values["thresholds"]``, through :func:`privcore.runs.run` (page
+    "report"; :func:`privcore.runs.tables.readiness_tables`): recorded as its measure
+    and attack runs, then the report run that names them, as a report on tables in
+    memory is."""
+    from privcore.runs.execute import report_parts
+    from privcore.runs.tables import readiness_tables
+
+    table = wb.table(key)
+    owner = session_owner()
+    source, name = resolve_source(release_path)
+    refuse_shuffled_by_position(table, release_path, values.get("key"))
+    request = make_request(
+        ReportRequest, values, Inputs(original=table, release_name=name), owner=owner, page="report"
+    )
+    read = _TableRead(table)
+
+    def work(progress):
+        with engine_errors():
+            release = table.engine.scan(source)
+            made, dataset = readiness_tables(
+                table.engine,
+                table.scanned,
+                release,
+                qi=request.qi,
+                sa=request.sa,
+                thresholds=request.thresholds,
+                hierarchies=dict(schema.hierarchies),
+                key=request.key,
+                roll_size=request.roll_size,
+                seed=request.seed,
+                progress=progress,
+                original_name=table.name,
+                release_name=name,
+            )
+        read.read = dataset
+        return made, made.history_summary(), report_parts(request, made, inputs.describe())
+
+    inputs = Inputs(
+        original=read,
+        release_name=name,
+        names={"engine": table.engine_name},
+        work=work,
+    )
+    return run(request, inputs, progress=progress, owner=owner, page="report")
+
+
 def algorithm_note() -> str:
     """Why KACA and condensation are not offered on an engine table."""
     left_out = [a for a in ALGORITHMS if a not in ENGINE_ALGORITHMS]
@@ -1152,6 +1213,7 @@ __all__ = [
     "release_file_input",
     "render",
     "render_classes",
+    "report",
     "resolve_source",
     "suggest_table_roles",
     "suggested_hierarchy",

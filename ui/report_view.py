@@ -1,5 +1,7 @@
 """The Streamlit rendering of a readiness report: verdict, reasons with what would fix
-them, conditions, every check, the figures it rests on and its notes.
+them, conditions, every check, the figures it rests on and its notes; the thresholds'
+controls of the Report page, and the page on a table opened in an engine
+(:func:`table_page`).
 
 The words come from :func:`ui.catalog.texts_of`, the same sentences the HTML document
 (:mod:`ui.report_html`) and the command line print. The page calls :func:`show_report`;
@@ -10,16 +12,24 @@ it returns the action of a "Try …" button pressed on this run (``{"action":
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from privcore.report import Thresholds
+from privcore.report.thresholds import k_for_risk
 from ui.catalog import figure, texts_of
 from ui.i18n import current_language, escape_md, t, t_plain
+from ui.state import Workbench, keep
 from ui.words import dataset_name
 
-__all__ = ["show_report"]
+__all__ = ["html_bytes", "show_report", "table_page", "threshold_controls"]
+
+#: Session key: engine table → its last report, the parameters and the release's name.
+TABLE_REPORTED = "rp_table_reported"
 
 _STYLE = {
     "ready": ("green", ":material/verified:"),
@@ -148,3 +158,175 @@ def show_report(report: Any, *, key: str = "report", actions: bool = True) -> di
     for note in words.notes:
         st.caption(escape_md(note))
     return chosen[0] if chosen else None
+
+
+def html_bytes(report: Any, lang: str) -> bytes:
+    """The report as the HTML document the page offers for download."""
+    from ui.report_html import render_html
+
+    return render_html(report, lang=lang).encode("utf-8")
+
+
+def threshold_controls() -> dict[str, Any]:
+    """The Report page's thresholds (defaults: :class:`~privcore.report.Thresholds`),
+    as the mapping a :class:`~privcore.runs.ReportRequest` takes. An empty prosecutor
+    limit is 1/k, the risk a class of k records allows."""
+    st.markdown(f"**{t('rp.thresholds')}**")
+    defaults = Thresholds()
+    c1, c2 = st.columns(2)
+    min_k = c1.number_input(t("rp.min_k"), 1, 1000, defaults.min_k, key=keep("rp_min_k"))
+    min_l = c2.number_input(
+        t("rp.min_l"), 1.0, 50.0, float(defaults.min_l), 1.0, key=keep("rp_min_l")
+    )
+    max_pl = c1.number_input(
+        t("rp.max_pl"), 0.0, 1.0, float(defaults.max_pl), 0.05, key=keep("rp_max_pl")
+    )
+    # empty: 1/k, the risk a class of k records allows (one requirement, said twice)
+    max_prosecutor = c2.number_input(
+        t("rp.max_prosecutor"),
+        0.001,
+        1.0,
+        None,
+        0.05,
+        placeholder=t("rp.from_k", risk=f"{1 / int(min_k):.3f}"),
+        help=t("rp.max_prosecutor_help"),
+        key=keep("rp_max_pros"),
+    )
+    max_journalist = c1.number_input(
+        t("rp.max_journalist"),
+        0.001,
+        1.0,
+        float(defaults.max_journalist),
+        0.05,
+        help=t("rp.max_journalist_help", k=k_for_risk(defaults.max_journalist)),
+        key=keep("rp_max_jour"),
+    )
+    max_reid = c2.number_input(
+        t("rp.max_reidentified"),
+        0.0,
+        1.0,
+        float(defaults.max_reidentified_share),
+        0.01,
+        key=keep("rp_max_reid"),
+    )
+    max_disclosed = c1.number_input(
+        t("rp.max_disclosed"),
+        0.0,
+        1.0,
+        float(defaults.max_disclosed_share),
+        0.01,
+        key=keep("rp_max_disc"),
+    )
+    max_suppressed = c2.number_input(
+        t("rp.max_suppressed"),
+        0.0,
+        1.0,
+        float(defaults.max_suppressed_share),
+        0.01,
+        key=keep("rp_max_sup"),
+    )
+    use_t = c1.toggle(t("rp.use_t"), key=keep("rp_use_t"))
+    max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key=keep("rp_max_t"), disabled=not use_t)
+    for_k = int(min_k) if max_prosecutor is None else k_for_risk(float(max_prosecutor))
+    if k_for_risk(float(max_journalist)) > for_k:
+        st.caption(
+            t(
+                "rp.journalist_needs_k",
+                risk=f"{float(max_journalist):g}",
+                k=k_for_risk(float(max_journalist)),
+            )
+        )
+    return {
+        "min_k": int(min_k),
+        "min_l": float(min_l),
+        "max_t": float(max_t) if use_t else None,
+        "max_pl": float(max_pl),
+        "max_prosecutor": None if max_prosecutor is None else float(max_prosecutor),
+        "max_journalist": float(max_journalist),
+        "max_reidentified_share": float(max_reid),
+        "max_disclosed_share": float(max_disclosed),
+        "max_suppressed_share": float(max_suppressed),
+    }
+
+
+def table_page(wb: Workbench) -> None:
+    """The Report page on a table opened in an engine: a release file (by default the
+    last one the Anonymize page wrote from it in this session; a file written shuffled
+    is not paired by position), its rows paired with the table's by position or by a key
+    column, the thresholds — and Generate: the readiness report computed in the engine
+    (:func:`ui.large_table.report`; recorded as its measure, attack and report runs),
+    shown as on a table in memory (verdict, reasons, conditions, checks, figures, notes)
+    with its HTML document. The "Try …" actions act on releases in memory: not offered."""
+    from ui import large_table
+    from ui.progress import progress_bar
+    from ui.workspace import file_stem, guard_run, result_header
+
+    key = wb.active
+    table = wb.table(key)
+    schema = wb.schema(key)
+    if schema is None or not schema.quasi_identifiers or not schema.sensitive:
+        st.warning(t("an.schema_first"), icon=":material/warning:")
+        st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
+        st.stop()
+    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
+    st.markdown(f"**{t('pl.original')}**: {escape_md(key)}")
+    st.caption(t("an.columns_used", qi=", ".join(qi), sa=", ".join(sa)))
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        release_path, key_column = large_table.release_file_input(table, key, page="rp")
+        st.caption(t("rp.engine_roll"))
+    with right:
+        thresholds = threshold_controls()
+    values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": thresholds}
+    params = {"release_file": str(release_path or "").strip(), "key": key_column, **thresholds}
+    go_column, cancel_column = st.columns([1, 3])
+    go = go_column.button(t("rp.generate"), type="primary", key="rp_go")
+    # pressing it stops the running report at its next step (recorded as cancelled)
+    cancel = cancel_column.button(t("an.cancel"), key="rp_cancel", help=t("an.cancel_help"))
+    bar_slot = st.empty()
+    if cancel:
+        st.warning(t("rp.cancelled"), icon=":material/cancel:")
+    reported = st.session_state.setdefault(TABLE_REPORTED, {})
+    if go:
+        with progress_bar(t("rp.working"), slot=bar_slot) as bar:
+            outcome = guard_run(
+                lambda: large_table.report(wb, key, schema, values, release_path, progress=bar)
+            )
+        if outcome is not None:
+            name = Path(str(release_path).strip().strip("\"'")).name
+            made = outcome.result.recorded(outcome.summary, outcome.run_id)
+            reported[key] = {
+                "params": params,
+                "name": name,
+                "value": {"report": made, "seconds": outcome.seconds},
+            }
+    stored = reported.get(key)
+    if stored is None:
+        return
+    made = stored["value"]["report"]
+    current = result_header(
+        stored,
+        None,
+        params,
+        run_id=made.run_ids[-1] if made.run_ids else None,
+        shown=("release_file", "key", "min_k", "min_l", "max_pl", "max_t"),
+    )
+    st.caption(
+        t(
+            "rp.recorded",
+            ids=", ".join(f"#{i}" for i in made.run_ids) or "—",
+            seconds=f"{stored['value']['seconds']:.1f}",
+        )
+    )
+    show_report(made, key="rp", actions=False)
+    st.download_button(
+        t("rp.download_html"),
+        data=functools.partial(html_bytes, made, current_language()),  # built on click
+        file_name=f"{file_stem(Path(stored['name']).stem or 'release')}_readiness_report.html",
+        mime="text/html",
+        on_click="ignore",
+        type="primary",
+        key="rp_download",
+        disabled=not current,
+    )
+    st.caption(t("rp.print_hint"))

@@ -646,7 +646,7 @@ def assessing_page(
     wb = workbench()
     from ui.large_table import not_on_engine
 
-    # a table opened in an engine: the Privacy level and Attack pages take it before this
+    # a table opened in an engine: the Privacy level, Attack and Report pages take it first
     not_on_engine(wb, title)
     original = wb.dataset()
     schema = wb.schema()

@@ -34,6 +34,7 @@ from privcore.engines.base import (
     check_pairing,
     converted_frame,
     is_text,
+    key_order_figures,
     normalized_text,
     regrouped,
     released_columns,
@@ -286,18 +287,7 @@ class DuckDBEngine:
         ``r:<name>``: the joint frequency sets of a measurement come from it."""
         check_pairing(self.rows(original), self.rows(release), key)
         if key is not None:
-            check_columns(original.columns, [key])
-            check_columns(release.columns, [key])
-            for side in (original, release):
-                distinct = self._execute(
-                    side, f"SELECT count(DISTINCT {_quote(key)}) FROM ({side.sql})"
-                )[0][0]
-                if distinct != self.rows(side):
-                    raise DataFormatError(
-                        f"The key '{key}' repeats in {side.name}: it must name each row once.",
-                        code="measure.key_not_unique",
-                        key=key,
-                    )
+            self._check_key(original, release, key)
             left, right, on = original.sql, release.sql, f"o.{_quote(key)} = r.{_quote(key)}"
         selects = [f"o.{_quote(c)} AS {_quote('o:' + c)}" for c in original.columns] + [
             f"r.{_quote(c)} AS {_quote('r:' + c)}" for c in release.columns
@@ -317,6 +307,58 @@ class DuckDBEngine:
             converters,
             f"{original.name} + {release.name}",
         )
+
+    def _check_key(self, original: DuckDBTable, release: DuckDBTable, key: str) -> None:
+        """``key`` is a column of both tables and names each of their rows once."""
+        check_columns(original.columns, [key])
+        check_columns(release.columns, [key])
+        for side in (original, release):
+            distinct = self._execute(
+                side, f"SELECT count(DISTINCT {_quote(key)}) FROM ({side.sql})"
+            )[0][0]
+            if distinct != self.rows(side):
+                raise DataFormatError(
+                    f"The key '{key}' repeats in {side.name}: it must name each row once.",
+                    code="measure.key_not_unique",
+                    key=key,
+                )
+
+    def key_order(self, original: DuckDBTable, release: DuckDBTable, key: str) -> dict:
+        """The rows paired by ``key`` (:meth:`Engine.key_order`), in SQL: each table's
+        rows numbered in file order (``numbered_sql``), joined on the key, each pair
+        ranked by its position in either file (``row_number``), Σ d² summed as HUGEINT.
+        The key's values are ranked as numbers when every cell reads as one (``TRY_CAST``
+        of the trimmed text to DOUBLE), else as text (code-point order); ties get their
+        average rank (``rank`` + (ties − 1) / 2); ρ with the row position is ``corr``."""
+        self._check_key(original, release, key)
+        cell, row = _quote(key), _quote("__privcore_row")
+        numbered = {
+            side: f"SELECT {cell} AS k, {row} AS p FROM ({table.numbered_sql('__privcore_row')})"
+            for side, table in (("o", original), ("r", release))
+        }
+        n, squared, in_place = self._execute(
+            original,
+            f"WITH o AS ({numbered['o']}), r AS ({numbered['r']}), "
+            "j AS (SELECT o.p AS po, r.p AS pr FROM o JOIN r ON o.k = r.k), "
+            "ranked AS (SELECT CAST(row_number() OVER (ORDER BY po) AS HUGEINT) "
+            "- row_number() OVER (ORDER BY pr) AS d FROM j) "
+            "SELECT count(*), coalesce(sum(d * d), 0), count(*) FILTER (WHERE d = 0) FROM ranked",
+        )[0]
+        text = f"trim(CAST({cell} AS VARCHAR))"
+        number = f"TRY_CAST({text} AS DOUBLE)"
+        rows, numbers = self._execute(
+            original, f"SELECT count(*), count({number}) FROM ({original.sql})"
+        )[0]
+        value = number if rows == numbers else text
+        rho = self._execute(
+            original,
+            f"WITH o AS (SELECT {value} AS v, {row} AS p "
+            f"FROM ({original.numbered_sql('__privcore_row')})), "
+            "ranked AS (SELECT p, rank() OVER (ORDER BY v NULLS FIRST) "
+            "+ (count(*) OVER (PARTITION BY v) - 1) / 2.0 AS rk FROM o) "
+            "SELECT corr(rk, p) FROM ranked",
+        )[0][0]
+        return key_order_figures(n, squared, in_place, rows, rho)
 
     def grouped(
         self, table: DuckDBTable, columns: Sequence[str], *, limit: int | None = None

@@ -18,7 +18,11 @@ from privcore.engines.base import (
     canonical,
     check_columns,
     check_pairing,
+    key_order_figures,
+    spearman_with_position,
+    squared_rank_differences,
     too_many_groups,
+    values_to_rank,
 )
 from privcore.errors import DataFormatError
 
@@ -53,19 +57,34 @@ class PandasEngine:
         position, or by ``key``), their columns named ``o:<name>`` and ``r:<name>``."""
         check_pairing(len(original), len(release), key)
         if key is not None:
-            check_columns(self.columns(original), [key])
-            check_columns(self.columns(release), [key])
-            for side in (original, release):
-                if duplicated(side[key]).any():
-                    raise DataFormatError(
-                        f"The key '{key}' repeats: it must name each row once.",
-                        code="measure.key_not_unique",
-                        key=key,
-                    )
+            self._check_key(original, release, key)
             release = release.set_index(key).loc[original[key]].reset_index()
         left = original.reset_index(drop=True).add_prefix("o:")
         right = release.reset_index(drop=True).add_prefix("r:")
         return pd.concat([left, right], axis=1)
+
+    def _check_key(self, original: pd.DataFrame, release: pd.DataFrame, key: str) -> None:
+        """``key`` is a column of both tables and names each of their rows once."""
+        check_columns(self.columns(original), [key])
+        check_columns(self.columns(release), [key])
+        for side in (original, release):
+            if duplicated(side[key]).any():
+                raise DataFormatError(
+                    f"The key '{key}' repeats: it must name each row once.",
+                    code="measure.key_not_unique",
+                    key=key,
+                )
+
+    def key_order(self, original: pd.DataFrame, release: pd.DataFrame, key: str) -> dict:
+        """The rows paired by ``key`` (:meth:`Engine.key_order`): each original row's
+        position in the release looked up by its key, the key's values ranked as the
+        report ranks them in memory."""
+        self._check_key(original, release, key)
+        found = pd.Index(release[key]).get_indexer(pd.Index(original[key]))
+        paired = found[found >= 0]  # release positions, in the original's order
+        squared, in_place = squared_rank_differences(paired)
+        rho = spearman_with_position(values_to_rank(original[key]))
+        return key_order_figures(len(paired), squared, in_place, len(original), rho)
 
     def grouped(
         self, table: pd.DataFrame, columns: Sequence[str], *, limit: int | None = None

@@ -25,6 +25,7 @@ from privcore.engines.base import (
     check_columns,
     check_pairing,
     converted_frame,
+    key_order_figures,
     normalized_text,
     regrouped,
     released_columns,
@@ -186,15 +187,7 @@ class SparkEngine:
 
         check_pairing(self.rows(original), self.rows(release), key)
         if key is not None:
-            check_columns(self.columns(original), [key])
-            check_columns(self.columns(release), [key])
-            for side in (original, release):
-                if side.frame.select(f"`{key}`").distinct().count() != self.rows(side):
-                    raise DataFormatError(
-                        f"The key '{key}' repeats in {side.name}: it must name each row once.",
-                        code="measure.key_not_unique",
-                        key=key,
-                    )
+            self._check_key(original, release, key)
             left, right, on = original.frame, release.frame, key
         else:
             left, right, on = original.numbered("__row"), release.numbered("__row"), "__row"
@@ -211,6 +204,65 @@ class SparkEngine:
             converters,
             name=f"{original.name} + {release.name}",
         )
+
+    def _check_key(self, original: SparkTable, release: SparkTable, key: str) -> None:
+        """``key`` is a column of both tables and names each of their rows once."""
+        check_columns(self.columns(original), [key])
+        check_columns(self.columns(release), [key])
+        for side in (original, release):
+            if side.frame.select(f"`{key}`").distinct().count() != self.rows(side):
+                raise DataFormatError(
+                    f"The key '{key}' repeats in {side.name}: it must name each row once.",
+                    code="measure.key_not_unique",
+                    key=key,
+                )
+
+    def key_order(self, original: SparkTable, release: SparkTable, key: str) -> dict:
+        """The rows paired by ``key`` (:meth:`Engine.key_order`): each table's rows
+        numbered in file order (:meth:`SparkTable.numbered`), joined on the key, each
+        pair ranked by its position in either file (``row_number``), Σ d² summed as
+        decimal(38, 0). The key's values are ranked as numbers when every cell reads as
+        one (``try_cast`` of the trimmed text to double), else as text (code-point
+        order); ties get their average rank; ρ with the row position is ``corr``."""
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        self._check_key(original, release, key)
+        cell = F.col(f"`{key}`")
+        sides = [
+            table.numbered("__privcore_row").select(
+                cell.alias("k"), F.col("__privcore_row").alias(position)
+            )
+            for table, position in ((original, "po"), (release, "pr"))
+        ]
+        ranked = (
+            sides[0]
+            .join(sides[1], "k")
+            .select(
+                F.row_number().over(Window.orderBy("po")).alias("ro"),
+                F.row_number().over(Window.orderBy("pr")).alias("rr"),
+            )
+        )
+        difference = (F.col("ro") - F.col("rr")).cast("decimal(38,0)")
+        n, squared, in_place = ranked.agg(
+            F.count(F.lit(1)),
+            F.coalesce(F.sum(difference * difference), F.lit(0).cast("decimal(38,0)")),
+            F.sum(F.when(F.col("ro") == F.col("rr"), 1).otherwise(0)),
+        ).first()
+        text = F.trim(cell.cast("string"))
+        number = text.try_cast("double")
+        rows, numbers = original.frame.agg(F.count(F.lit(1)), F.count(number)).first()
+        value = number if rows == numbers else text
+        ties = F.count(F.lit(1)).over(Window.partitionBy("v"))
+        rank = F.rank().over(Window.orderBy(F.col("v").asc_nulls_first())) + (ties - 1) / 2.0
+        rho = (
+            original.numbered("__privcore_row")
+            .select(value.alias("v"), F.col("__privcore_row").alias("p"))
+            .select(rank.alias("rk"), "p")
+            .agg(F.corr("rk", "p"))
+            .first()[0]
+        )
+        return key_order_figures(n, int(squared), in_place or 0, rows, rho)
 
     def grouped(
         self, table: SparkTable, columns: Sequence[str], *, limit: int | None = None

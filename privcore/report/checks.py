@@ -67,7 +67,14 @@ CONDITIONS = (
     "not_measured",
 )
 ACTIONS = ("anonymize", "shuffle", "drop_columns")
-NOTES = ("key_surrogate", "pl_note", "loss_columns", "rebuilt", "rules_changed")
+NOTES = (
+    "key_surrogate",
+    "pl_note",
+    "loss_columns",
+    "rebuilt",
+    "rules_changed",
+    "columns_sampled",
+)
 #: Codes of the privacy-level notes of :mod:`privcore.measure.entropy`.
 PL_NOTES = {"constant": NOTE_CONSTANT, "not_meaningful": NOTE_NOT_MEANINGFUL}
 

@@ -5,6 +5,7 @@ columns of the release. Aggregates and column names only, never rows."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -14,9 +15,10 @@ from privcore.attacks import unsorted_matching_attack
 from privcore.attacks.ordering import spearman
 from privcore.core.jsonsafe import plain
 from privcore.data import Role, suggest_roles
+from privcore.engines.base import values_to_rank
 from privcore.report.thresholds import TOLERANCE
 
-__all__ = ["ORDER_IN_PLACE", "ORDER_Z", "findings", "is_ordered"]
+__all__ = ["ORDER_IN_PLACE", "ORDER_Z", "findings", "findings_of_facts", "is_ordered"]
 
 #: |ρ|·√(n−1) at or above this is an order, not chance (ρ of a random shuffle ~ N(0, 1/(n−1))).
 ORDER_Z = 3.0
@@ -25,11 +27,9 @@ ORDER_IN_PLACE = 5
 
 
 def _numeric_or_raw(values: pd.Series) -> np.ndarray:
-    """Values to rank: as numbers when they all are (so "10" sorts after "9")."""
-    numbers = pd.to_numeric(values, errors="coerce")
-    if numbers.notna().all():
-        return numbers.to_numpy(dtype=np.float64)
-    return values.astype("str").to_numpy(dtype=object)
+    """Values to rank: as numbers when they all are (so "10" sorts after "9"), else as
+    text (:func:`privcore.engines.base.values_to_rank`, which the engines rank alike)."""
+    return values_to_rank(values)
 
 
 def is_ordered(n: int, rho: float | None, in_place: int | None = None) -> bool:
@@ -71,14 +71,22 @@ def _order(
     ordering = unsorted_matching_attack(original, release, order=order).summary
     rho = ordering.get("spearman")
     in_place = int(ordering.get("reidentified_by_position", 0))
-    kept = key is None or is_ordered(len(release), rho, in_place)
+    return _order_finding(len(release), rho, in_place, key, aligned=aligned, shuffled=shuffled)
+
+
+def _order_finding(
+    n: int, rho: float | None, in_place: int, key: str | None, *, aligned: bool, shuffled: bool
+) -> dict[str, Any]:
+    """The row-order finding of ``n`` rows with rank correlation ``rho`` to the
+    original order and ``in_place`` rows at their original position (see :func:`_order`)."""
+    kept = key is None or is_ordered(n, rho, in_place)
     return {
         "matched_by": "position" if key is None else "key",
         "aligned": bool(aligned),
         "shuffled": bool(shuffled),
         "spearman": rho,
-        "rows_in_place": in_place,
-        "rows_in_place_share": ordering.get("rows_in_place"),
+        "rows_in_place": int(in_place),
+        "rows_in_place_share": in_place / n if n else 0.0,
         "kept": bool(kept),
         "leaks": bool(kept and not shuffled),
     }
@@ -86,16 +94,28 @@ def _order(
 
 def _key(original: pd.DataFrame, key: str | None) -> dict[str, Any]:
     """The key: an identifier by name or value pattern, or a row number in disguise."""
+    if key is None:
+        return _key_finding(None, None, None, 0)
+    rho = spearman(_numeric_or_raw(original[key]))
+    return _key_finding(key, original[[key]], rho, len(original))
+
+
+def _key_finding(
+    key: str | None, values: pd.DataFrame | None, rho: float | None, rows: int
+) -> dict[str, Any]:
+    """The key finding: an identifier by name or value pattern (the role suggestion on
+    ``values``, the key's column), or a row number in disguise (its values' rank
+    correlation ``rho`` with the row position over ``rows`` rows is an order:
+    :func:`is_ordered`)."""
     finding: dict[str, Any] = {"column": key, "identifier": False, "sequential": False}
     if key is not None:
-        suggestion = suggest_roles(original[[key]])[0]
+        suggestion = suggest_roles(values)[0]
         finding["identifier"] = suggestion.role is Role.IDENTIFIER and suggestion.rule in (
             "value_pattern",
             "name_pattern",
         )
-        rho = spearman(_numeric_or_raw(original[key]))
         finding["spearman_with_row"] = rho
-        finding["sequential"] = is_ordered(len(original), rho)
+        finding["sequential"] = is_ordered(rows, rho)
     finding["leaks"] = bool(finding["identifier"] or finding["sequential"])
     return finding
 
@@ -133,6 +153,69 @@ def findings(
     shuffled: bool = False,
 ) -> dict[str, Any]:
     """Row order, key, other columns, homogeneity and unread cells, JSON-safe."""
+    order = _order(original, release, key, aligned=aligned, shuffled=shuffled)
+    return _assembled(order, _key(original, key), release, qi, sa, key, simulation)
+
+
+def findings_of_facts(
+    release_sample: pd.DataFrame,
+    qi: list[str],
+    sa: list[str],
+    key: str | None,
+    simulation: Any,
+    *,
+    order: Mapping[str, Any],
+    key_sample: pd.DataFrame | None = None,
+    shuffled: bool = False,
+) -> dict[str, Any]:
+    """:func:`findings` from facts computed elsewhere — on tables an engine reads
+    (:func:`privcore.runs.tables.readiness_tables`), which are never in memory whole:
+
+    - ``order``: the rows paired (``n``), the rank correlation of their positions in
+      the two files (``spearman``) and the rows in place (``rows_in_place``); with a
+      ``key``, also the original's rows (``original_rows``) and the key values' rank
+      correlation with the row position (``key_spearman``) —
+      :meth:`privcore.engines.base.Engine.key_order`. Rows paired by position follow
+      the original's order by construction: ρ = 1, every row in place.
+    - ``key_sample``: rows of the original holding the key column, which the role
+      suggestion reads (whether the key looks like an identifier).
+    - ``release_sample``: rows of the release whose columns outside the analysis the
+      role suggestions read (identifiers, quasi-identifiers and sensitive attributes
+      by name or value pattern); a sample of a large table may miss a value pattern.
+    - ``simulation``: the attack on the tables, whose homogeneity and unread cells are
+      reported as :func:`findings` reports them.
+
+    On the same facts the result equals :func:`findings`."""
+    n = int(order["n"])
+    found = _order_finding(
+        n,
+        order.get("spearman"),
+        int(order.get("rows_in_place") or 0),
+        key,
+        aligned=False,
+        shuffled=shuffled,
+    )
+    if key is None:
+        key_found = _key_finding(None, None, None, 0)
+    else:
+        if key_sample is None:
+            raise ValueError("a key finding needs a sample of the key column")
+        rows = int(order.get("original_rows", n))
+        key_found = _key_finding(key, key_sample[[key]], order.get("key_spearman"), rows)
+    return _assembled(found, key_found, release_sample, qi, sa, key, simulation)
+
+
+def _assembled(
+    order: dict[str, Any],
+    key_found: dict[str, Any],
+    release: pd.DataFrame,
+    qi: list[str],
+    sa: list[str],
+    key: str | None,
+    simulation: Any,
+) -> dict[str, Any]:
+    """The findings, JSON-safe: the order and key findings given, the release's other
+    columns, and the homogeneity and unread cells of the simulation."""
     analysed = {*qi, *sa, *([key] if key is not None else [])}
     others, identifiers, qi_like, sa_like = _other_columns(release, analysed)
     after = simulation.homogeneity["after"].summary
@@ -140,8 +223,8 @@ def findings(
     unparsed = {str(q): len(cells) for q, cells in (linkage.get("unparsed_cells") or {}).items()}
     return plain(
         {
-            "order": _order(original, release, key, aligned=aligned, shuffled=shuffled),
-            "key": _key(original, key),
+            "order": order,
+            "key": key_found,
             "other_columns": others,
             "identifiers": identifiers,
             "qi_like": qi_like,

@@ -286,6 +286,16 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
         original_name=inputs.original.name,
         release_name=inputs.release_name,
     )
+    parts = report_parts(request, result, inputs.describe())
+    return result, result.history_summary(), parts
+
+
+def report_parts(request: ReportRequest, report: Any, described: Mapping[str, Any]) -> list[Part]:
+    """The measure and attack runs a readiness report is recorded with before it: the
+    parameters a :class:`MeasureRequest` and an :class:`AttackRequest` of the same
+    columns and thresholds record (plus ``described``: the inputs' names), the report's
+    measurement and attacks as their results."""
+    thresholds = report.thresholds
     columns = {"qi": request.qi, "sa": request.sa, "key": request.key}
     measured = MeasureRequest(
         **columns,
@@ -300,12 +310,10 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
         seed=request.seed,
         risk_threshold=thresholds.max_prosecutor,
     )
-    described = inputs.describe()
-    parts = [
-        Part("measure", {**measured.to_dict(), **described}, result.measurement),
-        Part("attack", {**attacked.to_dict(), **described}, result.attacks),
+    return [
+        Part("measure", {**measured.to_dict(), **described}, report.measurement),
+        Part("attack", {**attacked.to_dict(), **described}, report.attacks),
     ]
-    return result, result.history_summary(), parts
 
 
 _RUNNERS: dict[type, Callable[..., tuple]] = {

@@ -560,6 +560,7 @@ def readiness_tables(
 
     Returns the :class:`~privcore.report.ReadinessReport` and the
     :class:`ScannedDataset` of the original."""
+    import dataclasses
     import datetime as dt
 
     from privcore.attacks import simulate
@@ -590,6 +591,8 @@ def readiness_tables(
         weights=weights,
         risk_threshold=thresholds.max_prosecutor,
     )
+    if key is not None:  # the engine paired the rows by the key: the joint set is aligned
+        measured = dataclasses.replace(measured, key=key, alignment="key")
     measurement = plain(measured.to_dict())
 
     stage(0.4, "Attacking the release")

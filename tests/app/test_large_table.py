@@ -1,5 +1,5 @@
 """AppTest: a table opened in an engine (DuckDB) — open, profile, roles, hierarchies,
-anonymize to a file, measure and attack that file, and the report that does not run on it."""
+anonymize to a file, measure, attack and report on that file."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from privcore import history
 from privcore.config import local_tables_allowed
 from privcore.data import Hierarchy, load_sample
 from tests.app.conftest import ROOT, new_app, no_exceptions
+from ui.catalog import texts_of
+from ui.i18n import escape_md
 
 ROWS = 2000
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
@@ -278,14 +280,34 @@ def test_roles_hierarchies_anonymize_measure_on_the_engine(parquet_file, tmp_pat
     assert any("它不含任何姓名" in i.value for i in at.info)
     at.session_state["lang"] = "en"
 
-    # Report: on tables in memory only, said in an info box that names the pages that can
+    # Report: the same file, paired by position, with the thresholds set; recorded as its
+    # measure, attack and report runs
     at.switch_page(str(ROOT / "pages" / "report.py"))
     at.run()
     no_exceptions(at)
-    assert errors(at) == []
-    [said] = [i.value for i in at.info]
-    assert "Release-readiness report runs on tables in memory" in said
-    assert "Privacy level and Attack pages give the figures of a large table" in said
+    assert errors(at) == [] and not at.info
+    assert at.text_input(key=f"rp_release_file::{key}").value == str(out)
+    at.number_input(key="rp_min_k").set_value(5)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    report = at.session_state["rp_table_reported"][key]["value"]["report"]
+    assert report.measurement["k"] == k_written and report.thresholds.min_k == 5
+    assert report.findings["order"]["matched_by"] == "position"
+    said = texts_of(report, "en")
+    assert any(said.verdict in m.value for m in at.markdown)
+    # the errors shown are the report's reasons, each once
+    shown = [e.split("  \n")[0] for e in errors(at)]
+    assert shown == [escape_md(reason.sentence) for reason in said.reasons]
+    [report_run] = history.list_runs(kind="report")
+    assert report_run["status"] == "ok" and report_run["page"] == "report"
+    assert report_run["results"]["verdict"] == report.verdict
+    assert report_run["dataset_rows"] == ROWS
+    measure_run = history.list_runs(kind="measure")[0]  # newest first
+    attack_run = history.list_runs(kind="attack")[0]
+    assert report.run_ids == [measure_run["id"], attack_run["id"], report_run["id"]]
+    assert measure_run["page"] == attack_run["page"] == "report"
+    assert measure_run["results"]["k"] == k_written and measure_run["params"]["k"] == 5
+    assert any(f"#{report_run['id']}" in c.value for c in at.caption)
 
     # removed: the session lets the engine and the table's results go
     at.switch_page(str(ROOT / "pages" / "data_roles.py"))
@@ -325,6 +347,14 @@ def test_a_shuffled_release_is_not_paired_by_position(parquet_file, tmp_path):
     assert any("cannot be paired with the table's rows by position" in e for e in errors(at))
     assert not history.list_runs(kind="attack")
     assert "at_table_attacked" not in at.session_state or not at.session_state["at_table_attacked"]
+    # and the Report page
+    at.switch_page(str(ROOT / "pages" / "report.py"))
+    at.run()
+    assert any("shuffled order" in c.value for c in at.caption)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    assert any("cannot be paired with the table's rows by position" in e for e in errors(at))
+    assert not history.list_runs(kind="report") and not history.list_runs(kind="measure")
 
 
 def test_an_attack_on_the_engine_stopped_by_cancel_is_recorded_as_cancelled(
