@@ -40,8 +40,19 @@ from privcore.errors import InfeasibleError
 from privcore.models import ModelReport, PrivacyModel
 
 #: Algorithms that need each record in memory: they refuse a frequency set whose rows
-#: stand for several records (``anonymize.needs_records``).
+#: stand for several records (``anonymize.needs_records``); on an engine the table's
+#: records are read into memory for them, up to :func:`records_limit`.
 NEEDS_RECORDS = ("kaca", "condensation")
+
+
+def records_limit() -> int:
+    """The most records an algorithm that needs them (:data:`NEEDS_RECORDS`) reads into
+    memory from an engine: ``PRIVCORE_MAX_LOCAL_RECODING_ROWS`` when set, else
+    ``PRIVCORE_MAX_ROWS`` (the limit of a table in memory)."""
+    from privcore.anonymize.base import local_recoding_row_limit
+    from privcore.config import limits
+
+    return local_recoding_row_limit() or limits().max_rows
 
 
 @dataclass(frozen=True)
@@ -139,8 +150,10 @@ def anonymize_table(
 
     The frequency set is brought into memory when it has at most
     :func:`~privcore.engines.base.max_groups` rows; above that Mondrian runs on fragments
-    (:func:`_mondrian_in_fragments`) and the other algorithms refuse
-    (``engines.too_many_groups``)."""
+    (:func:`_mondrian_in_fragments`) and the lattice searches refuse
+    (``engines.too_many_groups``). KACA and condensation need the records themselves:
+    the table is read into memory for them when it has at most :func:`records_limit`
+    rows (:func:`_records_in_memory`), and refused above that."""
     from privcore.anonymize import anonymize
     from privcore.engines.models import release_models
 
@@ -149,6 +162,10 @@ def anonymize_table(
     roles = {c: schema.roles[c] for c in (*qi, *sa)}
     inner = Schema(roles, {c: h for c, h in schema.hierarchies.items() if c in roles})
     settings = dict(max_suppression=max_suppression, seed=seed, **options)
+    if algorithm in NEEDS_RECORDS:
+        return _records_in_memory(
+            engine, table, schema, constraints, out, algorithm, settings, shuffle, name, stage
+        )
     stage(0.0, "Grouping the table in the engine")
     limit = max_groups()
     try:
@@ -190,6 +207,63 @@ def anonymize_table(
         release=release,
         out=Path(out),
         rows_written=rows,
+        written_check=check,
+        dataset=scanned_dataset(engine, table, frequency_set, name),
+    )
+
+
+def _records_in_memory(
+    engine: Engine,
+    table: Any,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    out: str | Path,
+    algorithm: str,
+    settings: Mapping[str, Any],
+    shuffle: bool,
+    name: str,
+    stage: Stage,
+) -> TableRelease:
+    """KACA or condensation on a table read by an engine: its records read into memory
+    (with the loader's values, in the table's order) when there are at most
+    :func:`records_limit` of them, else ``engines.needs_records_in_memory``; the release
+    made and written as on a table in memory, then checked by the engine on the file."""
+    from privcore.anonymize import anonymize
+    from privcore.data import save
+    from privcore.engines.models import release_models
+    from privcore.engines.pandas_engine import PandasEngine
+
+    rows, limit = engine.rows(table), records_limit()
+    if rows > limit:
+        raise InfeasibleError(
+            f"{algorithm} needs the table's records in memory, and the table has "
+            f"{rows:,} rows, more than this installation reads into memory for it "
+            f"({limit:,}: PRIVCORE_MAX_LOCAL_RECODING_ROWS, else PRIVCORE_MAX_ROWS). Use "
+            "a full-domain algorithm or Mondrian, which work on the frequency set.",
+            code="engines.needs_records_in_memory",
+            algorithm=algorithm,
+            rows=rows,
+            limit=limit,
+        )
+    stage(0.0, "Reading the records into memory")
+    frame = engine.head(table, rows)
+    release = anonymize(
+        frame, schema, constraints, algorithm=algorithm, progress=stage.part(0.1, 0.8), **settings
+    )
+    stage(0.8, "Writing the release")
+    seed = int(settings.get("seed", 0))
+    save(release.export(shuffle=shuffle, seed=seed), out)
+    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
+    stage(0.9, "Checking the written release in the engine")
+    check = release_models(
+        engine, engine.scan(out), qi, sa, list(constraints), hierarchies=dict(schema.hierarchies)
+    )
+    frequency_set = PandasEngine().frequency_set(frame, [*qi, *sa])
+    stage(1.0, "Done")
+    return TableRelease(
+        release=release,
+        out=Path(out),
+        rows_written=len(frame),
         written_check=check,
         dataset=scanned_dataset(engine, table, frequency_set, name),
     )

@@ -195,7 +195,43 @@ def test_auto_picks_duckdb_above_the_row_limit(adult_parquet, tmp_path, capsys, 
     assert report["engine"]["name"] == "duckdb"
 
 
-def test_algorithms_that_need_the_records_refuse_a_weighted_table(adult_parquet, tmp_path, capsys):
+def test_kaca_reads_the_records_into_memory_up_to_the_limit(
+    adult_parquet, tmp_path, capsys, monkeypatch
+):
+    """KACA and condensation need the records: on an engine the table is read into
+    memory for them (the same release and figures on every engine) up to
+    PRIVCORE_MAX_LOCAL_RECODING_ROWS, and refused above it with the limit named."""
+    reports = {}
+    for name in AVAILABLE:
+        out = tmp_path / f"kaca_{name}.parquet"
+        reports[name] = cli(
+            capsys,
+            "anonymize",
+            adult_parquet,
+            "--qi",
+            ",".join(QI),
+            "--sa",
+            SA,
+            "--identifiers",
+            "person",
+            *HIERARCHIES,
+            "--algorithm",
+            "kaca",
+            "--k",
+            "5",
+            "--out",
+            out,
+            "--keep-order",
+            "--engine",
+            name,
+        )
+        block = reports[name].pop("engine")
+        assert block["written_satisfied"] and block["rows_written"] == 30_162
+    first = reports[AVAILABLE[0]]
+    assert first["k"] >= 5 and first["algorithm"] == "kaca"
+    for name, report in reports.items():
+        assert without_timings(report) == without_timings(first), name
+    monkeypatch.setenv("PRIVCORE_MAX_LOCAL_RECODING_ROWS", "1000")
     code = main(
         [
             "anonymize",
@@ -258,7 +294,7 @@ def test_mondrian_runs_on_fragments_above_the_group_limit(adult_parquet, tmp_pat
     assert len(written) == 30_162 and "person" not in written.columns
     gcp_whole, gcp_parts = whole.release.loss["gcp"], parts.release.loss["gcp"]
     assert gcp_parts <= 1.05 * gcp_whole, (gcp_parts, gcp_whole)  # no more than 5 % worse
-    for algorithm in ("optimal", "kaca"):
+    for algorithm in ("optimal", "datafly"):
         with pytest.raises(InfeasibleError) as error:
             anonymize_table(
                 engine,
