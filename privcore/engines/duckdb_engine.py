@@ -297,6 +297,14 @@ class DuckDBEngine:
         names = [f"o:{c}" for c in original.columns] + [f"r:{c}" for c in release.columns]
         if key is not None:
             source = f"({left}) o JOIN ({right}) r ON {on}"
+            joined = self._execute(original, f"SELECT count(*) FROM {source}")[0][0]
+            if joined != self.rows(original):
+                raise DataFormatError(
+                    f"{self.rows(original) - joined:,} key(s) of the original are not in the "
+                    f"release: every row must be in both to pair them by '{key}'.",
+                    code="measure.alignment",
+                    key=key,
+                )
         else:  # row i beside row i, as both scans read them: no sort, no hash table
             source = f"({original.sql}) o POSITIONAL JOIN ({release.sql}) r"
         return DuckDBTable(

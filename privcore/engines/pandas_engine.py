@@ -58,6 +58,14 @@ class PandasEngine:
         check_pairing(len(original), len(release), key)
         if key is not None:
             self._check_key(original, release, key)
+            missing = ~original[key].isin(release[key])
+            if missing.any():
+                raise DataFormatError(
+                    f"{int(missing.sum()):,} key(s) of the original are not in the release: "
+                    f"every row must be in both to pair them by '{key}'.",
+                    code="measure.alignment",
+                    key=key,
+                )
             release = release.set_index(key).loc[original[key]].reset_index()
         left = original.reset_index(drop=True).add_prefix("o:")
         right = release.reset_index(drop=True).add_prefix("r:")

@@ -194,6 +194,15 @@ class SparkEngine:
         left = left.select(*[F.col(f"`{c}`").alias(f"o:{c}") for c in left.columns])
         right = right.select(*[F.col(f"`{c}`").alias(f"r:{c}") for c in right.columns])
         joined = left.join(right, left[f"`o:{on}`"] == right[f"`r:{on}`"], "inner")
+        if key is not None:
+            missing = self.rows(original) - joined.count()
+            if missing:
+                raise DataFormatError(
+                    f"{missing:,} key(s) of the original are not in the release: every row "
+                    f"must be in both to pair them by '{key}'.",
+                    code="measure.alignment",
+                    key=key,
+                )
         names = [f"o:{c}" for c in original.frame.columns] + [
             f"r:{c}" for c in release.frame.columns
         ]

@@ -188,7 +188,7 @@ def test_pairing_refuses_tables_that_do_not_line_up(small_table, tmp_path):
     folder, frame = small_table
     frame.head(5).to_parquet(tmp_path / "short.parquet")
     pd.concat([frame, frame.head(1)]).head(6).assign(name="x").to_parquet(tmp_path / "dup.parquet")
-    for name in [n for n in AVAILABLE if n != "spark"]:
+    for name in AVAILABLE:
         e = engine(name)
         with pytest.raises(DataFormatError) as error:
             e.paired(e.scan(folder / "t.parquet"), e.scan(tmp_path / "short.parquet"))
@@ -196,6 +196,13 @@ def test_pairing_refuses_tables_that_do_not_line_up(small_table, tmp_path):
         with pytest.raises(DataFormatError) as error:
             e.paired(e.scan(folder / "t.parquet"), e.scan(tmp_path / "dup.parquet"), key="name")
         assert error.value.code == "measure.key_not_unique"
+        other = frame.assign(name=[f"x{i}" for i in range(len(frame))])
+        other.to_parquet(tmp_path / "other_keys.parquet")
+        with pytest.raises(DataFormatError) as error:  # as many rows, other people
+            e.paired(
+                e.scan(folder / "t.parquet"), e.scan(tmp_path / "other_keys.parquet"), key="name"
+            )
+        assert error.value.code == "measure.alignment"
 
 
 @pytest.mark.skipif(SPARK_MISSING is not None, reason=f"Spark cannot run here: {SPARK_MISSING}")
