@@ -1,0 +1,404 @@
+"""Central differential-privacy mechanisms (SPEC §10): Laplace, discrete Laplace, Gaussian
+(analytic and ρ-zCDP) and the exponential mechanism.
+
+One function per family, each adding noise to a true answer ``value`` computed on the whole
+data set (a scalar or an array of cells, e.g. a histogram). Every sampler takes ``rng``: a
+:class:`numpy.random.Generator`, or a seed (int) from which one is made, or ``None`` for
+fresh entropy. Parameters are validated in one place (:func:`check_epsilon`,
+:func:`check_delta`, :func:`check_sensitivity`, :func:`check_rho`); a user's mistake raises
+:class:`~privcore.errors.ParameterError` with codes ``dp.bad_epsilon``, ``dp.bad_delta``,
+``dp.bad_sensitivity``, ``dp.bad_rho``.
+
+Neighbouring data sets differ by adding or removing one person's record (SPEC §10); the
+sensitivities passed here are derived from the query by :mod:`privcore.dp.queries`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy.special import log_ndtr, ndtr, ndtri
+
+from privcore.errors import ParameterError
+
+__all__ = [
+    "analytic_gaussian_sigma",
+    "check_delta",
+    "check_epsilon",
+    "check_rho",
+    "check_sensitivity",
+    "discrete_laplace",
+    "discrete_laplace_half_width",
+    "discrete_laplace_pmf",
+    "discrete_laplace_variance",
+    "exponential",
+    "exponential_probabilities",
+    "gaussian",
+    "gaussian_half_width",
+    "gaussian_zcdp",
+    "generator",
+    "laplace",
+    "laplace_half_width",
+    "laplace_scale",
+    "zcdp_sigma",
+    "zcdp_to_approx",
+]
+
+RngLike = np.random.Generator | int | None
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _as_float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def check_epsilon(epsilon: Any) -> float:
+    """ε as a float: finite and > 0, else ParameterError ``dp.bad_epsilon``."""
+    value = _as_float(epsilon)
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError(
+            f"ε must be a finite number > 0 (ε ≤ 0 gives no privacy guarantee), got {epsilon!r}.",
+            code="dp.bad_epsilon",
+            epsilon=epsilon,
+        )
+    return value
+
+
+def check_delta(delta: Any) -> float:
+    """δ as a float strictly between 0 and 1, else ParameterError ``dp.bad_delta``."""
+    value = _as_float(delta)
+    if not (0.0 < value < 1.0):
+        raise ParameterError(
+            f"δ must be a number strictly between 0 and 1 (for example 1e-6), got {delta!r}.",
+            code="dp.bad_delta",
+            delta=delta,
+        )
+    return value
+
+
+def check_rho(rho: Any) -> float:
+    """ρ (zero-concentrated DP) as a float: finite and > 0, else ParameterError ``dp.bad_rho``."""
+    value = _as_float(rho)
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError(
+            f"ρ (zero-concentrated DP) must be a finite number > 0, got {rho!r}.",
+            code="dp.bad_rho",
+            rho=rho,
+        )
+    return value
+
+
+def check_sensitivity(sensitivity: Any, *, integer: bool = False) -> float:
+    """Δ as a float: finite and > 0 (a positive integer when ``integer``), else
+    ParameterError ``dp.bad_sensitivity``."""
+    value = _as_float(sensitivity)
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError(
+            f"The sensitivity must be a finite number > 0, got {sensitivity!r}.",
+            code="dp.bad_sensitivity",
+            sensitivity=sensitivity,
+        )
+    if integer and value != math.floor(value):
+        raise ParameterError(
+            "The discrete (geometric) mechanism needs an integer sensitivity, "
+            f"got {sensitivity!r}.",
+            code="dp.bad_sensitivity",
+            sensitivity=sensitivity,
+        )
+    return value
+
+
+def generator(rng: RngLike) -> np.random.Generator:
+    """``rng`` itself when it is a Generator, else ``numpy.random.default_rng(rng)``."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    return np.random.default_rng(rng)
+
+
+def _noise_shape(value: Any, size: int | Sequence[int] | None) -> tuple[int, ...]:
+    if size is None:
+        return np.shape(value)
+    return (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+
+
+def _scalar_if_0d(result: np.ndarray) -> Any:
+    return result.item() if result.ndim == 0 else result
+
+
+def _confidence(beta: float) -> float:
+    value = _as_float(beta)
+    if not (0.0 < value < 1.0):
+        raise ParameterError(
+            f"The error probability β must be strictly between 0 and 1, got {beta!r}.",
+            code="dp.bad_beta",
+            beta=beta,
+        )
+    return value
+
+
+# --------------------------------------------------------------------------- Laplace
+
+
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """b = Δ₁/ε: the scale of the Laplace noise that makes a query of L1 sensitivity Δ₁ ε-DP
+    (Dwork, McSherry, Nissim & Smith 2006)."""
+    return check_sensitivity(sensitivity) / check_epsilon(epsilon)
+
+
+def laplace_half_width(sensitivity: float, epsilon: float, beta: float = 0.05) -> float:
+    """(Δ₁/ε)·ln(1/β): |noise| exceeds it with probability exactly β, since
+    P(|Lap(b)| > t) = e^(−t/b)."""
+    return laplace_scale(sensitivity, epsilon) * math.log(1.0 / _confidence(beta))
+
+
+def laplace(
+    value: Any,
+    sensitivity: float,
+    epsilon: float,
+    *,
+    size: int | Sequence[int] | None = None,
+    rng: RngLike = None,
+) -> Any:
+    """value + Lap(Δ₁/ε), ε-DP for a query of L1 sensitivity Δ₁ (Dwork et al. 2006).
+
+    Density of the noise: exp(−|z|/b)/(2b) with b = Δ₁/ε. ``value`` may be an array (one
+    independent noise per cell); ``size`` draws that many independent noisy answers.
+    Floating-point output: for integer queries (counts) prefer :func:`discrete_laplace`.
+    """
+    scale = laplace_scale(sensitivity, epsilon)
+    noise = generator(rng).laplace(0.0, scale, size=_noise_shape(value, size))
+    return _scalar_if_0d(np.asarray(value, dtype=float) + noise)
+
+
+# --------------------------------------------------------------------------- discrete Laplace
+
+
+def _discrete_q(sensitivity: float, epsilon: float) -> float:
+    return math.exp(-check_epsilon(epsilon) / check_sensitivity(sensitivity, integer=True))
+
+
+def discrete_laplace_pmf(z: Any, sensitivity: int, epsilon: float) -> Any:
+    """P(Z = z) = (1 − q)/(1 + q)·q^|z| with q = exp(−ε/Δ₁) (two-sided geometric)."""
+    q = _discrete_q(sensitivity, epsilon)
+    z = np.abs(np.asarray(z, dtype=float))
+    return _scalar_if_0d((1.0 - q) / (1.0 + q) * np.power(q, z))
+
+
+def discrete_laplace_variance(sensitivity: int, epsilon: float) -> float:
+    """Var Z = 2q/(1 − q)² with q = exp(−ε/Δ₁)."""
+    q = _discrete_q(sensitivity, epsilon)
+    return 2.0 * q / (1.0 - q) ** 2
+
+
+def discrete_laplace_half_width(sensitivity: int, epsilon: float, beta: float = 0.05) -> int:
+    """The smallest integer k with P(|Z| > k) ≤ β.
+
+    P(|Z| ≥ m) = 2q^m/(1 + q) for m ≥ 1, so k = max(0, ⌈ln(β(1+q)/2)/ln q⌉ − 1).
+    """
+    q = _discrete_q(sensitivity, epsilon)
+    beta = _confidence(beta)
+    if q == 0.0:
+        return 0
+    k = max(0, math.ceil(math.log(beta * (1.0 + q) / 2.0) / math.log(q)) - 1)
+    # guard the ceiling against rounding at an exact boundary
+    while 2.0 * q ** (k + 1) / (1.0 + q) > beta:
+        k += 1
+    while k > 0 and 2.0 * q**k / (1.0 + q) <= beta:
+        k -= 1
+    return k
+
+
+def discrete_laplace(
+    value: Any,
+    sensitivity: int,
+    epsilon: float,
+    *,
+    size: int | Sequence[int] | None = None,
+    rng: RngLike = None,
+) -> Any:
+    """value + Z with P(Z = z) ∝ exp(−ε|z|/Δ₁): the discrete Laplace (two-sided geometric)
+    mechanism, ε-DP for an integer query of integer L1 sensitivity Δ₁ (Ghosh, Roughgarden &
+    Sundararajan 2009).
+
+    Z is drawn as the difference of two independent geometric variables with success
+    probability p = 1 − exp(−ε/Δ₁) (Inusah & Kozubowski 2006), so the output is an exact
+    integer (NumPy's geometric sampler inverts in floating point, so the probabilities are
+    those of the formula to float precision; what matters below is that the set of possible
+    outputs, the integers, is the same for every input). Counts use this mechanism because
+    floating-point Laplace leaks: Mironov 2012
+    ("On significance of the least significant bits for differential privacy", CCS) shows
+    that the set of doubles a textbook Laplace sampler can return depends on the true
+    answer, so the low-order bits of one output can reveal it. An integer output has no
+    such bits.
+    """
+    check_sensitivity(sensitivity, integer=True)
+    if not np.all(np.equal(np.mod(value, 1), 0)):
+        raise ParameterError(
+            "The discrete (geometric) mechanism adds noise to integers; "
+            "use the Laplace mechanism for real-valued answers.",
+            code="dp.not_integer",
+        )
+    p = -math.expm1(-check_epsilon(epsilon) / float(sensitivity))
+    gen = generator(rng)
+    shape = _noise_shape(value, size)
+    noise = gen.geometric(p, size=shape) - gen.geometric(p, size=shape)
+    return _scalar_if_0d(np.asarray(value, dtype=np.int64) + noise)
+
+
+# --------------------------------------------------------------------------- Gaussian
+
+
+def _e_eps_phi(epsilon: float, x: float) -> float:
+    """e^ε·Φ(x), computed in log space so that large ε does not overflow."""
+    return math.exp(epsilon + float(log_ndtr(x)))
+
+
+def analytic_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+    """The smallest σ for which value + N(0, σ²) is (ε, δ)-DP: the analytic Gaussian mechanism
+    (Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy", ICML,
+    Algorithm 1).
+
+    σ solves Φ(Δ/(2σ) − εσ/Δ) − e^ε·Φ(−Δ/(2σ) − εσ/Δ) = δ (their Theorem 8). Algorithm 1
+    solves it through v: with δ₀ = Φ(0) − e^ε·Φ(−√(2ε)),
+    if δ ≥ δ₀, v* = sup{v ≥ 0 : B⁺(v) ≤ δ} with B⁺(v) = Φ(√(εv)) − e^ε·Φ(−√(ε(v+2))) and
+    α = √(1 + v*/2) − √(v*/2); otherwise v* = inf{v ≥ 0 : B⁻(v) ≤ δ} with
+    B⁻(v) = Φ(−√(εv)) − e^ε·Φ(−√(ε(v+2))) and α = √(1 + v*/2) + √(v*/2); then
+    σ = α·Δ/√(2ε). B⁺ increases and B⁻ decreases in v, so v* is found by bisection.
+    Valid for every ε > 0 (the classical σ = Δ·√(2 ln(1.25/δ))/ε needs ε < 1).
+    """
+    sensitivity = check_sensitivity(l2_sensitivity)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    delta_0 = 0.5 - _e_eps_phi(epsilon, -math.sqrt(2.0 * epsilon))
+    if delta >= delta_0:
+
+        def excess(v: float) -> float:  # increasing in v
+            return (
+                float(ndtr(math.sqrt(epsilon * v)))
+                - _e_eps_phi(epsilon, -math.sqrt(epsilon * (v + 2.0)))
+                - delta
+            )
+
+        sign = -1.0
+    else:
+
+        def excess(v: float) -> float:  # decreasing in v, negated to increase
+            return -(
+                float(ndtr(-math.sqrt(epsilon * v)))
+                - _e_eps_phi(epsilon, -math.sqrt(epsilon * (v + 2.0)))
+                - delta
+            )
+
+        sign = 1.0
+    low, high = 0.0, 1.0
+    while excess(high) < 0.0:
+        low, high = high, 2.0 * high
+        if high > 1e300:  # pragma: no cover - B± reach every δ in (0, 1) long before
+            raise ParameterError(
+                "No Gaussian noise scale reaches this (ε, δ).", code="dp.bad_delta", delta=delta
+            )
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if middle in (low, high):
+            break
+        if excess(middle) < 0.0:
+            low = middle
+        else:
+            high = middle
+    v_star = 0.5 * (low + high)
+    alpha = math.sqrt(1.0 + v_star / 2.0) + sign * math.sqrt(v_star / 2.0)
+    return alpha * sensitivity / math.sqrt(2.0 * epsilon)
+
+
+def gaussian_half_width(sigma: float, beta: float = 0.05) -> float:
+    """σ·Φ⁻¹(1 − β/2): |N(0, σ²)| exceeds it with probability exactly β."""
+    return float(sigma) * float(ndtri(1.0 - _confidence(beta) / 2.0))
+
+
+def gaussian(
+    value: Any,
+    l2_sensitivity: float,
+    epsilon: float,
+    delta: float,
+    *,
+    size: int | Sequence[int] | None = None,
+    rng: RngLike = None,
+) -> Any:
+    """value + N(0, σ²) with σ = :func:`analytic_gaussian_sigma` (Δ₂, ε, δ): (ε, δ)-DP for a
+    query of L2 sensitivity Δ₂ (Balle & Wang 2018)."""
+    sigma = analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+    noise = generator(rng).normal(0.0, sigma, size=_noise_shape(value, size))
+    return _scalar_if_0d(np.asarray(value, dtype=float) + noise)
+
+
+def zcdp_sigma(l2_sensitivity: float, rho: float) -> float:
+    """σ = Δ₂/√(2ρ): N(0, σ²) noise is ρ-zCDP with ρ = Δ₂²/(2σ²) (Bun & Steinke 2016,
+    Proposition 1.6)."""
+    return check_sensitivity(l2_sensitivity) / math.sqrt(2.0 * check_rho(rho))
+
+
+def zcdp_to_approx(rho: float, delta: float) -> float:
+    """ε = ρ + 2·√(ρ·ln(1/δ)): a ρ-zCDP mechanism is (ε, δ)-DP for every δ > 0
+    (Bun & Steinke 2016, Proposition 1.3). zCDP composes by adding ρ."""
+    rho = check_rho(rho)
+    delta = check_delta(delta)
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def gaussian_zcdp(
+    value: Any,
+    l2_sensitivity: float,
+    rho: float,
+    *,
+    size: int | Sequence[int] | None = None,
+    rng: RngLike = None,
+) -> Any:
+    """value + N(0, σ²) with σ = Δ₂/√(2ρ): ρ-zCDP (Bun & Steinke 2016)."""
+    sigma = zcdp_sigma(l2_sensitivity, rho)
+    noise = generator(rng).normal(0.0, sigma, size=_noise_shape(value, size))
+    return _scalar_if_0d(np.asarray(value, dtype=float) + noise)
+
+
+# --------------------------------------------------------------------------- exponential
+
+
+def _utilities(utilities: Any) -> np.ndarray:
+    scores = np.asarray(utilities, dtype=float)
+    if scores.ndim != 1 or scores.size == 0 or not np.all(np.isfinite(scores)):
+        raise ParameterError(
+            "The exponential mechanism needs a non-empty list of finite utilities.",
+            code="dp.bad_utilities",
+        )
+    return scores
+
+
+def exponential_probabilities(utilities: Any, sensitivity: float, epsilon: float) -> np.ndarray:
+    """P(r) = exp(ε·u(r)/(2Δu)) / Σ_r' exp(ε·u(r')/(2Δu)) (McSherry & Talwar 2007),
+    computed after subtracting the largest exponent so that no term overflows."""
+    scores = _utilities(utilities)
+    exponents = check_epsilon(epsilon) * scores / (2.0 * check_sensitivity(sensitivity))
+    weights = np.exp(exponents - exponents.max())
+    return weights / weights.sum()
+
+
+def exponential(
+    utilities: Any,
+    sensitivity: float,
+    epsilon: float,
+    *,
+    size: int | Sequence[int] | None = None,
+    rng: RngLike = None,
+) -> Any:
+    """The index of one candidate, chosen with P(r) ∝ exp(ε·u(r)/(2Δu)): ε-DP when every
+    utility changes by at most Δu between neighbouring data sets (McSherry & Talwar 2007).
+    ``size`` draws that many independent choices."""
+    probabilities = exponential_probabilities(utilities, sensitivity, epsilon)
+    return generator(rng).choice(probabilities.size, size=size, p=probabilities)
