@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.classes import code_counts, value_codes
 from privcore.core.jsonsafe import plain
 from privcore.dp import mechanisms as mech
 from privcore.errors import ParameterError
@@ -285,7 +286,11 @@ def histogram(
             categories = pd.Index(list(domain[column]))
             column_codes = categories.get_indexer(values)
         else:
-            column_codes, categories = pd.factorize(values, sort=True, use_na_sentinel=False)
+            column_codes, present = value_codes(values, sort=True)
+            categories = pd.Index(present)
+            if (column_codes < 0).any():  # missing is a value of its own, the last cell
+                categories = categories.append(pd.Index([np.nan]))
+                column_codes = np.where(column_codes < 0, len(present), column_codes)
         levels.append(categories)
         codes.append(np.asarray(column_codes, dtype=np.int64))
     shape = tuple(len(level) for level in levels)
@@ -300,7 +305,7 @@ def histogram(
         )
     inside = np.logical_and.reduce([column_codes >= 0 for column_codes in codes])
     flat = np.ravel_multi_index([column_codes[inside] for column_codes in codes], shape)
-    counts = np.bincount(flat, minlength=cells).astype(np.int64)
+    counts = code_counts(flat, cells).astype(np.int64)
     if len(columns) == 1:
         index = pd.Index(levels[0], name=columns[0])
     else:
