@@ -6,6 +6,7 @@ import json
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,3 +53,48 @@ def table(headers: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def tree_rss_kb(root: int) -> int:
+    """Resident memory of ``root`` and every process under it, in kB (a JVM included)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        children.setdefault(int(stat[1]), []).append(pid)
+        rss[pid] = next(
+            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")),
+            0,
+        )
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def run_measured(code: str, env: dict, *, interval: float = 0.02) -> dict:
+    """Run ``code`` in a fresh interpreter, sampling the process tree's memory every
+    ``interval`` seconds: the JSON it prints after ``RESULT ``, with ``peak_mb``."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_rss_kb(proc.pid))
+        time.sleep(interval)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise RuntimeError(err.decode()[-3000:])
+    line = next(x for x in out.decode().splitlines() if x.startswith("RESULT "))
+    result = json.loads(line.removeprefix("RESULT "))
+    result["peak_mb"] = peak / 1024
+    return result

@@ -15,15 +15,12 @@ it. Median of ``REPEAT`` rounds. `python bench/bench_engines.py [rows]`.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from _util import OUT, ROOT, table
+from _util import OUT, ROOT, run_measured, table
 
 ROWS = 10_000_000
 REPEAT = 3
@@ -111,49 +108,10 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def _tree_rss_kb(root: int) -> int:
-    """Resident memory of ``root`` and every process under it, in kB."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        pid = int(entry.name)
-        children.setdefault(int(stat[1]), []).append(pid)
-        rss[pid] = next(
-            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")),
-            0,
-        )
-    total, todo = 0, [root]
-    while todo:
-        pid = todo.pop()
-        total += rss.get(pid, 0)
-        todo.extend(children.get(pid, []))
-    return total
-
-
 def run_step(name: str, path: Path) -> dict:
     code = _STEP.format(root=str(ROOT), name=name, path=str(path), columns=[*QI, *SA], qi=QI, sa=SA)
     env = {**os.environ, "PRIVCORE_MAX_ROWS": str(10 * ROWS), "PRIVCORE_MAX_FILE_MB": "100000"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    )
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, _tree_rss_kb(proc.pid))
-        time.sleep(0.02)
-    out, err = proc.communicate()
-    if proc.returncode != 0:
-        raise RuntimeError(err.decode()[-2000:])
-    line = next(x for x in out.decode().splitlines() if x.startswith("RESULT "))
-    result = json.loads(line.removeprefix("RESULT "))
-    result["peak_mb"] = peak / 1024
-    return result
+    return run_measured(code, env, interval=0.02)
 
 
 def main(rows: int = ROWS) -> str:

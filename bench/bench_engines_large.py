@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from _util import OUT, ROOT, table
-from bench_engines import QI, SA, _tree_rss_kb, make_table
+from _util import OUT, ROOT, run_measured, table
+from bench_engines import QI, SA, make_table
 
 ROWS = 100_000_000
 MEMORY_LIMIT = "1.5GB"
@@ -113,23 +112,7 @@ def run_step(step: str, path: Path, out: Path) -> dict:
         memory=MEMORY_LIMIT,
         temp=str(OUT / "duckdb_spill"),
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ},
-    )
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, _tree_rss_kb(proc.pid))
-        time.sleep(0.05)
-    stdout, stderr = proc.communicate()
-    if proc.returncode != 0:
-        raise RuntimeError(stderr.decode()[-3000:])
-    line = next(x for x in stdout.decode().splitlines() if x.startswith("RESULT "))
-    result = json.loads(line.removeprefix("RESULT "))
-    result["peak_mb"] = peak / 1024
-    return result
+    return run_measured(code, {**os.environ}, interval=0.05)
 
 
 def main(rows: int = ROWS) -> str:

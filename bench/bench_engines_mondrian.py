@@ -17,15 +17,12 @@ fragments' within 5 % of the in-memory Mondrian's. `python bench/bench_engines_m
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from _util import OUT, ROOT, table
-from bench_engines import QI, SA, _tree_rss_kb, make_table
+from _util import OUT, ROOT, run_measured, table
+from bench_engines import QI, SA, make_table
 
 ROWS = 10_000_000
 FRAGMENT_GROUPS = 100_000
@@ -76,20 +73,7 @@ def run_step(step: str, path: Path) -> dict:
     env = {**os.environ, "PRIVCORE_MAX_ROWS": str(10 * ROWS), "PRIVCORE_MAX_FILE_MB": "100000"}
     if step == "fragments":
         env["PRIVCORE_ENGINE_MAX_GROUPS"] = str(FRAGMENT_GROUPS)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    )
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, _tree_rss_kb(proc.pid))
-        time.sleep(0.05)
-    stdout, stderr = proc.communicate()
-    if proc.returncode != 0:
-        raise RuntimeError(stderr.decode()[-3000:])
-    line = next(x for x in stdout.decode().splitlines() if x.startswith("RESULT "))
-    result = json.loads(line.removeprefix("RESULT "))
-    result["peak_mb"] = peak / 1024
-    return result
+    return run_measured(code, env, interval=0.05)
 
 
 def main(rows: int = ROWS) -> str:

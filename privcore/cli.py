@@ -561,16 +561,14 @@ def _engine_measure_inputs(
 ) -> Inputs:
     """``measure`` on an engine: the two tables paired and measured from their joint
     frequency set (:func:`privcore.runs.tables.measure_tables`)."""
-    from privcore.runs.tables import measure_tables
+    from privcore.runs.tables import engine_inputs, measure_tables
 
     engine = _open_engine(args, engine_name)
     original = _scan(engine, args.original, args.table)
     release = _scan(engine, args.release, None)
     population = _load_table(args.population).frame if args.population else None
-    holder: dict[str, Any] = {}
-
-    def work(progress):
-        measurement, dataset = measure_tables(
+    return engine_inputs(
+        lambda progress: measure_tables(
             engine,
             original,
             release,
@@ -584,13 +582,10 @@ def _engine_measure_inputs(
             risk_threshold=request.risk_threshold,
             t_distance=request.t_distance,
             population=population,
-        )
-        holder["dataset"] = dataset
-        return measurement, measurement.history_summary()
-
-    names = {**_file_names(args), "engine": engine_name}
-    return Inputs(
-        original=_LateDataset(holder), release_name=Path(args.release).name, names=names, work=work
+        ),
+        lambda measurement, _: (measurement.history_summary(),),
+        release_name=Path(args.release).name,
+        names={**_file_names(args), "engine": engine_name},
     )
 
 
@@ -599,15 +594,13 @@ def _engine_attack_inputs(
 ) -> Inputs:
     """``attack`` on an engine: the two tables paired and attacked from their joint
     frequency set, with a roll frequency set (:func:`privcore.runs.tables.attack_tables`)."""
-    from privcore.runs.tables import attack_tables
+    from privcore.runs.tables import attack_tables, engine_inputs
 
     engine = _open_engine(args, engine_name)
     original = _scan(engine, args.original, args.table)
     release = _scan(engine, args.release, None)
-    holder: dict[str, Any] = {}
-
-    def work(progress):
-        simulation, dataset = attack_tables(
+    return engine_inputs(
+        lambda progress: attack_tables(
             engine,
             original,
             release,
@@ -622,31 +615,11 @@ def _engine_attack_inputs(
             tau=request.tau,
             risk_threshold=request.risk_threshold,
             tolerance=request.tolerance,
-        )
-        holder["dataset"] = dataset
-        return simulation, simulation.to_dict()
-
-    return Inputs(
-        original=_LateDataset(holder),
+        ),
+        lambda simulation, _: (simulation.to_dict(),),
         release_name=Path(args.release).name,
         names={**_file_names(args), "engine": engine_name},
-        work=work,
     )
-
-
-class _LateDataset:
-    """The original's history record, known once the engine has read it."""
-
-    def __init__(self, holder: dict[str, Any]) -> None:
-        self.holder = holder
-
-    @property
-    def n_rows(self) -> int:
-        return self.holder["dataset"].n_rows if "dataset" in self.holder else 0
-
-    def summary(self) -> dict[str, Any]:
-        dataset = self.holder.get("dataset")
-        return {} if dataset is None else dataset.summary()
 
 
 def _anonymize_on_engine(
@@ -655,7 +628,7 @@ def _anonymize_on_engine(
     """``anonymize`` on an engine: the frequency set anonymized, the release written by
     the engine (:func:`privcore.runs.tables.anonymize_table`)."""
     from privcore.data import Role
-    from privcore.runs.tables import anonymize_table
+    from privcore.runs.tables import anonymize_table, engine_inputs
 
     if args.auto_hierarchies:
         raise ParameterError(
@@ -690,9 +663,8 @@ def _anonymize_on_engine(
     roles.update(dict.fromkeys(request.qi, Role.QUASI_IDENTIFIER))
     roles.update(dict.fromkeys(request.sa, Role.SENSITIVE))
     schema = Schema(roles, _hierarchies(args.hierarchy))
-    holder: dict[str, Any] = {}
 
-    def work(progress):
+    def call(progress):
         made = anonymize_table(
             engine,
             table,
@@ -707,15 +679,14 @@ def _anonymize_on_engine(
             shuffle=not args.keep_order,
             **request.options(),
         )
-        holder["dataset"] = made.dataset
-        return made, made.history_summary()
+        return made, made.dataset
 
-    inputs = Inputs(
-        original=_LateDataset(holder),
+    inputs = engine_inputs(
+        call,
+        lambda made, _: (made.history_summary(),),
         names=_file_names(
             args, identifiers=identifiers, engine=engine_name, **_release_files(args)
         ),
-        work=work,
     )
     outcome = _run(request, inputs, args)
     report = outcome.result.to_dict()

@@ -4,7 +4,6 @@ the page on a table opened in an engine (:func:`table_page`)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -509,7 +508,7 @@ def table_page(wb: Workbench) -> None:
     the table — and Run: linkage and homogeneity before vs after, computed in the engine
     (:func:`ui.large_table.attack`, recorded), shown with this page's views."""
     from ui import large_table
-    from ui.workspace import guard_run, result_header
+    from ui.workspace import result_header
 
     key = wb.active
     table = wb.table(key)
@@ -537,22 +536,18 @@ def table_page(wb: Workbench) -> None:
         "tolerance": tolerance,
     }
     params = {**values, "release_file": str(release_path or "").strip()}
-    go_column, cancel_column = st.columns([1, 3])
-    go = go_column.button(t("at.run_linkage"), type="primary", key="at_run")
-    # pressing it stops the running attack at its next step (recorded as cancelled)
-    cancel = cancel_column.button(t("an.cancel"), key="at_cancel", help=t("an.cancel_help"))
-    bar_slot = st.empty()
-    if cancel:
-        st.warning(t("at.cancelled"), icon=":material/cancel:")
     attacked = st.session_state.setdefault(TABLE_ATTACKED, {})
-    if go:
-        with progress_bar(t("at.working"), slot=bar_slot) as bar:
-            outcome = guard_run(
-                lambda: large_table.attack(wb, key, schema, values, release_path, progress=bar)
-            )
-        if outcome is not None:
-            name = Path(str(release_path).strip().strip("\"'")).name
-            attacked[key] = {"params": params, "name": name, "value": outcome}
+    outcome = large_table.run_buttons(
+        go_label=t("at.run_linkage"),
+        go_key="at_run",
+        cancel_key="at_cancel",
+        cancelled=t("at.cancelled"),
+        working=t("at.working"),
+        call=lambda bar: large_table.attack(wb, key, schema, values, release_path, progress=bar),
+    )
+    if outcome is not None:
+        name = large_table.file_name(release_path)
+        attacked[key] = {"params": params, "name": name, "value": outcome}
     stored = attacked.get(key)
     if stored is None:
         return

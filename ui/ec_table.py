@@ -89,10 +89,24 @@ def render_class_table(
         st.altair_chart(sa_distribution_chart(release[sa], members, sa), width="stretch")
 
 
-def sa_distribution_chart(values: pd.Series, members: np.ndarray, sa: str) -> alt.Chart:
-    """Share of each SA value in the class next to its share in the whole table."""
-    overall = values.astype("str").value_counts(normalize=True)
-    inside = values.iloc[members].astype("str").value_counts(normalize=True)
+def _shares(text: pd.Series, weights: np.ndarray | None) -> pd.Series:
+    """Share of the records holding each value (a row counted ``weights`` times), most
+    common first."""
+    if weights is None:
+        return text.value_counts(normalize=True)
+    sums = pd.Series(weights, dtype=float, index=text.index).groupby(text).sum()
+    return (sums / sums.sum()).sort_values(ascending=False)
+
+
+def sa_distribution_chart(
+    values: pd.Series, members: np.ndarray, sa: str, weights: np.ndarray | None = None
+) -> alt.Chart:
+    """Share of each SA value in the class next to its share in the whole table (with
+    ``weights``, a frequency set: shares of the records its rows stand for)."""
+    text = values.astype("str").reset_index(drop=True)
+    w = None if weights is None else np.asarray(weights)
+    overall = _shares(text, w)
+    inside = _shares(text.iloc[members], None if w is None else w[members])
     top = overall.index[:30].union(inside.index)
     data = pd.concat(
         [

@@ -29,7 +29,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -56,14 +55,13 @@ from privcore.runs import (
 from privcore.runs.registry import ALGORITHMS
 from privcore.runs.tables import NEEDS_RECORDS
 from ui import words
-from ui.charts import ACCENT, MUTED
 from ui.components import escape_md
-from ui.ec_table import MAX_SHADED, MAX_SHOWN, shaded
+from ui.ec_table import MAX_SHADED, MAX_SHOWN, sa_distribution_chart, shaded
 from ui.errors import guard, show_error
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.state import ENGINE_TITLES, LargeTable, Workbench, session_owner
-from ui.workspace import algorithm_title, file_stem
+from ui.workspace import algorithm_title, file_stem, guard_run
 
 PREVIEW_ROWS = 200  # rows of the table a session holds (the preview)
 PROFILE_LIMIT = 100_000  # distinct values of one column brought into memory, at most
@@ -743,23 +741,6 @@ def not_on_engine(wb: Workbench, title: str) -> None:
 # --------------------------------------------------------------------------- runs
 
 
-class _TableRead:
-    """The history record of a run's table: the engine's record of the frequency set
-    the run read (:class:`privcore.runs.tables.ScannedDataset`) once known, else the
-    table's name and size."""
-
-    def __init__(self, table: LargeTable) -> None:
-        self.table = table
-        self.read: Any = None
-
-    @property
-    def n_rows(self) -> int:
-        return self.table.rows if self.read is None else self.read.n_rows
-
-    def summary(self) -> dict[str, Any]:
-        return self.table.summary() if self.read is None else self.read.summary()
-
-
 def default_output(table: LargeTable, algorithm: str) -> str:
     """``data/releases/<table stem>_<algorithm>.parquet``."""
     stem = file_stem(Path(table.name).stem or table.name)
@@ -811,7 +792,7 @@ def anonymize(
     the engine writes and checks the release
     (:func:`privcore.runs.tables.anonymize_table`). The file's rows are shuffled
     (in an order drawn from the seed) unless ``keep_order``: the table's order."""
-    from privcore.runs.tables import anonymize_table
+    from privcore.runs.tables import ReadRecord, anonymize_table, engine_inputs
 
     table = wb.table(key)
     owner = session_owner()
@@ -819,9 +800,8 @@ def anonymize(
         AnonymizeRequest, values, Inputs(original=table), owner=owner, page="anonymize"
     )
     target = output_path(out, table)
-    read = _TableRead(table)
 
-    def work(progress):
+    def call(progress):
         with engine_errors():
             made = anonymize_table(
                 table.engine,
@@ -837,11 +817,16 @@ def anonymize(
                 progress=progress,
                 **request.options(),
             )
-        read.read = made.dataset
-        return made, made.history_summary()
+        return made, made.dataset
 
     names = {"engine": table.engine_name, "release_file": target.name, "keep_order": keep_order}
-    inputs = Inputs(original=read, schema=schema, names=names, work=work)
+    inputs = engine_inputs(
+        call,
+        lambda made, _: (made.history_summary(),),
+        names=names,
+        record=ReadRecord(table.summary(), table.rows),
+        schema=schema,
+    )
     outcome = run(request, inputs, progress=progress, owner=owner, page="anonymize")
     table.last_release, table.last_release_shuffled = str(target), not keep_order
     return outcome
@@ -900,6 +885,71 @@ def release_file_input(table: LargeTable, key: str, *, page: str) -> tuple[str, 
     return release_path, key_column
 
 
+def run_buttons(
+    *, go_label: str, go_key: str, cancel_key: str, cancelled: str, working: str, call: Any
+) -> Outcome | None:
+    """The run button of an engine page and its Cancel button (pressing it stops the
+    running work at its next step, recorded as cancelled), with a progress bar:
+    ``call(progress)`` when the run button is pressed (its outcome, None after an error
+    shown), else None."""
+    go_column, cancel_column = st.columns([1, 3])
+    go = go_column.button(go_label, type="primary", key=go_key)
+    cancel = cancel_column.button(t("an.cancel"), key=cancel_key, help=t("an.cancel_help"))
+    bar_slot = st.empty()
+    if cancel:
+        st.warning(cancelled, icon=":material/cancel:")
+    if not go:
+        return None
+    with progress_bar(working, slot=bar_slot) as bar:
+        return guard_run(lambda: call(bar))
+
+
+def file_name(release_path: str) -> str:
+    """The name of the file at ``release_path`` as typed (quotes and spaces removed)."""
+    return Path(str(release_path).strip().strip("\"'")).name
+
+
+def _on_release(
+    wb: Workbench,
+    key: str,
+    request_type: type,
+    values: Mapping[str, Any],
+    release_path: str,
+    page: str,
+    compute: Any,
+    summarize: Any,
+    progress: Progress | None,
+) -> Outcome:
+    """A run of ``page`` on the table and the release file ``release_path``, paired in the
+    engine by position or by the key column ``values["key"]`` (a file this session wrote
+    shuffled is refused by position), through :func:`privcore.runs.run` (recorded):
+    ``compute(table, release, request, release_name, progress)`` returns (result, the
+    frequency set read), ``summarize(result, request, inputs)`` the rest of what the
+    run returns (:func:`privcore.runs.tables.engine_inputs`)."""
+    from privcore.runs.tables import ReadRecord, engine_inputs
+
+    table = wb.table(key)
+    owner = session_owner()
+    source, name = resolve_source(release_path)
+    refuse_shuffled_by_position(table, release_path, values.get("key"))
+    request = make_request(
+        request_type, values, Inputs(original=table, release_name=name), owner=owner, page=page
+    )
+
+    def call(progress):
+        with engine_errors():
+            return compute(table, table.engine.scan(source), request, name, progress)
+
+    inputs = engine_inputs(
+        call,
+        lambda result, inputs: summarize(result, request, inputs),
+        release_name=name,
+        names={"engine": table.engine_name},
+        record=ReadRecord(table.summary(), table.rows),
+    )
+    return run(request, inputs, progress=progress, owner=owner, page=page)
+
+
 def measure(
     wb: Workbench,
     key: str,
@@ -909,52 +959,37 @@ def measure(
     *,
     progress: Progress | None = None,
 ) -> Outcome:
-    """Measure the release file ``release_path`` against the table, paired in the
-    engine by position or by the key column ``values["key"]``, through
-    :func:`privcore.runs.run` (recorded, page "privacy_level";
-    :func:`privcore.runs.tables.measure_tables`)."""
+    """Measure the release file ``release_path`` against the table (page
+    "privacy_level"; :func:`privcore.runs.tables.measure_tables`; see :func:`_on_release`)."""
     from privcore.runs.tables import measure_tables
 
-    table = wb.table(key)
-    owner = session_owner()
-    source, name = resolve_source(release_path)
-    refuse_shuffled_by_position(table, release_path, values.get("key"))
-    request = make_request(
+    def compute(table, release, request, name, progress):
+        return measure_tables(
+            table.engine,
+            table.scanned,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            models=request.constraints(),
+            hierarchies=dict(schema.hierarchies),
+            key=request.key,
+            name=table.name,
+            progress=progress,
+            risk_threshold=request.risk_threshold,
+            t_distance=request.t_distance,
+        )
+
+    return _on_release(
+        wb,
+        key,
         MeasureRequest,
         values,
-        Inputs(original=table, release_name=name),
-        owner=owner,
-        page="privacy_level",
+        release_path,
+        "privacy_level",
+        compute,
+        lambda measurement, request, inputs: (measurement.history_summary(),),
+        progress,
     )
-    read = _TableRead(table)
-
-    def work(progress):
-        with engine_errors():
-            release = table.engine.scan(source)
-            measurement, dataset = measure_tables(
-                table.engine,
-                table.scanned,
-                release,
-                qi=request.qi,
-                sa=request.sa,
-                models=request.constraints(),
-                hierarchies=dict(schema.hierarchies),
-                key=request.key,
-                name=table.name,
-                progress=progress,
-                risk_threshold=request.risk_threshold,
-                t_distance=request.t_distance,
-            )
-        read.read = dataset
-        return measurement, measurement.history_summary()
-
-    inputs = Inputs(
-        original=read,
-        release_name=name,
-        names={"engine": table.engine_name},
-        work=work,
-    )
-    return run(request, inputs, progress=progress, owner=owner, page="privacy_level")
 
 
 def attack(
@@ -966,53 +1001,42 @@ def attack(
     *,
     progress: Progress | None = None,
 ) -> Outcome:
-    """Attack the release file ``release_path`` and the table with a voter roll, paired
-    in the engine by position or by the key column ``values["key"]``, through
-    :func:`privcore.runs.run` (recorded, page "attack";
-    :func:`privcore.runs.tables.attack_tables`): linkage and homogeneity before and
-    after, on their joint frequency set, with a roll frequency set of
-    ``values["roll_size"]`` people drawn with ``values["seed"]``
-    (:func:`privcore.attacks.roll.roll_frequency_set`)."""
+    """Attack the release file ``release_path`` and the table with a voter roll (page
+    "attack"; :func:`privcore.runs.tables.attack_tables`: linkage and homogeneity before
+    and after, on their joint frequency set, with a roll frequency set of
+    ``values["roll_size"]`` people drawn with ``values["seed"]``; see
+    :func:`_on_release`)."""
     from privcore.runs.tables import attack_tables
 
-    table = wb.table(key)
-    owner = session_owner()
-    source, name = resolve_source(release_path)
-    refuse_shuffled_by_position(table, release_path, values.get("key"))
-    request = make_request(
-        AttackRequest, values, Inputs(original=table, release_name=name), owner=owner, page="attack"
-    )
-    read = _TableRead(table)
+    def compute(table, release, request, name, progress):
+        return attack_tables(
+            table.engine,
+            table.scanned,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            hierarchies=dict(schema.hierarchies),
+            key=request.key,
+            name=table.name,
+            progress=progress,
+            roll_size=request.roll_size,
+            seed=request.seed,
+            tau=request.tau,
+            risk_threshold=request.risk_threshold,
+            tolerance=request.tolerance,
+        )
 
-    def work(progress):
-        with engine_errors():
-            release = table.engine.scan(source)
-            simulation, dataset = attack_tables(
-                table.engine,
-                table.scanned,
-                release,
-                qi=request.qi,
-                sa=request.sa,
-                hierarchies=dict(schema.hierarchies),
-                key=request.key,
-                name=table.name,
-                progress=progress,
-                roll_size=request.roll_size,
-                seed=request.seed,
-                tau=request.tau,
-                risk_threshold=request.risk_threshold,
-                tolerance=request.tolerance,
-            )
-        read.read = dataset
-        return simulation, simulation.to_dict()
-
-    inputs = Inputs(
-        original=read,
-        release_name=name,
-        names={"engine": table.engine_name},
-        work=work,
+    return _on_release(
+        wb,
+        key,
+        AttackRequest,
+        values,
+        release_path,
+        "attack",
+        compute,
+        lambda simulation, request, inputs: (simulation.to_dict(),),
+        progress,
     )
-    return run(request, inputs, progress=progress, owner=owner, page="attack")
 
 
 def report(
@@ -1024,52 +1048,45 @@ def report(
     *,
     progress: Progress | None = None,
 ) -> Outcome:
-    """The readiness report of the release file ``release_path`` against the table,
-    paired in the engine by position or by the key column ``values["key"]``, with the
-    thresholds ``values["thresholds"]``, through :func:`privcore.runs.run` (page
-    "report"; :func:`privcore.runs.tables.readiness_tables`): recorded as its measure
-    and attack runs, then the report run that names them, as a report on tables in
-    memory is."""
+    """The readiness report of the release file ``release_path`` against the table with
+    the thresholds ``values["thresholds"]`` (page "report";
+    :func:`privcore.runs.tables.readiness_tables`; see :func:`_on_release`): recorded as
+    its measure and attack runs, then the report run that names them, as a report on
+    tables in memory is."""
     from privcore.runs.execute import report_parts
     from privcore.runs.tables import readiness_tables
 
-    table = wb.table(key)
-    owner = session_owner()
-    source, name = resolve_source(release_path)
-    refuse_shuffled_by_position(table, release_path, values.get("key"))
-    request = make_request(
-        ReportRequest, values, Inputs(original=table, release_name=name), owner=owner, page="report"
-    )
-    read = _TableRead(table)
+    def compute(table, release, request, name, progress):
+        return readiness_tables(
+            table.engine,
+            table.scanned,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            thresholds=request.thresholds,
+            hierarchies=dict(schema.hierarchies),
+            key=request.key,
+            roll_size=request.roll_size,
+            seed=request.seed,
+            progress=progress,
+            original_name=table.name,
+            release_name=name,
+        )
 
-    def work(progress):
-        with engine_errors():
-            release = table.engine.scan(source)
-            made, dataset = readiness_tables(
-                table.engine,
-                table.scanned,
-                release,
-                qi=request.qi,
-                sa=request.sa,
-                thresholds=request.thresholds,
-                hierarchies=dict(schema.hierarchies),
-                key=request.key,
-                roll_size=request.roll_size,
-                seed=request.seed,
-                progress=progress,
-                original_name=table.name,
-                release_name=name,
-            )
-        read.read = dataset
-        return made, made.history_summary(), report_parts(request, made, inputs.describe())
-
-    inputs = Inputs(
-        original=read,
-        release_name=name,
-        names={"engine": table.engine_name},
-        work=work,
+    return _on_release(
+        wb,
+        key,
+        ReportRequest,
+        values,
+        release_path,
+        "report",
+        compute,
+        lambda made, request, inputs: (
+            made.history_summary(),
+            report_parts(request, made, inputs.describe()),
+        ),
+        progress,
     )
-    return run(request, inputs, progress=progress, owner=owner, page="report")
 
 
 def algorithm_note() -> str:
@@ -1136,7 +1153,9 @@ def render_classes(
     )
     st.dataframe(counted_rows(frame, weights, members[:1000]), hide_index=True)
     for sa in classes.sensitive:
-        st.altair_chart(weighted_sa_chart(frame[sa], weights, members, sa), width="stretch")
+        st.altair_chart(
+            sa_distribution_chart(frame[sa], members, sa, weights=weights), width="stretch"
+        )
 
 
 def counted_rows(frame: pd.DataFrame, weights: np.ndarray, rows: Any = None) -> pd.DataFrame:
@@ -1147,52 +1166,6 @@ def counted_rows(frame: pd.DataFrame, weights: np.ndarray, rows: Any = None) -> 
     counts = weights if rows is None else weights[rows]
     out[t_plain("lt.count_column")] = np.asarray(counts, dtype=np.int64)
     return out
-
-
-def weighted_sa_chart(
-    values: pd.Series, weights: np.ndarray, members: np.ndarray, sa: str
-) -> alt.Chart:
-    """Share of the records holding each sensitive value in the class next to its share
-    in the whole table (each row of the frequency set counted ``weights`` times)."""
-    text = values.astype("str").reset_index(drop=True)
-    overall = pd.Series(weights, dtype=float).groupby(text).sum()
-    overall = (overall / overall.sum()).sort_values(ascending=False)
-    inside = pd.Series(weights[members], dtype=float).groupby(text.iloc[members].to_numpy()).sum()
-    inside = inside / inside.sum()
-    top = overall.index[:30].union(inside.index)
-    data = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "value": top,
-                    "share": inside.reindex(top).fillna(0).to_numpy(),
-                    "where": t_plain("ec.in_class"),
-                }
-            ),
-            pd.DataFrame(
-                {
-                    "value": top,
-                    "share": overall.reindex(top).fillna(0).to_numpy(),
-                    "where": t_plain("ec.in_table"),
-                }
-            ),
-        ]
-    )
-    return (
-        alt.Chart(data, title=t_plain("ec.sa_chart_title", sa=sa))
-        .mark_bar()
-        .encode(
-            x=alt.X("share:Q", title=t_plain("ec.share_axis"), axis=alt.Axis(format="%")),
-            y=alt.Y("value:N", title=sa, sort="-x"),
-            yOffset="where:N",
-            color=alt.Color("where:N", title=None, scale=alt.Scale(range=[ACCENT, MUTED])),
-            tooltip=[
-                alt.Tooltip("value:N", title=sa),
-                "where:N",
-                alt.Tooltip("share:Q", format=".1%", title=t_plain("ec.share_axis")),
-            ],
-        )
-    )
 
 
 __all__ = [

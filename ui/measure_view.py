@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -489,8 +488,7 @@ def table_page(wb: Workbench) -> None:
     table in the engine, rows paired by position or by a key column
     (:func:`ui.large_table.measure`, recorded), shown with this page's views."""
     from ui import large_table
-    from ui.progress import progress_bar
-    from ui.workspace import guard_run, result_header
+    from ui.workspace import result_header
 
     key = wb.active
     table = wb.table(key)
@@ -527,17 +525,18 @@ def table_page(wb: Workbench) -> None:
     )
     values = {"qi": qi, "sa": sa, "key": key_column, **thresholds, "alignment": "position"}
     params = {**values, "release_file": str(release_path or "").strip()}
-    clicked = st.button(t("pl.measure"), type="primary", key="pl_measure")
-    bar_slot = st.empty()
     measured = st.session_state.setdefault(TABLE_MEASURED, {})
-    if clicked:
-        with progress_bar(t("pl.measuring"), slot=bar_slot) as bar:
-            outcome = guard_run(
-                lambda: large_table.measure(wb, key, schema, values, release_path, progress=bar)
-            )
-        if outcome is not None:
-            name = Path(str(release_path).strip()).name
-            measured[key] = {"params": params, "name": name, "value": outcome}
+    outcome = large_table.run_buttons(
+        go_label=t("pl.measure"),
+        go_key="pl_measure",
+        cancel_key="pl_cancel",
+        cancelled=t("pl.cancelled"),
+        working=t("pl.measuring"),
+        call=lambda bar: large_table.measure(wb, key, schema, values, release_path, progress=bar),
+    )
+    if outcome is not None:
+        name = large_table.file_name(release_path)
+        measured[key] = {"params": params, "name": name, "value": outcome}
     stored = measured.get(key)
     if stored is None:
         return

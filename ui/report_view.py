@@ -258,8 +258,7 @@ def table_page(wb: Workbench) -> None:
     shown as on a table in memory (verdict, reasons, conditions, checks, figures, notes)
     with its HTML document. The "Try …" actions act on releases in memory: not offered."""
     from ui import large_table
-    from ui.progress import progress_bar
-    from ui.workspace import file_stem, guard_run, result_header
+    from ui.workspace import file_stem, result_header
 
     key = wb.active
     table = wb.table(key)
@@ -279,27 +278,22 @@ def table_page(wb: Workbench) -> None:
         thresholds = threshold_controls()
     values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": thresholds}
     params = {"release_file": str(release_path or "").strip(), "key": key_column, **thresholds}
-    go_column, cancel_column = st.columns([1, 3])
-    go = go_column.button(t("rp.generate"), type="primary", key="rp_go")
-    # pressing it stops the running report at its next step (recorded as cancelled)
-    cancel = cancel_column.button(t("an.cancel"), key="rp_cancel", help=t("an.cancel_help"))
-    bar_slot = st.empty()
-    if cancel:
-        st.warning(t("rp.cancelled"), icon=":material/cancel:")
     reported = st.session_state.setdefault(TABLE_REPORTED, {})
-    if go:
-        with progress_bar(t("rp.working"), slot=bar_slot) as bar:
-            outcome = guard_run(
-                lambda: large_table.report(wb, key, schema, values, release_path, progress=bar)
-            )
-        if outcome is not None:
-            name = Path(str(release_path).strip().strip("\"'")).name
-            made = outcome.result.recorded(outcome.summary, outcome.run_id)
-            reported[key] = {
-                "params": params,
-                "name": name,
-                "value": {"report": made, "seconds": outcome.seconds},
-            }
+    outcome = large_table.run_buttons(
+        go_label=t("rp.generate"),
+        go_key="rp_go",
+        cancel_key="rp_cancel",
+        cancelled=t("rp.cancelled"),
+        working=t("rp.working"),
+        call=lambda bar: large_table.report(wb, key, schema, values, release_path, progress=bar),
+    )
+    if outcome is not None:
+        made = outcome.result.recorded(outcome.summary, outcome.run_id)
+        reported[key] = {
+            "params": params,
+            "name": large_table.file_name(release_path),
+            "value": {"report": made, "seconds": outcome.seconds},
+        }
     stored = reported.get(key)
     if stored is None:
         return

@@ -232,10 +232,6 @@ def _by_value(values: pd.Series, convert) -> pd.Series:
     return pd.Series(table[codes], dtype=object)
 
 
-def _as_text(values: pd.Series) -> pd.Series:
-    return _by_value(values.reset_index(drop=True), str)
-
-
 def normalized_text(values: pd.Series) -> pd.Series:
     """Text cells as :func:`privcore.data.load` reads them: surrounding white space
     stripped (``str.strip``), the missing markers and missing cells missing (None).
@@ -380,30 +376,13 @@ def regrouped(
     return Regrouped(frame, raw, position[groups.ids])
 
 
-def canonical(
-    frame: pd.DataFrame, columns: Sequence[str], *, keep_index: bool = False
-) -> pd.DataFrame:
-    """A frequency set in the one form every engine returns, so that two engines' sets
-    compare equal with :meth:`pandas.DataFrame.equals`: the ``columns`` in order, then
-    ``count`` (int64); a numeric column as float64 (missing: NaN), any other as Python
-    text (missing: None); rows sorted by the columns, missing first."""
-    out = {}
-    for column in columns:
-        values = frame[column]
-        if pd.api.types.is_bool_dtype(values.dtype):
-            out[column] = values.astype("float64")
-        elif pd.api.types.is_numeric_dtype(values.dtype):
-            out[column] = pd.to_numeric(values, errors="raise").astype("float64")
-        else:
-            out[column] = _as_text(values)
-    result = pd.DataFrame(out, columns=list(columns))
-    for column in columns:  # keep Python text and None (pandas would infer its str type)
-        if column in out and out[column].dtype == object:
-            result[column] = out[column].astype(object)
-    result[COUNT] = frame[COUNT].to_numpy(dtype=np.int64)
-    return result.sort_values(
-        list(columns), na_position="first", kind="mergesort", ignore_index=not keep_index
-    )
+def canonical(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """A frequency set (``columns`` and ``count``, its rows distinct) in the one form
+    every engine returns, so that two engines' sets compare equal with
+    :meth:`pandas.DataFrame.equals`: the ``columns`` in order, then ``count`` (int64); a
+    numeric column as float64 (missing: NaN), any other as Python text (missing: None);
+    rows sorted by the columns, missing first (:func:`regrouped` with no conversion)."""
+    return regrouped(frame, columns, {}).frame
 
 
 def is_text(values: pd.Series) -> bool:

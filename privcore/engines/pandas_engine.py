@@ -15,10 +15,10 @@ from privcore.data.codes import factorize
 from privcore.engines.base import (
     COUNT,
     Regrouped,
-    canonical,
     check_columns,
     check_pairing,
     key_order_figures,
+    regrouped,
     spearman_with_position,
     squared_rank_differences,
     too_many_groups,
@@ -109,11 +109,13 @@ class PandasEngine:
         first = table.iloc[groups.first]
         frame = pd.DataFrame({c: first[c].to_numpy() for c in columns})
         frame[COUNT] = groups.counts
-        ordered = canonical(frame, columns, keep_index=True)
-        position = np.empty(len(ordered), dtype=np.int64)
-        position[ordered.index.to_numpy()] = np.arange(len(ordered))
-        ordered = ordered.reset_index(drop=True)
-        return Regrouped(ordered, ordered, np.arange(len(ordered)), position[groups.ids])
+        ordered = regrouped(frame, columns, {})  # in canonical form; rows already distinct
+        return Regrouped(
+            ordered.frame,
+            ordered.frame,
+            np.arange(len(ordered.frame)),
+            ordered.row_of_raw[groups.ids],
+        )
 
     def restricted(
         self, table: pd.DataFrame, column: str, raw_values: Sequence[object]

@@ -736,3 +736,51 @@ def readiness_tables(
     )
     stage(1.0, "Done")
     return report, dataset
+
+
+class ReadRecord:
+    """What the history keeps of the original of a run on an engine: the
+    :class:`ScannedDataset` the run read, once it has read it (``fallback_summary`` and
+    ``fallback_rows`` before: a run that fails before reading is recorded with them)."""
+
+    def __init__(self, fallback_summary: Mapping[str, Any] | None = None, fallback_rows: int = 0):
+        self.read: ScannedDataset | None = None
+        self.fallback_summary = dict(fallback_summary or {})
+        self.fallback_rows = fallback_rows
+
+    @property
+    def n_rows(self) -> int:
+        return self.fallback_rows if self.read is None else self.read.n_rows
+
+    def summary(self) -> dict[str, Any]:
+        return dict(self.fallback_summary) if self.read is None else self.read.summary()
+
+
+def engine_inputs(
+    call: Any,
+    summarize: Any,
+    *,
+    release_name: str | None = None,
+    names: Mapping[str, Any] | None = None,
+    record: ReadRecord | None = None,
+    **fields: Any,
+) -> Any:
+    """The :class:`~privcore.runs.Inputs` of a run on tables read by an engine, for
+    :func:`privcore.runs.run`: ``call(progress)`` computes it and returns (result,
+    :class:`ScannedDataset` of the original); ``summarize(result, inputs)`` the rest of
+    what a run's work returns (the summary, and a report's parts). The history records
+    the frequency set the run read (``record``); ``fields``: other fields of the inputs
+    (``schema``)."""
+    from privcore.runs.execute import Inputs
+
+    record = record or ReadRecord()
+
+    def work(progress: Progress | None) -> tuple:
+        result, dataset = call(progress)
+        record.read = dataset
+        return (result, *summarize(result, inputs))
+
+    inputs = Inputs(
+        original=record, release_name=release_name, names=dict(names or {}), work=work, **fields
+    )
+    return inputs
