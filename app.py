@@ -111,6 +111,12 @@ pages = [
         url_path="ldp",
     ),
     st.Page(
+        "pages/differential_privacy.py",
+        title=t("nav.dp"),
+        icon=":material/shield_lock:",
+        url_path="dp",
+    ),
+    st.Page(
         "pages/report.py",
         title=t("nav.report"),
         icon=":material/fact_check:",

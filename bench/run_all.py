@@ -20,6 +20,8 @@ SCRIPTS = [
     "bench_speed",
     "bench_attacks",
     "bench_ldp",
+    "bench_dp",
+    "bench_dp_release",
     "bench_sessions",
     "bench_page_rerun",
     "bench_resource_attacks",

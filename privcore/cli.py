@@ -1327,7 +1327,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="privcore",
         description="Privacy Workbench from the command line: profile, anonymize, measure, "
-        "attack, audit, report, history. Exit codes: 0 ok, 1 a 'not ready' report, 2 bad "
+        "attack, audit, report, dp, history. Exit codes: 0 ok, 1 a 'not ready' report, 2 bad "
         "input. `privcore COMMAND --help` describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"privcore {__version__}")
@@ -1519,6 +1519,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--json", action="store_true", help="print the report as one JSON object")
     r.set_defaults(func=cmd_report)
+
+    from privcore.cli_dp import add_dp_commands
+
+    add_dp_commands(sub)
 
     h = _command(sub, cmd_history, "list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])

@@ -1,8 +1,9 @@
-"""The six lessons of the Learn page, one function each.
+"""The seven lessons of the Learn page, one function each.
 
-Every lesson runs the real privcore functions on the bundled 9-patient table (or a table
-built here from it) and ends with a small exercise whose answer is computed by privcore
-too, so the page can never disagree with the rest of the workbench. Strings come from
+Every lesson runs the real privcore functions on a small bundled table (the 9-patient
+table, a table built here from it, or the ten diners of the differencing attack) and ends
+with a small exercise whose answer is computed by privcore too, so the page can never
+disagree with the rest of the workbench. Strings come from
 ``ui/locales/learn_{lang}.json``; data values are shown in tables or escaped.
 """
 
@@ -23,6 +24,13 @@ from privcore.anonymize.base import prepare
 from privcore.anonymize.lattice import Lattice
 from privcore.attacks import background_attack, build_roll, homogeneity_attack, linkage_attack
 from privcore.classes import equivalence_classes
+from privcore.dp import count, dinner_story, dinner_table, posterior_bound
+from privcore.dp.mechanisms import (
+    discrete_laplace_half_width,
+    discrete_laplace_pmf,
+    laplace_half_width,
+    laplace_scale,
+)
 from privcore.ldp.audit import lower_bound
 from privcore.ldp.device import device, generator
 from privcore.ldp.mechanisms import make
@@ -940,6 +948,242 @@ def lesson_measuring() -> None:
     )
 
 
+# --------------------------------------------------------------------------- 7. central DP
+
+#: The exercise of lesson 7: the Laplace scale of a count at this ε (not a value of the
+#: lesson's ε slider, whose metrics would show the answer).
+L7_EXERCISE_EPSILON = 0.25
+SINGLE = "single"
+
+
+def output_probabilities(count_with: int, count_without: int, epsilon: float) -> pd.DataFrame:
+    """P(output = y) of the discrete Laplace mechanism (sensitivity 1) on two true counts,
+    over every y within the 99 % range of both: columns ``output``, ``with``, ``without``.
+
+    The rows cover the outputs where the ratio of the two probabilities is decided; beyond
+    them it stays at its value on the nearest edge (both tails fall by the same factor q per
+    step), so the largest ratio over the rows is the largest over all outputs."""
+    reach = discrete_laplace_half_width(1, epsilon, beta=0.01) + 1
+    low, high = min(count_with, count_without) - reach, max(count_with, count_without) + reach
+    outputs = np.arange(low, high + 1)
+    return pd.DataFrame(
+        {
+            "output": outputs,
+            "with": discrete_laplace_pmf(outputs - count_with, 1, epsilon),
+            "without": discrete_laplace_pmf(outputs - count_without, 1, epsilon),
+        }
+    )
+
+
+def largest_ratio(probabilities: pd.DataFrame) -> float:
+    """max over outputs y of max(P_with(y)/P_without(y), P_without(y)/P_with(y)): ε-DP
+    requires it to be at most e^ε."""
+    ratio = probabilities["with"].to_numpy() / probabilities["without"].to_numpy()
+    return float(np.max(np.maximum(ratio, 1.0 / ratio)))
+
+
+def _distributions_chart(probabilities: pd.DataFrame, leaver: str) -> alt.Chart:
+    series = {
+        "with": t_plain("learn.l7.series_with"),
+        "without": t_plain("learn.l7.series_without", name=leaver),
+    }
+    rows = probabilities.melt("output", ["with", "without"], "series", "probability")
+    rows["series"] = rows["series"].map(series)
+    return (
+        alt.Chart(rows, title=t_plain("learn.l7.chart_title"))
+        .mark_bar()
+        .encode(
+            x=alt.X("output:O", title=t_plain("learn.l7.chart_x")),
+            xOffset=alt.XOffset("series:N", sort=list(series.values())),
+            y=alt.Y("probability:Q", title=t_plain("learn.l7.chart_y")),
+            color=alt.Color(
+                "series:N",
+                title=None,
+                sort=list(series.values()),
+                scale=alt.Scale(range=[ACCENT, PASS]),
+            ),
+            tooltip=[
+                alt.Tooltip("series:N", title=t_plain("learn.l7.chart_series")),
+                alt.Tooltip("output:O", title=t_plain("learn.l7.chart_x")),
+                alt.Tooltip("probability:Q", format=".4f", title=t_plain("learn.l7.chart_y")),
+            ],
+        )
+        .properties(height=260)
+    )
+
+
+def _dinner_guests(table: pd.DataFrame) -> pd.DataFrame:
+    statuses = {status: t_plain(f"learn.l7.{status}") for status in table["status"].unique()}
+    return pd.DataFrame(
+        {
+            t_plain("learn.col.name"): table["name"],
+            t_plain("learn.l7.col_status"): table["status"].map(statuses),
+        }
+    )
+
+
+def lesson_differencing() -> None:
+    st.header(t("learn.l7.title"))
+    st.markdown(t("learn.l7.intro"))
+
+    # 1. exact counts: the widgets of every section come first, the results are placed
+    # in their sections once the one dinner_story call has run
+    st.subheader(t("learn.l7.story_title"))
+    table = dinner_table()
+    names = table["name"].tolist()
+    st.markdown(
+        t(
+            "learn.l7.story_text",
+            diners=len(table),
+            couples=int((table["status"] != SINGLE).sum()),
+            singles=int((table["status"] == SINGLE).sum()),
+        )
+    )
+    st.dataframe(_dinner_guests(table), hide_index=True)
+    first_single = names[int(np.flatnonzero(table["status"].to_numpy() == SINGLE)[0])]
+    leaver = st.selectbox(
+        t("learn.l7.leaver"),
+        names,
+        index=names.index(first_single),
+        key=keep("learn_l7_leaver", valid=lambda v: v in names),
+    )
+    exact_box = st.container()
+
+    # 2. noisy counts
+    st.subheader(t("learn.l7.noise_title"))
+    st.markdown(t("learn.l7.noise_text"))
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    epsilon = float(left.slider("ε", 0.1, 3.0, 1.0, 0.1, key=keep("learn_l7_eps")))
+    if right.button(t("learn.l7.draw"), key="learn_l7_draw", icon=":material/casino:"):
+        st.session_state["learn_l7_seed"] = st.session_state.get("learn_l7_seed", 0) + 1
+    seed = int(st.session_state.get("learn_l7_seed", 0))
+    noisy_box = st.container()
+
+    # 3. the bound on the attacker's belief
+    st.subheader(t("learn.l7.bound_title"))
+    st.markdown(t("learn.l7.bound_text"))
+    st.latex(
+        r"\Pr[\text{single} \mid \text{answers}] \le "
+        r"\frac{p\,e^{\varepsilon}}{p\,e^{\varepsilon} + 1 - p}"
+    )
+    prior = float(st.slider(t("learn.l7.prior"), 0.01, 0.99, 0.5, 0.01, key=keep("learn_l7_prior")))
+    story = dinner_story(epsilon, prior=prior, leaver=leaver, mechanism="geometric", seed=seed)
+    attack = story.attack
+
+    with exact_box:
+        cols = st.columns(2)
+        cols[0].metric(t("learn.l7.count_with"), fmt(story.singles_before))
+        cols[1].metric(t("learn.l7.count_without", name=leaver), fmt(story.singles_after))
+        conclusion = (
+            "learn.l7.exact_single"
+            if story.singles_before - story.singles_after == 1
+            else "learn.l7.exact_couple"
+        )
+        st.warning(
+            t(
+                conclusion,
+                name=leaver,
+                before=story.singles_before,
+                after=story.singles_after,
+                diners_before=story.diners_before,
+                diners_after=story.diners_after,
+                posterior=f"{story.posterior_exact_answers:.0%}",
+            ),
+            icon=":material/visibility:",
+        )
+
+    with noisy_box:
+        noisy_with, noisy_without = int(attack.noisy_with[0]), int(attack.noisy_without[0])
+        cols = st.columns(3)
+        cols[0].metric(t("learn.l7.noisy_with"), fmt(noisy_with))
+        cols[1].metric(t("learn.l7.noisy_without", name=leaver), fmt(noisy_without))
+        cols[2].metric(t("learn.l7.noisy_difference"), fmt(noisy_with - noisy_without))
+        probabilities = output_probabilities(story.singles_before, story.singles_after, epsilon)
+        st.altair_chart(_distributions_chart(probabilities, leaver), width="stretch")
+        key = "learn.l7.ratio" if story.leaver_status == SINGLE else "learn.l7.ratio_couple"
+        st.markdown(
+            t(
+                key,
+                name=leaver,
+                ratio=fmt(largest_ratio(probabilities), 3),
+                bound=fmt(math.exp(epsilon), 3),
+                epsilon=fmt(epsilon, 1),
+            )
+        )
+
+    cols = st.columns(3)
+    cols[0].metric(
+        t("learn.l7.bound_metric"),
+        fmt(posterior_bound(epsilon, prior)),
+        help=t("learn.l7.bound_help"),
+    )
+    cols[1].metric(t("learn.l7.draw_posterior", name=leaver), fmt(float(attack.posteriors[0])))
+    cols[2].metric(t("learn.l7.exact_posterior"), fmt(story.posterior_exact_answers))
+    st.caption(
+        t(
+            "learn.l7.bound_caption",
+            low=fmt(attack.posterior_min),
+            high=fmt(attack.posterior_max),
+            prior=fmt(prior, 2),
+            epsilon=fmt(epsilon, 1),
+        )
+    )
+    st.info(t("learn.l7.worked", value=fmt(posterior_bound(LN3, 0.5), 2)), icon=":material/info:")
+
+    # 4. accuracy
+    st.subheader(t("learn.l7.accuracy_title"))
+    sensitivity = count(table, {"status": SINGLE}).sensitivity_l1
+    st.markdown(t("learn.l7.accuracy_text", sensitivity=fmt(sensitivity, 0)))
+    st.latex(
+        r"b = \frac{\Delta}{\varepsilon},\qquad \Pr\bigl[|Z| > t\bigr] = e^{-t/b}"
+        r"\;\Rightarrow\; t_{95\%} = \frac{\Delta}{\varepsilon}\,\ln 20"
+    )
+    scale = laplace_scale(sensitivity, epsilon)
+    half_width = laplace_half_width(sensitivity, epsilon, beta=0.05)
+    discrete_half_width = discrete_laplace_half_width(int(sensitivity), epsilon, beta=0.05)
+    cols = st.columns(4)
+    cols[0].metric(t("learn.l7.sensitivity"), fmt(sensitivity, 0))
+    cols[1].metric(t("learn.l7.scale"), fmt(scale, 2))
+    cols[2].metric(t("learn.l7.half_width"), fmt(half_width, 2))
+    cols[3].metric(t("learn.l7.discrete_half_width"), fmt(discrete_half_width))
+    st.caption(
+        t(
+            "learn.l7.accuracy_caption",
+            epsilon=fmt(epsilon, 1),
+            half=fmt(half_width, 2),
+            discrete=fmt(discrete_half_width),
+            singles=story.singles_before,
+        )
+    )
+
+    truth = laplace_scale(sensitivity, L7_EXERCISE_EPSILON)
+    asked = fmt(L7_EXERCISE_EPSILON, 2)
+
+    def check(answer: float) -> tuple[bool, str]:
+        if _close(answer, truth):
+            return True, t(
+                "learn.l7.right",
+                sensitivity=fmt(sensitivity, 0),
+                epsilon=asked,
+                value=f"{truth:.2f}",
+                half=fmt(laplace_half_width(sensitivity, L7_EXERCISE_EPSILON), 2),
+            )
+        if _close(answer, L7_EXERCISE_EPSILON * sensitivity):
+            return False, t("learn.l7.wrong_inverted", answer=fmt(float(answer), 2))
+        return False, t(
+            "learn.l7.wrong", answer=fmt(float(answer), 2), sensitivity=fmt(sensitivity, 0)
+        )
+
+    exercise(
+        "learn_l7",
+        t("learn.l7.question", epsilon=asked),
+        lambda: _number(
+            "learn_l7_answer", t("learn.l7.answer_label"), min_value=0.0, step=0.01, format="%.2f"
+        ),
+        check,
+    )
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 LESSONS: dict[int, Callable[[], None]] = {
@@ -949,6 +1193,14 @@ LESSONS: dict[int, Callable[[], None]] = {
     4: lesson_t_closeness,
     5: lesson_local_dp,
     6: lesson_measuring,
+    7: lesson_differencing,
 }
 
-__all__ = ["LESSONS", "diverse_release", "exercise", "tiny_table"]
+__all__ = [
+    "LESSONS",
+    "diverse_release",
+    "exercise",
+    "largest_ratio",
+    "output_probabilities",
+    "tiny_table",
+]

@@ -3,9 +3,18 @@
 :mod:`~privcore.dp.mechanisms` (Laplace, discrete Laplace, Gaussian, exponential),
 :mod:`~privcore.dp.queries` (counts, histograms, clamped sums and means with derived
 sensitivities, and their noisy answers), :mod:`~privcore.dp.budget` (sequential
-composition) and :mod:`~privcore.dp.dinner` (the differencing attack).
+composition), :mod:`~privcore.dp.dinner` (the differencing attack) and
+:mod:`~privcore.dp.release` (a DP release of a table, compared with a k-anonymous one).
 """
 
+from privcore.dp.audit import (
+    AUDIT_MECHANISMS,
+    DEFAULT_SAMPLES,
+    AuditedMechanism,
+    CentralAudit,
+    audit_mechanism,
+    audit_outputs,
+)
 from privcore.dp.budget import Budget, Spend
 from privcore.dp.dinner import (
     DifferencingAttack,
@@ -24,20 +33,36 @@ from privcore.dp.queries import (
     histogram,
     mean,
 )
+from privcore.dp.release import (
+    Comparison,
+    DpRelease,
+    compare_releases,
+    dp_release,
+)
 
 __all__ = [
+    "AUDIT_MECHANISMS",
+    "DEFAULT_SAMPLES",
+    "AuditedMechanism",
     "Budget",
+    "CentralAudit",
+    "Comparison",
     "DifferencingAttack",
     "DinnerStory",
+    "DpRelease",
     "NoisyAnswer",
     "Query",
     "Spend",
     "answer",
+    "audit_mechanism",
+    "audit_outputs",
     "clamped_sum",
+    "compare_releases",
     "count",
     "differencing",
     "dinner_story",
     "dinner_table",
+    "dp_release",
     "histogram",
     "mean",
     "posterior_bound",

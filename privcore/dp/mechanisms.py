@@ -11,6 +11,17 @@ fresh entropy. Parameters are validated in one place (:func:`check_epsilon`,
 
 Neighbouring data sets differ by adding or removing one person's record (SPEC §10); the
 sensitivities passed here are derived from the query by :mod:`privcore.dp.queries`.
+
+**Floating point.** A textbook sampler, value + Lap(b) or value + N(0, σ²) computed in
+doubles, leaks through the low-order bits of its output: the set of doubles it can return
+depends on the true value (Mironov 2012, "On significance of the least significant bits
+for differential privacy", CCS). With a true answer 0 the outputs near 0 are arbitrary
+tiny doubles; with a true answer 1 they are 1 + Y rounded, always multiples of 2⁻⁵³, so
+one output can tell the two apart. Every sampler here therefore returns values on a grid
+that does not depend on the input: integers (:func:`discrete_laplace`), or multiples of a
+power of two γ (:func:`laplace`, :func:`gaussian`, :func:`gaussian_zcdp`), as OpenDP
+does. The true value is rounded to the grid and an integer noise, drawn exactly on the
+integers, is added in units of γ; every step is exact in double precision.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from scipy.special import log_ndtr, ndtr, ndtri
 from privcore.errors import ParameterError
 
 __all__ = [
+    "GRID_BITS",
     "analytic_gaussian_sigma",
     "check_delta",
     "check_epsilon",
@@ -40,6 +52,7 @@ __all__ = [
     "gaussian_half_width",
     "gaussian_zcdp",
     "generator",
+    "grid_step",
     "laplace",
     "laplace_half_width",
     "laplace_scale",
@@ -48,6 +61,10 @@ __all__ = [
 ]
 
 RngLike = np.random.Generator | int | None
+
+GRID_BITS = 12
+"""The output grid of :func:`laplace` and :func:`gaussian` is at least 2^GRID_BITS times
+finer than the noise scale and than the sensitivity (:func:`grid_step`)."""
 
 
 # --------------------------------------------------------------------------- validation
@@ -144,6 +161,62 @@ def _confidence(beta: float) -> float:
     return value
 
 
+# --------------------------------------------------------------------------- output grid
+
+
+def grid_step(scale: float, sensitivity: float) -> float:
+    """γ = 2^(⌊log₂ min(scale, Δ)⌋ − 12): the spacing of the outputs of :func:`laplace`
+    (scale b = Δ₁/ε) and of the Gaussian samplers (scale σ).
+
+    A power of two, so that multiplying an integer by γ and adding two multiples of γ are
+    exact in double precision (below 2⁵³·γ). γ ≤ 2⁻¹²·scale: the noise on the grid is
+    2¹² steps or more per scale unit, as in OpenDP's samplers (OpenDP takes
+    2^(⌊log₂ scale⌋ − 12)). γ ≤ 2⁻¹²·Δ as well: rounding a real-valued answer to the grid
+    adds γ to the sensitivity (see :func:`laplace`), which then costs at most a factor
+    1 + 2⁻¹² of noise; and for Δ < 2¹² every integer is on the grid (γ ≤ 1 divides it).
+    ``math.frexp`` gives ⌊log₂ x⌋ exactly (x = m·2^e with m in [½, 1), so ⌊log₂ x⌋ = e − 1).
+    """
+    exponent = math.frexp(min(float(scale), float(sensitivity)))[1] - 1
+    step = math.ldexp(1.0, exponent - GRID_BITS)
+    if step == 0.0 or not math.isfinite(step):
+        raise ParameterError(
+            f"The noise scale {scale!r} is too small or too large to sample in double "
+            "precision; use a sensitivity and ε of ordinary magnitude.",
+            code="dp.bad_sensitivity",
+            sensitivity=sensitivity,
+        )
+    return step
+
+
+def _on_grid(value: Any, step: float) -> tuple[np.ndarray, bool]:
+    """(value / γ rounded to the nearest integer, as floats; whether that is exact).
+
+    Exact when the query is integer-valued (an integer or boolean array: counts,
+    histograms, sums of integer columns with integer bounds) and γ ≤ 1, since γ is then
+    1/2^k and divides every integer. Whether the rounding is exact is decided from the
+    query's type, never from the value itself: a choice that depended on the data would
+    itself change with one person's record.
+    """
+    values = np.asarray(value)
+    exact = values.dtype.kind in "biu" and step <= 1.0
+    with np.errstate(invalid="ignore"):
+        units = np.rint(values.astype(float) / step)
+    return units, exact
+
+
+def _grid_sensitivity(sensitivity: float, step: float, exact: bool) -> float:
+    """Δ' = Δ on an exact grid, else Δ + γ: rounding each of two neighbouring answers to
+    the nearest multiple of γ moves each by at most γ/2."""
+    return sensitivity if exact else sensitivity + step
+
+
+def _two_sided_geometric(p: float, shape: tuple[int, ...], gen: np.random.Generator) -> Any:
+    """Z = G₁ − G₂ with G₁, G₂ independent geometric of success probability p: the
+    discrete Laplace law P(Z = z) = (1 − q)/(1 + q)·q^|z| with q = 1 − p (Inusah &
+    Kozubowski 2006)."""
+    return gen.geometric(p, size=shape) - gen.geometric(p, size=shape)
+
+
 # --------------------------------------------------------------------------- Laplace
 
 
@@ -167,15 +240,32 @@ def laplace(
     size: int | Sequence[int] | None = None,
     rng: RngLike = None,
 ) -> Any:
-    """value + Lap(Δ₁/ε), ε-DP for a query of L1 sensitivity Δ₁ (Dwork et al. 2006).
+    """value + Lap(Δ₁/ε) on a grid: ε-DP for a query of L1 sensitivity Δ₁ (Dwork et al.
+    2006), with outputs whose bits do not depend on the true value (Mironov 2012).
 
-    Density of the noise: exp(−|z|/b)/(2b) with b = Δ₁/ε. ``value`` may be an array (one
-    independent noise per cell); ``size`` draws that many independent noisy answers.
-    Floating-point output: for integer queries (counts) prefer :func:`discrete_laplace`.
+    The output is v̄ + γ·Z, with γ = :func:`grid_step` (b, Δ₁), b = Δ₁/ε, v̄ the true value
+    rounded to the nearest multiple of γ, and Z discrete Laplace on the integers,
+    P(Z = z) ∝ exp(−ε·γ·|z|/Δ'), drawn as a difference of two geometric variables (as
+    :func:`discrete_laplace`). Its density per unit is that of Lap(b) sampled every γ
+    (γ ≤ b/4096). Δ' is the sensitivity of the gridded query: Δ₁ when the query is
+    integer-valued (integer ``value``) and γ ≤ 1, so that rounding is exact; otherwise
+    Δ₁ + γ (the rounding moves each of two neighbouring answers by up to γ/2, and
+    γ ≤ Δ₁/4096, so the noise grows by a factor of at most 1 + 2⁻¹²). Then
+    P(v̄ + γZ = o)/P(v̄' + γZ = o) ≤ exp(ε·|v̄ − v̄'|/Δ') ≤ e^ε. Every output is an exact
+    multiple of γ, the same set for every input (OpenDP's Laplace works the same way).
+
+    ``value`` may be an array (one independent noise per cell); ``size`` draws that many
+    independent noisy answers. For integer queries :func:`discrete_laplace` gives integer
+    answers directly.
     """
+    sensitivity = check_sensitivity(sensitivity)
     scale = laplace_scale(sensitivity, epsilon)
-    noise = generator(rng).laplace(0.0, scale, size=_noise_shape(value, size))
-    return _scalar_if_0d(np.asarray(value, dtype=float) + noise)
+    step = grid_step(scale, sensitivity)
+    units, exact = _on_grid(value, step)
+    effective = _grid_sensitivity(sensitivity, step, exact)
+    p = -math.expm1(-check_epsilon(epsilon) * step / effective)
+    noise = _two_sided_geometric(p, _noise_shape(value, size), generator(rng))
+    return _scalar_if_0d((units + noise) * step)
 
 
 # --------------------------------------------------------------------------- discrete Laplace
@@ -247,9 +337,7 @@ def discrete_laplace(
             code="dp.not_integer",
         )
     p = -math.expm1(-check_epsilon(epsilon) / float(sensitivity))
-    gen = generator(rng)
-    shape = _noise_shape(value, size)
-    noise = gen.geometric(p, size=shape) - gen.geometric(p, size=shape)
+    noise = _two_sided_geometric(p, _noise_shape(value, size), generator(rng))
     return _scalar_if_0d(np.asarray(value, dtype=np.int64) + noise)
 
 
@@ -332,11 +420,69 @@ def gaussian(
     size: int | Sequence[int] | None = None,
     rng: RngLike = None,
 ) -> Any:
-    """value + N(0, σ²) with σ = :func:`analytic_gaussian_sigma` (Δ₂, ε, δ): (ε, δ)-DP for a
-    query of L2 sensitivity Δ₂ (Balle & Wang 2018)."""
-    sigma = analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
-    noise = generator(rng).normal(0.0, sigma, size=_noise_shape(value, size))
-    return _scalar_if_0d(np.asarray(value, dtype=float) + noise)
+    """value + N(0, σ²) on a grid, σ = :func:`analytic_gaussian_sigma` (Δ₂, ε, δ):
+    (ε, δ)-DP for a query of L2 sensitivity Δ₂ (Balle & Wang 2018), with outputs whose
+    bits do not depend on the true value (Mironov 2012).
+
+    As :func:`laplace`: the output is v̄ + γ·Z with γ = :func:`grid_step` (σ, Δ₂), v̄ the
+    value rounded to the grid, and Z a discrete Gaussian on the integers,
+    P(Z = z) ∝ exp(−z²/(2(σ'/γ)²)) (Canonne, Kamath & Steinke 2020, sampled by their
+    Algorithm 3: :func:`_discrete_gaussian`). σ' is σ computed for the sensitivity of the
+    gridded query, Δ₂ (integer query, γ ≤ 1) or Δ₂ + γ (σ is proportional to Δ₂, so
+    σ' = σ·(Δ₂ + γ)/Δ₂ ≤ σ·(1 + 2⁻¹²)). The discrete Gaussian keeps the continuous one's
+    ρ-zCDP exactly (ibid., Theorem 4) and, at σ'/γ ≥ 2¹², its (ε, δ) curve (Theorem 7)
+    agrees with the continuous one's to within rounding.
+    """
+    sensitivity = check_sensitivity(l2_sensitivity)
+    sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
+    return _gridded_gaussian(value, sensitivity, sigma, size, rng)
+
+
+def _gridded_gaussian(
+    value: Any,
+    sensitivity: float,
+    sigma: float,
+    size: int | Sequence[int] | None,
+    rng: RngLike,
+) -> Any:
+    """v̄ + γ·Z with Z discrete Gaussian of σ'/γ (see :func:`gaussian`)."""
+    step = grid_step(sigma, sensitivity)
+    units, exact = _on_grid(value, step)
+    sigma_on_grid = sigma * _grid_sensitivity(sensitivity, step, exact) / sensitivity
+    noise = _discrete_gaussian(sigma_on_grid / step, _noise_shape(value, size), generator(rng))
+    return _scalar_if_0d((units + noise) * step)
+
+
+def _discrete_gaussian(
+    sigma: float, shape: tuple[int, ...], gen: np.random.Generator
+) -> np.ndarray:
+    """Integers Z with P(Z = z) ∝ exp(−z²/(2σ²)): the discrete Gaussian, by Canonne, Kamath
+    & Steinke 2020 ("The discrete Gaussian for differential privacy", NeurIPS),
+    Algorithm 3: with t = ⌊σ⌋ + 1, draw Y discrete Laplace, P(Y = y) ∝ exp(−|y|/t), and
+    accept it with probability exp(−(|Y| − σ²/t)²/(2σ²)); an accepted Y has the discrete
+    Gaussian law. Vectorized: candidates are drawn in batches sized by the acceptance
+    rate seen so far, and the first accepted ones fill the output in order.
+    """
+    total = math.prod(shape)
+    out = np.empty(total, dtype=np.int64)
+    t = math.floor(sigma) + 1
+    p = -math.expm1(-1.0 / t)
+    variance = sigma * sigma
+    centre = variance / t
+    filled, accepted_share = 0, 0.5  # the rate is ≈ 0.6–0.8 for σ ≥ 1; 0.5 is cautious
+    while filled < total:
+        need = total - filled
+        batch = int(need / accepted_share * 1.05) + 64
+        candidates = _two_sided_geometric(p, (batch,), gen)
+        keep = gen.random(batch) < np.exp(
+            -np.square(np.abs(candidates) - centre) / (2.0 * variance)
+        )
+        accepted = candidates[keep]
+        accepted_share = max(accepted.size / batch, 0.05)
+        take = accepted[:need]
+        out[filled : filled + take.size] = take
+        filled += take.size
+    return out.reshape(shape)
 
 
 def zcdp_sigma(l2_sensitivity: float, rho: float) -> float:
@@ -361,10 +507,12 @@ def gaussian_zcdp(
     size: int | Sequence[int] | None = None,
     rng: RngLike = None,
 ) -> Any:
-    """value + N(0, σ²) with σ = Δ₂/√(2ρ): ρ-zCDP (Bun & Steinke 2016)."""
-    sigma = zcdp_sigma(l2_sensitivity, rho)
-    noise = generator(rng).normal(0.0, sigma, size=_noise_shape(value, size))
-    return _scalar_if_0d(np.asarray(value, dtype=float) + noise)
+    """value + N(0, σ²) on a grid with σ = Δ₂/√(2ρ): ρ-zCDP (Bun & Steinke 2016), the
+    discrete Gaussian keeping it exactly (Canonne, Kamath & Steinke 2020, Theorem 4).
+    Sampled as :func:`gaussian` (grid γ, σ for Δ₂ + γ when the query is real-valued)."""
+    sensitivity = check_sensitivity(l2_sensitivity)
+    sigma = zcdp_sigma(sensitivity, rho)
+    return _gridded_gaussian(value, sensitivity, sigma, size, rng)
 
 
 # --------------------------------------------------------------------------- exponential

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import code_counts, value_codes
+from privcore.classes import code_counts, factorize, value_codes
 from privcore.core.jsonsafe import plain
 from privcore.dp import mechanisms as mech
 from privcore.errors import ParameterError
@@ -284,7 +284,10 @@ def histogram(
         values = frame[column]
         if column in domain:
             categories = pd.Index(list(domain[column]))
-            column_codes = categories.get_indexer(values)
+            # each distinct value looked up once (missing is a value: a NaN of the
+            # domain counts the missing rows)
+            row_codes, uniques = factorize(values)
+            column_codes = categories.get_indexer(pd.Index(uniques))[row_codes]
         else:
             column_codes, present = value_codes(values, sort=True)
             categories = pd.Index(present)
@@ -352,17 +355,20 @@ def clamped_sum(
     lower: float,
     upper: float,
     *,
+    where: Mapping[Any, Any] | None = None,
     relation: str = "add_remove",
 ) -> Query:
-    """Σ clamp(x, a, b) over the column (a missing value counts as a).
+    """Σ clamp(x, a, b) over the column, on the rows meeting ``where`` (all rows by
+    default; a missing value counts as a).
 
     Adding or removing one record changes the sum by its clamped value: Δ = max(|a|, |b|);
-    replacing one record changes it by at most b − a (SPEC §10). Integer columns with
-    integer bounds give an integer query (the geometric mechanism applies).
+    replacing one record changes it by at most b − a (SPEC §10), whether or not the record
+    meets ``where``. Integer columns with integer bounds give an integer query (the
+    geometric mechanism applies).
     """
     relation = _check_relation(relation)
     low, high = _check_clamp(lower, upper)
-    values = _clamped_values(frame, column, low, high)
+    values = _clamped_values(frame, column, low, high)[where_mask(frame, where)]
     kind = _sum_kind(frame, column, low, high)
     total = float(values.sum())
     sensitivity = (high - low) if relation == "replace" else max(abs(low), abs(high))
@@ -373,7 +379,7 @@ def clamped_sum(
         sensitivity,
         kind,
         relation,
-        {"column": column, "lower": lower, "upper": upper},
+        {"column": column, "lower": lower, "upper": upper, "where": dict(where or {})},
     )
 
 
@@ -383,16 +389,18 @@ def mean(
     lower: float,
     upper: float,
     *,
+    where: Mapping[Any, Any] | None = None,
     relation: str = "add_remove",
 ) -> Query:
-    """The mean of the clamped column, released as noisy sum / noisy count.
+    """The mean of the clamped column over the rows meeting ``where``, released as
+    noisy sum / noisy count.
 
     Two queries: :func:`clamped_sum` and :func:`count`, each answered with half of the
     budget (ε/2, and δ/2 for the Gaussian mechanism), so by sequential composition the
     mean costs ε (and δ). The ratio is clipped to [a, b] (post-processing costs nothing).
     """
-    total = clamped_sum(frame, column, lower, upper, relation=relation)
-    rows = count(frame, relation=relation)
+    total = clamped_sum(frame, column, lower, upper, where=where, relation=relation)
+    rows = count(frame, where, relation=relation)
     true_mean = total.true_answer / rows.true_answer if rows.true_answer else math.nan
     return Query(
         "mean",
@@ -401,7 +409,7 @@ def mean(
         None,
         "real",
         relation,
-        {"column": column, "lower": lower, "upper": upper},
+        {"column": column, "lower": lower, "upper": upper, "where": dict(where or {})},
         (total, rows),
     )
 

@@ -106,6 +106,12 @@ import pandas as pd
 from scipy import special  # quantiles and tails (scipy.stats costs twice the import)
 
 from privcore.config import limits
+from privcore.core.binomial import clopper_pearson  # shared with privcore.dp.audit
+from privcore.core.binomial import cp_lower as _cp_lower
+from privcore.core.binomial import cp_upper as _cp_upper
+from privcore.core.binomial import log_ratio as _log_ratio
+from privcore.core.binomial import log_ratio_lower as _bound
+from privcore.core.binomial import log_ratio_upper as _event_upper
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, Stage
 from privcore.core.slots import heavy_slot
@@ -138,47 +144,6 @@ REASONS = (
 # --------------------------------------------------------------------------- statistics
 
 
-def _beta_ppf(q, a, b):
-    """Quantile q of the Beta(a, b) distribution (the inverse regularized incomplete
-    beta function, as scipy.stats.beta.ppf)."""
-    return special.betaincinv(a, b, q)
-
-
-def clopper_pearson(
-    k: int, n: int, confidence: float = 0.95, side: str = "two"
-) -> tuple[float, float]:
-    """Exact binomial interval for k successes in n trials (Clopper & Pearson 1934).
-
-    ``side`` "two": central interval at ``confidence``; "lower"/"upper": one-sided bound
-    at ``confidence`` (the other end is 0 or 1).
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    alpha = 1.0 - confidence
-    if side == "two":
-        a = alpha / 2
-        lo = 0.0 if k <= 0 else float(_beta_ppf(a, k, n - k + 1))
-        hi = 1.0 if k >= n else float(_beta_ppf(1 - a, k + 1, n - k))
-        return lo, hi
-    if side == "lower":
-        return (0.0 if k <= 0 else float(_beta_ppf(alpha, k, n - k + 1))), 1.0
-    return 0.0, (1.0 if k >= n else float(_beta_ppf(1 - alpha, k + 1, n - k)))
-
-
-def _cp_lower(k: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
-    """One-sided Clopper–Pearson lower bounds at level 1 − α, vectorized (0 where k = 0)."""
-    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    safe = np.where(k > 0, k, 1.0)
-    return np.where(k > 0, _beta_ppf(alpha, safe, n - safe + 1), 0.0)
-
-
-def _cp_upper(k: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper bounds at level 1 − α, vectorized (1 where k = n)."""
-    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    safe = np.where(k < n, k, n - 1.0)
-    return np.where(k < n, _beta_ppf(1 - alpha, safe + 1, n - safe), 1.0)
-
-
 def sample_size(p: float, margin: float, confidence: float = 0.95) -> int:
     """Samples needed to estimate a probability p within ±margin at ``confidence``:
     n > z²_{α/2} · p(1−p) / l² (seed 001 §3.4)."""
@@ -189,30 +154,6 @@ def sample_size(p: float, margin: float, confidence: float = 0.95) -> int:
         )
     z = float(special.ndtri(1 - (1 - confidence) / 2))
     return math.floor(z * z * p * (1 - p) / (margin * margin)) + 1
-
-
-def _log_ratio(a: float, b: float) -> float:
-    if a <= 0:
-        return -math.inf
-    if b <= 0:
-        return math.inf
-    return math.log(a / b)
-
-
-def _bound(k_v: int, n_v: int, k_w: int, n_w: int, alpha: float) -> float:
-    """ln(P_lower[S|v] / P_upper[S|w]) with one-sided Clopper–Pearson at α/2 each: a
-    lower bound on the event's log-ratio that fails with probability ≤ α."""
-    lower = float(_cp_lower(k_v, n_v, alpha / 2))
-    upper = float(_cp_upper(k_w, n_w, alpha / 2))
-    return _log_ratio(lower, upper)
-
-
-def _event_upper(k_v: int, n_v: int, k_w: int, n_w: int, alpha: float) -> float:
-    """ln(P_upper[S|v] / P_lower[S|w]) with one-sided bounds at α/2 each: an upper bound
-    on the event's log-ratio that fails with probability ≤ α."""
-    upper = float(_cp_upper(k_v, n_v, alpha / 2))
-    lower = float(_cp_lower(k_w, n_w, alpha / 2))
-    return _log_ratio(upper, lower)
 
 
 # --------------------------------------------------------------------------- verdicts

@@ -37,6 +37,10 @@ from privcore.runs.requests import (
     AnonymizeRequest,
     AttackRequest,
     AuditRequest,
+    DinnerRequest,
+    DpAuditRequest,
+    DpQueryRequest,
+    DpReleaseRequest,
     MeasureRequest,
     ReplayRequest,
     ReportRequest,
@@ -316,6 +320,172 @@ def report_parts(request: ReportRequest, report: Any, described: Mapping[str, An
     ]
 
 
+# --------------------------------------------------------------------------- central DP
+
+
+def _dp_query(request: DpQueryRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp import queries
+
+    inputs.need("original")
+    frame = inputs.original.frame
+    relation = request.relation
+    if request.query == "count":
+        query = queries.count(frame, request.where, relation=relation)
+    elif request.query == "histogram":
+        query = queries.histogram(frame, list(request.columns), relation=relation)
+    else:
+        make = queries.clamped_sum if request.query == "sum" else queries.mean
+        low, high = request.clamp
+        query = make(frame, request.column, low, high, where=request.where, relation=relation)
+    answer = queries.answer(
+        query,
+        request.noise,
+        epsilon=request.epsilon,
+        delta=request.delta,
+        draws=request.draws,
+        seed=request.seed,
+    )
+    return answer, dp_query_summary(answer)
+
+
+def dp_query_summary(answer: Any) -> dict[str, Any]:
+    """What the history keeps of a noisy answer: the answer (a histogram's cells are
+    values of the data: only their number), its noise and interval, and with several
+    draws their spread."""
+    import numpy as np
+
+    out = answer.to_dict()
+    out.pop("answers", None)
+    if isinstance(answer.answer, pd.Series):
+        out.pop("answer", None)
+        out.pop("interval", None)
+        out["cells"] = int(answer.answer.size)
+    out["query"] = answer.query.name
+    out["draws"] = int(answer.answers.shape[0])
+    if out["draws"] > 1:
+        out["draws_std"] = float(np.std(np.asarray(answer.answers, dtype=float), axis=0).mean())
+    return plain(out)
+
+
+def _dp_dinner(request: DinnerRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp import dinner_story
+
+    story = dinner_story(
+        request.epsilon,
+        prior=request.prior,
+        leaver=request.leaver,
+        mechanism=request.noise,
+        seed=request.seed,
+    )
+    return story, story.to_dict()
+
+
+@dataclass(frozen=True)
+class DpReleaseRun:
+    """A DP release, its error on each query (``comparison``) and, when a k was asked
+    for, the k-anonymous release of the same data compared on the same queries."""
+
+    dp: Any
+    k_anon: Any = None
+    comparison: Any = None
+
+    def summary(self) -> dict[str, Any]:
+        """Names and figures only: the marginals hold values of the data."""
+        dp = self.dp
+        out: dict[str, Any] = {
+            "epsilon": dp.epsilon,
+            "total": dp.total,
+            "records": len(dp.records),
+            "marginals": len(dp.marginals),
+            "ledger": dp.ledger,
+        }
+        if self.comparison is not None:
+            out["comparison"] = self.comparison.summary
+        if self.k_anon is not None:
+            out["k_anon"] = {
+                "algorithm": self.k_anon.algorithm,
+                "node": self.k_anon.node,
+                "suppressed": self.k_anon.n_suppressed,
+            }
+        return plain(out)
+
+
+def _compared_schema(inputs: Inputs, qi: tuple[str, ...], sa: str) -> Schema:
+    """The roles of the k-anonymous release a DP release is compared with: the chosen QIs
+    and SA (whatever their roles in the data's schema), every other column insensitive
+    (released as it is), identifiers kept (dropped), the chosen columns' hierarchies. The
+    k-anonymous release then generalizes exactly the QIs both are compared on."""
+    from privcore.data import Role
+
+    schema = inputs.schema
+    roles = {str(column): Role.INSENSITIVE for column in inputs.original.frame.columns}
+    if schema is not None:
+        roles.update({c: r for c, r in schema.roles.items() if r is Role.IDENTIFIER})
+    roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
+    roles[sa] = Role.SENSITIVE
+    hierarchies = {} if schema is None else schema.hierarchies
+    chosen = {*qi, sa}
+    return Schema(roles, {c: h for c, h in hierarchies.items() if c in chosen})
+
+
+def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp.release import compare_releases, dp_release
+
+    inputs.need("original")
+    frame = inputs.original.frame
+    sa = request.sa[0]
+    share = 0.5 if request.k is not None else 1.0
+
+    def part(start: float, width: float) -> Progress | None:
+        if progress is None:
+            return None
+        return lambda fraction, message: progress(start + width * fraction, message)
+
+    dp = dp_release(
+        frame,
+        list(request.qi),
+        sa,
+        epsilon=request.epsilon,
+        seed=request.seed,
+        relation=request.relation,
+        progress=part(0.0, share),
+    )
+    if request.k is None:  # the DP release's own error on each query
+        comparison = compare_releases(frame, list(request.qi), sa, dp, None)
+        result = DpReleaseRun(dp, None, comparison)
+        return result, result.summary()
+    from privcore.anonymize import anonymize
+    from privcore.models import KAnonymity
+
+    schema = _compared_schema(inputs, request.qi, sa)
+    k_anon = anonymize(
+        frame,
+        schema,
+        [KAnonymity(request.k)],
+        algorithm=request.algorithm,
+        max_suppression=request.max_suppression,
+        seed=request.seed,
+        progress=part(share, 0.9 - share),
+    )
+    if progress is not None:
+        progress(0.9, "comparing the two releases")
+    comparison = compare_releases(
+        frame, list(request.qi), sa, dp, k_anon.frame, schema.hierarchies, k=request.k
+    )
+    result = DpReleaseRun(dp, k_anon, comparison)
+    return result, result.summary()
+
+
+def _dp_audit(request: DpAuditRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp.audit import audit_mechanism
+
+    kwargs: dict[str, Any] = {"delta": request.delta, "seed": request.seed, "progress": progress}
+    if request.samples is not None:
+        kwargs["samples"] = request.samples
+    report = audit_mechanism(request.audited, request.epsilon, **kwargs)
+    return report, report.to_dict()
+
+
 _RUNNERS: dict[type, Callable[..., tuple]] = {
     AnonymizeRequest: _anonymize,
     ReplayRequest: _replay,
@@ -324,6 +494,10 @@ _RUNNERS: dict[type, Callable[..., tuple]] = {
     AuditRequest: _audit,
     ReportRequest: _report,
     TaskRequest: _task,
+    DpQueryRequest: _dp_query,
+    DinnerRequest: _dp_dinner,
+    DpReleaseRequest: _dp_release,
+    DpAuditRequest: _dp_audit,
 }
 
 
@@ -350,7 +524,7 @@ def compute(
         from privcore.core import workers
 
         rows = None if inputs.original is None else inputs.original.n_rows
-        worker = not isinstance(request, AuditRequest) and workers.wanted(rows)
+        worker = not isinstance(request, (AuditRequest, DpAuditRequest)) and workers.wanted(rows)
     if worker:
         from privcore.core.workers import call_in_worker
 

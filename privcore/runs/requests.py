@@ -25,6 +25,10 @@ __all__ = [
     "AnonymizeRequest",
     "AttackRequest",
     "AuditRequest",
+    "DinnerRequest",
+    "DpAuditRequest",
+    "DpQueryRequest",
+    "DpReleaseRequest",
     "MeasureRequest",
     "ReplayRequest",
     "ReportRequest",
@@ -334,9 +338,134 @@ class TaskRequest(Request):
         return plain(dict(self.params))
 
 
+def _where_names(where: Mapping[str, Any] | None) -> list[str]:
+    """A query's conditions as the history keeps them: the columns they test, not the
+    values (a value of the data, even hashed, is never written to the history)."""
+    return sorted(str(column) for column in (where or {}))
+
+
+@dataclass(frozen=True)
+class DpQueryRequest(Request):
+    """A query on a table answered with central differential privacy (SPEC §10):
+    ``query`` is count, sum, mean or histogram; ``where`` the conditions of a count (or of
+    the rows a sum or mean covers), ``column`` and ``clamp`` (a, b) those of a sum or mean,
+    ``columns`` those of a histogram; ``noise`` the mechanism (laplace, geometric,
+    gaussian; None: geometric for integer queries, else laplace); ``draws`` independent
+    answers (the spread of the noise; each costs ε)."""
+
+    kind: ClassVar[str] = "dp_query"
+    query: str = "count"
+    where: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    column: str | None = None
+    clamp: tuple[float, float] | None = None
+    columns: tuple[str, ...] = ()
+    epsilon: float = 1.0
+    delta: float | None = None
+    noise: str | None = None
+    draws: int = 1
+    seed: int = 0
+    relation: str = "add_remove"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.query not in DP_QUERIES:
+            raise _bad("query", self.query, "one of " + ", ".join(DP_QUERIES))
+        object.__setattr__(self, "columns", tuple(self.columns))
+        if self.clamp is not None:
+            object.__setattr__(self, "clamp", tuple(self.clamp))
+        if self.where is not None:
+            object.__setattr__(self, "where", dict(self.where))
+        if self.query in ("sum", "mean") and (self.column is None or self.clamp is None):
+            raise ParameterError(
+                f"A DP {self.query} needs a column and its clamping range a,b "
+                "(the sensitivity comes from the range).",
+                code="dp.needs_clamp",
+                query=self.query,
+            )
+        if self.query == "histogram" and not self.columns:
+            raise ParameterError(
+                "A DP histogram needs the columns whose combinations it counts.",
+                code="dp.needs_columns",
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["where"] = _where_names(self.where)  # the columns only
+        return out
+
+
+DP_QUERIES = ("count", "sum", "mean", "histogram")
+
+
+@dataclass(frozen=True)
+class DinnerRequest(Request):
+    """The dinner story of the differencing attack (seed 000): ``leaver`` leaves, the
+    attacker compares the count of singles before and after, each answered at ``epsilon``
+    with ``noise`` (geometric or laplace); ``prior`` is the attacker's prior."""
+
+    kind: ClassVar[str] = "dp_dinner"
+    epsilon: float = 1.0
+    prior: float = 0.5
+    leaver: str = "Zhang San"
+    noise: str = "geometric"
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class DpReleaseRequest(Request):
+    """A differentially private release of a table (noisy marginals of each QI with the
+    SA, made consistent, and records synthesized from them) at ``epsilon``, compared on
+    the same queries with a k-anonymous release (``k``, ``algorithm``) of the same data
+    when ``k`` is given."""
+
+    kind: ClassVar[str] = "dp_release"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    epsilon: float = 1.0
+    seed: int = 0
+    relation: str = "add_remove"
+    k: int | None = None
+    algorithm: str = "optimal"
+    max_suppression: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len(self.sa) != 1:
+            raise ParameterError(
+                "A DP release synthesizes one sensitive attribute; name exactly one.",
+                code="dp.one_sa",
+                columns=list(self.sa),
+            )
+
+
+@dataclass(frozen=True)
+class DpAuditRequest(Request):
+    """Audit a central DP mechanism (``audited``: one of
+    :data:`privcore.dp.audit.AUDIT_MECHANISMS`, correct or deliberately broken) claiming
+    ``epsilon`` (and ``delta``) with ``samples`` draws on each of two neighbouring data
+    sets; or, with :attr:`privcore.runs.Inputs.work`, outputs of any implementation."""
+
+    kind: ClassVar[str] = "dp_audit"
+    audited: str = "laplace_count"
+    epsilon: float = 1.0
+    delta: float | None = None
+    samples: int | None = None
+    seed: int = 0
+
+
 _KINDS: dict[str, type[Request]] = {
     cls.kind: cls
-    for cls in (AnonymizeRequest, MeasureRequest, AttackRequest, AuditRequest, ReportRequest)
+    for cls in (
+        AnonymizeRequest,
+        MeasureRequest,
+        AttackRequest,
+        AuditRequest,
+        ReportRequest,
+        DpQueryRequest,
+        DinnerRequest,
+        DpReleaseRequest,
+        DpAuditRequest,
+    )
 }
 
 

@@ -1,9 +1,11 @@
-"""AppTest: the Learn page — six lessons in both languages, their exercises, the deep
-link ``?lesson=N``, the LDP audit of lesson 5, and the lesson catalogues."""
+"""AppTest: the Learn page — seven lessons in both languages, their exercises, the deep
+link ``?lesson=N``, the LDP audit of lesson 5, the differencing attack of lesson 7, and the
+lesson catalogues."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -55,7 +57,7 @@ def check(at: AppTest, lesson: int) -> AppTest:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("lesson", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("lesson", [1, 2, 3, 4, 5, 6, 7])
 def test_each_lesson_renders_in_both_languages(lesson, lang):
     at = open_learn(lesson, lang)
     no_exceptions(at)
@@ -144,6 +146,7 @@ EXERCISES = [
     (4, 0.30, 0.25),
     (5, 0.75, 0.5),
     (6, 0.5, 0.37),
+    (7, 4.0, 2.0),  # b = Δ/ε = 1/0.25; 2.0 would be the scale at ε = 0.5
 ]
 
 
@@ -259,6 +262,119 @@ def test_lesson_five_coin_flips_change_with_the_button():
     assert at.session_state["learn_l5_seed"] == 1
 
 
+# --------------------------------------------------------------------------- lesson 7
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_lesson_seven_differencing_with_exact_counts():
+    """The dinner (seed 000): the first single guest, Zhang San, leaves; the singles drop
+    from 2 to 1 and the exact answers make the attacker certain. A guest in a couple
+    leaves the count at 2."""
+    en = strings("en")
+    at = open_learn(7)
+    no_exceptions(at)
+    assert at.selectbox(key="learn_l7_leaver").value == "Zhang San"
+    shown = metrics(at)
+    assert shown[en["learn.l7.count_with"]] == "2"
+    assert shown[en["learn.l7.count_without"].format(name="Zhang San")] == "1"
+    assert shown[en["learn.l7.exact_posterior"]] == "1.000"
+    story = at.warning[0].value
+    assert "singles 2 → 1" in story and "Zhang San is single" in story and "100%" in story
+
+    at.selectbox(key="learn_l7_leaver").set_value("Li Si").run()
+    no_exceptions(at)
+    shown = metrics(at)
+    assert shown[en["learn.l7.count_with"]] == "2"
+    assert shown[en["learn.l7.count_without"].format(name="Li Si")] == "2"
+    assert shown[en["learn.l7.exact_posterior"]] == "1.000"
+    assert "Li Si is in a couple" in at.warning[0].value
+
+
+def test_lesson_seven_noise_bound_and_accuracy():
+    """At the default ε = 1 and prior ½: bound e/(e + 1) = 0.731; the ln 3 example 0.75;
+    Laplace scale b = 1/1 = 1.00, 95 % half-width ln 20 = 2.996; discrete half-width 3
+    (P(|Z| ≥ m) = 2q^m/(1 + q) with q = 1/e: 0.073 at m = 3, 0.027 at m = 4)."""
+    en = strings("en")
+    at = open_learn(7)
+    shown = metrics(at)
+    assert shown[en["learn.l7.bound_metric"]] == "0.731"
+    assert shown[en["learn.l7.sensitivity"]] == "1"
+    assert shown[en["learn.l7.scale"]] == "1.00"
+    assert shown[en["learn.l7.half_width"]] == "3.00"
+    assert shown[en["learn.l7.discrete_half_width"]] == "3"
+    assert any("the bound is **0.75**" in i for i in texts(at.info))
+    # this draw's belief lies within the DP bounds [e⁻¹/(e⁻¹ + 1), e/(e + 1)]
+    drawn = float(shown[en["learn.l7.draw_posterior"].format(name="Zhang San")])
+    assert 0.268 <= drawn <= 0.731
+    ratio = " ".join(texts(at.markdown))
+    assert "largest ratio of their probabilities is 2.718, exactly e^ε = 2.718" in ratio
+    assert len(at.get("vega_lite_chart")) == 1
+
+    noisy = en["learn.l7.noisy_with"]
+    before = shown[noisy]
+    at.button(key="learn_l7_draw").click().run()
+    no_exceptions(at)
+    assert at.session_state["learn_l7_seed"] == 1
+    after = metrics(at)
+    assert after[en["learn.l7.count_with"]] == "2"  # the exact counts stay
+    assert re.fullmatch(r"-?\d+", after[noisy]) and re.fullmatch(r"-?\d+", before)
+
+    at.slider(key="learn_l7_prior").set_value(0.25).run()
+    at.slider(key="learn_l7_eps").set_value(2.0).run()
+    no_exceptions(at)
+    shown = metrics(at)
+    # 0.25·e² / (0.25·e² + 0.75) = e²/(e² + 3) = 0.711
+    assert shown[en["learn.l7.bound_metric"]] == "0.711"
+    assert shown[en["learn.l7.scale"]] == "0.50"
+
+
+def test_lesson_seven_names_the_inverted_formula():
+    at = open_learn(7)
+    answer(at, 7, 0.25)  # ε·Δ instead of Δ/ε
+    check(at, 7)
+    assert at.error and "formula upside down" in at.error[0].value
+    answer(at, 7, 4.0)
+    check(at, 7)
+    assert at.success and "b = Δ/ε = 1/0.25 = 4.00" in at.success[0].value
+    assert "b·ln 20 = 11.98" in at.success[0].value  # 4·ln 20 = 11.983
+
+
+def test_lesson_seven_in_chinese():
+    zh = strings("zh")
+    at = open_learn(7, "zh")
+    no_exceptions(at)
+    shown = metrics(at)
+    assert shown[zh["learn.l7.count_with"]] == "2"
+    assert shown[zh["learn.l7.count_without"].format(name="Zhang San")] == "1"
+    assert "Zhang San 是单身" in at.warning[0].value
+    assert zh["learn.l7.single"] in set(at.dataframe[0].value[zh["learn.l7.col_status"]])
+    answer(at, 7, 4.0)
+    check(at, 7)
+    assert at.success and "正确" in at.success[0].value
+    answer(at, 7, 3.0)
+    check(at, 7)
+    assert at.error and "不对" in at.error[0].value
+
+
+def test_output_probabilities_of_the_two_counts():
+    """ε = ln 2: q = ½, P(Z = 0) = (1 − q)/(1 + q) = 1/3 and P(Z = ±1) = 1/6; the largest
+    ratio between the counts 2 and 1 is e^ε = 2, between 2 and 2 it is 1."""
+    from ui.learn import largest_ratio, output_probabilities
+
+    table = output_probabilities(2, 1, math.log(2)).set_index("output")
+    assert table.loc[2, "with"] == pytest.approx(1 / 3)
+    assert table.loc[1, "with"] == pytest.approx(1 / 6)
+    assert table.loc[1, "without"] == pytest.approx(1 / 3)
+    assert table.loc[2, "without"] == pytest.approx(1 / 6)
+    assert largest_ratio(table) == pytest.approx(2.0)
+    # beyond both counts the rows reach the 99 % range of the noise on each side
+    assert table["with"].sum() >= 0.99 and table["without"].sum() >= 0.99
+    assert largest_ratio(output_probabilities(2, 2, math.log(2))) == pytest.approx(1.0)
+
+
 # --------------------------------------------------------------------------- catalogues
 
 
@@ -281,7 +397,7 @@ def test_every_learn_key_used_in_the_code_exists():
     for path in (PAGE, ROOT / "ui" / "learn.py"):
         used |= set(re.findall(r"\bt\(\s*\"([a-z_][\w.-]*)\"", path.read_text(encoding="utf-8")))
     assert used and sorted(used - set(en)) == []
-    for n in range(1, 7):
+    for n in range(1, 8):
         assert f"learn.l{n}.short" in en and f"learn.l{n}.title" in en
     for verdict in ("violation", "consistent", "inconclusive"):
         assert f"learn.l5.verdict_{verdict}" in en

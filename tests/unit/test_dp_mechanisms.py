@@ -1,6 +1,7 @@
 """Tests of privcore.dp.mechanisms (SPEC §10): hand-computed scales and conversions, the
 analytic Gaussian σ against its defining equation, each sampler's noise against its exact
-distribution (fixed seeds, 20,000 draws), and parameter validation."""
+distribution (fixed seeds, 20,000 draws), the output grid that keeps the low-order bits
+independent of the true value (Mironov 2012), and parameter validation."""
 
 from __future__ import annotations
 
@@ -177,6 +178,99 @@ def test_samplers_are_deterministic_for_a_seed_and_keep_shapes():
     assert cells.shape == (4, 3)
     generator = np.random.default_rng(9)
     assert mech.laplace(np.zeros(5), 1, 1, rng=generator).shape == (5,)
+
+
+# --------------------------------------------------------------------------- output grid
+
+
+def test_grid_step_by_hand():
+    # γ = 2^(⌊log₂ min(scale, Δ)⌋ − 12)
+    assert mech.grid_step(1.0, 1.0) == 2.0**-12
+    assert mech.grid_step(2.0, 1.0) == 2.0**-12  # Laplace at ε = 0.5: min(2, 1) = 1
+    assert mech.grid_step(4.0, 10.0) == 2.0**-10  # ⌊log₂ 4⌋ = 2
+    assert mech.grid_step(3.0, 100.0) == 2.0**-11  # ⌊log₂ 3⌋ = 1
+    assert mech.grid_step(0.3, 1.0) == 2.0**-14  # ⌊log₂ 0.3⌋ = −2
+    assert mech.grid_step(2.0**13, 2.0**13) == 2.0  # an exact power of two: ⌊log₂⌋ = 13
+
+
+def test_rounding_to_the_grid_and_its_sensitivity_by_hand():
+    # 0.3 / 0.25 = 1.2 → 1 unit, not exact: the gridded sum has sensitivity Δ + γ
+    units, exact = mech._on_grid(np.array([0.3, -0.2]), 0.25)
+    assert units.tolist() == [1.0, -1.0] and not exact
+    assert mech._grid_sensitivity(1.0, 0.25, exact) == 1.25
+    # integers on a grid γ ≤ 1 are exact, whatever their value
+    units, exact = mech._on_grid(np.array([3, 7]), 0.5)
+    assert units.tolist() == [6.0, 14.0] and exact
+    assert mech._grid_sensitivity(1.0, 0.5, exact) == 1.0
+    # a float that happens to be an integer is still a real-valued query (decided by type,
+    # never by the value); and integers on a grid γ > 1 are rounded
+    assert not mech._on_grid(3.0, 0.5)[1]
+    units, exact = mech._on_grid(np.array([3]), 2.0)
+    assert units.tolist() == [2.0] and not exact  # 3/2 = 1.5 rounds half to even → 2
+
+
+def _off_grid_share(outputs: np.ndarray, step: float, radius: float = 0.5) -> float:
+    """Share of the outputs in (−radius, radius) that are not multiples of ``step``."""
+    near = outputs[np.abs(outputs) < radius]
+    assert near.size > 100
+    return float(np.mean(np.modf(near / step)[0] != 0.0))
+
+
+@pytest.mark.parametrize(
+    ("sampler", "step"),
+    [
+        (lambda value, n: mech.laplace(value, 1, 0.5, size=n, rng=21), 2.0**-12),
+        (lambda value, n: mech.laplace(value, 1, 2.0, size=n, rng=22), 2.0**-13),
+        (lambda value, n: mech.gaussian(value, 1, 1.0, 1e-5, size=n, rng=23), 2.0**-12),
+        (lambda value, n: mech.gaussian_zcdp(value, 1, 0.5, size=n, rng=24), 2.0**-12),
+    ],
+)
+def test_low_order_bits_do_not_depend_on_the_true_value(sampler, step):
+    """Mironov 2012: textbook float Laplace returns arbitrary tiny doubles near 0 for a true
+    count 0, and multiples of 2⁻⁵³ for a true count 1. On the grid both counts give only
+    multiples of γ, in particular of 2⁻⁵³."""
+    for value in (0, 1):
+        outputs = sampler(value, 20_000)
+        assert _off_grid_share(outputs, step) == 0.0
+        assert _off_grid_share(outputs, 2.0**-53) == 0.0
+    # the textbook sampler fails the same check for the count 0
+    textbook = 0 + np.random.default_rng(25).laplace(0.0, 2.0, size=20_000)
+    assert _off_grid_share(textbook, 2.0**-53) > 0.3
+
+
+def test_real_valued_answers_are_multiples_of_the_grid():
+    # a sum in [0, 10]: Δ = 10, ε = 1, b = 10: γ = 2^(⌊log₂ 10⌋ − 12) = 2⁻⁹
+    outputs = mech.laplace(37.3, 10.0, 1.0, size=DRAWS, rng=26)
+    assert np.all(np.modf(outputs / 2.0**-9)[0] == 0.0)
+    assert stats.kstest(outputs - 37.3, stats.laplace(scale=10.0).cdf).pvalue > ALPHA
+    sigma = mech.analytic_gaussian_sigma(10.0, 1.0, 1e-5)
+    step = mech.grid_step(sigma, 10.0)
+    outputs = mech.gaussian(37.3, 10.0, 1.0, 1e-5, size=DRAWS, rng=27)
+    assert np.all(np.modf(outputs / step)[0] == 0.0)
+    assert stats.kstest(outputs - 37.3, stats.norm(scale=sigma).cdf).pvalue > ALPHA
+
+
+def test_discrete_gaussian_matches_its_pmf():
+    """Canonne, Kamath & Steinke 2020, Algorithm 3, at a small σ where the law is visibly
+    discrete: P(Z = z) ∝ exp(−z²/(2σ²)), σ = 1.5."""
+    sigma = 1.5
+    noise = mech._discrete_gaussian(sigma, (DRAWS,), np.random.default_rng(28))
+    assert noise.dtype.kind == "i"
+    support = np.arange(-8, 9)
+    weights = np.exp(-(support**2) / (2 * sigma**2))
+    pmf = weights / weights.sum()  # mass beyond ±8 is below 10⁻⁶
+    observed = np.bincount(np.clip(noise, -8, 8) + 8, minlength=support.size)
+    assert stats.chisquare(observed, DRAWS * pmf).pvalue > ALPHA
+    # the test has power: the same check at σ = 1.65 fails
+    wider = np.exp(-(support**2) / (2 * 1.65**2))
+    assert stats.chisquare(observed, DRAWS * wider / wider.sum()).pvalue < ALPHA
+
+
+def test_gaussian_samplers_keep_shapes_and_seeds():
+    cells = mech.gaussian(np.array([1, 2, 3]), 1.0, 1.0, 1e-5, size=(4, 3), rng=5)
+    assert cells.shape == (4, 3)
+    assert mech.gaussian(0.0, 1.0, 1.0, 1e-5, rng=5) == mech.gaussian(0.0, 1.0, 1.0, 1e-5, rng=5)
+    assert isinstance(mech.gaussian_zcdp(2, 1.0, 0.5, rng=5), float)
 
 
 # --------------------------------------------------------------------------- validation

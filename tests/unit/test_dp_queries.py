@@ -215,3 +215,11 @@ def test_huge_histograms_are_refused():
         histogram(frame, ["a", "b"])
     assert caught.value.code == "dp.histogram_too_large"
     assert caught.value.params["cells"] == 4_000_000 > queries.MAX_HISTOGRAM_CELLS
+
+
+@pytest.mark.parametrize("dtype", [object, "string[pyarrow]"])
+def test_histogram_with_a_public_domain_counts_missing_and_skips_values_outside(dtype):
+    values = pd.Series(["a", "b", None, "a", "c", None, None], dtype=dtype)
+    query = histogram(pd.DataFrame({"x": values}), ["x"], domain={"x": ["b", "a", np.nan]})
+    # b: 1, a: 2, missing: 3; "c" lies outside the public domain and is not counted
+    assert query.true_answer.tolist() == [1, 2, 3]
