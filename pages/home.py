@@ -32,6 +32,9 @@ st.page_link(
 )
 st.page_link("pages/attack.py", label=t("home.link_attack"), icon=":material/person_search:")
 st.page_link("pages/ldp_auditor.py", label=t("home.link_ldp"), icon=":material/policy:")
+st.page_link(
+    "pages/differential_privacy.py", label=t("home.link_dp"), icon=":material/shield_lock:"
+)
 st.page_link("pages/report.py", label=t("home.link_report"), icon=":material/fact_check:")
 st.page_link("pages/history.py", label=t("home.link_history"), icon=":material/history:")
 

@@ -11,7 +11,9 @@ keys such as ``risk_threshold`` or ``l_distinct``, codes such as ``grr`` or
   meaning depends on where it sits), ``history.field.<key>``, a figure's or a readiness
   threshold's name (``figure.<key>``, ``report.threshold.<key>``), the label another page
   shows for it (:data:`REUSED`), a parameter's name (``param.<key>``); a key nobody
-  labelled is humanized (``risk_threshold`` → "Risk threshold"). Nested mappings are
+  labelled is humanized (``risk_threshold`` → "Risk threshold"); a top-level key that
+  means something else in one kind of run has that kind's label (:data:`KIND_LABELS`:
+  a DP query's ``epsilon`` is its guarantee, an audit's a claim). Nested mappings are
   flattened into labelled paths ("Re-identification risk · Highest record risk"); a
   mapping keyed by columns puts the column in parentheses ("Distinct l (Salary)").
   Values are formatted for people: lists joined with ", ", an interval as "a – b",
@@ -79,6 +81,7 @@ PAGE_TITLES = {
     "privacy_level": "nav.privacy",
     "attack": "nav.attack",
     "ldp": "nav.ldp",
+    "dp": "nav.dp",
     "report": "nav.report",
     "data": "nav.data",
     "history": "nav.history",
@@ -185,7 +188,58 @@ REUSED = {
     "order": "report.html.order",
     "page": "history.col_page",
     "cached": "history.col_cached",
+    # central differential privacy: the DP page's own terms
+    "answer": "dp.noisy_answer",
+    "sensitivity": "dp.sensitivity",
+    "interval": "dp.interval95",
+    "cells": "dp.cells",
+    "query": "dp.query",
+    "noise": "dp.mechanism",
+    "relation": "dp.relation",
+    "neighbours": "dp.relation",
+    "audited": "dp.audited",
+    "leaver": "dp.leaver",
+    "posterior_max": "dp.posterior_bound",
+    "posterior_exact_answers": "dp.posterior_exact",
+    "zero_in_truth": "dp.zero_in_truth",
+    "mean_abs_error": "dp.mean_abs_error",
+    "median_abs_error": "dp.median_abs_error",
+    "max_abs_error": "dp.max_abs_error",
+    "mean_relative_error": "dp.mean_relative_error",
+    "zero_answered_positive": "dp.zero_answered",
+    "ledger": "dp.release_ledger",
+    "ledger.label": "dp.ledger_query",
+    "ledger.epsilon": "param.epsilon",
+    "ledger.columns": "dp.marginal",
+    "ledger.spent": "dp.spent",
+    "dp.epsilon": "param.epsilon",
+    "attack.epsilon": "param.epsilon",
+    "attack.prior": "dp.prior",
+    "where.status": "dp.status",
+    "scale.sum": "dp.query_sum",
+    "scale.count": "dp.query_count",
+    "sensitivity.sum": "dp.query_sum",
+    "sensitivity.count": "dp.query_count",
+    "mechanism.sum": "dp.query_sum",
+    "mechanism.count": "dp.query_count",
 }
+
+#: Top-level keys that mean something else in one kind of run: (kind, key) → label.
+KIND_LABELS = {
+    **{
+        (kind, "epsilon"): "param.epsilon"  # the ε of a guarantee, not an audited claim
+        for kind in ("dp_query", "dp_dinner", "dp_release", "dp_differencing")
+    },
+    ("dp_dinner", "prior"): "dp.prior",
+    ("dp_differencing", "prior"): "dp.prior",
+    ("dp_query", "columns"): "dp.histogram_columns",
+    ("dp_release", "records"): "history.field.synthesized_records",
+    ("dp_audit", "samples"): "dp.audit_samples",
+    ("dp_audit", "tolerance"): "history.field.decision_tolerance",
+}
+#: Top-level numbers of one kind of run that are not shares (elsewhere they are): the
+#: DP audit's tolerance is an ε.
+KIND_NUMBERS = frozenset({("dp_audit", "tolerance")})
 
 #: Mappings keyed by the data's columns (or "all"): the column goes in parentheses.
 BY_COLUMN = frozenset(
@@ -204,6 +258,7 @@ BY_COLUMN = frozenset(
         "per_attribute",
         "unparsed_cells",
         "hierarchy_files",
+        "rows_outside_domain",
     }
 )
 #: Mappings keyed by columns or by fields (the report's ``roles``: qi, sa, key; a
@@ -213,7 +268,7 @@ BY_COLUMN_OR_FIELD = frozenset({"roles"})
 #: Fields whose value is a code, worded by a label (first catalogue key that exists).
 CODE_WORDS: dict[str, tuple[str, ...]] = {
     "algorithm": ("alg.{v}",),
-    "mechanism": ("mechanism.{v}",),
+    "mechanism": ("mechanism.{v}", "dp.noise_{v}", "dp.audited_{v}"),
     "sweep": ("mechanism.{v}",),
     "l_kind": ("pl.l_kind_{v}",),
     "t_distance": ("distance.{v}",),
@@ -223,7 +278,7 @@ CODE_WORDS: dict[str, tuple[str, ...]] = {
     "density": ("ldp.density_{v}", "history.value.density.{v}"),
     "method": ("ldp.method_{v}",),
     "methods": ("ldp.method_{v}",),
-    "status": ("report.status.{v}",),
+    "status": ("report.status.{v}", "dp.status_{v}"),
     "locale": ("at.locale_{v}",),
     "roles": ("role.{v}",),
     "alignment": ("param.alignment.{v}", "param.pairing.{v}"),
@@ -237,6 +292,16 @@ CODE_WORDS: dict[str, tuple[str, ...]] = {
     "mode": ("history.value.mode.{v}",),
     "grid_source": ("history.value.grid_source.{v}",),
     "attack": ("history.value.attack.{v}",),
+    "noise": ("dp.noise_{v}",),
+    "relation": ("dp.relation_{v}",),
+    "query": ("dp.query_{v}",),
+    "audited": ("dp.audited_{v}",),
+    "leaver": ("history.value.leaver.{v}",),
+    "leaver_status": ("dp.status_{v}",),
+    "kind": ("history.value.kind.{v}",),  # a DP audit's event
+    "order": ("history.value.order.{v}",),  # the data set on which the event is likelier
+    "sum": ("dp.noise_{v}",),  # a DP mean's two parts: the mechanism of each
+    "count": ("dp.noise_{v}",),
 }
 
 #: Keys whose numbers are shares of a whole (shown as percentages).
@@ -251,12 +316,20 @@ SHARES_UNDER = frozenset(
     }
 )
 #: Keys whose two numbers are an interval (shown "a – b").
-INTERVALS = frozenset({"ci", "ci_avg", "input_range"})
+INTERVALS = frozenset({"ci", "ci_avg", "input_range", "interval", "clamp", "p_d", "p_d_prime"})
 #: Parents under which a key holds ε (not a share): the audit measures.
 AUDIT_MEASURES = frozenset({"ab", "ob", "lb"})
 #: Keys left out: said by their parent already (a measure's own name, a mechanism's
 #: English title next to its code).
-SKIPPED = frozenset({("ab", "method"), ("ob", "method"), ("lb", "method"), ("mechanism", "title")})
+SKIPPED = frozenset(
+    {
+        ("ab", "method"),
+        ("ob", "method"),
+        ("lb", "method"),
+        ("mechanism", "title"),
+        ("event", "text"),  # a DP audit's event in English: said by its kind and parameters
+    }
+)
 #: Report results whose items the readiness report words itself.
 REPORT_ITEMS = frozenset({"checks", "reasons", "conditions", "notes"})
 #: Lists of privacy models: a model report (``verdicts``) or a model's parameters.
@@ -351,7 +424,9 @@ def _number(value: float | int) -> str:
     return figure(value, 4)
 
 
-def _is_share(field: str, parent: Any) -> bool:
+def _is_share(field: str, parent: Any, kind: str | None = None) -> bool:
+    if parent is None and (kind, field) in KIND_NUMBERS:
+        return False
     if field in SHARES or field.endswith("_share") or (parent, field) in SHARES_UNDER:
         return True
     return field == "tolerance" and parent not in AUDIT_MEASURES
@@ -368,7 +443,7 @@ def value_text(
     if isinstance(value, (int, float)):
         if field.endswith("_run"):
             return f"#{int(value)}"
-        if _is_share(field, parent) and not (isinstance(value, float) and math.isnan(value)):
+        if _is_share(field, parent, kind) and not (isinstance(value, float) and math.isnan(value)):
             return percent(value)
         return _number(value)
     if isinstance(value, str):
@@ -533,7 +608,9 @@ def describe(data: Any, lang: str, kind: str | None = None) -> list[Line]:
         return [] if data is None else [Line((), text("history.col_value", lang), str(data))]
     out: list[Line] = []
     for key, value in data.items():
-        _walk(str(key), value, (key,), field_label(key, None, lang), None, lang, kind, out)
+        special = KIND_LABELS.get((kind, str(key)))
+        label = text(special, lang) if special else field_label(key, None, lang)
+        _walk(str(key), value, (key,), label, None, lang, kind, out)
     return out
 
 

@@ -67,6 +67,11 @@ _CHOICE_KEYS = {
     "density": "ldp.density_",
     "alignment": "param.alignment.",
     "pairing": "param.pairing.",
+    "audited": "dp.audited_",
+    "noise": "dp.noise_",
+    "relation": "dp.relation_",
+    "query": "dp.query_",
+    "leaver": "dp.diner_",
 }
 _ABBREVIATIONS = {"qi": "QI", "sa": "SA", "pl": "PL", "ul": "UL", "dr": "DR", "id": "ID"}
 
@@ -119,9 +124,12 @@ def param_value(name: str, value: Any, lang: str) -> str:
         return f"{value:g}"
     prefix = _CHOICE_KEYS.get(name)
     if prefix is not None and isinstance(value, str):
-        worded = _lookup(prefix + value, lang)
-        if worded is not None and "{" not in worded:
-            return worded
+        # a choice is keyed as it is ("add_remove") or, when it is a name, in lower case
+        # with underscores ("Zhang San" → dp.diner_zhang_san)
+        for choice in dict.fromkeys((value, "_".join(value.lower().split()))):
+            worded = _lookup(prefix + choice, lang)
+            if worded is not None and "{" not in worded:
+                return worded
     return str(value)
 
 

@@ -50,6 +50,7 @@ def test_every_page_renders_without_exception():
         "privacy_level.py",
         "attack.py",
         "ldp_auditor.py",
+        "differential_privacy.py",
         "report.py",
         "history.py",
     ):

@@ -1,6 +1,8 @@
 """AppTest: the History page in words, not keys (English and Chinese).
 
-Runs of the Privacy level, Anonymize, Attack and LDP auditor pages (and a readiness
+Runs of the Privacy level, Anonymize, Attack, LDP auditor and Differential privacy pages
+(every DP kind: queries, the dinner story, a release compared with k-anonymity, audits of a
+mechanism and of uploaded outputs, the differencing attack on a person; and a readiness
 report and a refused request) are recorded through the application layer; selected on
 the History page, their list, details and comparison show no key (``risk_threshold``),
 no Python or JSON text (``None``, ``["Age", "ZIP"]``) and no raw JSON element, in either
@@ -16,19 +18,27 @@ import pandas as pd
 import pytest
 
 from privcore.data import load_sample
+from privcore.dp import differencing
+from privcore.dp.audit import audit_outputs
 from privcore.errors import ParameterError
 from privcore.runs import (
     AnonymizeRequest,
     AttackRequest,
     AuditRequest,
+    DinnerRequest,
+    DpAuditRequest,
+    DpQueryRequest,
+    DpReleaseRequest,
     Inputs,
     MeasureRequest,
     ReportRequest,
+    TaskRequest,
     make_request,
     run,
 )
 from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
 from ui import history_view as view
+from ui.dp_view import differencing_summary
 
 KEY = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 REPR = re.compile(r"^([\[\{]|None$|True$|False$|nan$|NaN$)")
@@ -37,9 +47,58 @@ CHINESE = re.compile(r"[\u4e00-\u9fff]")
 QI, SA = ("ZIP", "Age"), ("Salary", "Disease")
 
 
+def record_dp_runs(dataset, schema) -> list:
+    """One run of each kind the Differential privacy page records (as the page records
+    them): queries (a count drawn five times, a mean, a Gaussian histogram), the dinner
+    story, a DP release compared with a k-anonymous one, audits of a correct and a broken
+    mechanism and of uploaded outputs, and the differencing attack on a person."""
+    inputs = Inputs(original=dataset, schema=schema)
+    disease = dataset.frame["Disease"].iloc[0]
+    outcomes = [
+        run(DpQueryRequest(where={"Disease": disease}, epsilon=0.5, draws=5), inputs, page="dp"),
+        run(
+            DpQueryRequest(query="mean", column="Age", clamp=(0, 100), relation="replace"),
+            inputs,
+            page="dp",
+        ),
+        run(
+            DpQueryRequest(query="histogram", columns=("ZIP",), noise="gaussian", delta=1e-6),
+            inputs,
+            page="dp",
+        ),
+        run(DinnerRequest(epsilon=1.0, leaver="Li Si"), Inputs(), page="dp"),
+        run(DpReleaseRequest(qi=QI, sa=("Disease",), epsilon=1.0, k=3), inputs, page="dp"),
+        run(DpAuditRequest(audited="laplace_count", samples=2000), Inputs(), page="dp"),
+        run(DpAuditRequest(audited="broken_float_laplace", samples=2000), Inputs(), page="dp"),
+    ]
+
+    def audit_upload(progress):
+        report = audit_outputs([0.0] * 300 + [1.0] * 300, [1.0] * 400 + [2.0] * 200, 1.0)
+        return report, report.to_dict()
+
+    def attack_person(progress):
+        attack = differencing(dataset.frame, 0, {"Disease": disease}, epsilon=1.0, seed=3)
+        return attack, differencing_summary(attack)
+
+    uploaded = {"audited": "uploaded", "epsilon": 1.0, "delta": 0.0, "output_columns": ["a", "b"]}
+    outcomes.append(
+        run(TaskRequest(task="dp_audit", params=uploaded), Inputs(work=audit_upload), page="dp")
+    )
+    person = {"epsilon": 1.0, "prior": 0.5, "noise": "geometric", "where": ["Disease"], "seed": 3}
+    outcomes.append(
+        run(
+            TaskRequest(task="dp_differencing", params=person),
+            Inputs(original=dataset, work=attack_person),
+            page="dp",
+        )
+    )
+    return outcomes
+
+
 def record_runs() -> list[int]:
-    """One run per page that records runs, plus a readiness report and a refused request
-    (an error run); their ids, in the order recorded."""
+    """One run per page that records runs (every kind of the Differential privacy page),
+    plus a readiness report and a refused request (an error run); their ids, in the order
+    recorded."""
     dataset, schema = load_sample("hospital")
     made = run(
         AnonymizeRequest(qi=QI, sa=SA, k=3),
@@ -57,9 +116,10 @@ def record_runs() -> list[int]:
         page="ldp",
     )
     reported = run(ReportRequest(qi=QI, sa=SA), paired, page="report")
+    dp_runs = record_dp_runs(dataset, schema)
     with pytest.raises(ParameterError):
         make_request(AuditRequest, {"mechanism": "grr", "epsilon": -1.0}, page="ldp")
-    ids = [o.run_id for o in (made, measured, attacked, audited, reported)]
+    ids = [o.run_id for o in (made, measured, attacked, audited, reported, *dp_runs)]
     assert all(ids), ids
     return ids
 
@@ -103,12 +163,18 @@ def test_the_history_shows_words_not_keys(lang):
     listing = tables[0]
     pages = set(listing.iloc[:, 3])
     statuses = set(listing.iloc[:, 4])
+    kinds = set(listing.iloc[:, 2])
     if lang == "en":
         assert {"Privacy level", "Anonymize", "Attack simulator", "LDP auditor"} <= pages
+        assert "Differential privacy" in pages
         assert {"done", "error"} <= statuses
+        assert {"DP query", "dinner story", "DP release", "DP audit", "differencing attack"} <= (
+            kinds
+        ), kinds
     else:
-        assert {"隐私水平", "匿名化", "攻击模拟", "LDP 审计"} <= pages, pages
+        assert {"隐私水平", "匿名化", "攻击模拟", "LDP 审计", "差分隐私"} <= pages, pages
         assert {"完成", "出错"} <= statuses
+        assert {"DP 查询", "晚餐故事", "DP 发布", "DP 审计", "差分攻击"} <= kinds, kinds
     details = [f for f in tables[1:] if len(f.columns) == 2]
     assert details, "no details table"
     labels = {label for frame in details for label in frame.iloc[:, 0]}
@@ -117,11 +183,23 @@ def test_the_history_shows_words_not_keys(lang):
         assert {"Quasi-identifiers", "Risk threshold", "Algorithm", "Mechanism"} <= labels
         assert "ZIP, Age" in values  # a list joined
         assert "Optimal full-domain search" in values  # a code by its title
+        dp_labels = {"Noisy answer", "Who leaves", "Mechanism to audit", "Event found · Kind"}
+        assert dp_labels <= labels, dp_labels - labels
+        dp_values = {
+            "Li Si",
+            "Replace one record",
+            "Broken: textbook floating-point Laplace",
+            "Uploaded outputs",
+            "Geometric (discrete Laplace)",
+        }
+        assert dp_values <= values, dp_values - values
         assert any(
             re.match(r"k-anonymity: k ≥ 5 — achieved k = \d+ — (passed|failed)$", v) for v in values
         )
     else:
         assert {"准标识符", "风险阈值", "算法", "机制"} <= labels, labels
+        assert {"带噪回答", "谁离席", "要审计的机制", "找到的事件 · 类型"} <= labels, labels
+        assert {"李四", "有伴侣", "替换一条记录", "上传的输出"} <= values, values
         assert all(CHINESE.search(label) or len(label) < 4 for label in labels), [
             label for label in labels if not CHINESE.search(label) and len(label) >= 4
         ]

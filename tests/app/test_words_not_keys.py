@@ -34,6 +34,8 @@ NAMES = {
     "min", "max", "log", "exp", "ln", "int",
     "English", "utf", "avg", "sup", "Agrawal", "Srikant",
     "csv", "tsv", "xlsx", "parquet", "jsonl", "sha", "DuckDB", "Spark",
+    "Mironov", "Ghosh", "Roughgarden", "Sundararajan", "Balle", "Canonne", "Kamath",
+    "Steinke", "numpy",
 }  # fmt: skip
 #: Markup and machine text that is no word: Markdown icons and colours, paths, hashes,
 #: timestamps, file names.
@@ -97,6 +99,7 @@ def _walk(lang: str):
         ("attack.py", "at_run"),
         ("ldp_auditor.py", "ldp_run"),
         ("report.py", "rp_go"),
+        ("differential_privacy.py", "dp_play"),  # the dinner story: the newest run
         ("history.py", None),
     ]
     for page, button in steps:

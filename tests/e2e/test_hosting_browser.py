@@ -23,6 +23,7 @@ PAGES = (
     "Privacy level",
     "Attack simulator",
     "LDP auditor",
+    "Differential privacy",
     "Release report",
     "History",
 )

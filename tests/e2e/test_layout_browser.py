@@ -51,6 +51,7 @@ PAGES = [
     ("nav.privacy", "privacy_level"),
     ("nav.attack", "attack"),
     ("nav.ldp", "ldp_auditor"),
+    ("nav.dp", "differential_privacy"),
     ("nav.report", "report"),
     ("nav.history", "history"),
 ]
