@@ -263,7 +263,7 @@ AUDIT_MECHANISMS: dict[str, AuditedMechanism] = {
         "Laplace mechanism on a clamped sum",
         False,
         "A sum of values clamped to [0, 10] (sensitivity max(|0|, |10|) = 10 under adding "
-        "or removing a person, SPEC §10) with the library's Laplace mechanism of scale "
+        "or removing a person) with the library's Laplace mechanism of scale "
         "10/ε. The sum is real-valued, so rounding it to the output grid adds the grid "
         "step γ to its sensitivity, which the mechanism accounts for.",
         _SUM_NEIGHBOURS,
