@@ -89,6 +89,18 @@ def dinner_frame(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _bound_card(attack: Any) -> tuple[str, str, str, str]:
+    """The card of the largest posterior under ε-DP answers (dinner and any person)."""
+    return (
+        t_plain("dp.posterior_bound"),
+        fmt(attack.posterior_max),
+        "info",
+        t_plain(
+            "dp.posterior_bound_detail", prior=fmt(attack.prior, 2), epsilon=fmt(attack.epsilon)
+        ),
+    )
+
+
 def dinner_result(story: Any) -> None:
     """The dinner story played: exact counts before and after, then what the attacker
     believes from exact answers (certainty) and from ε-DP answers (the bound)."""
@@ -111,16 +123,7 @@ def dinner_result(story: Any) -> None:
                 "fail",
                 t_plain("dp.posterior_exact_detail", name=name, status=status),
             ),
-            (
-                t_plain("dp.posterior_bound"),
-                fmt(attack.posterior_max),
-                "info",
-                t_plain(
-                    "dp.posterior_bound_detail",
-                    prior=fmt(attack.prior, 2),
-                    epsilon=fmt(attack.epsilon),
-                ),
-            ),
+            _bound_card(attack),
             (
                 t_plain("dp.posterior_drawn"),
                 fmt(float(attack.posteriors[0])),
@@ -221,16 +224,7 @@ def differencing_result(attack: Any, *, row: int, column: str, value: Any) -> No
                 "fail",
                 t_plain("dp.person_exact_detail", row=row, has=has, condition=condition),
             ),
-            (
-                t_plain("dp.posterior_bound"),
-                fmt(attack.posterior_max),
-                "info",
-                t_plain(
-                    "dp.posterior_bound_detail",
-                    prior=fmt(attack.prior, 2),
-                    epsilon=fmt(attack.epsilon),
-                ),
-            ),
+            _bound_card(attack),
             (
                 t_plain("dp.posterior_drawn"),
                 fmt(float(attack.posteriors[0])),
