@@ -10,7 +10,7 @@ PORT ?= 8501
 HOST ?= 127.0.0.1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-fast lint format bench chromium clean
+.PHONY: run test test-fast lint format bench chromium anonymeter clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -43,8 +43,18 @@ chromium:
 	  ( $(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(CHROMIUM_PKGS) >/dev/null ); \
 	fi
 
+## anonymeter: Anonymeter 1.1 in its own environment (it pins numpy < 1.27), the oracle of
+## singling out, linkability and inference (tests/crosscheck, bench/bench_anonymeter.py)
+ANONYMETER_VENV := .venv-anonymeter
+$(ANONYMETER_VENV)/.installed: tests/crosscheck/anonymeter-requirements.txt
+	$(PYTHON) -m venv $(ANONYMETER_VENV)
+	$(ANONYMETER_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  -r tests/crosscheck/anonymeter-requirements.txt
+	touch $@
+anonymeter: $(ANONYMETER_VENV)/.installed
+
 ## test: install test tools and Chromium, lint, run every test (unit, property, app, browser)
-test: $(VENV)/.dev-installed chromium
+test: $(VENV)/.dev-installed chromium anonymeter
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
@@ -63,8 +73,8 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format .
 
 ## bench: the benchmark scripts; figures go to bench/RESULTS.md by hand after review
-bench: $(VENV)/.dev-installed chromium
+bench: $(VENV)/.dev-installed chromium anonymeter
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis tests/e2e/artifacts
+	rm -rf $(VENV) $(ANONYMETER_VENV) .pytest_cache .ruff_cache .hypothesis tests/e2e/artifacts

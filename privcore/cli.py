@@ -1327,7 +1327,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="privcore",
         description="Privacy Workbench from the command line: profile, anonymize, measure, "
-        "attack, audit, report, dp, history. Exit codes: 0 ok, 1 a 'not ready' report, 2 bad "
+        "attack, risk, audit, report, dp, history. Exit codes: 0 ok, 1 a 'not ready' report, 2 bad "
         "input. `privcore COMMAND --help` describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"privcore {__version__}")
@@ -1364,7 +1364,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = _command(
         sub,
         cmd_anonymize,
-        "anonymize a table under k / l / t constraints with one of seven algorithms",
+        "anonymize a table under k / l / t constraints: seven generalization and synthesis "
+        "algorithms, six perturbative methods",
         "Anonymize INPUT and write the release to --out (shuffled unless "
         "--keep-order). --report writes a JSON report with k, suppressed_rows, seconds, "
         "loss, pl, ul and node (full-domain algorithms).",
@@ -1521,8 +1522,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_report)
 
     from privcore.cli_dp import add_dp_commands
+    from privcore.cli_risk import add_risk_command
 
     add_dp_commands(sub)
+    add_risk_command(sub)
 
     h = _command(sub, cmd_history, "list, show or export recorded runs")
     h.add_argument("action", choices=["list", "show", "export"])

@@ -1,4 +1,4 @@
-"""Anonymization: seven algorithms behind one signature (SPEC §4, ARCHITECTURE.md).
+"""Anonymization: the algorithms behind one signature (SPEC §4, §11, ARCHITECTURE.md).
 
 ``anonymize(df, schema, constraints, *, algorithm, max_suppression, seed, progress,
 weights)`` dispatches to the algorithm's own function of the same signature; each
@@ -24,7 +24,13 @@ from privcore.anonymize.base import LatticeTrace, Progress, Release
 from privcore.anonymize.condensation import condensation
 from privcore.anonymize.fulldomain import datafly, incognito, optimal, samarati
 from privcore.anonymize.kaca import kaca
+from privcore.anonymize.local_suppression import local_suppression
+from privcore.anonymize.mdav import mdav
 from privcore.anonymize.mondrian import mondrian
+from privcore.anonymize.noise import noise
+from privcore.anonymize.pram import pram
+from privcore.anonymize.rank_swap import rank_swap
+from privcore.anonymize.top_bottom import top_bottom
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
@@ -35,8 +41,13 @@ class Algorithm:
     """One algorithm: ``function`` (the shared signature), its ``title`` (English; the
     pages translate ``alg.<name>``), ``family`` ("full_domain": a node of the
     generalization lattice; "local": per-record recoding; "synthetic": synthetic
-    records), the paper (``source``) and the names of its own options (request fields,
-    :data:`privcore.runs.registry.OPTIONS`). Calling it calls the function."""
+    records; "perturbative": values changed — averaged, randomized, swapped, coded or
+    blanked, :mod:`privcore.anonymize.perturbative`), the paper (``source``) and the
+    names of its own options (request fields, :data:`privcore.runs.registry.OPTIONS`).
+    ``enforces_models``: the release meets the constraints (or the algorithm raises
+    :class:`~privcore.errors.InfeasibleError`); False for the perturbative methods that
+    release what the perturbation gives and report the k, l and t it has. Calling it
+    calls the function."""
 
     name: str
     function: Callable[..., Release]
@@ -44,6 +55,7 @@ class Algorithm:
     family: str
     source: str
     options: tuple[str, ...] = ()
+    enforces_models: bool = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Release:
         return self.function(*args, **kwargs)
@@ -93,9 +105,60 @@ ALGORITHMS: dict[str, Algorithm] = {
             "synthetic",
             "Aggarwal & Yu 2004",
         ),
+        Algorithm(
+            "mdav",
+            mdav,
+            "MDAV microaggregation",
+            "perturbative",
+            "Domingo-Ferrer & Mateo-Sanz 2002",
+        ),
+        Algorithm(
+            "pram",
+            pram,
+            "Invariant PRAM",
+            "perturbative",
+            "Gouweleeuw, Kooiman, Willenborg & de Wolf 1998",
+            ("pram_retain", "pram_alpha"),
+            enforces_models=False,
+        ),
+        Algorithm(
+            "noise",
+            noise,
+            "Correlated noise",
+            "perturbative",
+            "Kim 1986; Brand 2002",
+            ("noise_level", "noise_kind"),
+            enforces_models=False,
+        ),
+        Algorithm(
+            "rank_swap",
+            rank_swap,
+            "Rank swapping",
+            "perturbative",
+            "Moore 1996",
+            ("swap_percent",),
+            enforces_models=False,
+        ),
+        Algorithm(
+            "top_bottom",
+            top_bottom,
+            "Top and bottom coding",
+            "perturbative",
+            "sdcMicro topBotCoding (Templ, Kowarik & Meindl 2015)",
+            ("top_percentile", "bottom_percentile"),
+            enforces_models=False,
+        ),
+        Algorithm(
+            "local_suppression",
+            local_suppression,
+            "Local suppression",
+            "perturbative",
+            "sdcMicro localSuppression (Templ, Kowarik & Meindl 2015)",
+        ),
     )
 }
 FULL_DOMAIN = tuple(n for n, a in ALGORITHMS.items() if a.family == "full_domain")
+PERTURBATIVE = tuple(n for n, a in ALGORITHMS.items() if a.family == "perturbative")
 
 
 def anonymize(
@@ -139,4 +202,12 @@ def anonymize(
     )
 
 
-__all__ = ["ALGORITHMS", "FULL_DOMAIN", "Algorithm", "LatticeTrace", "Release", "anonymize"]
+__all__ = [
+    "ALGORITHMS",
+    "FULL_DOMAIN",
+    "PERTURBATIVE",
+    "Algorithm",
+    "LatticeTrace",
+    "Release",
+    "anonymize",
+]

@@ -67,7 +67,18 @@ from privcore.measure.report import ReleaseMeasurement, measure_release
 from privcore.models import PrivacyModel
 
 SPEC_FORMAT = "privcore-release-spec/1"
-SPEC_OPTIONS = ("loss_metric", "summary", "beta")  # algorithm keywords a spec replays
+SPEC_OPTIONS = (  # algorithm keywords a spec replays
+    "loss_metric",
+    "summary",
+    "beta",
+    "pram_retain",
+    "pram_alpha",
+    "noise_level",
+    "noise_kind",
+    "swap_percent",
+    "top_percentile",
+    "bottom_percentile",
+)
 
 
 PROGRESS_INTERVAL = 0.1  # seconds between two progress reports of a long loop

@@ -4,7 +4,9 @@ background knowledge, unsorted matching, complementary releases.
 Each attack returns an :class:`~privcore.attacks.report.AttackReport`;
 :func:`simulate` runs the linkage and homogeneity attacks before (on the original
 table, its QIs as they are) and after anonymization (on the release), as the Attack
-page and ``python -m privcore attack`` show them.
+page and ``python -m privcore attack`` show them. Singling out, linkability and
+inference against a control set (Anonymeter's definitions, SPEC §11) are in
+:mod:`privcore.attacks.gdpr_risks`, imported from there when used.
 """
 
 from __future__ import annotations

@@ -7,7 +7,11 @@
 - :mod:`privcore.risk`: prosecutor, journalist and marketer risk;
 - :mod:`privcore.measure.report`: everything at once for a release against its
   original (:func:`~privcore.measure.report.measure_release`), and the released rows
-  that are real records (:func:`~privcore.measure.report.real_records`).
+  that are real records (:func:`~privcore.measure.report.real_records`);
+- population risk (SPEC §11), imported from their modules when used:
+  :mod:`privcore.measure.population` (population uniqueness, individual risk),
+  :mod:`privcore.measure.suda2` (SUDA2), :mod:`privcore.measure.presence`
+  (δ-presence, k-map), :mod:`privcore.measure.utility` (utility of a perturbed release).
 """
 
 from privcore.measure.entropy import (

@@ -45,6 +45,7 @@ from privcore.runs.requests import (
     ReplayRequest,
     ReportRequest,
     Request,
+    RiskRequest,
     TaskRequest,
 )
 
@@ -66,8 +67,10 @@ class Inputs:
     so nothing checks the order; ``shuffled``: the file to publish is the release with
     its rows shuffled (the download of a release made here); ``population``: a table of
     people for journalist risk; ``roll``: a voter roll already built; ``samples``:
-    logged LDP samples; ``algorithm``: how a release under report was made; ``names``:
-    extra names of what the run read or wrote (file names), recorded with its parameters;
+    logged LDP samples; ``control``: records of the population never released (the
+    control set of singling out, linkability and inference); ``algorithm``: how a
+    release under report was made; ``names``: extra names of what the run read or wrote
+    (file names), recorded with its parameters;
     ``work``: a callable ``work(progress) -> (result, summary)`` that computes the run
     instead of the library call its request names (a
     :class:`~privcore.runs.requests.TaskRequest`, or a result shared between the sessions
@@ -83,6 +86,7 @@ class Inputs:
     population: pd.DataFrame | None = None
     roll: Any = None
     samples: Dataset | None = None
+    control: pd.DataFrame | None = None
     algorithm: Mapping[str, Any] | None = None
     names: Mapping[str, Any] = field(default_factory=dict)
     work: Callable[[Progress | None], tuple] | None = None
@@ -94,6 +98,8 @@ class Inputs:
             out["release"] = self.release_name
         if self.population is not None:
             out["population_rows"] = len(self.population)
+        if self.control is not None:
+            out["control_rows"] = len(self.control)
         if self.schema is not None and self.schema.hierarchies:
             out["hierarchies"] = sorted(self.schema.hierarchies)
         out.update(self.names)
@@ -486,6 +492,26 @@ def _dp_audit(request: DpAuditRequest, inputs: Inputs, progress: Progress | None
     return report, report.to_dict()
 
 
+def _risk(request: RiskRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.report.risk import assess_risk
+
+    inputs.need("original", "release")
+    assessment = assess_risk(
+        inputs.original.frame,
+        inputs.release,
+        request.qi,
+        request.sa,
+        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
+        sampling_fraction=request.sampling_fraction,
+        population=inputs.population,
+        control=inputs.control,
+        seed=request.seed,
+        gdpr=request.gdpr,
+        progress=progress,
+    )
+    return assessment, assessment.history_summary()
+
+
 _RUNNERS: dict[type, Callable[..., tuple]] = {
     AnonymizeRequest: _anonymize,
     ReplayRequest: _replay,
@@ -498,6 +524,7 @@ _RUNNERS: dict[type, Callable[..., tuple]] = {
     DinnerRequest: _dp_dinner,
     DpReleaseRequest: _dp_release,
     DpAuditRequest: _dp_audit,
+    RiskRequest: _risk,
 }
 
 

@@ -222,6 +222,59 @@ OPTIONS: dict[str, Option] = {
             "how Mondrian shows numeric partitions",
             choices=_constant("privcore.anonymize.mondrian", "SUMMARIES"),
         ),
+        _o(
+            "pram_retain",
+            "float",
+            "pram: least probability of a category keeping itself (sdcMicro pd), 0–1",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        _o(
+            "pram_alpha",
+            "float",
+            "pram: share of the invariant transition matrix, the rest unchanged (sdcMicro "
+            "alpha), 0–1",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        _o(
+            "noise_level",
+            "float",
+            "noise: noise covariance as a share of the data's (0.1: 10 percent of each "
+            "variance), above 0, at most 10",
+            minimum=0.0,
+            maximum=10.0,
+            open_minimum=True,
+        ),
+        _o(
+            "noise_kind",
+            "choice",
+            "noise: added to the values, or to their logarithms (multiplicative)",
+            choices=_constant("privcore.anonymize.noise", "NOISE_KINDS"),
+        ),
+        _o(
+            "swap_percent",
+            "float",
+            "rank_swap: largest rank distance of a swap, percent of the records",
+            minimum=0.0,
+            maximum=100.0,
+            open_minimum=True,
+        ),
+        _o(
+            "top_percentile",
+            "float",
+            "top_bottom: values above this percentile are coded (100: none)",
+            minimum=0.0,
+            maximum=100.0,
+            open_minimum=True,
+        ),
+        _o(
+            "bottom_percentile",
+            "float",
+            "top_bottom: values below this percentile are coded (0: none)",
+            minimum=0.0,
+            maximum=100.0,
+        ),
         _o("seed", "int", "seed of the algorithm, roll or sampling", minimum=0, maximum=2**63 - 1),
         # privacy models
         _o(

@@ -33,6 +33,7 @@ __all__ = [
     "ReplayRequest",
     "ReportRequest",
     "Request",
+    "RiskRequest",
     "TaskRequest",
     "request_from_dict",
 ]
@@ -169,6 +170,13 @@ class AnonymizeRequest(Request):
     max_suppression: float = 0.0
     loss_metric: str = "ncp"
     summary: str = "range"
+    pram_retain: float = 0.8
+    pram_alpha: float = 0.5
+    noise_level: float = 0.1
+    noise_kind: str = "additive"
+    swap_percent: float = 5.0
+    top_percentile: float = 95.0
+    bottom_percentile: float = 5.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -453,6 +461,34 @@ class DpAuditRequest(Request):
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class RiskRequest(Request):
+    """Risk beyond class sizes (SPEC §11) of a release against its original: population
+    uniqueness and individual risk at ``sampling_fraction`` (None: from the population
+    table of the inputs, else that of the default voter roll), SUDA2, δ-presence and
+    k-map (with a population), and singling out, linkability and inference against a
+    control set (the inputs' ``control``, else a seeded share of the original held out;
+    ``gdpr=False`` leaves them out)."""
+
+    kind: ClassVar[str] = "risk"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    sampling_fraction: float | None = None
+    seed: int = 0
+    gdpr: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        fraction = self.sampling_fraction
+        if fraction is not None and not (0.0 < float(fraction) <= 1.0):
+            raise ParameterError(
+                "The sampling fraction must lie in (0, 1]: a sample cannot be larger than "
+                "its population.",
+                code="population.bad_sampling_fraction",
+                value=fraction,
+            )
+
+
 _KINDS: dict[str, type[Request]] = {
     cls.kind: cls
     for cls in (
@@ -465,6 +501,7 @@ _KINDS: dict[str, type[Request]] = {
         DinnerRequest,
         DpReleaseRequest,
         DpAuditRequest,
+        RiskRequest,
     )
 }
 

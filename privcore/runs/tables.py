@@ -42,7 +42,16 @@ from privcore.models import ModelReport, PrivacyModel
 #: Algorithms that need each record in memory: they refuse a frequency set whose rows
 #: stand for several records (``anonymize.needs_records``); on an engine the table's
 #: records are read into memory for them, up to :func:`records_limit`.
-NEEDS_RECORDS = ("kaca", "condensation")
+NEEDS_RECORDS = (
+    "kaca",
+    "condensation",
+    "mdav",
+    "pram",
+    "noise",
+    "rank_swap",
+    "top_bottom",
+    "local_suppression",
+)
 
 
 def records_limit() -> int:

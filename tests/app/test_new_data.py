@@ -84,8 +84,10 @@ def test_generated_tables_run_every_algorithm_after_using_suggested_hierarchies(
         assert not _errors(at), (algorithm, _errors(at))
         release = at.session_state["workbench"].last_release
         assert release is not None and release.algorithm == algorithm
-        assert release.satisfied and len(release.frame) == len(frame), algorithm
-        assert int(next(m.value for m in at.metric if m.label == "k achieved")) >= 5
+        assert len(release.frame) == len(frame), algorithm
+        if ALGORITHMS[algorithm].enforces_models:  # the others report the k they have
+            assert release.satisfied, algorithm
+            assert int(next(m.value for m in at.metric if m.label == "k achieved")) >= 5
 
 
 def test_the_anonymize_page_offers_the_suggested_hierarchies_in_one_click():

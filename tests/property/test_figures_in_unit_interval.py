@@ -329,7 +329,7 @@ def constraints(draw) -> list[PrivacyModel]:
 
 
 def incomplete_numbers(table: pd.DataFrame, schema: Schema) -> bool:
-    """A numeric quasi-identifier with a missing value (condensation refuses it)."""
+    """A numeric quasi-identifier with a missing value (condensation and MDAV refuse it)."""
     return any(
         pd.api.types.is_numeric_dtype(table[c]) and table[c].isna().any()
         for c in schema.quasi_identifiers
@@ -356,8 +356,9 @@ def test_every_unit_figure_stays_in_the_unit_interval(algorithm, data):
         event("infeasible")
         return
     except ParameterError as exc:
-        if exc.code == "anonymize.condensation_missing" and incomplete_numbers(table, schema):
-            event("condensation refuses a missing number")
+        refusals = ("anonymize.condensation_missing", "anonymize.numeric_qi_incomplete")
+        if exc.code in refusals and incomplete_numbers(table, schema):
+            event(f"{algorithm} refuses a missing number")
             return
         raise
     event("released")

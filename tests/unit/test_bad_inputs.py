@@ -384,14 +384,18 @@ def test_missing_numeric_qi_through_every_algorithm(algorithm, with_hierarchies)
         if algorithm == "condensation":
             assert exc.code == "anonymize.condensation_missing"
             assert_user_message(exc.message, "Condensation", "age", "missing")
+        elif algorithm == "mdav":  # averages need every value
+            assert exc.code == "anonymize.numeric_qi_incomplete"
+            assert_user_message(exc.message, "MDAV", "age", "missing")
         else:  # without hierarchies a lattice algorithm asks for them
             assert not with_hierarchies and exc.code == "hierarchy.missing_qi"
         return
-    assert algorithm != "condensation"
+    assert algorithm not in ("condensation", "mdav")
     assert len(release.frame) == len(frame)
     assert release.n_suppressed == 0
-    assert smallest_class(release.frame, ["zip", "age"]) >= 2
-    assert release.measurement.to_dict()["k"] >= 2
+    if ALGORITHMS[algorithm].enforces_models:  # perturbation reports the k it has
+        assert smallest_class(release.frame, ["zip", "age"]) >= 2
+        assert release.measurement.to_dict()["k"] >= 2
     # no label made of a missing value ("nan", "[nan-nan]")
     assert release.frame["age"].astype("string").str.contains("nan", case=False).sum() == 0
 
@@ -404,10 +408,11 @@ def test_missing_numeric_qi_with_l_diversity(algorithm):
             frame, schema, [KAnonymity(2), DistinctLDiversity(2)], algorithm=algorithm
         )
     except PrivcoreError as exc:
-        assert algorithm == "condensation", exc
+        assert algorithm in ("condensation", "mdav"), exc
         assert_user_message(exc.message)
         return
-    assert smallest_class(release.frame, ["zip", "age"]) >= 2
+    if ALGORITHMS[algorithm].enforces_models:
+        assert smallest_class(release.frame, ["zip", "age"]) >= 2
 
 
 def test_infinite_numeric_qi_is_refused_by_condensation_and_mondrian():

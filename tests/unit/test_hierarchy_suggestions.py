@@ -112,7 +112,9 @@ def test_every_algorithm_runs_on_generated_tables_with_suggested_hierarchies(tab
     hierarchies = {c: s.hierarchy for c, s in suggest_hierarchies(frame, qi).items()}
     schema = Schema({**dict.fromkeys(qi, "quasi_identifier"), sa: "sensitive"}, hierarchies)
     release = anonymize(frame, schema, [KAnonymity(3)], algorithm=algorithm, max_suppression=0.02)
-    assert release.satisfied  # k holds (on the groups, for condensation's synthetic rows)
+    # k holds (on the groups, for condensation's synthetic rows); a perturbative method
+    # that does not enforce it reports the k it has
+    assert release.satisfied or not ALGORITHMS[algorithm].enforces_models
     assert len(release.frame) == len(frame)
 
 

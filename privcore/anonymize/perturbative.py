@@ -1,0 +1,228 @@
+"""What the perturbative methods share (SPEC §11): their columns, options and release.
+
+The statistical offices' methods (sdcMicro, μ-Argus) change values instead of
+generalizing them: MDAV microaggregation (:mod:`~privcore.anonymize.mdav`), invariant PRAM
+(:mod:`~privcore.anonymize.pram`), correlated noise (:mod:`~privcore.anonymize.noise`),
+rank swapping (:mod:`~privcore.anonymize.rank_swap`), top/bottom coding
+(:mod:`~privcore.anonymize.top_bottom`) and local suppression
+(:mod:`~privcore.anonymize.local_suppression`). Each has the shared signature
+``(df, schema, constraints, *, max_suppression, seed, progress, weights, <options>)``,
+keeps every row in its place, changes only quasi-identifiers (QIs), and returns a
+:class:`~privcore.anonymize.base.Release` measured like every other release.
+
+Which constraints a release meets. MDAV and local suppression build classes that meet
+the constraints (k, l, t), or raise :class:`~privcore.errors.InfeasibleError`. PRAM,
+noise, rank swapping and top/bottom coding do not aim at a class size: they release
+what the perturbation gives and report the k, l and t it has (their ``satisfied`` is
+the measurement's, often False), with a note saying so (:func:`finish_perturbed`).
+
+Columns. A *numeric* QI holds numbers (not booleans); the others are *categorical*.
+Noise, rank swapping, top/bottom coding and MDAV change numeric QIs, and refuse a table
+with none (:class:`~privcore.errors.ParameterError` ``anonymize.needs_numeric_qi``);
+PRAM changes categorical ones (all QIs, as categories, when every one holds numbers);
+local suppression blanks cells of any QI.
+
+Records. Each method treats records one by one (a random draw per record, a group
+mean per record), so a frequency set whose rows stand for several records is refused
+(``anonymize.needs_records``), as KACA and condensation refuse it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privcore.anonymize.base import ClassChecker, Problem, Release, finish
+from privcore.classes import code_counts
+from privcore.core.notes import Note
+from privcore.data.codes import SUPPRESSED, is_number
+from privcore.errors import ParameterError
+
+__all__ = [
+    "categorical_qis",
+    "checked_option",
+    "complete_top",
+    "finish_perturbed",
+    "numeric_matrix",
+    "numeric_qis",
+    "star_cells",
+]
+
+
+def numeric_qis(problem: Problem) -> list[str]:
+    """The QIs holding numbers (booleans are categories), in the schema's order."""
+    return [c for c in problem.qi if is_number(problem.frame[c].dtype)]
+
+
+def categorical_qis(problem: Problem) -> list[str]:
+    """The QIs that are not numeric (text, booleans, categories, dates), in order."""
+    numeric = set(numeric_qis(problem))
+    return [c for c in problem.qi if c not in numeric]
+
+
+def require_numeric(problem: Problem, title: str) -> list[str]:
+    """The numeric QIs, or the error saying that ``title`` (the method) needs one."""
+    columns = numeric_qis(problem)
+    if not columns:
+        raise ParameterError(
+            f"{title} changes numeric quasi-identifiers, and none of "
+            f"{', '.join(problem.qi)} holds numbers. Mark a numeric column as "
+            "quasi-identifier or choose another method.",
+            code="anonymize.needs_numeric_qi",
+            algorithm=title,
+            columns=list(problem.qi),
+        )
+    return columns
+
+
+def numeric_matrix(
+    problem: Problem, columns: Sequence[str], title: str, *, allow_missing: bool
+) -> np.ndarray:
+    """The ``columns`` as an n × d float64 matrix (NaN where a value is missing).
+
+    Infinite values ("inf" in a file) are refused: no mean, covariance or rank of them
+    is a number (:class:`~privcore.errors.ParameterError`
+    ``anonymize.numeric_qi_infinite``); missing values too unless ``allow_missing``
+    (``anonymize.numeric_qi_incomplete``)."""
+    x = np.column_stack(
+        [problem.frame[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in columns]
+    )
+    bad = ~np.isfinite(x) if not allow_missing else np.isinf(x)
+    if bad.any():
+        named = [c for j, c in enumerate(columns) if bad[:, j].any()]
+        what = "infinite" if allow_missing else "missing or infinite"
+        raise ParameterError(
+            f"{title} needs {'finite' if allow_missing else 'complete'} numeric "
+            f"quasi-identifiers; {', '.join(named)} has {what} values. Fill or remove them "
+            "first.",
+            code="anonymize.numeric_qi_infinite"
+            if allow_missing
+            else "anonymize.numeric_qi_incomplete",
+            algorithm=title,
+            columns=named,
+        )
+    return x
+
+
+def checked_option(
+    name: str,
+    value: Any,
+    *,
+    low: float,
+    high: float,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> float:
+    """``value`` of the algorithm option ``name`` as a float in its range (a library
+    call does not pass through the request's checks); anything else is a
+    :class:`~privcore.errors.ParameterError` ``parameter.invalid`` naming the range."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool):
+        number = math.nan
+    below = number < low or (open_low and number == low)
+    above = number > high or (open_high and number == high)
+    if not math.isfinite(number) or below or above:
+        left, right = "(" if open_low else "[", ")" if open_high else "]"
+        raise ParameterError(
+            f"{name} must be a number in {left}{low:g}, {high:g}{right}, not {value!r}.",
+            code="parameter.invalid",
+            option=name,
+            allowed=f"{left}{low:g}, {high:g}{right}",
+        )
+    return number
+
+
+def complete_top(
+    problem: Problem, checker: ClassChecker, top: np.ndarray, classes: np.ndarray
+) -> np.ndarray:
+    """The rows to show with ``*`` in every QI, ``top`` (a boolean mask) grown until they
+    are a class or fit the suppression limit.
+
+    Rows at ``*`` in every QI are one group of the release: a class when together they
+    meet the constraints, suppressed rows otherwise (SPEC §2). While they fail and
+    number more than the limit allows, the smallest other class (``classes``: an id per
+    row, ties to the lowest id) joins them. Every model is monotone under merging, so
+    this ends with a passing group at the latest when the whole table is in it; only a
+    table that fails as one class stays above the limit — then
+    :func:`~privcore.anonymize.base.finish` reports it infeasible."""
+    top = np.asarray(top, dtype=bool).copy()
+    if not top.any() or not checker.violates(np.flatnonzero(top)):
+        return top
+    if problem.records(top) <= problem.budget:
+        return top
+    others = classes[~top]
+    n_classes = int(classes.max()) + 1 if len(others) else 0
+    sizes = code_counts(others, n_classes) if n_classes else np.zeros(0, dtype=np.int64)
+    for chosen in np.lexsort((np.arange(n_classes), sizes)):  # a loop over classes
+        if not sizes[chosen]:
+            continue
+        top |= classes == chosen
+        if not checker.violates(np.flatnonzero(top)):
+            break
+    return top
+
+
+def star_cells(column: pd.Series, rows: np.ndarray) -> pd.Series:
+    """``column`` with the cells of ``rows`` (a boolean mask) shown as ``*``, the
+    suppression marker every measure reads as "any value"; a column with a ``*`` is
+    text (numbers written as their text), as :func:`~privcore.anonymize.base.suppress`
+    makes it."""
+    if not rows.any():
+        return column
+    if column.dtype == "str":
+        return column.mask(rows, SUPPRESSED)
+    values = column.astype(object).to_numpy(copy=True)
+    values[rows] = SUPPRESSED
+    return pd.Series(values, index=column.index, name=column.name).astype("str")
+
+
+def finish_perturbed(
+    problem: Problem,
+    released: pd.DataFrame,
+    *,
+    algorithm: str,
+    title: str,
+    started: float,
+    params: dict[str, Any],
+    notes: Sequence[str] = (),
+    suppressed: np.ndarray | None = None,
+    enforces_models: bool,
+    search_seconds: float | None = None,
+) -> Release:
+    """Measure and wrap a perturbed release (:func:`~privcore.anonymize.base.finish`).
+
+    ``params`` gain ``enforces_models``. A method that does not enforce the constraints
+    (``enforces_models=False``) gets a note with the k the release has and whether the
+    constraints hold on its classes (``perturbation.not_enforced.holds`` / ``.fails``)."""
+    n = problem.n_table_rows
+    release = finish(
+        problem,
+        released,
+        np.zeros(n, dtype=bool) if suppressed is None else suppressed,
+        algorithm=algorithm,
+        params={**params, "enforces_models": enforces_models},
+        started=started,
+        search_seconds=search_seconds,
+        notes=notes,
+    )
+    if enforces_models:
+        return release
+    measured = release.measurement.to_dict()
+    holds = bool(release.measurement.models.satisfied)
+    note = Note(
+        f"perturbation.not_enforced.{'holds' if holds else 'fails'}",
+        f"{title} perturbs values without aiming at a class size: the release has "
+        f"k = {measured['k']} and the constraints "
+        f"{'hold' if holds else 'do not hold'} on its classes (measured, not enforced).",
+        algorithm=title,
+        k=measured["k"],
+    )
+    return dataclasses.replace(release, notes=(*release.notes, note))

@@ -1,0 +1,167 @@
+"""Risk beyond class sizes, for any release (SPEC §11): one assessment with every estimate.
+
+:func:`assess_risk` measures the *released* table (what is published) against its
+original:
+
+- **population uniqueness** (Zayatz, Pitman, SNB and Dankar et al.'s rule) and the
+  **individual risk** of Benedetti & Franconi (expected re-identifications, the largest
+  record risk), both from the release's equivalence classes on the QIs and the sampling
+  fraction π: given, or n / |population| when a population table is given, or else that of
+  the attack simulator's default voter roll, whose population holds the data set's people
+  among ten times as many (π = 1/10; ``sampling_fraction_source`` says which);
+- **SUDA2** special uniques of the release;
+- **δ-presence and k-map** against the population table, when one is given;
+- **singling out, linkability and inference** (Anonymeter's definitions) against a control
+  set: given, or a seeded share of the original held out
+  (:func:`privcore.attacks.gdpr_risks.gdpr_risks`).
+
+:meth:`RiskAssessment.to_dict` has the command line's keys (``privcore risk``);
+:meth:`RiskAssessment.history_summary` the same without released cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from privcore.attacks.gdpr_risks import GdprRisks, gdpr_risks
+from privcore.core.jsonsafe import plain
+from privcore.core.progress import Progress
+from privcore.data.hierarchy import Hierarchy
+from privcore.errors import ParameterError
+from privcore.measure.population import (
+    IndividualRisk,
+    PopulationUniqueness,
+    individual_risk,
+    population_uniqueness,
+)
+from privcore.measure.presence import PopulationPresence, presence
+from privcore.measure.suda2 import Suda2Result, suda2
+
+__all__ = ["DEFAULT_ROLL_FACTOR", "RiskAssessment", "assess_risk"]
+
+#: The attack simulator's voter roll holds this many people per record by default; its
+#: sampling fraction is the default of the population estimates.
+DEFAULT_ROLL_FACTOR = 10
+
+
+@dataclass(frozen=True, eq=False)
+class RiskAssessment:
+    """Every population-level and Anonymeter-style risk of one release."""
+
+    population_uniqueness: PopulationUniqueness
+    individual_risk: IndividualRisk
+    suda2: Suda2Result
+    presence: PopulationPresence | None
+    gdpr: GdprRisks | None
+    sampling_fraction: float
+    sampling_fraction_source: str  # "given", "population" or "roll"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``population_uniqueness`` {model, share, …}, ``individual_risk``
+        {expected_reidentifications, max, …}, ``suda2`` {special_uniques, …},
+        ``delta_presence`` {min, max, …} and ``k_map`` (with a population, else None),
+        ``singling_out``, ``linkability`` {risk, ci, baseline, …}, ``inference``
+        {sa: {risk, ci, baseline, …}}, ``control`` (the sizes of the training and control
+        sets and the control set's source), ``sampling_fraction`` and its source."""
+        out: dict[str, Any] = {
+            "population_uniqueness": self.population_uniqueness.to_dict(),
+            "individual_risk": self.individual_risk.to_dict(),
+            "suda2": self.suda2.to_dict(),
+            "delta_presence": None,
+            "k_map": None,
+            "sampling_fraction": self.sampling_fraction,
+            "sampling_fraction_source": self.sampling_fraction_source,
+        }
+        if self.presence is not None:
+            found = self.presence.to_dict()
+            out["delta_presence"] = found["delta_presence"]
+            out["k_map"] = found["k_map"]
+            out["population"] = {
+                key: found[key]
+                for key in ("population", "classes", "short_classes", "unmatched_classes")
+            }
+        if self.gdpr is not None:
+            risks = self.gdpr.to_dict()
+            out["singling_out"] = risks["singling_out"]
+            out["linkability"] = risks["linkability"]
+            out["inference"] = risks["inference"]
+            out["control"] = {
+                "source": risks["control"],
+                "training_rows": risks["training_rows"],
+                "control_rows": risks["control_rows"],
+                "warnings": risks["warnings"],
+            }
+        return plain(out)
+
+    def history_summary(self) -> dict[str, Any]:
+        """:meth:`to_dict` — figures, names and parameters, no released cell."""
+        return self.to_dict()
+
+
+def _sampling_fraction(
+    records: int, sampling_fraction: float | None, population: pd.DataFrame | None
+) -> tuple[float, str]:
+    if sampling_fraction is not None and population is not None:
+        raise ParameterError(
+            "Give either the sampling fraction or the population table, not both.",
+            code="population.fraction_and_population",
+        )
+    if sampling_fraction is not None:
+        return float(sampling_fraction), "given"
+    if population is not None:
+        if len(population) < records:
+            raise ParameterError(
+                f"The population table has {len(population):,} people, fewer than the "
+                f"{records:,} records of the data set it should contain.",
+                code="population.smaller_than_sample",
+                population=len(population),
+                records=records,
+            )
+        return records / len(population), "population"
+    return 1.0 / DEFAULT_ROLL_FACTOR, "roll"
+
+
+def assess_risk(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    *,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    sampling_fraction: float | None = None,
+    population: pd.DataFrame | None = None,
+    control: pd.DataFrame | None = None,
+    seed: int = 0,
+    gdpr: bool = True,
+    progress: Progress | None = None,
+) -> RiskAssessment:
+    """Assess ``release`` (made from ``original``) on ``qi``/``sa``: see the module
+    docstring. ``gdpr=False`` leaves out singling out, linkability and inference."""
+    qi, sa = list(qi), list(sa)
+
+    def step(fraction: float, message: str) -> None:
+        if progress is not None:
+            progress(fraction, message)
+
+    fraction, source = _sampling_fraction(len(original), sampling_fraction, population)
+    step(0.0, "population uniqueness")
+    uniqueness = population_uniqueness(release, qi, sampling_fraction=fraction)
+    individual = individual_risk(release, qi, sampling_fraction=fraction)
+    step(0.15, "SUDA2 special uniques")
+    uniques = suda2(release, qi)
+    found = None
+    if population is not None:
+        step(0.3, "δ-presence and k-map")
+        found = presence(release, qi, population, hierarchies=hierarchies)
+    risks = None
+    if gdpr:
+        step(0.45, "singling out, linkability, inference")
+        risks = gdpr_risks(
+            original, release, qi, sa, control=control, seed=seed, hierarchies=hierarchies
+        )
+    step(1.0, "done")
+    return RiskAssessment(uniqueness, individual, uniques, found, risks, fraction, source)
