@@ -103,7 +103,9 @@ def add_risk_command(sub: Any) -> None:
         "(--sampling-fraction, or rows / --population rows, or 1/10: the default voter "
         "roll); SUDA2 special uniques; δ-presence and k-map against --population; singling "
         "out, linkability and inference (Anonymeter's definitions) against --control, or "
-        "a seeded fifth of the original held out. --json keys: population_uniqueness, "
+        "a seeded fifth of the original held out (which needs the release's rows in the "
+        "original's order: anonymize --keep-order; give --control with a shuffled "
+        "release). --json keys: population_uniqueness, "
         "individual_risk, suda2, delta_presence, k_map, singling_out, linkability, "
         "inference, control, sampling_fraction, sampling_fraction_source.",
     )
