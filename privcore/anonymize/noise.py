@@ -152,13 +152,6 @@ def noise(
             kind=noise_kind,
         )
     ]
-    if problem.max_suppression > 0:
-        notes.append(
-            Note(
-                "perturbation.no_suppression",
-                "This method suppresses no rows; the suppression limit was not used.",
-            )
-        )
     release = finish_perturbed(
         problem,
         released,

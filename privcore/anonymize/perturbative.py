@@ -201,8 +201,18 @@ def finish_perturbed(
 
     ``params`` gain ``enforces_models``. A method that does not enforce the constraints
     (``enforces_models=False``) gets a note with the k the release has and whether the
-    constraints hold on its classes (``perturbation.not_enforced.holds`` / ``.fails``)."""
+    constraints hold on its classes (``perturbation.not_enforced.holds`` / ``.fails``);
+    with a suppression limit it also says that the limit was not used (such a method
+    suppresses no rows: ``perturbation.no_suppression``)."""
     n = problem.n_table_rows
+    if not enforces_models and problem.max_suppression > 0:
+        notes = [
+            *notes,
+            Note(
+                "perturbation.no_suppression",
+                "This method suppresses no rows; the suppression limit was not used.",
+            ),
+        ]
     release = finish(
         problem,
         released,

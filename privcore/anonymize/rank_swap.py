@@ -120,13 +120,6 @@ def rank_swap(
             percent=f"{percent:g}",
         )
     ]
-    if problem.max_suppression > 0:
-        notes.append(
-            Note(
-                "perturbation.no_suppression",
-                "This method suppresses no rows; the suppression limit was not used.",
-            )
-        )
     release = finish_perturbed(
         problem,
         released,

@@ -141,13 +141,6 @@ def top_bottom(
             bottom=f"{bottom_p:g}",
         )
     ]
-    if problem.max_suppression > 0:
-        notes.append(
-            Note(
-                "perturbation.no_suppression",
-                "This method suppresses no rows; the suppression limit was not used.",
-            )
-        )
     release = finish_perturbed(
         problem,
         released,

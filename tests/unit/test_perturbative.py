@@ -467,6 +467,9 @@ def test_every_method_refuses_a_frequency_set_and_keeps_the_rows(algorithm):
     assert release.frame["d"].tolist() == frame["d"].tolist()
     assert release.params["enforces_models"] == ALGORITHMS[algorithm].enforces_models
     json.dumps(release.to_dict())  # the report is JSON
+    # a method that suppresses nothing says that the suppression limit went unused
+    said = "perturbation.no_suppression" in [note.code for note in release.notes]
+    assert said == (not ALGORITHMS[algorithm].enforces_models)
 
 
 @pytest.mark.parametrize(
