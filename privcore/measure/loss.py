@@ -535,6 +535,15 @@ def _cell_ncp_of_pairs(
     if numeric:
         numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
         span = float(numbers.max() - numbers.min()) if m else 0.0
+    if numeric and is_number(release.dtype):
+        # released numbers (microaggregated, noisy, swapped): each cell is the point it
+        # names, so it holds its original only when equal to it, and a point costs 0
+        released_numbers = pd.to_numeric(pd.Series(released_values), errors="coerce")
+        point = released_numbers.to_numpy(dtype=np.float64)[pairs.released]
+        own = np.append(numbers, np.nan)[own_value]
+        same = (point == own) | (np.isnan(point) & np.isnan(own))
+        outside = int(pairs.counts[~same].sum())
+        return (None, outside) if outside else (np.zeros(len(pairs), dtype=np.float64), 0)
     penalty = np.zeros(n_labels, dtype=np.float64)
     holds_own = np.zeros(len(pairs), dtype=bool)
     block = max(1, _CELL_BLOCK // (m + 1))

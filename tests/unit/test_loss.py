@@ -244,3 +244,18 @@ def test_generalization_height():
     assert generalization_height(()) == 0
     with pytest.raises(ParameterError):
         generalization_height([1, -1])
+
+
+def test_cell_ncp_of_released_numbers_is_equality_per_row():
+    """A released numeric column (microaggregated, noisy) names points: a cell holds its
+    original only when equal to it; equal everywhere gives NCP 0, else None with the
+    count of rows that differ (a missing original and a missing release are equal)."""
+    from privcore.measure.loss import cell_ncp
+
+    original = pd.Series([1.0, 2.0, np.nan, 4.0, 4.0], name="x")
+    same, outside = cell_ncp(original, original.copy())
+    assert outside == 0 and same.tolist() == [0.0] * 5
+    moved = pd.Series([1.0, 2.5, np.nan, 4.0, 3.0], name="x")
+    assert cell_ncp(original, moved) == (None, 2)
+    as_floats = cell_ncp(pd.Series([1, 2, 3], name="n"), pd.Series([1.0, 2.0, 3.0], name="n"))
+    assert as_floats[1] == 0 and as_floats[0].tolist() == [0.0, 0.0, 0.0]
