@@ -106,6 +106,7 @@ def evil_app(tmp_path):
         "anonymize.py",
         "privacy_level.py",
         "attack.py",
+        "differential_privacy.py",
         "report.py",
         "history.py",
     ],
