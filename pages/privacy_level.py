@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from privcore.runs import MeasureRequest, make_request, run
-from ui import measure_view
+from privcore.runs import MeasureRequest, RiskRequest, make_request, run
+from ui import measure_view, risk_view
 from ui.i18n import t
 from ui.progress import progress_bar
 from ui.shared import share_release_run
@@ -24,6 +24,7 @@ from ui.workspace import (
 require_app()
 
 PAGE = "privacy_level"
+RISK = "privacy_level.risk"  # the risk section's results, kept apart from the measure's
 
 if workbench().is_table():  # a table opened in an engine: a release file measured there
     st.title(t("pl.title"))
@@ -97,3 +98,39 @@ if stored is not None:
     outcome = stored["value"]
     result_header(stored, entry, params, run_id=outcome.run_id)
     measure_view.render(outcome, original.frame, wb, entry)
+
+# --------------------------------------------------------------------------- risk
+st.divider()
+st.subheader(t("risk.title"))
+st.caption(t("risk.lead"))
+risk_fraction, control = risk_view.inputs(population)
+risk_values = {"qi": qi, "sa": sa, "sampling_fraction": risk_fraction}
+risk_params = {
+    **risk_values,
+    "pairing": pairing,
+    "population_rows": None if population is None else len(population),
+    "control_rows": None if control is None else len(control),
+}
+
+
+def assess():
+    inputs = release_inputs(
+        entry, original, schema, pairing, qi=qi, sa=sa, population=population, control=control
+    )
+    request = make_request(RiskRequest, risk_values, inputs, owner=session_owner(), page=PAGE)
+    with progress_bar(t("risk.assessing"), slot=risk_bar_slot) as bar:
+        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+
+
+risk_clicked = st.button(t("risk.assess"), key="pl_risk_assess")
+risk_bar_slot = st.empty()
+if risk_clicked:
+    outcome = guard_run(assess)
+    if outcome is not None:
+        keep_result(RISK, entry, risk_params, outcome)
+
+stored = result_of(RISK, entry)
+if stored is not None:
+    outcome = stored["value"]
+    result_header(stored, entry, risk_params, run_id=outcome.run_id)
+    risk_view.render(outcome.result.to_dict())

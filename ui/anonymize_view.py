@@ -170,11 +170,56 @@ def controls(
             format_func=labels(summaries, lambda s: choice_title(f"an.summary_{s}", s)),
             key=keep("an_summary", scope=scope, valid=among(summaries)),
         )
+    for name in options:
+        if name in NUMBER_STEPS:
+            values[name] = _number_option(name, scope)
+    if "noise_kind" in options:
+        kinds = _choices("noise_kind")
+        values["noise_kind"] = st.radio(
+            t("an.noise_kind"),
+            kinds,
+            horizontal=True,
+            index=kinds.index(DEFAULTS.noise_kind),
+            format_func=labels(kinds, lambda s: choice_title(f"an.noise_kind_{s}", s)),
+            key=keep("an_noise_kind", scope=scope, valid=among(kinds)),
+        )
     seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
     values["seed"] = int(
         st.number_input(t("an.seed"), 0, seed_top, DEFAULTS.seed, key=keep("an_seed", scope=scope))
     )
     return values
+
+
+#: The step of each perturbative method's number option; its range and default are the
+#: registry's (:data:`~privcore.runs.registry.OPTIONS`) and the request's.
+NUMBER_STEPS = {
+    "pram_retain": 0.05,
+    "pram_alpha": 0.05,
+    "noise_level": 0.01,
+    "swap_percent": 0.5,
+    "top_percentile": 0.5,
+    "bottom_percentile": 0.5,
+}
+
+
+def _number_option(name: str, scope: str) -> float:
+    """A number input for the algorithm option ``name`` within the registry's range (an
+    open lower bound starts one step above it), the request's default, kept per data set."""
+    option, step = OPTIONS[name], NUMBER_STEPS[name]
+    low = float(option.minimum) if option.minimum is not None else None
+    if low is not None and option.open_minimum:
+        low += step
+    high = float(option.maximum) if option.maximum is not None else None
+    return float(
+        st.number_input(
+            t(f"an.{name}"),
+            min_value=low,
+            max_value=high,
+            value=float(getattr(DEFAULTS, name)),
+            step=step,
+            key=keep(f"an_{name}", scope=scope),
+        )
+    )
 
 
 def controls_for(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -191,6 +236,11 @@ def controls_for(request: Mapping[str, Any]) -> dict[str, Any]:
         "an_metric": values["loss_metric"],
         "an_summary": values["summary"],
     }
+    for name in ALGORITHMS[values["algorithm"]].options:
+        if name in NUMBER_STEPS:
+            out[f"an_{name}"] = float(values[name])
+        elif name == "noise_kind":
+            out["an_noise_kind"] = values["noise_kind"]
     if request.get("qi"):
         out["an_qi"] = list(request["qi"])
     if request.get("sa"):

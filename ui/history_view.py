@@ -266,6 +266,8 @@ BY_COLUMN = frozenset(
         "unparsed_cells",
         "hierarchy_files",
         "rows_outside_domain",
+        "inference",  # a risk run's inference, per sensitive attribute
+        "attribute_contributions",  # SUDA2's, per quasi-identifier
     }
 )
 #: Mappings keyed by columns or by fields (the report's ``roles``: qi, sa, key; a
@@ -310,6 +312,9 @@ CODE_WORDS: dict[str, tuple[str, ...]] = {
     "order": ("history.value.order.{v}",),  # the data set on which the event is likelier
     "sum": ("dp.noise_{v}",),  # a DP mean's two parts: the mechanism of each
     "count": ("dp.noise_{v}",),
+    "source": ("risk.control_{v}",),  # a risk run's control set
+    "sampling_fraction_source": ("risk.source_{v}",),
+    "warnings": ("gdpr_risk.warning.{v}",),
 }
 
 #: Keys whose numbers are shares of a whole (shown as percentages).
@@ -324,7 +329,9 @@ SHARES_UNDER = frozenset(
     }
 )
 #: Keys whose two numbers are an interval (shown "a – b").
-INTERVALS = frozenset({"ci", "ci_avg", "input_range", "interval", "clamp", "p_d", "p_d_prime"})
+INTERVALS = frozenset(
+    {"ci", "baseline_ci", "ci_avg", "input_range", "interval", "clamp", "p_d", "p_d_prime"}
+)
 #: Parents under which a key holds ε (not a share): the audit measures.
 AUDIT_MEASURES = frozenset({"ab", "ob", "lb"})
 #: Keys left out: said by their parent already (a measure's own name, a mechanism's
@@ -679,7 +686,9 @@ def _walk(
                     field=field,
                 )
             else:
-                child_label = f"{label}{SEPARATOR}{field_label(child_key, key, lang)}"
+                # under a column (``field`` the mapping keyed by columns): labelled as
+                # fields of that mapping ("inference" → its risk), not of the column
+                child_label = f"{label}{SEPARATOR}{field_label(child_key, field, lang)}"
                 _walk(str(child_key), child, (*path, child_key), child_label, key, lang, kind, out)
         return
     out.append(Line(path, label, value_text(field, value, lang, parent=parent, kind=kind)))

@@ -1,13 +1,13 @@
 """AppTest: the History page in words, not keys (English and Chinese).
 
-Runs of the Privacy level, Anonymize, Attack, LDP auditor and Differential privacy pages
-(every DP kind: queries, the dinner story, a release compared with k-anonymity, audits of a
-mechanism and of uploaded outputs, the differencing attack on a person; and a readiness
-report and a refused request) are recorded through the application layer; selected on
-the History page, their list, details and comparison show no key (``risk_threshold``),
-no Python or JSON text (``None``, ``["Age", "ZIP"]``) and no raw JSON element, in either
-language. The formatting rules of :mod:`ui.history_view` are checked by hand-computed
-examples.
+Runs of the Privacy level (a measurement and a risk assessment), Anonymize, Attack, LDP
+auditor and Differential privacy pages (every DP kind: queries, the dinner story, a release
+compared with k-anonymity, audits of a mechanism and of uploaded outputs, the differencing
+attack on a person; and a readiness report and a refused request) are recorded through the
+application layer; selected on the History page, their list, details and comparison show
+no key (``risk_threshold``), no Python or JSON text (``None``, ``["Age", "ZIP"]``) and no
+raw JSON element, in either language. The formatting rules of :mod:`ui.history_view` are
+checked by hand-computed examples.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from privcore.runs import (
     Inputs,
     MeasureRequest,
     ReportRequest,
+    RiskRequest,
     TaskRequest,
     make_request,
     run,
@@ -116,10 +117,11 @@ def record_runs() -> list[int]:
         page="ldp",
     )
     reported = run(ReportRequest(qi=QI, sa=SA), paired, page="report")
+    assessed = run(RiskRequest(qi=QI, sa=SA, sampling_fraction=0.1), paired, page="privacy_level")
     dp_runs = record_dp_runs(dataset, schema)
     with pytest.raises(ParameterError):
         make_request(AuditRequest, {"mechanism": "grr", "epsilon": -1.0}, page="ldp")
-    ids = [o.run_id for o in (made, measured, attacked, audited, reported, *dp_runs)]
+    ids = [o.run_id for o in (made, measured, attacked, audited, reported, assessed, *dp_runs)]
     assert all(ids), ids
     return ids
 
@@ -171,10 +173,12 @@ def test_the_history_shows_words_not_keys(lang):
         assert {"DP query", "dinner story", "DP release", "DP audit", "differencing attack"} <= (
             kinds
         ), kinds
+        assert "risk" in kinds, kinds
     else:
         assert {"隐私水平", "匿名化", "攻击模拟", "LDP 审计", "差分隐私"} <= pages, pages
         assert {"完成", "出错"} <= statuses
         assert {"DP 查询", "晚餐故事", "DP 发布", "DP 审计", "差分攻击"} <= kinds, kinds
+        assert "风险评估" in kinds, kinds
     details = [f for f in tables[1:] if len(f.columns) == 2]
     assert details, "no details table"
     labels = {label for frame in details for label in frame.iloc[:, 0]}
@@ -183,6 +187,15 @@ def test_the_history_shows_words_not_keys(lang):
         assert {"Quasi-identifiers", "Risk threshold", "Algorithm", "Mechanism"} <= labels
         assert "ZIP, Age" in values  # a list joined
         assert "Optimal full-domain search" in values  # a code by its title
+        risk_labels = {
+            "Population uniqueness · Model chosen",
+            "Individual risk · Expected re-identifications",
+            "Singling out · Naive attacker's baseline",
+            "Inference (Disease) · Risk",
+            "Control set · Source",
+        }
+        assert risk_labels <= labels, risk_labels - labels
+        assert "a seeded share of the original held out" in values
         dp_labels = {"Noisy answer", "Who leaves", "Mechanism to audit", "Event found · Kind"}
         assert dp_labels <= labels, dp_labels - labels
         dp_values = {
@@ -263,6 +276,36 @@ def test_nested_results_become_labelled_paths():
     ]
     zh = view.describe({"l_distinct": {"Salary": 9}}, "zh", "measure")
     assert zh[0].label == "可区分 l（Salary）"
+
+
+def test_a_risk_runs_attacks_are_labelled_under_their_attribute():
+    lines = view.describe(
+        {
+            "inference": {
+                "Salary": {
+                    "risk": 0.25,
+                    "baseline_ci": [0.1, 0.5],
+                    "warnings": ["attack_not_better_than_baseline"],
+                }
+            },
+            "control": {"source": "held_out"},
+            "sampling_fraction_source": "roll",
+        },
+        "en",
+        "risk",
+    )
+    assert [(line.label, line.value) for line in lines] == [
+        ("Inference (Salary) · Risk", "0.25"),
+        ("Inference (Salary) · Baseline's confidence interval", "0.1 – 0.5"),
+        (
+            "Inference (Salary) · Warnings",
+            "The attack does no better than random guessing; its figures say nothing.",
+        ),
+        ("Control set · Source", "a seeded share of the original held out"),
+        ("Sampling fraction from", "that of the default voter roll"),
+    ]
+    zh = view.describe({"inference": {"Salary": {"risk": 0.25}}}, "zh", "risk")
+    assert zh[0].label == "推断（Salary） · 风险"
 
 
 def test_a_model_report_is_one_line_per_model():

@@ -1,0 +1,199 @@
+"""Risk beyond class sizes on the Privacy level page (SPEC §11).
+
+Inputs: the sampling fraction (the data set's share of its population: 1/10 by default,
+that of the attack simulator's voter roll; taken from the population table when the page
+has one) and an optional control set (records of the population never released; without
+one a seeded share of the original is held out). Results (:func:`render`, from
+:meth:`privcore.report.risk.RiskAssessment.to_dict`): population uniqueness (the model
+Dankar et al.'s rule chose and the share of the population unique), Benedetti–Franconi
+individual risk (expected re-identifications, the largest record risk), SUDA2 special
+uniques, δ-presence and k-map (with a population), and singling out, linkability and
+inference per sensitive attribute, each with its 95 % interval and the naive attacker's
+baseline (Anonymeter's definitions), the control set's source and sizes, and the attacks'
+warnings in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from privcore.errors import PrivcoreError
+from privcore.report.risk import DEFAULT_ROLL_FACTOR
+from ui.components import fmt
+from ui.errors import show_error
+from ui.i18n import t, t_plain
+from ui.state import keep, load_upload
+
+#: The sampling fraction offered first: the default voter roll's (one record in ten).
+DEFAULT_FRACTION = 1.0 / DEFAULT_ROLL_FACTOR
+#: The smallest sampling fraction the input takes (a register of 10⁴ people per record).
+LOWEST_FRACTION = 1e-4
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"]
+
+
+def inputs(population: pd.DataFrame | None) -> tuple[float | None, pd.DataFrame | None]:
+    """The sampling fraction (None when ``population`` gives it) and the uploaded control
+    set (None: a share of the original held out)."""
+    left, right = st.columns([1, 1])
+    with left:
+        fraction = st.number_input(
+            t("risk.fraction"),
+            min_value=LOWEST_FRACTION,
+            max_value=1.0,
+            value=DEFAULT_FRACTION,
+            step=0.01,
+            format="%.4f",
+            help=t("risk.fraction_help"),
+            disabled=population is not None,
+            key=keep("pl_risk_fraction"),
+        )
+        if population is not None:
+            st.caption(t("risk.fraction_from_population", people=f"{len(population):,}"))
+    with right:
+        upload = st.file_uploader(
+            t("risk.control_upload"),
+            type=UPLOAD_TYPES,
+            help=t("risk.control_help"),
+            key="pl_risk_control",
+        )
+        control = None
+        if upload is not None:
+            try:
+                control = load_upload(upload.getvalue(), upload.name).frame
+            except PrivcoreError as exc:
+                show_error(exc)
+    return (None if population is not None else float(fraction)), control
+
+
+def _share(value: Any) -> str:
+    return "—" if value is None else f"{100.0 * float(value):.2f} %"
+
+
+def _interval(ci: Any) -> str:
+    if not ci:
+        return "—"
+    low, high = ci
+    return f"{100.0 * float(low):.1f} – {100.0 * float(high):.1f} %"
+
+
+def attack_rows(result: Mapping[str, Any]) -> pd.DataFrame:
+    """Singling out, linkability and inference per sensitive attribute: one row each with
+    the risk, its interval, the naive attacker's baseline and the attacks made."""
+    rows = []
+
+    def add(label: str, found: Mapping[str, Any]) -> None:
+        rows.append(
+            {
+                t_plain("risk.col_attack"): label,
+                t_plain("risk.col_risk"): _share(found.get("risk")),
+                t_plain("risk.col_ci"): _interval(found.get("ci")),
+                t_plain("risk.col_baseline"): _share(found.get("baseline")),
+                t_plain("risk.col_attacks"): int(found.get("n_attacks") or 0),
+            }
+        )
+
+    add(t_plain("risk.singling_out"), result["singling_out"])
+    add(t_plain("risk.linkability"), result["linkability"])
+    for name, found in result["inference"].items():
+        add(t_plain("risk.inference_of", column=name), found)
+    return pd.DataFrame(rows)
+
+
+def warnings_of(result: Mapping[str, Any]) -> list[str]:
+    """The attacks' warnings in words (each once, in order)."""
+    codes: list[str] = []
+    for key in ("singling_out", "linkability"):
+        codes += list(result.get(key, {}).get("warnings") or [])
+    for found in (result.get("inference") or {}).values():
+        codes += list(found.get("warnings") or [])
+    codes += list((result.get("control") or {}).get("warnings") or [])
+    return [t_plain(f"gdpr_risk.warning.{code}") for code in dict.fromkeys(codes)]
+
+
+def _metric(label: str, value: str, help_text: str) -> None:
+    st.metric(label, value, help=help_text)
+
+
+def model_words(model: str) -> str:
+    return t_plain(f"risk.model_{model}")
+
+
+def render(result: Mapping[str, Any]) -> None:
+    """The figures of one assessment (``RiskAssessment.to_dict()``)."""
+    unique, individual = result["population_uniqueness"], result["individual_risk"]
+    source = result["sampling_fraction_source"]
+    st.caption(
+        t(
+            "risk.fraction_used",
+            fraction=f"{float(result['sampling_fraction']):.4g}",
+            source=t_plain(f"risk.source_{source}"),
+        )
+    )
+    cols = st.columns(4)
+    with cols[0]:
+        _metric(
+            t_plain("risk.uniqueness"),
+            _share(unique["share"]),
+            t_plain("risk.uniqueness_help", model=model_words(unique["model"])),
+        )
+    with cols[1]:
+        _metric(
+            t_plain("risk.expected"),
+            fmt(individual["expected_reidentifications"], 2),
+            t_plain("risk.expected_help"),
+        )
+    with cols[2]:
+        _metric(t_plain("risk.largest"), fmt(individual["max"], 4), t_plain("risk.largest_help"))
+    with cols[3]:
+        _metric(
+            t_plain("risk.special_uniques"),
+            str(int(result["suda2"]["special_uniques"])),
+            t_plain("risk.special_uniques_help"),
+        )
+    if unique["model"] == "none":
+        st.caption(t("risk.uniqueness_none"))
+    else:
+        st.caption(
+            t(
+                "risk.uniqueness_words",
+                model=model_words(unique["model"]),
+                share=_share(unique["share"]),
+                count=fmt(unique.get("count", 0.0), 1),
+            )
+        )
+    presence = result.get("delta_presence")
+    if presence is not None:
+        cols = st.columns(2)
+        with cols[0]:
+            _metric(
+                t_plain("risk.delta"),
+                f"{fmt(presence['min'], 4)} – {fmt(presence['max'], 4)}",
+                t_plain("risk.delta_help"),
+            )
+        with cols[1]:
+            _metric(t_plain("risk.k_map"), str(result["k_map"]["k"]), t_plain("risk.k_map_help"))
+    else:
+        st.caption(t("risk.no_population"))
+    if "singling_out" not in result:
+        return
+    st.markdown(f"**{t_plain('risk.attacks_title')}**")
+    st.caption(t("risk.attacks_help"))
+    st.dataframe(attack_rows(result), hide_index=True)
+    control = result["control"]
+    st.caption(
+        t(
+            "risk.control_words",
+            source=t_plain(f"risk.control_{control['source']}"),
+            control=f"{int(control['control_rows']):,}",
+            training=f"{int(control['training_rows']):,}",
+        )
+    )
+    for warning in warnings_of(result):
+        st.warning(warning, icon=":material/warning:")
+
+
+__all__ = ["attack_rows", "inputs", "model_words", "render", "warnings_of"]
