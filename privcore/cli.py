@@ -1030,6 +1030,9 @@ _REPORT_THRESHOLDS = {
     "max_disclosed": "max_disclosed_share",
     "max_suppressed": "max_suppressed_share",
     "min_ul": "min_ul",
+    "max_singling_out": "max_singling_out",
+    "max_linkability": "max_linkability",
+    "max_inference": "max_inference",
 }
 
 
@@ -1057,8 +1060,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         names = ", ".join("--" + options[f].replace("_", "-") for f in required)
         raise ParameterError(
             f"{names} cannot be 'none': the release is always checked against it; give a "
-            "number (only --min-l, --max-t, --max-pl, --max-journalist and --min-ul can be "
-            "waived).",
+            "number (only --min-l, --max-t, --max-pl, --max-journalist, --min-ul, "
+            "--max-singling-out, --max-linkability and --max-inference can be waived).",
             code="cli.threshold_required",
         )
     Thresholds(**given)  # a bad value is refused before anything is read
@@ -1499,6 +1502,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("--max-disclosed", "max_disclosed_share", "share with a sensitive value disclosed"),
         ("--max-suppressed", "max_suppressed_share", "share of suppressed rows"),
         ("--min-ul", "min_ul", "utility floor UL"),
+        ("--max-singling-out", "max_singling_out", "singling-out risk (Article 29)"),
+        ("--max-linkability", "max_linkability", "linkability risk (Article 29)"),
+        ("--max-inference", "max_inference", "inference risk, per sensitive attribute"),
     ):
         default = getattr(defaults, field)
         r.add_argument(

@@ -251,6 +251,17 @@ def check_sentence(check: Mapping[str, Any], lang: str) -> str:
         counts["attribute"] = check.get("attribute")
         detail_text = text(f"report.detail.{kind}", lang, **counts)
         sentence = text("report.with_detail", lang, sentence=sentence, detail=detail_text)
+    elif detail.get("kind") == "gdpr":
+        low, high = detail["ci"]
+        detail_text = text(
+            "report.detail.gdpr",
+            lang,
+            confidence=percent(detail.get("confidence", 0.95)),
+            low=short(low),
+            high=short(high),
+            baseline=short(detail.get("baseline")),
+        )
+        sentence = text("report.with_detail", lang, sentence=sentence, detail=detail_text)
     return sentence
 
 
@@ -313,9 +324,11 @@ def _condition_params(params: Mapping[str, Any], lang: str) -> dict[str, Any]:
     shown = dict(params)
     if "check" in params:
         shown["check"] = check_label(params, lang)
-    for name in ("value", "rho"):
+    for name in ("value", "rho", "low", "high"):
         if name in params:
             shown[name] = short(params[name])
+    if "confidence" in params:
+        shown["confidence"] = percent(params["confidence"])
     if "threshold" in params:
         shown["threshold"] = limit(params["threshold"])
     if "margin" in params:

@@ -170,7 +170,8 @@ def html_bytes(report: Any, lang: str) -> bytes:
 def threshold_controls() -> dict[str, Any]:
     """The Report page's thresholds (defaults: :class:`~privcore.report.Thresholds`),
     as the mapping a :class:`~privcore.runs.ReportRequest` takes. An empty prosecutor
-    limit is 1/k, the risk a class of k records allows."""
+    limit is 1/k, the risk a class of k records allows; an empty singling-out,
+    linkability or inference limit is not required."""
     st.markdown(f"**{t('rp.thresholds')}**")
     defaults = Thresholds()
     c1, c2 = st.columns(2)
@@ -227,6 +228,28 @@ def threshold_controls() -> dict[str, Any]:
     )
     use_t = c1.toggle(t("rp.use_t"), key=keep("rp_use_t"))
     max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key=keep("rp_max_t"), disabled=not use_t)
+    # the Article 29 risks (singling out, linkability, inference): measured only when set
+    gdpr_limits = {}
+    for column, (name, widget_key) in zip(
+        (c1, c2, c1),
+        (
+            ("max_singling_out", "rp_max_so"),
+            ("max_linkability", "rp_max_link"),
+            ("max_inference", "rp_max_inf"),
+        ),
+        strict=True,
+    ):
+        value = column.number_input(
+            t(f"report.threshold.{name}"),
+            0.0,
+            1.0,
+            None,
+            0.05,
+            placeholder=t("report.html.not_required"),
+            help=t(f"report.threshold.{name}.help"),
+            key=keep(widget_key),
+        )
+        gdpr_limits[name] = None if value is None else float(value)
     for_k = int(min_k) if max_prosecutor is None else k_for_risk(float(max_prosecutor))
     if k_for_risk(float(max_journalist)) > for_k:
         st.caption(
@@ -246,6 +269,7 @@ def threshold_controls() -> dict[str, Any]:
         "max_reidentified_share": float(max_reid),
         "max_disclosed_share": float(max_disclosed),
         "max_suppressed_share": float(max_suppressed),
+        **gdpr_limits,
     }
 
 

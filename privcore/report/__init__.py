@@ -3,7 +3,8 @@
 A compliance officer sets :class:`Thresholds`; :func:`readiness` measures the release
 against its original (:func:`~privcore.measure.report.measure_release`: k, l, t, PL, DR,
 UL, risk, information loss), attacks it with a synthetic voter roll
-(:func:`~privcore.attacks.simulate`: linkage and homogeneity, before vs after), checks
+(:func:`~privcore.attacks.simulate`: linkage and homogeneity, before vs after), measures
+singling out, linkability and inference when they are required, checks
 the row order of the file to publish and the columns left in the release, and returns a
 :class:`ReadinessReport` with one of three verdicts:
 
@@ -29,7 +30,13 @@ limit, which adds a condition):
 - ``disclosed_share``: the largest, over SAs, share of people whose true value the
   linkage attacker reads off all their candidate records ≤ ``max_disclosed_share``;
 - ``suppressed_share``: suppressed rows ÷ rows ≤ ``max_suppressed_share``;
-- ``ul``: utility UL of SPEC §3 ≥ ``min_ul``.
+- ``ul``: utility UL of SPEC §3 ≥ ``min_ul``;
+- ``singling_out``, ``linkability``, ``inference`` (the largest over the SAs): the three
+  risks of the Article 29 Working Party as Anonymeter measures them
+  (:func:`~privcore.attacks.gdpr_risks.gdpr_risks`, a seeded held-out control set),
+  point estimate ≤ ``max_singling_out`` / ``max_linkability`` / ``max_inference``
+  (measured only when one of them is set); ``warn`` when the point passes but the
+  upper end of its 95 % interval lies above the limit, which adds a condition.
 
 Conditions (:data:`CONDITIONS`):
 
@@ -51,6 +58,8 @@ Conditions (:data:`CONDITIONS`):
 - ``unanalysed_columns``: other columns whose names or values suggest a
   quasi-identifier or a sensitive attribute were not analysed — review their roles;
 - ``near_limit``: PL or journalist risk passes but lies within 20 % of its limit;
+- ``interval_above_limit``: an Article 29 risk passes, but its confidence interval
+  reaches above the limit;
 - ``pl_note``: PL(all) or the PL of an SA is flagged (``constant``: the attribute has
   one value; ``not_meaningful``: the release has more entropy than the original);
   a QI's flag is a note only (local recoding adds labels);

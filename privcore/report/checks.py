@@ -7,9 +7,11 @@ findings (:func:`privcore.report.findings.findings`) and the thresholds — so t
 recorded report is evaluated again from the history alone.
 
 A **check** is ``{"check", "attribute", "status", "value", "threshold", "comparison"}``
-(+ ``"detail"``: the counts behind a share; + ``"action"`` when it fails): ``status`` is
-``pass``, ``fail`` or ``warn`` (a figure that could not be measured, or PL and journalist
-risk passing within 20 % of their limit). A **reason** is a failed check without its
+(+ ``"detail"``: the counts behind a share, or the interval and baseline of an Article 29
+risk; + ``"action"`` when it fails): ``status`` is ``pass``, ``fail`` or ``warn`` (a
+figure that could not be measured, PL and journalist risk passing within 20 % of their
+limit, or an Article 29 risk whose point estimate passes while the upper end of its
+confidence interval lies above the limit). A **reason** is a failed check without its
 status. A **condition** is ``{"condition": code, "params": {...}}`` (+ ``"action"``).
 An **action** is what would fix a reason: ``{"action": "anonymize", <AnonymizeRequest
 fields to set>}`` (``k``, ``l`` with ``l_kind``, ``t`` with ``t_distance``,
@@ -24,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from privcore.measure.entropy import NOTE_CONSTANT, NOTE_NOT_MEANINGFUL
-from privcore.report.thresholds import TOLERANCE, Thresholds, k_for_risk
+from privcore.report.thresholds import GDPR_THRESHOLDS, TOLERANCE, Thresholds, k_for_risk
 
 __all__ = [
     "ACTIONS",
@@ -50,6 +52,9 @@ CHECKS = (
     "disclosed_share",
     "suppressed_share",
     "ul",
+    "singling_out",
+    "linkability",
+    "inference",
 )
 CONDITIONS = (
     "suppressed_rows",
@@ -62,6 +67,7 @@ CONDITIONS = (
     "identifiers_present",
     "unanalysed_columns",
     "near_limit",
+    "interval_above_limit",
     "pl_note",
     "unparsed_cells",
     "not_measured",
@@ -155,7 +161,12 @@ def _action(
     - suppressed share: the algorithm's suppression limit = the threshold;
     - PL: larger classes, k = max(threshold k, 2 × the release's k) — PL cannot be
       predicted, so the page measures again;
-    - UL: a local-recoding algorithm (Mondrian), which keeps more at the same k.
+    - UL: a local-recoding algorithm (Mondrian), which keeps more at the same k;
+    - singling out and linkability: larger classes, k = max(threshold k, 2 × the
+      release's k) (fewer released combinations pick out one person or link two views of
+      one); inference: the same k and distinct l-diversity (the nearest released row then
+      shows one of at least l values) — neither risk can be predicted, so the page
+      measures again.
     """
     name = check["check"]
     k_now = int(measurement.get("k") or 1)
@@ -173,8 +184,15 @@ def _action(
         return {"action": "anonymize", "l": _l_needed(t), "l_kind": "distinct"}
     if name == "suppressed_share":
         return {"action": "anonymize", "max_suppression": float(check["threshold"])}
-    if name == "pl":
+    if name in ("pl", "singling_out", "linkability"):
         return {"action": "anonymize", "k": max(t.min_k, 2 * k_now)}
+    if name == "inference":
+        return {
+            "action": "anonymize",
+            "k": max(t.min_k, 2 * k_now),
+            "l": _l_needed(t),
+            "l_kind": "distinct",
+        }
     if name == "ul" and (algorithm or {}).get("algorithm") != _KEEPS_MOST:
         return {"action": "anonymize", "algorithm": _KEEPS_MOST}
     return None
@@ -197,6 +215,62 @@ def merge_actions(actions: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]
     return merged or None
 
 
+def _gdpr_check(
+    name: str, figure: Mapping[str, Any] | None, threshold: float, attribute: str | None = None
+) -> dict[str, Any]:
+    """An Article 29 risk (``RiskResult.to_dict()``, or None when it was not measured)
+    against its limit: ``fail`` when the point estimate is above it, ``warn`` when the
+    point passes but the upper end of the confidence interval is above it, else ``pass``.
+    The detail holds the interval, its confidence and the naive attacker's baseline."""
+    if figure is None:
+        return _check(name, None, threshold, "<=", attribute=attribute)
+    low, high = (float(v) for v in figure["ci"])
+    detail = {
+        "kind": "gdpr",
+        "ci": [low, high],
+        "confidence": float(figure.get("confidence", 0.95)),
+        "baseline": float(figure["baseline"]),
+    }
+    check = _check(name, float(figure["risk"]), threshold, "<=", attribute=attribute, detail=detail)
+    if check["status"] == "pass" and high > threshold + TOLERANCE:
+        check["status"] = "warn"
+    return check
+
+
+def _worst_inference(
+    inference: Mapping[str, Mapping[str, Any]], threshold: float
+) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The sensitive attribute whose inference risk decides the check: the largest point
+    estimate; when that passes, the largest upper end of the interval if one lies above
+    the limit (a warning), so that no attribute's warning hides behind another's point."""
+    if not inference:
+        return None, None
+    worst = max(inference, key=lambda s: float(inference[s]["risk"]))
+    if float(inference[worst]["risk"]) <= threshold + TOLERANCE:
+        widest = max(inference, key=lambda s: float(inference[s]["ci"][1]))
+        if float(inference[widest]["ci"][1]) > threshold + TOLERANCE:
+            worst = widest
+    return worst, inference[worst]
+
+
+def _gdpr_checks(gdpr: Mapping[str, Any] | None, t: Thresholds) -> list[dict[str, Any]]:
+    """The checks of the Article 29 risks whose limits are set; a risk that was not
+    measured (no figures, or linkability with fewer than two quasi-identifiers) is a
+    warning."""
+    gdpr = gdpr or {}
+    out: list[dict[str, Any]] = []
+    for name, field in GDPR_THRESHOLDS.items():
+        threshold = getattr(t, field)
+        if threshold is None:
+            continue
+        if name == "inference":
+            attribute, figure = _worst_inference(gdpr.get("inference") or {}, threshold)
+            out.append(_gdpr_check(name, figure, threshold, attribute))
+        else:
+            out.append(_gdpr_check(name, gdpr.get(name), threshold))
+    return out
+
+
 def evaluate_checks(
     measurement: Mapping[str, Any],
     attacks: Mapping[str, Any],
@@ -204,10 +278,13 @@ def evaluate_checks(
     thresholds: Thresholds,
     *,
     algorithm: Mapping[str, Any] | None = None,
+    gdpr_risks: Mapping[str, Any] | None = None,
 ) -> tuple[list[dict], list[dict], list[dict], str]:
     """Every check and condition from stored figures alone: ``(checks, reasons,
     conditions, verdict)``. ``algorithm`` (how the release was made) only shapes the
-    actions."""
+    actions. ``gdpr_risks`` (``gdpr_risks(...).to_dict()``) feeds the checks
+    ``singling_out``, ``linkability`` and ``inference`` (the largest over the sensitive
+    attributes), evaluated only when their limits are set."""
     t = thresholds
     checks: list[dict[str, Any]] = []
     k = measurement.get("k")
@@ -271,6 +348,7 @@ def evaluate_checks(
     )
     if t.min_ul is not None:
         checks.append(_check("ul", measurement.get("ul"), t.min_ul, ">="))
+    checks.extend(_gdpr_checks(gdpr_risks, t))
 
     for c in checks:
         if c["status"] == "fail":
@@ -332,6 +410,20 @@ def _conditions(
             continue
         if c["value"] is None:
             out.append(_condition("not_measured", check=c["check"], attribute=c["attribute"]))
+        elif (c.get("detail") or {}).get("kind") == "gdpr":
+            low, high = c["detail"]["ci"]
+            out.append(
+                _condition(
+                    "interval_above_limit",
+                    check=c["check"],
+                    attribute=c["attribute"],
+                    value=c["value"],
+                    threshold=c["threshold"],
+                    low=low,
+                    high=high,
+                    confidence=c["detail"]["confidence"],
+                )
+            )
         else:
             out.append(
                 _condition(

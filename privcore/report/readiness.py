@@ -12,6 +12,7 @@ import pandas as pd
 
 from privcore import __version__
 from privcore.attacks import simulate
+from privcore.attacks.gdpr_risks import gdpr_risks as measure_gdpr_risks
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, Stage
 from privcore.data import Hierarchy, fingerprint
@@ -33,8 +34,9 @@ class ReadinessReport:
     ``checks``, ``reasons``, ``conditions`` and ``notes`` are as described in
     :mod:`privcore.report.checks`; ``measurement`` is ``measure_release(...).to_dict()``,
     ``attacks`` is ``simulate(...).to_dict()``; ``findings`` holds the row order, the key
-    and the other columns; ``run_ids`` the history runs it was recorded as (measure,
-    attack, report), empty until recorded.
+    and the other columns; ``gdpr_risks`` is ``gdpr_risks(...).to_dict()`` (singling
+    out, linkability, inference) when a threshold asked for them, else None; ``run_ids``
+    the history runs it was recorded as (measure, attack, report), empty until recorded.
     """
 
     verdict: str
@@ -52,6 +54,7 @@ class ReadinessReport:
     created: str
     findings: dict = field(default_factory=dict)
     notes: list[dict] = field(default_factory=list)
+    gdpr_risks: dict | None = None
 
     @property
     def ready(self) -> bool:
@@ -81,6 +84,7 @@ class ReadinessReport:
                 "attacks": self.attacks,
                 "findings": self.findings,
                 "notes": self.notes,
+                "gdpr_risks": self.gdpr_risks,
                 "run_ids": self.run_ids,
                 "created": self.created,
                 "privcore_version": __version__,
@@ -153,7 +157,10 @@ def readiness(
     :mod:`privcore.report.checks` is evaluated. ``shuffled``: the file to publish is
     this release with its rows shuffled (the download of a release made here), so its
     row order gives nothing away and asks for no condition. ``algorithm`` (how the
-    release was made: name and parameters) is reported as given.
+    release was made: name and parameters) is reported as given. When a threshold on
+    singling out, linkability or inference is set, the three risks are measured by
+    :func:`~privcore.attacks.gdpr_risks.gdpr_risks` on the row-matched tables (a
+    held-out control share of the original, drawn with ``seed``; the hierarchies given).
 
     Pure: nothing is written; :func:`privcore.runs.run` records a
     :class:`~privcore.runs.ReportRequest` as its measure, attack and report runs. Bad
@@ -208,10 +215,19 @@ def readiness(
     )
     attacks = plain(simulation.to_dict())
 
+    gdpr = None
+    if thresholds.needs_gdpr_risks:
+        stage(0.9, "Measuring singling out, linkability and inference")
+        gdpr = plain(
+            measure_gdpr_risks(
+                aligned_original, aligned_release, qi, sa, seed=seed, hierarchies=hierarchies
+            ).to_dict()
+        )
+
     stage(0.9, "Checking row order and columns")
     found = find(original, release, qi, sa, key, simulation, aligned=aligned, shuffled=shuffled)
     checks, reasons, conditions, verdict = evaluate_checks(
-        measurement, attacks, found, thresholds, algorithm=algorithm
+        measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr
     )
     report = ReadinessReport(
         verdict=verdict,
@@ -229,6 +245,7 @@ def readiness(
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         findings=found,
         notes=notes_of(measurement, found, key),
+        gdpr_risks=gdpr,
     )
     stage(1.0, "Done")
     return report

@@ -2,7 +2,8 @@
 
 :func:`privcore.runs.run` records a :class:`~privcore.runs.ReportRequest` as three runs:
 ``measure`` (results: the whole measurement), ``attack`` (results: the simulation) and
-``report`` (results: :meth:`ReadinessReport.history_summary` plus the ids of the other
+``report`` (results: :meth:`ReadinessReport.history_summary` — with the singling-out,
+linkability and inference figures when they were measured — plus the ids of the other
 two as ``measure_run`` and ``attack_run``; the data set's fingerprint in its row). The
 checks, reasons, conditions and notes are evaluated again from those stored figures by
 the same pure rules (:func:`~privcore.report.checks.evaluate_checks`), so a report
@@ -72,6 +73,7 @@ def _stored(run_id: int, owner: str | None) -> dict[str, Any]:
         "roles": roles,
         "algorithm": results["algorithm"] if "algorithm" in results else params.get("algorithm"),
         "findings": results.get("findings") or {},
+        "gdpr_risks": results.get("gdpr_risks"),
         "fingerprint": {k: v for k, v in fingerprint.items() if v is not None},
         "release_fingerprint": results.get("release_fingerprint") or {},
         "created": results.get("created") or run.get("finished_at") or "",
@@ -96,6 +98,7 @@ def report_from_history(run_id: int, *, owner: str | None = None) -> dict[str, A
             stored["findings"],
             stored["thresholds"],
             algorithm=stored["algorithm"],
+            gdpr_risks=stored["gdpr_risks"],
         )
     results = stored["run"].get("results") or {}
     return {
@@ -112,6 +115,7 @@ def report_from_history(run_id: int, *, owner: str | None = None) -> dict[str, A
         "run_ids": stored["run_ids"],
         "measurement": stored["measurement"],
         "attacks": stored["attacks"],
+        "gdpr_risks": stored["gdpr_risks"],
         "missing_runs": stored["missing"],
         "recomputed_verdict": recomputed,
         "consistent": recomputed == stored["verdict"] if recomputed else None,
@@ -141,6 +145,7 @@ def readiness_from_history(run_id: int, *, owner: str | None = None) -> Readines
         stored["findings"],
         stored["thresholds"],
         algorithm=stored["algorithm"],
+        gdpr_risks=stored["gdpr_risks"],
     )
     notes = notes_of(stored["measurement"], stored["findings"], stored["roles"].get("key"))
     if stored["verdict"] is not None and stored["verdict"] != verdict:
@@ -162,4 +167,5 @@ def readiness_from_history(run_id: int, *, owner: str | None = None) -> Readines
         created=stored["created"],
         findings=stored["findings"],
         notes=notes,
+        gdpr_risks=stored["gdpr_risks"],
     )

@@ -23,10 +23,17 @@ import numpy as np
 from privcore.errors import ParameterError
 from privcore.models import DistinctLDiversity, KAnonymity, PrivacyModel, TCloseness
 
-__all__ = ["TOLERANCE", "Thresholds", "k_for_risk"]
+__all__ = ["GDPR_THRESHOLDS", "TOLERANCE", "Thresholds", "k_for_risk"]
 
 #: Slack of the comparisons (a risk of exactly 1/3 meets a limit of 1/3).
 TOLERANCE = 1e-9
+
+#: The check of each Article 29 risk and the threshold it is compared with.
+GDPR_THRESHOLDS = {
+    "singling_out": "max_singling_out",
+    "linkability": "max_linkability",
+    "inference": "max_inference",
+}
 
 #: The defaults when neither the class size nor the prosecutor risk is given.
 _DEFAULT_K = 5
@@ -89,7 +96,12 @@ class Thresholds:
     - ``max_disclosed_share = 0.05``: at most 5 % of the people may have a sensitive
       value disclosed by the linkage attack (any sensitive attribute);
     - ``max_suppressed_share = 0.05``: at most 5 % of the rows suppressed;
-    - ``min_ul = None``: no utility floor.
+    - ``min_ul = None``: no utility floor;
+    - ``max_singling_out``, ``max_linkability``, ``max_inference = None``: the three
+      risks of the Article 29 Working Party (opinion 05/2014) as Anonymeter measures them
+      (:func:`~privcore.attacks.gdpr_risks.gdpr_risks`: excess success of an attacker on
+      released records over held-out control records, 0 = none, 1 = always) — not
+      required unless given; the inference limit applies to every sensitive attribute.
 
     Out-of-range values raise :class:`~privcore.errors.ParameterError`.
     """
@@ -104,6 +116,9 @@ class Thresholds:
     max_disclosed_share: float = 0.05
     max_suppressed_share: float = 0.05
     min_ul: float | None = None
+    max_singling_out: float | None = None
+    max_linkability: float | None = None
+    max_inference: float | None = None
 
     def __post_init__(self) -> None:
         k, risk = self.min_k, self.max_prosecutor
@@ -121,7 +136,12 @@ class Thresholds:
         object.__setattr__(self, "max_prosecutor", risk)
         if self.min_l is not None:
             object.__setattr__(self, "min_l", _real("min_l", self.min_l, 1.0, 1e9))
-        optional = {"max_t": self.max_t, "max_pl": self.max_pl, "min_ul": self.min_ul}
+        optional = {
+            "max_t": self.max_t,
+            "max_pl": self.max_pl,
+            "min_ul": self.min_ul,
+            **{name: getattr(self, name) for name in GDPR_THRESHOLDS.values()},
+        }
         for name, value in optional.items():
             if value is not None:
                 object.__setattr__(self, name, _real(name, value, 0.0, 1.0))
@@ -133,6 +153,12 @@ class Thresholds:
             )
         for name in ("max_reidentified_share", "max_disclosed_share", "max_suppressed_share"):
             object.__setattr__(self, name, _real(name, getattr(self, name), 0.0, 1.0))
+
+    @property
+    def needs_gdpr_risks(self) -> bool:
+        """Whether any of the three Article 29 risks is required (then the report
+        measures them)."""
+        return any(getattr(self, name) is not None for name in GDPR_THRESHOLDS.values())
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -68,3 +68,29 @@ def test_a_report_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch):
     at.button(key="rp_go").click().run()
     [run] = history.list_runs(kind="report")
     assert run["status"] == "cancelled"
+
+
+def test_the_article_29_thresholds_are_unset_by_default_and_checked_when_given():
+    at = open_page()
+    for key in ("rp_max_so", "rp_max_link", "rp_max_inf"):
+        assert at.number_input(key=key).value is None
+    at.number_input(key="rp_min_k").set_value(3)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    report = report_of(at)
+    assert report.gdpr_risks is None and report.thresholds.max_singling_out is None
+    assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in report.checks}
+
+    at.number_input(key="rp_max_so").set_value(0.01)
+    at.number_input(key="rp_max_inf").set_value(0.9)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    report = report_of(at)
+    assert (report.thresholds.max_singling_out, report.thresholds.max_inference) == (0.01, 0.9)
+    assert report.thresholds.max_linkability is None
+    checks = {c["check"]: c for c in report.checks}
+    assert "linkability" not in checks
+    assert checks["singling_out"]["status"] == "fail"
+    assert checks["singling_out"]["value"] == report.gdpr_risks["singling_out"]["risk"]
+    assert checks["inference"]["attribute"] in ("Salary", "Disease")
+    assert report.verdict == "not_ready"

@@ -36,6 +36,10 @@ NAMES = {
     "csv", "tsv", "xlsx", "parquet", "jsonl", "sha", "DuckDB", "Spark",
     "Mironov", "Ghosh", "Roughgarden", "Sundararajan", "Balle", "Canonne", "Kamath",
     "Steinke", "numpy",
+    "Anonymeter", "SUDA", "SUDA2", "Zayatz", "Pitman", "SNB", "MDAV", "PRAM",
+    "Benedetti", "Franconi", "Hoshino", "Chen", "McNulty", "Nergiz", "sdcMicro", "Giomi",
+    "Wilson", "Moore", "Gouweleeuw", "Domingo", "Ferrer", "Mateo", "Sanz", "GDPR", "WP29",
+    "DIS", "MSU", "MSUs",
 }  # fmt: skip
 #: Markup and machine text that is no word: Markdown icons and colours, paths, hashes,
 #: timestamps, file names.
