@@ -506,6 +506,8 @@ class Release:
     schema: Schema | None = None  # the roles and hierarchies the algorithm ran with
     source: pd.DataFrame | None = field(default=None, repr=False)  # the input table
     weights: np.ndarray | None = field(default=None, repr=False)  # records per row
+    #: a perturbative method's utility (:func:`privcore.measure.utility.perturbation_utility`)
+    utility: Mapping[str, Any] | None = None
 
     @property
     def n_suppressed(self) -> int:
@@ -634,6 +636,7 @@ class Release:
             "synthetic": self.synthetic,
             "params": self.params,
             "notes": list(self.notes),
+            **({} if self.utility is None else {"utility": self.utility}),
         }
 
 

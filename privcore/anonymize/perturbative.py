@@ -42,6 +42,7 @@ from privcore.classes import code_counts
 from privcore.core.notes import Note
 from privcore.data.codes import SUPPRESSED, is_number
 from privcore.errors import ParameterError
+from privcore.measure.utility import perturbation_utility
 
 __all__ = [
     "categorical_qis",
@@ -203,7 +204,10 @@ def finish_perturbed(
     (``enforces_models=False``) gets a note with the k the release has and whether the
     constraints hold on its classes (``perturbation.not_enforced.holds`` / ``.fails``);
     with a suppression limit it also says that the limit was not used (such a method
-    suppresses no rows: ``perturbation.no_suppression``)."""
+    suppresses no rows: ``perturbation.no_suppression``). ``utility`` of the release:
+    :func:`perturbation_utility` on the QIs (numeric ones compared as numbers, the first
+    regressed on the others when there are two or more; categorical ones by the share of
+    cells changed)."""
     n = problem.n_table_rows
     if not enforces_models and problem.max_suppression > 0:
         notes = [
@@ -222,6 +226,17 @@ def finish_perturbed(
         started=started,
         search_seconds=search_seconds,
         notes=notes,
+    )
+    numeric = numeric_qis(problem)
+    release = dataclasses.replace(
+        release,
+        utility=perturbation_utility(
+            problem.frame,
+            release.frame,
+            numeric,
+            target=numeric[0] if len(numeric) >= 2 else None,
+            categorical_columns=[c for c in problem.qi if c not in numeric],
+        ),
     )
     if enforces_models:
         return release

@@ -577,3 +577,27 @@ def test_utility_of_noise_on_a_correlated_table():
     assert out["correlation"]["max_abs_difference"] < 0.03
     assert out["regression"]["mean_interval_overlap"] > 0.0
     assert 0.0 < out["numeric"]["a"]["mean_absolute_change"] < 1.0  # sd of noise ≈ 0.63
+
+
+@pytest.mark.parametrize("algorithm", PERTURBATIVE)
+def test_every_perturbed_release_reports_its_utility(algorithm):
+    frame, _ = correlated_table(n=60, seed=2)
+    frame["kind"] = np.where(frame["a"] > 50, "high", "low")
+    schema = Schema({"a": Q, "b": Q, "kind": Q, "d": S})
+    release = anonymize(frame, schema, [KAnonymity(2)], algorithm=algorithm)
+    utility = release.to_dict()["utility"]
+    assert set(utility["numeric"]) == {"a", "b"} and set(utility["categorical"]) == {"kind"}
+    # the figures are those of the function on the released table
+    assert utility == perturbation_utility(
+        frame, release.frame, ["a", "b"], target="a", categorical_columns=["kind"]
+    )
+    # local suppression may blank so many numeric cells that no regression can be fitted
+    if algorithm != "local_suppression":
+        assert utility["regression"]["target"] == "a"
+
+
+def test_a_generalization_reports_no_perturbation_utility():
+    frame, _ = correlated_table(n=60, seed=2)
+    schema = Schema({"a": Q, "b": Q, "d": S})
+    release = anonymize(frame, schema, [KAnonymity(2)], algorithm="mondrian")
+    assert "utility" not in release.to_dict()
