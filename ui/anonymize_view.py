@@ -29,6 +29,7 @@ from privcore.errors import PrivcoreError
 from privcore.models import model_from_dict
 from privcore.runs import AnonymizeRequest, Inputs, Outcome, run
 from privcore.runs.registry import ALGORITHMS, OPTIONS
+from ui import risk_utility
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import escape_md, explained_metric, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
@@ -519,6 +520,8 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
     explained_metric(c6, t("an.real_records"), real["any"], "explain.real_records", 0)
     if real["any"]:
         st.caption(t("an.real_records_detail", any=real["any"], own=real["own"]))
+    if release.utility is not None:
+        perturbation_utility_view(release)
 
     tabs = st.tabs(
         [
@@ -591,6 +594,61 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
     with tabs[4]:
         if tabs[4].open:  # only the tab on screen is drawn
             downloads(entry)
+
+
+def perturbation_utility_view(release: Release) -> None:
+    """A perturbative release's utility (:mod:`privcore.measure.utility`): per
+    quasi-identifier its mean absolute and relative change and its share of changed
+    cells; the largest and mean change of the correlations; the regression's interval
+    overlap, mean and per coefficient."""
+    utility = release.utility
+    st.markdown(f"**{t('an.ut.title')}**")
+    st.caption(t("an.ut.help"))
+    st.dataframe(
+        risk_utility.utility_table(utility, release.qi),
+        hide_index=True,
+        column_config={
+            t_plain("an.ut.mean_absolute"): st.column_config.NumberColumn(
+                help=t_plain("an.ut.mean_absolute_help"), format="%.3f"
+            ),
+            t_plain("an.ut.mean_relative"): st.column_config.NumberColumn(
+                help=t_plain("an.ut.mean_relative_help"), format="percent"
+            ),
+            t_plain("an.ut.changed_share"): st.column_config.NumberColumn(
+                help=t_plain("an.ut.changed_share_help"), format="percent"
+            ),
+        },
+    )
+    c1, c2, c3 = st.columns(3)
+    correlation = risk_utility.correlation_summary(utility)
+    regression = utility.get("regression")
+    if correlation is None:
+        c1.caption(t("an.ut.no_correlation"))
+    else:
+        explained_metric(c1, t("an.ut.corr_max"), correlation[0], "an.ut.corr_max_help")
+        explained_metric(c2, t("an.ut.corr_mean"), correlation[1], "an.ut.corr_mean_help")
+    if regression is None:
+        (c3 if correlation is not None else c2).caption(t("an.ut.no_regression"))
+        return
+    explained_metric(
+        c3, t("an.ut.overlap_mean"), regression.get("mean_interval_overlap"), "an.ut.overlap_help"
+    )
+    st.caption(
+        t(
+            "an.ut.regression",
+            target=regression["target"],
+            predictors=", ".join(regression["predictors"]),
+        )
+    )
+    st.dataframe(
+        risk_utility.regression_table(utility),
+        hide_index=True,
+        column_config={
+            t_plain("an.ut.overlap"): st.column_config.NumberColumn(
+                help=t_plain("an.ut.overlap_help"), format="%.3f"
+            ),
+        },
+    )
 
 
 _SPECS: weakref.WeakKeyDictionary[Release, dict[tuple[str, str], dict]] = (
@@ -1246,7 +1304,7 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
     chosen = st.multiselect(
         t("an.compare_algorithms"),
         algorithms,
-        default=[a for a in ("datafly", "optimal", "mondrian") if a in algorithms],
+        default=[a for a in ("datafly", "optimal", "mondrian", "mdav", "noise") if a in algorithms],
         format_func=labels(algorithms, algorithm_title),
         key=keep("an_compare"),
     )
@@ -1276,9 +1334,19 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
             )
             continue
         out = outcome.result.to_dict()
+        point, failure = {"changed": None, "reidentified": None}, ""
+        try:
+            point = risk_utility.risk_utility_point(
+                dataset.frame, outcome.result, schema.hierarchies
+            )
+        except PrivcoreError as exc:  # the release is made; only its point is missing
+            from ui.i18n import error_text
+
+            failure = error_text(exc)
         rows.append(
             {
                 "algorithm": algorithm_title(algorithm),
+                **point,
                 "k": out["k"],
                 "satisfied": out["satisfied"],
                 "suppressed": out["suppressed_rows"],
@@ -1292,13 +1360,27 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
                 "seconds": None if served_from_cache(outcome) else out["seconds"],
                 "cached": served_from_cache(outcome),
                 "run": outcome.run_id,
-                "error": "",
+                "error": failure,
             }
         )
+    table = pd.DataFrame(rows)
+    points = comparison_points(table)
+    if len(points):
+        st.markdown(f"**{t('an.ru.title')}**")
+        st.caption(t("an.ru.help"))
+        with alt.data_transformers.disable_max_rows():
+            spec = risk_utility.risk_utility_chart(points).to_dict()
+        st.vega_lite_chart(spec=spec, width="stretch")
     st.dataframe(
-        pd.DataFrame(rows),
+        table,
         hide_index=True,
         column_config={
+            "changed": st.column_config.NumberColumn(
+                t_plain("an.ru.x"), help=t_plain("an.ru.x_help"), format="percent"
+            ),
+            "reidentified": st.column_config.NumberColumn(
+                t_plain("an.ru.y"), help=t_plain("an.ru.y_help"), format="percent"
+            ),
             **{
                 name: st.column_config.Column(t_plain(f"an.cmp.{name}"))
                 for name in (
@@ -1322,8 +1404,18 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
     )
 
 
+def comparison_points(table: pd.DataFrame) -> pd.DataFrame:
+    """The risk-vs-utility chart's data: one row per compared algorithm that made a
+    release (a refused one has no figures), :data:`ui.risk_utility.POINT_COLUMNS`."""
+    columns = list(risk_utility.POINT_COLUMNS)
+    if not len(table) or not set(columns) <= set(table.columns):
+        return pd.DataFrame(columns=columns)
+    return table.loc[table["changed"].notna(), columns].reset_index(drop=True)
+
+
 __all__ = [
     "compare",
+    "comparison_points",
     "controls",
     "controls_for",
     "estimate",
