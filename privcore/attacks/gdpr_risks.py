@@ -237,18 +237,24 @@ def residual_rate(attack: Rate, control: Rate) -> Rate:
     return Rate(value, error)
 
 
-def _check_confidence(confidence: Any) -> float:
+def _open_unit(value: Any, what: str, code: str, param: str) -> float:
+    """``value`` as a float strictly between 0 and 1, else ParameterError ``code`` (the
+    value given as ``param``)."""
     if (
-        not isinstance(confidence, numbers.Real)
-        or isinstance(confidence, bool)
-        or not 0.0 < float(confidence) < 1.0
+        not isinstance(value, numbers.Real)
+        or isinstance(value, bool)
+        or not 0.0 < float(value) < 1.0
     ):
         raise ParameterError(
-            f"The confidence level must lie strictly between 0 and 1, not {confidence!r}.",
-            code="gdpr_risk.bad_confidence",
-            confidence=str(confidence),
+            f"The {what} must lie strictly between 0 and 1, not {value!r}.",
+            code=code,
+            **{param: str(value)},
         )
-    return float(confidence)
+    return float(value)
+
+
+def _check_confidence(confidence: Any) -> float:
+    return _open_unit(confidence, "confidence level", "gdpr_risk.bad_confidence", "confidence")
 
 
 # --------------------------------------------------------------------------- results
@@ -1652,17 +1658,9 @@ def gdpr_risks(
     warnings: list[str] = []
     seeds = np.random.SeedSequence(seed).generate_state(4)
     if control is None:
-        fraction = control_fraction
-        if (
-            not isinstance(fraction, numbers.Real)
-            or isinstance(fraction, bool)
-            or not 0.0 < float(fraction) < 1.0
-        ):
-            raise ParameterError(
-                f"The control fraction must lie strictly between 0 and 1, not {fraction!r}.",
-                code="gdpr_risk.bad_control_fraction",
-                value=str(fraction),
-            )
+        fraction = _open_unit(
+            control_fraction, "control fraction", "gdpr_risk.bad_control_fraction", "value"
+        )
         n = len(original_frame)
         held = round(float(fraction) * n)
         if held < 1 or held > n - 1:
