@@ -447,6 +447,20 @@ def _is_share(field: str, parent: Any, kind: str | None = None) -> bool:
     return field == "tolerance" and parent not in AUDIT_MEASURES
 
 
+def _neighbours_words(value: str, lang: str) -> str:
+    """A DP audit's neighbouring data sets (stored as the library's English) in ``lang``:
+    the words of the first audited mechanism with those data sets (the page's rule)."""
+    from privcore.dp.audit import AUDIT_MECHANISMS, DEFAULT_GAUSSIAN_DELTA, SUM_RECORDS
+
+    first = next((n for n, e in AUDIT_MECHANISMS.items() if e.neighbours == value), None)
+    key = f"dp.neighbours_{first}"
+    if first is None or not has(key):
+        return value
+    return text(
+        key, lang, delta=f"{DEFAULT_GAUSSIAN_DELTA:g}", records=", ".join(map(str, SUM_RECORDS))
+    )
+
+
 def value_text(
     field: str, value: Any, lang: str, *, parent: Any = None, kind: str | None = None
 ) -> str:
@@ -468,6 +482,8 @@ def value_text(
             return code_word(field, value, lang, kind)
         if field in ("notes", "pl_notes", "note"):  # the library's notes, as stored
             return sentence_text(value, lang)
+        if field == "neighbours":
+            return _neighbours_words(value, lang)
         return dataset_name(value, lang) if value else value  # a bundled sample in words
     if isinstance(value, Mapping):
         if not value:

@@ -311,3 +311,16 @@ def test_the_dinner_in_the_history():
             view.value_text("leaver", name, "zh")
             == catalogue("zh")["dp.diner_" + "_".join(name.lower().split())]
         )
+
+
+def test_a_dp_audits_neighbours_read_in_chinese_on_the_history_page():
+    """Stored as the library's English, worded by the mechanism that has those data sets;
+    text the catalogue does not know stays as it is."""
+    from privcore.dp.audit import AUDIT_MECHANISMS
+    from ui.history_view import value_text
+
+    stored = AUDIT_MECHANISMS["laplace_count"].neighbours
+    worded = value_text("neighbours", stored, "zh", kind="dp_audit")
+    assert worded != stored and "计数 0" in worded
+    assert value_text("neighbours", stored, "en", kind="dp_audit")
+    assert value_text("neighbours", "other data sets", "zh") == "other data sets"
