@@ -231,10 +231,30 @@ def check_figures(figures: Mapping[str, Any], qi, sa, where: str) -> set[str]:
     return seen
 
 
+def check_utility(utility: Mapping[str, Any] | None, where: str) -> None:
+    """The shares of a perturbative release's utility lie in [0, 1]: cells changed per
+    QI, the correlations' changes (absolute differences of two values in [−1, 1] are at
+    most 2), the regression's interval overlaps."""
+    if utility is None:
+        return
+    shares = [f["changed_share"] for f in utility["numeric"].values()]
+    shares += [f["changed_share"] for f in utility["categorical"].values()]
+    regression = utility.get("regression") or {}
+    shares += [v for v in (regression.get("interval_overlap") or {}).values() if v is not None]
+    for value in shares:
+        assert -TOL <= value <= 1 + TOL, f"{where}: utility share {value!r}"
+    correlation = utility.get("correlation") or {}
+    for name in ("max_abs_difference", "mean_abs_difference"):
+        value = correlation.get(name)
+        assert value is None or -TOL <= value <= 2 + TOL, f"{where}: {name} = {value!r}"
+
+
 def all_figures(release, original: pd.DataFrame, models, hierarchies) -> tuple[dict, set[str]]:
     """Every figure source of one release, checked; returns them and the keys seen."""
     qi, sa = list(release.qi), list(release.sa)
-    report = {k: v for k, v in release.to_dict().items() if k != "params"}
+    # a perturbative release's utility is checked on its own (check_utility)
+    report = {k: v for k, v in release.to_dict().items() if k not in ("params", "utility")}
+    check_utility(release.utility, release.algorithm)
     sources = {
         "measurement": release.measurement.to_dict(),
         "measurement history": release.measurement.history_summary(),
