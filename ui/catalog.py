@@ -342,6 +342,9 @@ def _condition_params(params: Mapping[str, Any], lang: str) -> dict[str, Any]:
         shown["key"] = names([params["key"]], lang)
     if "attribute" in params:
         shown["attribute"] = _attribute(params["attribute"], lang)
+    for name in ("rows", "records"):
+        if isinstance(params.get(name), int):
+            shown[name] = f"{params[name]:,}"
     return shown
 
 
@@ -354,7 +357,23 @@ def _item_sentence(family: str, code: str, params: Mapping[str, Any], lang: str)
     shown = _condition_params(params, lang)
     if code == "rules_changed":
         shown["verdict"] = text(f"report.verdict.{params.get('verdict')}", lang)
+    if code == "gdpr_not_measured":
+        shown["reason"] = _error_words(params, lang)
     return text(key, lang, **shown)
+
+
+def _error_words(params: Mapping[str, Any], lang: str) -> str:
+    """The words of the error a note carries (``error`` its code, ``error_params`` its
+    parameters), as the pages word that error; its code when it has no words."""
+    code = str(params.get("error") or "")
+    key = f"error.{code}"
+    if not has(key):
+        return code
+    given = {
+        k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v
+        for k, v in (params.get("error_params") or {}).items()
+    }
+    return text(key, lang, **given)
 
 
 def condition_sentence(condition: Mapping[str, Any], lang: str) -> str:

@@ -313,8 +313,14 @@ CODE_WORDS: dict[str, tuple[str, ...]] = {
     "sum": ("dp.noise_{v}",),  # a DP mean's two parts: the mechanism of each
     "count": ("dp.noise_{v}",),
     "source": ("risk.control_{v}",),  # a risk run's control set
+    "control": ("risk.control_{v}",),  # a report's singling out, linkability and inference
     "sampling_fraction_source": ("risk.source_{v}",),
     "warnings": ("gdpr_risk.warning.{v}",),
+}
+
+#: Fields whose value is a code under one parent only: (parent, field) → labels.
+CODE_WORDS_UNDER: dict[tuple[str, str], tuple[str, ...]] = {
+    ("population_uniqueness", "model"): ("risk.model_{v}",),  # the model Dankar's rule chose
 }
 
 #: Keys whose numbers are shares of a whole (shown as percentages).
@@ -411,9 +417,11 @@ def _labelled(key: Any, parent: Any) -> bool:
     return any(has(candidate) for candidate in _label_keys(key, parent))
 
 
-def code_word(field: str, value: str, lang: str, kind: str | None = None) -> str:
+def code_word(
+    field: str, value: str, lang: str, kind: str | None = None, parent: Any = None
+) -> str:
     """A code in words: an algorithm's title, a verdict, a reason, a role…"""
-    keys = list(CODE_WORDS.get(field, ()))
+    keys = list(CODE_WORDS_UNDER.get((parent, field), CODE_WORDS.get(field, ())))
     if field == "verdict":
         keys = ["report.verdict.{v}"] if kind == "report" else ["ldp.verdict_{v}"]
     normal = str(value).strip().replace(" ", "_")
@@ -478,8 +486,8 @@ def value_text(
     if isinstance(value, str):
         if field in DIGESTS:
             return value[:16] + "…" if len(value) > 16 else value
-        if field in CODE_WORDS or field == "verdict":
-            return code_word(field, value, lang, kind)
+        if field in CODE_WORDS or field == "verdict" or (parent, field) in CODE_WORDS_UNDER:
+            return code_word(field, value, lang, kind, parent)
         if field in ("notes", "pl_notes", "note"):  # the library's notes, as stored
             return sentence_text(value, lang)
         if field == "neighbours":

@@ -18,6 +18,7 @@ from privcore import __version__
 from privcore.attacks import RISK_KEYS
 from privcore.core.jsonsafe import dumps
 from ui.catalog import as_dict, check_language, figure, limit, text, texts_of
+from ui.risk_words import article29_rows, article29_warnings, control_sentence
 
 __all__ = ["render_html"]
 
@@ -363,6 +364,21 @@ def render_html(report: Any, lang: str = "en") -> str:
             )
         )
     parts.append("</section>")
+
+    # Singling out, linkability and inference (measured unless left out).
+    risks = data.get("gdpr_risks")
+    if risks:
+        parts.append(
+            f'<section class="page" id="gdpr"><h2>{_e(text("risk.attacks_title", lang))}</h2>'
+        )
+        parts.append(f"<p>{_e(text('risk.attacks_help', lang))}</p>")
+        rows = article29_rows(risks, lang)
+        parts.append(_table(list(rows[0]), [list(r.values()) for r in rows], numeric=(1, 3, 4)))
+        parts.append(f"<p>{_e(control_sentence(risks, lang))}</p>")
+        warned = article29_warnings(risks, lang)
+        if warned:
+            parts.append("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in warned) + "</ul>")
+        parts.append("</section>")
 
     if words.notes:
         parts.append(f'<section id="notes"><h2>{_e(label("notes"))}</h2><ul>')

@@ -23,6 +23,7 @@ from privcore.report import Thresholds
 from privcore.report.thresholds import k_for_risk
 from ui.catalog import figure, texts_of
 from ui.i18n import current_language, escape_md, t, t_plain
+from ui.risk_words import article29_rows, article29_warnings, control_sentence
 from ui.state import Workbench, keep
 from ui.words import dataset_name
 
@@ -97,6 +98,17 @@ def _figures(report: Any) -> None:
     st.caption(t("report.html.roll", size=figure(roll.get("size")), seed=roll.get("seed")))
 
 
+def _article29(risks: Mapping[str, Any]) -> None:
+    """Singling out, linkability and inference of the release, with their intervals, the
+    naive attacker's baselines, the control set and the attacks' warnings."""
+    lang = current_language()
+    st.caption(t("risk.attacks_help"))
+    st.dataframe(article29_rows(risks, lang), hide_index=True, width="stretch")
+    st.caption(escape_md(control_sentence(risks, lang)))
+    for warning in article29_warnings(risks, lang):  # about the figures, not the release
+        st.caption(":material/info: " + escape_md(warning))
+
+
 def show_report(report: Any, *, key: str = "report", actions: bool = True) -> dict | None:
     """Show ``report`` (a :class:`~privcore.report.ReadinessReport`) in the session's
     language. With ``actions``, every reason and condition that has a fix gets a
@@ -155,6 +167,9 @@ def show_report(report: Any, *, key: str = "report", actions: bool = True) -> di
         )
     with st.expander(t("report.view.figures")):
         _figures(report)
+    if report.gdpr_risks:
+        with st.expander(t("risk.attacks_title")):
+            _article29(report.gdpr_risks)
     for note in words.notes:
         st.caption(escape_md(note))
     return chosen[0] if chosen else None

@@ -25,7 +25,8 @@ from privcore.errors import PrivcoreError
 from privcore.report.risk import DEFAULT_ROLL_FACTOR
 from ui.components import fmt
 from ui.errors import show_error
-from ui.i18n import t, t_plain
+from ui.i18n import current_language, escape_md, t, t_plain
+from ui.risk_words import article29_rows, article29_warnings, control_sentence, share
 from ui.state import keep, load_upload
 
 #: The sampling fraction offered first: the default voter roll's (one record in ten).
@@ -69,49 +70,15 @@ def inputs(population: pd.DataFrame | None) -> tuple[float | None, pd.DataFrame 
     return (None if population is not None else float(fraction)), control
 
 
-def _share(value: Any) -> str:
-    return "—" if value is None else f"{100.0 * float(value):.2f} %"
-
-
-def _interval(ci: Any) -> str:
-    if not ci:
-        return "—"
-    low, high = ci
-    return f"{100.0 * float(low):.1f} – {100.0 * float(high):.1f} %"
-
-
 def attack_rows(result: Mapping[str, Any]) -> pd.DataFrame:
     """Singling out, linkability and inference per sensitive attribute: one row each with
     the risk, its interval, the naive attacker's baseline and the attacks made."""
-    rows = []
-
-    def add(label: str, found: Mapping[str, Any]) -> None:
-        rows.append(
-            {
-                t_plain("risk.col_attack"): label,
-                t_plain("risk.col_risk"): _share(found.get("risk")),
-                t_plain("risk.col_ci"): _interval(found.get("ci")),
-                t_plain("risk.col_baseline"): _share(found.get("baseline")),
-                t_plain("risk.col_attacks"): int(found.get("n_attacks") or 0),
-            }
-        )
-
-    add(t_plain("risk.singling_out"), result["singling_out"])
-    add(t_plain("risk.linkability"), result["linkability"])
-    for name, found in result["inference"].items():
-        add(t_plain("risk.inference_of", column=name), found)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(article29_rows(result, current_language()))
 
 
 def warnings_of(result: Mapping[str, Any]) -> list[str]:
     """The attacks' warnings in words (each once, in order)."""
-    codes: list[str] = []
-    for key in ("singling_out", "linkability"):
-        codes += list(result.get(key, {}).get("warnings") or [])
-    for found in (result.get("inference") or {}).values():
-        codes += list(found.get("warnings") or [])
-    codes += list((result.get("control") or {}).get("warnings") or [])
-    return [t_plain(f"gdpr_risk.warning.{code}") for code in dict.fromkeys(codes)]
+    return article29_warnings(result, current_language())
 
 
 def _metric(label: str, value: str, help_text: str) -> None:
@@ -137,7 +104,7 @@ def render(result: Mapping[str, Any]) -> None:
     with cols[0]:
         _metric(
             t_plain("risk.uniqueness"),
-            _share(unique["share"]),
+            share(unique["share"]),
             t_plain("risk.uniqueness_help", model=model_words(unique["model"])),
         )
     with cols[1]:
@@ -161,7 +128,7 @@ def render(result: Mapping[str, Any]) -> None:
             t(
                 "risk.uniqueness_words",
                 model=model_words(unique["model"]),
-                share=_share(unique["share"]),
+                share=share(unique["share"]),
                 count=fmt(unique.get("count", 0.0), 1),
             )
         )
@@ -183,15 +150,7 @@ def render(result: Mapping[str, Any]) -> None:
     st.markdown(f"**{t_plain('risk.attacks_title')}**")
     st.caption(t("risk.attacks_help"))
     st.dataframe(attack_rows(result), hide_index=True)
-    control = result["control"]
-    st.caption(
-        t(
-            "risk.control_words",
-            source=t_plain(f"risk.control_{control['source']}"),
-            control=f"{int(control['control_rows']):,}",
-            training=f"{int(control['training_rows']):,}",
-        )
-    )
+    st.caption(escape_md(control_sentence(result, current_language())))
     for warning in warnings_of(result):
         st.warning(warning, icon=":material/warning:")
 

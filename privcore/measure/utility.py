@@ -30,7 +30,8 @@ has no correlation and is left out).
 the target on the other numeric columns with an intercept, on the rows where every one
 is a number in both tables (n rows, p coefficients, n > p): β = (XᵀX)⁻¹Xᵀy,
 R² = 1 − RSS/TSS, standard errors √(σ̂²·diag((XᵀX)⁻¹)) with σ̂² = RSS/(n − p), and the
-95 % interval β ± t_{0.975, n−p}·se. Karr, Kohnen, Oganian, Reiter & Sanil (2006)
+95 % interval β ± t_{0.975, n−p}·se (a residual sum of squares of rounding size,
+RSS ≤ n·(64·ε·max(1, max|y|))², is a perfect fit: RSS = 0). Karr, Kohnen, Oganian, Reiter & Sanil (2006)
 measure how much the two intervals of a coefficient agree by their overlap
 
     J = ½·(U − L)/(U_o − L_o) + ½·(U − L)/(U_r − L_r),  L = max(L_o, L_r), U = min(U_o, U_r)
@@ -85,6 +86,9 @@ def ols(y: np.ndarray, x: np.ndarray, names: Sequence[str]) -> dict[str, Any]:
     beta, *_ = np.linalg.lstsq(design, y, rcond=None)
     residual = y - design @ beta
     rss = float(residual @ residual)
+    # a perfect fit leaves residuals of rounding size only: its intervals have no width
+    if rss <= n * (64.0 * np.finfo(np.float64).eps * max(1.0, float(np.abs(y).max()))) ** 2:
+        rss = 0.0
     tss = float(((y - y.mean()) ** 2).sum())
     sigma2 = rss / (n - p)
     covariance = sigma2 * np.linalg.pinv(design.T @ design)

@@ -80,6 +80,8 @@ NOTES = (
     "rebuilt",
     "rules_changed",
     "columns_sampled",
+    "gdpr_not_measured",
+    "gdpr_sampled",
 )
 #: Codes of the privacy-level notes of :mod:`privcore.measure.entropy`.
 PL_NOTES = {"constant": NOTE_CONSTANT, "not_meaningful": NOTE_NOT_MEANINGFUL}

@@ -16,7 +16,7 @@ from privcore.attacks.gdpr_risks import gdpr_risks as measure_gdpr_risks
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, Stage
 from privcore.data import Hierarchy, fingerprint
-from privcore.errors import ParameterError
+from privcore.errors import ParameterError, PrivcoreError
 from privcore.measure.entropy import align
 from privcore.measure.report import measure_release
 from privcore.report.checks import anonymize_actions, evaluate_checks, merge_actions, notes_of
@@ -35,7 +35,9 @@ class ReadinessReport:
     :mod:`privcore.report.checks`; ``measurement`` is ``measure_release(...).to_dict()``,
     ``attacks`` is ``simulate(...).to_dict()``; ``findings`` holds the row order, the key
     and the other columns; ``gdpr_risks`` is ``gdpr_risks(...).to_dict()`` (singling
-    out, linkability, inference) when a threshold asked for them, else None; ``run_ids``
+    out, linkability, inference: measured for every report unless left out, checked
+    only against the limits set), or None when they were not measured (a note says
+    why when they could not be); ``run_ids``
     the history runs it was recorded as (measure, attack, report), empty until recorded.
     """
 
@@ -128,6 +130,27 @@ def _fingerprint(frame: pd.DataFrame, name: str | None) -> dict[str, Any]:
     return out
 
 
+def article29_risks(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    *,
+    seed: int,
+    hierarchies: Mapping[str, Hierarchy],
+) -> tuple[dict | None, dict | None]:
+    """Singling out, linkability and inference of a row-matched release as the report
+    keeps them: ``(gdpr_risks(...).to_dict(), None)``, or ``(None, note)`` when they
+    cannot be measured, the note ``gdpr_not_measured`` carrying the error's code and
+    parameters (words, never rows)."""
+    try:
+        risks = measure_gdpr_risks(original, release, qi, sa, seed=seed, hierarchies=hierarchies)
+    except PrivcoreError as exc:
+        params = {"error": exc.code, "error_params": plain(dict(exc.params))}
+        return None, {"note": "gdpr_not_measured", "params": params}
+    return plain(risks.to_dict()), None
+
+
 def readiness(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -145,6 +168,7 @@ def readiness(
     progress: Progress | None = None,
     original_name: str | None = None,
     release_name: str | None = None,
+    gdpr: bool = True,
 ) -> ReadinessReport:
     """Decide whether ``release`` (an anonymized version of ``original``) may be published.
 
@@ -157,10 +181,15 @@ def readiness(
     :mod:`privcore.report.checks` is evaluated. ``shuffled``: the file to publish is
     this release with its rows shuffled (the download of a release made here), so its
     row order gives nothing away and asks for no condition. ``algorithm`` (how the
-    release was made: name and parameters) is reported as given. When a threshold on
-    singling out, linkability or inference is set, the three risks are measured by
+    release was made: name and parameters) is reported as given.
+
+    Singling out, linkability and inference are measured by
     :func:`~privcore.attacks.gdpr_risks.gdpr_risks` on the row-matched tables (a
-    held-out control share of the original, drawn with ``seed``; the hierarchies given).
+    held-out control share of the original, drawn with ``seed``; the hierarchies
+    given) and reported with their intervals and baselines; they are checks only when
+    their limits are set. ``gdpr=False`` leaves them out unless a limit asks for them.
+    When they cannot be measured (a table too small to hold a control set out), the
+    report says so in a note, and a limit set on them is a "not measured" condition.
 
     Pure: nothing is written; :func:`privcore.runs.run` records a
     :class:`~privcore.runs.ReportRequest` as its measure, attack and report runs. Bad
@@ -215,20 +244,21 @@ def readiness(
     )
     attacks = plain(simulation.to_dict())
 
-    gdpr = None
-    if thresholds.needs_gdpr_risks:
+    gdpr_figures, gdpr_note = None, None
+    if gdpr or thresholds.needs_gdpr_risks:
         stage(0.9, "Measuring singling out, linkability and inference")
-        gdpr = plain(
-            measure_gdpr_risks(
-                aligned_original, aligned_release, qi, sa, seed=seed, hierarchies=hierarchies
-            ).to_dict()
+        gdpr_figures, gdpr_note = article29_risks(
+            aligned_original, aligned_release, qi, sa, seed=seed, hierarchies=hierarchies
         )
 
     stage(0.9, "Checking row order and columns")
     found = find(original, release, qi, sa, key, simulation, aligned=aligned, shuffled=shuffled)
     checks, reasons, conditions, verdict = evaluate_checks(
-        measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr
+        measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr_figures
     )
+    notes = notes_of(measurement, found, key)
+    if gdpr_note is not None:
+        notes.append(gdpr_note)
     report = ReadinessReport(
         verdict=verdict,
         reasons=reasons,
@@ -244,8 +274,8 @@ def readiness(
         run_ids=[],
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         findings=found,
-        notes=notes_of(measurement, found, key),
-        gdpr_risks=gdpr,
+        notes=notes,
+        gdpr_risks=gdpr_figures,
     )
     stage(1.0, "Done")
     return report

@@ -604,6 +604,37 @@ def attack_tables(
 #: The rows of a table the report's role suggestions read on an engine: the key's
 #: column of the original, the release's columns outside the analysis.
 SAMPLE_ROWS = 10_000
+#: The most record pairs the report on an engine reads into memory to measure singling
+#: out, linkability and inference; a larger table is measured on a uniform sample of
+#: this many pairs (a note of the report says so).
+GDPR_RECORDS = 100_000
+
+
+def pairs_as_records(
+    original_part: pd.DataFrame,
+    release_part: pd.DataFrame,
+    weights: np.ndarray,
+    *,
+    limit: int = GDPR_RECORDS,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
+    """The record pairs a joint frequency set stands for (``original_part`` and
+    ``release_part`` aligned, ``weights`` their counts), as two row-aligned tables: every
+    pair, each tuple repeated by its count, when there are at most ``limit``; else
+    ``limit`` pairs drawn uniformly without replacement (seeded), and True."""
+    weights = np.asarray(weights, dtype=np.int64)
+    total = int(weights.sum())
+    sampled = total > limit
+    if sampled:
+        picked = np.sort(np.random.default_rng(seed).choice(total, size=limit, replace=False))
+        index = np.searchsorted(np.cumsum(weights), picked, side="right")
+    else:
+        index = np.repeat(np.arange(len(weights)), weights)
+    return (
+        original_part.iloc[index].reset_index(drop=True),
+        release_part.iloc[index].reset_index(drop=True),
+        sampled,
+    )
 
 
 def readiness_tables(
@@ -623,6 +654,7 @@ def readiness_tables(
     progress: Progress | None = None,
     original_name: str = "table",
     release_name: str = "release",
+    gdpr: bool = True,
 ):
     """The readiness report (:func:`privcore.report.readiness`) of ``release`` against
     ``original``, both scanned by ``engine`` and paired in it once (by position in their
@@ -639,7 +671,10 @@ def readiness_tables(
     identifier, and what the release's other columns look like, is read from the first
     :data:`SAMPLE_ROWS` rows of the tables (a note of the report says so when a table
     has more). The fingerprints are those of the frequency sets read
-    (:meth:`ScannedDataset.summary`, with the names).
+    (:meth:`ScannedDataset.summary`, with the names). Singling out, linkability and
+    inference (unless ``gdpr`` is False and no limit asks for them) are measured on the
+    record pairs of the joint frequency set (:func:`pairs_as_records`): all of them up
+    to :data:`GDPR_RECORDS`, else a uniform sample of that many (note ``gdpr_sampled``).
 
     Returns the :class:`~privcore.report.ReadinessReport` and the
     :class:`ScannedDataset` of the original."""
@@ -652,7 +687,7 @@ def readiness_tables(
     from privcore.report import ReadinessReport, Thresholds
     from privcore.report.checks import evaluate_checks, notes_of
     from privcore.report.findings import findings_of_facts
-    from privcore.report.readiness import _names
+    from privcore.report.readiness import _names, article29_risks
 
     if not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
@@ -718,12 +753,27 @@ def readiness_tables(
         key_sample=key_sample,
         shuffled=shuffled,
     )
+    gdpr_figures, gdpr_notes = None, []
+    if gdpr or thresholds.needs_gdpr_risks:
+        stage(0.9, "Measuring singling out, linkability and inference")
+        paired_original, paired_release, drawn = pairs_as_records(
+            original_part, release_part, weights, limit=GDPR_RECORDS, seed=seed
+        )
+        gdpr_figures, not_measured = article29_risks(
+            paired_original, paired_release, qi, sa, seed=seed, hierarchies=hierarchies
+        )
+        if not_measured is not None:
+            gdpr_notes.append(not_measured)
+        elif drawn:
+            params = {"rows": GDPR_RECORDS, "records": records}
+            gdpr_notes.append({"note": "gdpr_sampled", "params": params})
     checks, reasons, conditions, verdict = evaluate_checks(
-        measurement, attacks, found, thresholds, algorithm=algorithm
+        measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr_figures
     )
     notes = notes_of(measurement, found, key)
     if sampled and (key is not None or found["other_columns"]):
         notes.append({"note": "columns_sampled", "params": {"rows": SAMPLE_ROWS}})
+    notes += gdpr_notes
     dataset = _original_dataset(engine, original, original_part, weights, original_name)
     released = _original_dataset(engine, release, release_part, weights, release_name)
     report = ReadinessReport(
@@ -742,6 +792,7 @@ def readiness_tables(
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         findings=found,
         notes=notes,
+        gdpr_risks=gdpr_figures,
     )
     stage(1.0, "Done")
     return report, dataset

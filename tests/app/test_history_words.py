@@ -196,6 +196,19 @@ def test_the_history_shows_words_not_keys(lang):
         }
         assert risk_labels <= labels, risk_labels - labels
         assert "a seeded share of the original held out" in values
+        chosen = {
+            frame.iloc[i, 1]
+            for frame in details
+            for i in range(len(frame))
+            if frame.iloc[i, 0] == "Population uniqueness · Model chosen"
+        }
+        model_words = {
+            "Pitman's model",
+            "Zayatz's model",
+            "the SNB model (slide negative binomial)",
+        }
+        model_words.add("none (the release has no sample uniques, so every model estimates 0)")
+        assert chosen and chosen <= model_words, chosen
         dp_labels = {"Noisy answer", "Who leaves", "Mechanism to audit", "Event found · Kind"}
         assert dp_labels <= labels, dp_labels - labels
         dp_values = {

@@ -78,8 +78,16 @@ def test_the_article_29_thresholds_are_unset_by_default_and_checked_when_given()
     at.button(key="rp_go").click().run()
     no_exceptions(at)
     report = report_of(at)
-    assert report.gdpr_risks is None and report.thresholds.max_singling_out is None
+    assert report.thresholds.max_singling_out is None
     assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in report.checks}
+    # the three figures are shown all the same, with their intervals and baselines
+    assert report.gdpr_risks["singling_out"]["ci"]
+    titles = [e.label for e in at.expander]
+    assert "Singling out, linkability and inference" in titles
+    shown = at.expander[titles.index("Singling out, linkability and inference")]
+    frame = shown.dataframe[0].value
+    assert list(frame.columns)[:4] == ["Attack", "Risk", "95 % interval", "Naive baseline"]
+    assert "Inference of Disease" in set(frame["Attack"])
 
     at.number_input(key="rp_max_so").set_value(0.01)
     at.number_input(key="rp_max_inf").set_value(0.9)

@@ -25,6 +25,7 @@ distances only: Kullback–Leibler divergence (``kl``) is unbounded by definitio
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -234,15 +235,17 @@ def check_figures(figures: Mapping[str, Any], qi, sa, where: str) -> set[str]:
 def check_utility(utility: Mapping[str, Any] | None, where: str) -> None:
     """The shares of a perturbative release's utility lie in [0, 1]: cells changed per
     QI, the correlations' changes (absolute differences of two values in [−1, 1] are at
-    most 2), the regression's interval overlaps."""
+    most 2); the regression's interval overlaps are at most 1 (Karr et al.'s J is
+    negative for disjoint intervals) and finite."""
     if utility is None:
         return
     shares = [f["changed_share"] for f in utility["numeric"].values()]
     shares += [f["changed_share"] for f in utility["categorical"].values()]
-    regression = utility.get("regression") or {}
-    shares += [v for v in (regression.get("interval_overlap") or {}).values() if v is not None]
     for value in shares:
         assert -TOL <= value <= 1 + TOL, f"{where}: utility share {value!r}"
+    regression = utility.get("regression") or {}
+    for value in (regression.get("interval_overlap") or {}).values():
+        assert value is None or (math.isfinite(value) and value <= 1 + TOL), (where, value)
     correlation = utility.get("correlation") or {}
     for name in ("max_abs_difference", "mean_abs_difference"):
         value = correlation.get(name)

@@ -601,3 +601,18 @@ def test_a_generalization_reports_no_perturbation_utility():
     schema = Schema({"a": Q, "b": Q, "d": S})
     release = anonymize(frame, schema, [KAnonymity(2)], algorithm="mondrian")
     assert "utility" not in release.to_dict()
+
+
+def test_a_perfect_fit_has_intervals_of_no_width():
+    """y = 1000 on every row (a constant target) and y = 2 + 3x: both are fitted
+    exactly, the residuals of rounding size count as none, so every interval is a point
+    and has no overlap (None), instead of a width of 1e-13 that made J of order −10¹¹."""
+    from privcore.measure.utility import ols
+
+    x = np.array([[18.0, 40.0], [18.0, 40.0], [18.0, 41.0], [19.0, 45.0], [18.0, 40.0]])
+    constant = ols(np.full(5, 1000.0), x, ["age", "weight"])
+    assert all(low == high for low, high in constant["intervals"].values())
+    line = ols(2.0 + 3.0 * x[:, 1], x[:, 1:], ["weight"])
+    assert line["coefficients"]["weight"] == pytest.approx(3.0)
+    assert all(low == high for low, high in line["intervals"].values())
+    assert interval_overlap(constant["intervals"]["age"], [0.0, 1.0]) is None

@@ -218,19 +218,44 @@ def hospital():
     return dataset.frame, release, schema.hierarchies
 
 
-def test_readiness_measures_the_three_risks_only_when_asked(hospital, monkeypatch):
+def test_readiness_reports_the_three_risks_and_checks_them_only_when_asked(hospital, monkeypatch):
     original, release, hierarchies = hospital
+    report = readiness(original, release, qi=QI, sa=SA, hierarchies=hierarchies, seed=4)
+    # measured and shown with every report, a check only with a limit
+    direct = gdpr_risks(original, release, QI, SA, seed=4, hierarchies=hierarchies).to_dict()
+    assert report.gdpr_risks == json.loads(json.dumps(direct))
+    assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in report.checks}
+    page = render_html(report)
+    assert 'id="gdpr"' in page and "Inference of Disease" in page and "Naive baseline" in page
+    assert "单独识别" in render_html(report, "zh")
     import importlib
 
     module = importlib.import_module("privcore.report.readiness")
 
     def refuse(*args, **kwargs):
-        raise AssertionError("measured without a threshold")
+        raise AssertionError("measured although left out")
 
     monkeypatch.setattr(module, "measure_gdpr_risks", refuse)
-    report = readiness(original, release, qi=QI, sa=SA, hierarchies=hierarchies)
+    report = readiness(original, release, qi=QI, sa=SA, hierarchies=hierarchies, gdpr=False)
     assert report.gdpr_risks is None and report.to_dict()["gdpr_risks"] is None
-    assert "singling_out" not in {c["check"] for c in report.checks}
+    assert 'id="gdpr"' not in render_html(report)
+
+
+def test_risks_that_cannot_be_measured_are_a_note_not_an_error(hospital):
+    original, release, hierarchies = hospital
+    two = original.iloc[:2], release.iloc[:2]  # too few rows to hold a control set out
+    report = readiness(*two, qi=QI, sa=SA, hierarchies=hierarchies)
+    assert report.gdpr_risks is None
+    note = report.notes[-1]
+    assert note["note"] == "gdpr_not_measured"
+    assert note["params"]["error"] == "gdpr_risk.too_few_rows"
+    said = texts_of(report, "en").notes[-1]
+    assert said.startswith("Singling out, linkability and inference were not measured: A table")
+    assert "2 rows" in said and "gdpr_risk" not in said
+    assert "未测量" in texts_of(report, "zh").notes[-1]
+    # a limit set on them is a "not measured" condition, not a pass
+    report = readiness(*two, qi=QI, sa=SA, hierarchies=hierarchies, thresholds=GDPR)
+    assert {c["condition"] for c in report.conditions} >= {"not_measured"}
 
 
 def test_a_real_run_on_the_hospital_release(hospital):

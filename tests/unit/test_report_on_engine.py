@@ -288,3 +288,65 @@ def test_the_report_is_recorded_as_its_measure_attack_and_report_runs(files):
     recorded = outcome.result.recorded(outcome.summary, outcome.run_id)
     assert recorded.run_ids == [runs["measure"]["id"], runs["attack"]["id"], outcome.run_id]
     assert np.isclose(runs["measure"]["results"]["k"], outcome.result.measurement["k"])
+
+
+# ------------------------------------------------- singling out, linkability, inference
+
+
+def test_pairs_as_records_expands_a_joint_frequency_set_or_samples_it():
+    """Tuples (a, x) × 3 and (b, y) × 1 expand to 4 aligned rows; with a limit of 2, two
+    distinct records of the 4 are drawn: never more of a tuple than it has."""
+    original = pd.DataFrame({"c": ["a", "b"]})
+    release = pd.DataFrame({"c": ["x", "y"]})
+    left, right, sampled = engine_tables.pairs_as_records(original, release, np.array([3, 1]))
+    assert not sampled
+    assert list(left["c"]) == ["a", "a", "a", "b"] and list(right["c"]) == ["x", "x", "x", "y"]
+    for seed in range(20):
+        left, right, sampled = engine_tables.pairs_as_records(
+            original, release, np.array([3, 1]), limit=2, seed=seed
+        )
+        assert sampled and len(left) == 2
+        assert (left["c"].map({"a": "x", "b": "y"}) == right["c"]).all()
+        assert (left["c"] == "b").sum() <= 1
+
+
+@pytest.mark.parametrize("name", ["pandas", "duckdb"])
+def test_the_three_risks_on_an_engine_are_those_of_its_record_pairs(name, files):
+    """The report on an engine measures singling out, linkability and inference on the
+    record pairs of the joint frequency set: exactly :func:`gdpr_risks` of those pairs
+    (the rows in another order than the files', so the held-out control set differs
+    from the in-memory report's and the figures agree within their intervals)."""
+    from privcore.attacks.gdpr_risks import gdpr_risks
+
+    run_on, original, released, report, _, memory = in_memory_and_on_engine(
+        name, files, "release", None
+    )
+    parts = engine_tables._joint_parts(run_on, original, released, QI, SA, None)
+    left, right, sampled = engine_tables.pairs_as_records(*parts, seed=4)
+    assert not sampled and len(left) == ROWS
+    direct = gdpr_risks(left, right, QI, SA, seed=4).to_dict()
+    assert report.gdpr_risks == approx_floats(direct)
+    for attack in ("singling_out", "linkability"):
+        ours, theirs = report.gdpr_risks[attack]["ci"], memory.gdpr_risks[attack]["ci"]
+        assert ours[0] <= theirs[1] and theirs[0] <= ours[1]
+    assert not any(n["note"].startswith("gdpr") for n in report.notes)
+
+
+def test_a_table_larger_than_the_records_read_measures_the_risks_on_a_sample(files, monkeypatch):
+    monkeypatch.setattr(engine_tables, "GDPR_RECORDS", 100)
+    run_on = engine("duckdb")
+    report, _ = readiness_tables(
+        run_on,
+        run_on.scan(files["original"]),
+        run_on.scan(files["release"]),
+        qi=QI,
+        sa=SA,
+        thresholds=THRESHOLDS,
+    )
+    assert {"note": "gdpr_sampled", "params": {"rows": 100, "records": ROWS}} in report.notes
+    risks = report.gdpr_risks
+    assert risks["training_rows"] + risks["control_rows"] == 100
+    from ui.catalog import texts_of
+
+    said = texts_of(report, "en").notes[-1]
+    assert "sample of 100 of the 400 record pairs" in said
