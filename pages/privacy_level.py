@@ -29,7 +29,8 @@ RISK = "privacy_level.risk"  # the risk section's results, kept apart from the m
 if workbench().is_table():  # a table opened in an engine: a release file measured there
     st.title(t("pl.title"))
     st.write(t("pl.lead"))
-    measure_view.table_page(workbench())
+    chosen = measure_view.table_page(workbench())
+    risk_view.table_section(workbench(), chosen)
     st.stop()
 
 wb, original, schema, entry = assessing_page(

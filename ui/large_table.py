@@ -49,6 +49,7 @@ from privcore.runs import (
     MeasureRequest,
     Outcome,
     ReportRequest,
+    RiskRequest,
     make_request,
     run,
 )
@@ -988,6 +989,50 @@ def measure(
         "privacy_level",
         compute,
         lambda measurement, request, inputs: (measurement.history_summary(),),
+        progress,
+    )
+
+
+def risk(
+    wb: Workbench,
+    key: str,
+    schema: Schema,
+    values: Mapping[str, Any],
+    release_path: str,
+    *,
+    control: Any = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Risk beyond class sizes of the release file ``release_path`` against the table,
+    paired by position (page "privacy_level"; :func:`privcore.runs.tables.risk_tables`;
+    see :func:`_on_release`); ``control``: an uploaded control set, or None."""
+    from privcore.runs.tables import risk_tables
+
+    def compute(table, release, request, name, progress):
+        return risk_tables(
+            table.engine,
+            table.scanned,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            hierarchies=dict(schema.hierarchies),
+            name=table.name,
+            progress=progress,
+            sampling_fraction=request.sampling_fraction,
+            control=control,
+            seed=request.seed,
+            gdpr=request.gdpr,
+        )
+
+    return _on_release(
+        wb,
+        key,
+        RiskRequest,
+        values,
+        release_path,
+        "privacy_level",
+        compute,
+        lambda assessment, request, inputs: (assessment.history_summary(),),
         progress,
     )
 

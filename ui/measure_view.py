@@ -482,11 +482,13 @@ def _downloads(result, summary: dict[str, Any], name: str) -> None:
 TABLE_MEASURED = "pl_table_measured"  # engine table → its last measurement and parameters
 
 
-def table_page(wb: Workbench) -> None:
+def table_page(wb: Workbench) -> dict[str, Any]:
     """The Privacy level page on a table opened in an engine: a release file (by default
     the last one the Anonymize page wrote from it in this session) measured against the
     table in the engine, rows paired by position or by a key column
-    (:func:`ui.large_table.measure`, recorded), shown with this page's views."""
+    (:func:`ui.large_table.measure`, recorded), shown with this page's views. Returns
+    what the risk section below it reads: the table's key, its schema, the QIs and SAs
+    chosen and the release file."""
     from ui import large_table
     from ui.workspace import result_header
 
@@ -537,12 +539,14 @@ def table_page(wb: Workbench) -> None:
     if outcome is not None:
         name = large_table.file_name(release_path)
         measured[key] = {"params": params, "name": name, "value": outcome}
+    chosen = {"key": key, "schema": schema, "qi": qi, "sa": sa, "release_path": release_path}
     stored = measured.get(key)
     if stored is None:
-        return
+        return chosen
     outcome = stored["value"]
     result_header(stored, None, params, run_id=outcome.run_id)
     render_table(outcome, wb, stored["name"])
+    return chosen
 
 
 def render_table(outcome, wb: Workbench, name: str) -> None:

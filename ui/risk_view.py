@@ -153,6 +153,59 @@ def render(result: Mapping[str, Any]) -> None:
     st.caption(escape_md(control_sentence(result, current_language())))
     for warning in warnings_of(result):
         st.warning(warning, icon=":material/warning:")
+    sample = result["control"].get("sample")
+    if sample:
+        st.caption(
+            t(
+                "risk.sampled",
+                rows=f"{int(sample['rows']):,}",
+                records=f"{int(sample['records']):,}",
+            )
+        )
 
 
-__all__ = ["attack_rows", "inputs", "model_words", "render", "warnings_of"]
+#: Session key: engine table → its last risk assessment and the parameters.
+TABLE_ASSESSED = "pl_table_risk"
+
+
+def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
+    """The risk section of the Privacy level page on a table opened in an engine
+    (``chosen``: what :func:`ui.measure_view.table_page` returned): the release file
+    assessed against the table, paired by position, from their joint frequency set
+    (:func:`ui.large_table.risk`, recorded), with a Cancel button."""
+    from ui import large_table
+    from ui.workspace import result_header
+
+    st.divider()
+    st.subheader(t("risk.title"))
+    st.caption(t("risk.lead"))
+    st.caption(t("risk.on_engine"))
+    fraction, control = inputs(None)
+    key, release_path = chosen["key"], chosen["release_path"]
+    values = {"qi": chosen["qi"], "sa": chosen["sa"], "sampling_fraction": fraction}
+    params = {
+        **values,
+        "release_file": str(release_path or "").strip(),
+        "control_rows": None if control is None else len(control),
+    }
+    assessed = st.session_state.setdefault(TABLE_ASSESSED, {})
+    outcome = large_table.run_buttons(
+        go_label=t("risk.assess"),
+        go_key="pl_risk_assess",
+        cancel_key="pl_risk_cancel",
+        cancelled=t("pl.cancelled"),
+        working=t("risk.assessing"),
+        call=lambda bar: large_table.risk(
+            wb, key, chosen["schema"], values, release_path, control=control, progress=bar
+        ),
+    )
+    if outcome is not None:
+        assessed[key] = {"params": params, "value": outcome}
+    stored = assessed.get(key)
+    if stored is None:
+        return
+    result_header(stored, None, params, run_id=stored["value"].run_id)
+    render(stored["value"].result.to_dict())
+
+
+__all__ = ["attack_rows", "inputs", "model_words", "render", "table_section", "warnings_of"]

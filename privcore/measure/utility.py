@@ -31,8 +31,8 @@ the target on the other numeric columns with an intercept, on the rows where eve
 is a number in both tables (n rows, p coefficients, n > p): β = (XᵀX)⁻¹Xᵀy,
 R² = 1 − RSS/TSS, standard errors √(σ̂²·diag((XᵀX)⁻¹)) with σ̂² = RSS/(n − p), and the
 95 % interval β ± t_{0.975, n−p}·se (a residual sum of squares of rounding size,
-RSS ≤ n·(64·ε·max(1, max|y|))², is a perfect fit: RSS = 0). Karr, Kohnen, Oganian, Reiter & Sanil (2006)
-measure how much the two intervals of a coefficient agree by their overlap
+RSS ≤ n·(64·ε·max(1, max|y|))², is a perfect fit: RSS = 0). Karr, Kohnen, Oganian,
+Reiter & Sanil (2006) measure how much the two intervals of a coefficient agree by their overlap
 
     J = ½·(U − L)/(U_o − L_o) + ½·(U − L)/(U_r − L_r),  L = max(L_o, L_r), U = min(U_o, U_r)
 

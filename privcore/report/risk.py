@@ -15,6 +15,12 @@ original:
   set: given, or a seeded share of the original held out
   (:func:`privcore.attacks.gdpr_risks.gdpr_risks`).
 
+A joint frequency set (an engine's pairs of original and released tuples, ``weights``
+their counts) gives the figures of the records it stands for: the class-based estimates
+read the counts; the three attacks run on the records (:func:`pairs_as_records`), all of
+them up to :data:`GDPR_RECORDS`, else a uniform sample of that many (the result's
+``control.sample``).
+
 :meth:`RiskAssessment.to_dict` has the command line's keys (``privcore risk``);
 :meth:`RiskAssessment.history_summary` the same without released cells.
 """
@@ -25,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from privcore.attacks.gdpr_risks import GdprRisks, gdpr_risks
@@ -41,11 +48,47 @@ from privcore.measure.population import (
 from privcore.measure.presence import PopulationPresence, presence
 from privcore.measure.suda2 import Suda2Result, suda2
 
-__all__ = ["DEFAULT_ROLL_FACTOR", "RiskAssessment", "assess_risk"]
+__all__ = [
+    "DEFAULT_ROLL_FACTOR",
+    "GDPR_RECORDS",
+    "RiskAssessment",
+    "assess_risk",
+    "pairs_as_records",
+]
 
 #: The attack simulator's voter roll holds this many people per record by default; its
 #: sampling fraction is the default of the population estimates.
 DEFAULT_ROLL_FACTOR = 10
+#: The most record pairs of a frequency set read into memory to measure singling out,
+#: linkability and inference; a larger set is measured on a uniform sample of this many.
+GDPR_RECORDS = 100_000
+
+
+def pairs_as_records(
+    original_part: pd.DataFrame,
+    release_part: pd.DataFrame,
+    weights: Any,
+    *,
+    limit: int = GDPR_RECORDS,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
+    """The record pairs a joint frequency set stands for (``original_part`` and
+    ``release_part`` aligned, ``weights`` their counts), as two row-aligned tables: every
+    pair, each tuple repeated by its count, when there are at most ``limit``; else
+    ``limit`` pairs drawn uniformly without replacement (seeded), and True."""
+    weights = np.asarray(weights, dtype=np.int64)
+    total = int(weights.sum())
+    sampled = total > limit
+    if sampled:
+        picked = np.sort(np.random.default_rng(seed).choice(total, size=limit, replace=False))
+        index = np.searchsorted(np.cumsum(weights), picked, side="right")
+    else:
+        index = np.repeat(np.arange(len(weights)), weights)
+    return (
+        original_part.iloc[index].reset_index(drop=True),
+        release_part.iloc[index].reset_index(drop=True),
+        sampled,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +102,8 @@ class RiskAssessment:
     gdpr: GdprRisks | None
     sampling_fraction: float
     sampling_fraction_source: str  # "given", "population" or "roll"
+    #: {rows, records}: the attacks ran on a sample of ``rows`` of the ``records``
+    gdpr_sample: Mapping[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``population_uniqueness`` {model, share, …}, ``individual_risk``
@@ -66,7 +111,9 @@ class RiskAssessment:
         ``delta_presence`` {min, max, …} and ``k_map`` (with a population, else None),
         ``singling_out``, ``linkability`` {risk, ci, baseline, …}, ``inference``
         {sa: {risk, ci, baseline, …}}, ``control`` (the sizes of the training and control
-        sets and the control set's source), ``sampling_fraction`` and its source."""
+        sets, the control set's source and, when the attacks ran on a sample of a
+        frequency set's records, ``sample`` {rows, records}), ``sampling_fraction`` and
+        its source."""
         out: dict[str, Any] = {
             "population_uniqueness": self.population_uniqueness.to_dict(),
             "individual_risk": self.individual_risk.to_dict(),
@@ -95,6 +142,8 @@ class RiskAssessment:
                 "control_rows": risks["control_rows"],
                 "warnings": risks["warnings"],
             }
+            if self.gdpr_sample is not None:
+                out["control"]["sample"] = dict(self.gdpr_sample)
         return plain(out)
 
     def history_summary(self) -> dict[str, Any]:
@@ -137,31 +186,43 @@ def assess_risk(
     control: pd.DataFrame | None = None,
     seed: int = 0,
     gdpr: bool = True,
+    weights: Any = None,
     progress: Progress | None = None,
 ) -> RiskAssessment:
     """Assess ``release`` (made from ``original``) on ``qi``/``sa``: see the module
-    docstring. ``gdpr=False`` leaves out singling out, linkability and inference."""
+    docstring. ``gdpr=False`` leaves out singling out, linkability and inference.
+    ``weights``: ``original`` and ``release`` are a joint frequency set, row i of each
+    standing for ``weights[i]`` record pairs."""
     qi, sa = list(qi), list(sa)
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:
             progress(fraction, message)
 
-    fraction, source = _sampling_fraction(len(original), sampling_fraction, population)
+    records = len(original) if weights is None else int(np.asarray(weights).sum())
+    fraction, source = _sampling_fraction(records, sampling_fraction, population)
     step(0.0, "population uniqueness")
-    uniqueness = population_uniqueness(release, qi, sampling_fraction=fraction)
-    individual = individual_risk(release, qi, sampling_fraction=fraction)
+    uniqueness = population_uniqueness(release, qi, sampling_fraction=fraction, weights=weights)
+    individual = individual_risk(release, qi, sampling_fraction=fraction, weights=weights)
     step(0.15, "SUDA2 special uniques")
-    uniques = suda2(release, qi)
+    uniques = suda2(release, qi, weights=weights)
     found = None
     if population is not None:
         step(0.3, "δ-presence and k-map")
-        found = presence(release, qi, population, hierarchies=hierarchies)
-    risks = None
+        found = presence(release, qi, population, hierarchies=hierarchies, weights=weights)
+    risks, sample = None, None
     if gdpr:
         step(0.45, "singling out, linkability, inference")
+        if weights is not None:
+            original, release, sampled = pairs_as_records(
+                original, release, weights, limit=GDPR_RECORDS, seed=seed
+            )
+            if sampled:
+                sample = {"rows": len(original), "records": records}
         risks = gdpr_risks(
             original, release, qi, sa, control=control, seed=seed, hierarchies=hierarchies
         )
     step(1.0, "done")
-    return RiskAssessment(uniqueness, individual, uniques, found, risks, fraction, source)
+    return RiskAssessment(
+        uniqueness, individual, uniques, found, risks, fraction, source, gdpr_sample=sample
+    )

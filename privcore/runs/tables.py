@@ -38,6 +38,7 @@ from privcore.data.loading import fingerprint
 from privcore.engines.base import COUNT, Engine, Regrouped, max_groups, regrouped
 from privcore.errors import InfeasibleError
 from privcore.models import ModelReport, PrivacyModel
+from privcore.report.risk import GDPR_RECORDS, pairs_as_records
 
 #: Algorithms that need each record in memory: they refuse a frequency set whose rows
 #: stand for several records (``anonymize.needs_records``); on an engine the table's
@@ -534,6 +535,48 @@ def measure_tables(
     return measurement, _original_dataset(engine, original, original_part, weights, name)
 
 
+def risk_tables(
+    engine: Engine,
+    original: Any,
+    release: Any,
+    *,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    key: str | None = None,
+    name: str = "table",
+    progress: Progress | None = None,
+    **options: Any,
+):
+    """Risk beyond class sizes of ``release`` against ``original`` (both scanned by
+    ``engine``), paired in the engine (by position in their files, or by ``key``): the
+    estimates of :func:`privcore.report.risk.assess_risk` on their joint frequency set,
+    its counts as weights (the three attacks on its record pairs, sampled above
+    :data:`~privcore.report.risk.GDPR_RECORDS`). ``options``: those of ``assess_risk``
+    (``sampling_fraction``, ``population``, ``control``, ``seed``, ``gdpr``). Returns the
+    :class:`~privcore.report.risk.RiskAssessment` and the :class:`ScannedDataset` of the
+    original."""
+    from privcore.report.risk import assess_risk
+
+    stage = Stage(progress)
+    qi, sa = [str(c) for c in qi], [str(c) for c in sa]
+    stage(0.0, "Pairing the two tables in the engine")
+    original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
+    stage(0.3, "Assessing the joint frequency set")
+    assessment = assess_risk(
+        original_part,
+        release_part,
+        qi,
+        sa,
+        hierarchies=hierarchies,
+        weights=weights,
+        progress=stage.part(0.3, 1.0),
+        **options,
+    )
+    stage(1.0, "Done")
+    return assessment, _original_dataset(engine, original, original_part, weights, name)
+
+
 def _joint_parts(
     engine: Engine, original: Any, release: Any, qi: Sequence[str], sa: Sequence[str], key
 ) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
@@ -604,37 +647,6 @@ def attack_tables(
 #: The rows of a table the report's role suggestions read on an engine: the key's
 #: column of the original, the release's columns outside the analysis.
 SAMPLE_ROWS = 10_000
-#: The most record pairs the report on an engine reads into memory to measure singling
-#: out, linkability and inference; a larger table is measured on a uniform sample of
-#: this many pairs (a note of the report says so).
-GDPR_RECORDS = 100_000
-
-
-def pairs_as_records(
-    original_part: pd.DataFrame,
-    release_part: pd.DataFrame,
-    weights: np.ndarray,
-    *,
-    limit: int = GDPR_RECORDS,
-    seed: int = 0,
-) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
-    """The record pairs a joint frequency set stands for (``original_part`` and
-    ``release_part`` aligned, ``weights`` their counts), as two row-aligned tables: every
-    pair, each tuple repeated by its count, when there are at most ``limit``; else
-    ``limit`` pairs drawn uniformly without replacement (seeded), and True."""
-    weights = np.asarray(weights, dtype=np.int64)
-    total = int(weights.sum())
-    sampled = total > limit
-    if sampled:
-        picked = np.sort(np.random.default_rng(seed).choice(total, size=limit, replace=False))
-        index = np.searchsorted(np.cumsum(weights), picked, side="right")
-    else:
-        index = np.repeat(np.arange(len(weights)), weights)
-    return (
-        original_part.iloc[index].reset_index(drop=True),
-        release_part.iloc[index].reset_index(drop=True),
-        sampled,
-    )
 
 
 def readiness_tables(

@@ -239,6 +239,22 @@ def test_roles_hierarchies_anonymize_measure_on_the_engine(parquet_file, tmp_pat
     assert any(m.label == "k achieved" and m.value == str(k_written) for m in at.metric)
     assert [r["page"] for r in history.list_runs(kind="measure")] == ["privacy_level"]
 
+    # Privacy level, risk beyond class sizes: the same file, from the joint frequency set
+    at.number_input(key="pl_risk_fraction").set_value(0.05)
+    at.button(key="pl_risk_assess").click().run()
+    no_exceptions(at)
+    assert errors(at) == []
+    assessed = at.session_state["pl_table_risk"][key]["value"].result.to_dict()
+    assert assessed["sampling_fraction"] == 0.05
+    assert assessed["suda2"]["special_uniques"] == 0  # k = 5: no sample unique
+    assert assessed["control"]["training_rows"] + assessed["control"]["control_rows"] == ROWS
+    assert any(m.label == "SUDA2 special uniques" and m.value == "0" for m in at.metric)
+    shown = at.dataframe[-1].value
+    assert "Singling out" in set(shown.iloc[:, 0])
+    risk_runs = history.list_runs(kind="risk")
+    assert [r["page"] for r in risk_runs] == ["privacy_level"]
+    assert risk_runs[0]["params"]["engine"] == "duckdb"
+
     # Attack: the same file, paired by position, with the roll size and seed chosen
     at.switch_page(str(ROOT / "pages" / "attack.py"))
     at.run()

@@ -102,3 +102,26 @@ def test_bad_input_exits_2(capsys, hospital, extra, words):
     except SystemExit as exc:  # argparse refuses the pair of exclusive options
         code = exc.code
     assert code == 2 and words in capsys.readouterr().err
+
+
+def test_on_an_engine_the_figures_are_those_in_memory(capsys, hospital):
+    """``--engine duckdb``: the tables paired by position in DuckDB and assessed from
+    their joint frequency set; the class-based figures equal those in memory, the JSON
+    names the engine, and the run is recorded with it."""
+    original, release, hierarchies = hospital
+    argv = ["risk", "--original", str(original), "--release", str(release),
+            "--qi", "ZIP,Age", "--sa", "Disease", *hierarchies,
+            "--sampling-fraction", "0.2"]  # fmt: skip
+    memory = run_json(capsys, *argv)
+    on_engine = run_json(capsys, *argv, "--engine", "duckdb", "--record")
+    assert (memory["engine"], on_engine["engine"]) == ("pandas", "duckdb")
+    for name in ("population_uniqueness", "individual_risk", "suda2"):
+        assert json.dumps(on_engine[name], sort_keys=True) == json.dumps(
+            memory[name], sort_keys=True
+        ), name
+    assert {"risk", "ci", "baseline"} <= set(on_engine["singling_out"])
+    assert "sample" not in on_engine["control"]  # 9 records: every one
+    assert on_engine["control"]["training_rows"] + on_engine["control"]["control_rows"] == 9
+    recorded = history.list_runs(kind="risk")[0]
+    assert recorded["params"]["engine"] == "duckdb" and recorded["dataset_rows"] == 9
+    assert recorded["results"]["suda2"] == on_engine["suda2"]

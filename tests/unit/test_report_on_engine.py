@@ -14,6 +14,7 @@ from privcore.data import load, load_sample
 from privcore.engines import engine
 from privcore.engines.spark_engine import spark_available
 from privcore.report import Thresholds, readiness
+from privcore.report import risk as risk_module
 from privcore.report.checks import evaluate_checks
 from privcore.runs import Inputs, ReportRequest, run
 from privcore.runs import tables as engine_tables
@@ -298,11 +299,11 @@ def test_pairs_as_records_expands_a_joint_frequency_set_or_samples_it():
     distinct records of the 4 are drawn: never more of a tuple than it has."""
     original = pd.DataFrame({"c": ["a", "b"]})
     release = pd.DataFrame({"c": ["x", "y"]})
-    left, right, sampled = engine_tables.pairs_as_records(original, release, np.array([3, 1]))
+    left, right, sampled = risk_module.pairs_as_records(original, release, np.array([3, 1]))
     assert not sampled
     assert list(left["c"]) == ["a", "a", "a", "b"] and list(right["c"]) == ["x", "x", "x", "y"]
     for seed in range(20):
-        left, right, sampled = engine_tables.pairs_as_records(
+        left, right, sampled = risk_module.pairs_as_records(
             original, release, np.array([3, 1]), limit=2, seed=seed
         )
         assert sampled and len(left) == 2
@@ -322,7 +323,7 @@ def test_the_three_risks_on_an_engine_are_those_of_its_record_pairs(name, files)
         name, files, "release", None
     )
     parts = engine_tables._joint_parts(run_on, original, released, QI, SA, None)
-    left, right, sampled = engine_tables.pairs_as_records(*parts, seed=4)
+    left, right, sampled = risk_module.pairs_as_records(*parts, seed=4)
     assert not sampled and len(left) == ROWS
     direct = gdpr_risks(left, right, QI, SA, seed=4).to_dict()
     assert report.gdpr_risks == approx_floats(direct)
