@@ -13,7 +13,8 @@ original:
 - **δ-presence and k-map** against the population table, when one is given;
 - **singling out, linkability and inference** (Anonymeter's definitions) against a control
   set: given, or a seeded share of the original held out
-  (:func:`privcore.attacks.gdpr_risks.gdpr_risks`).
+  (:func:`privcore.attacks.gdpr_risks.gdpr_risks`), which needs the release's rows in the
+  original's order (a release evidently shuffled is refused: ``risk.row_order``).
 
 A joint frequency set (an engine's pairs of original and released tuples, ``weights``
 their counts) gives the figures of the records it stands for: the class-based estimates
@@ -38,7 +39,8 @@ from privcore.attacks.gdpr_risks import GdprRisks, gdpr_risks
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
-from privcore.errors import ParameterError
+from privcore.errors import DataFormatError, ParameterError
+from privcore.measure.entropy import check_row_order
 from privcore.measure.population import (
     IndividualRisk,
     PopulationUniqueness,
@@ -174,6 +176,32 @@ def _sampling_fraction(
     return 1.0 / DEFAULT_ROLL_FACTOR, "roll"
 
 
+def _check_aligned(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None,
+) -> None:
+    """Holding a control share of the original out drops its rows from the release by
+    position, which needs the release's rows in the original's order: a release that is
+    evidently a shuffled generalization of the original
+    (:func:`~privcore.measure.entropy.check_row_order`) is refused (``risk.row_order``:
+    give a control set instead)."""
+    try:
+        check_row_order(original, release, qi, hierarchies)
+    except DataFormatError as exc:
+        if exc.code != "measure.row_order":
+            raise
+        raise DataFormatError(
+            "The release's rows are not in the original's order (column "
+            f"'{exc.params['column']}'), so a control share of the original cannot be held "
+            "out of it: give a control set (records of the population never released) to "
+            "measure singling out, linkability and inference, or leave them out.",
+            code="risk.row_order",
+            column=exc.params["column"],
+        ) from exc
+
+
 def assess_risk(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -219,6 +247,8 @@ def assess_risk(
             )
             if sampled:
                 sample = {"rows": len(original), "records": records}
+        if control is None and len(release) == len(original):
+            _check_aligned(original, release, qi, hierarchies)
         risks = gdpr_risks(
             original, release, qi, sa, control=control, seed=seed, hierarchies=hierarchies
         )

@@ -124,3 +124,23 @@ def test_risk_on_an_engine_is_the_frequency_set_assessment(name, tables, tmp_pat
         assert ours[0] <= theirs[1] and theirs[0] <= ours[1], attack
     assert np.isfinite(found["inference"]["occupation"]["risk"])
     assert as_json(found) == found
+
+
+def test_a_shuffled_release_cannot_have_a_control_share_held_out(tables):
+    """Holding out drops the control rows of the release by position: a release whose
+    rows are shuffled is refused with words that say what to do; with a control set
+    given, or without the three attacks, it is assessed."""
+    from privcore.errors import DataFormatError
+
+    original, release = tables
+    shuffled = release.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    with pytest.raises(DataFormatError) as caught:
+        assess_risk(original, shuffled, QI, SA, sampling_fraction=0.1)
+    assert caught.value.code == "risk.row_order" and "control set" in caught.value.message
+    assert caught.value.params["column"] in QI
+    training, control = original.iloc[:300], original.iloc[300:]
+    given = assess_risk(training, shuffled.iloc[:300], QI, SA, control=control)
+    assert given.to_dict()["control"]["source"] == "given"
+    assert assess_risk(original, shuffled, QI, SA, gdpr=False).gdpr is None
+    # in order, nothing is refused
+    assert assess_risk(original, release, QI, SA).to_dict()["control"]["source"] == "held_out"
