@@ -135,3 +135,4 @@ if stored is not None:
     outcome = stored["value"]
     result_header(stored, entry, risk_params, run_id=outcome.run_id)
     risk_view.render(outcome.result.to_dict())
+    risk_view.records(outcome.result)

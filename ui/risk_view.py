@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from privcore.data import to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.report.risk import DEFAULT_ROLL_FACTOR
 from ui.components import fmt
@@ -147,6 +148,10 @@ def render(result: Mapping[str, Any]) -> None:
         st.caption(t("risk.no_population"))
     if "singling_out" not in result:
         return
+    _attacks(result)
+
+
+def _attacks(result: Mapping[str, Any]) -> None:
     st.markdown(f"**{t_plain('risk.attacks_title')}**")
     st.caption(t("risk.attacks_help"))
     st.dataframe(attack_rows(result), hide_index=True)
@@ -161,6 +166,37 @@ def render(result: Mapping[str, Any]) -> None:
                 rows=f"{int(sample['rows']):,}",
                 records=f"{int(sample['records']):,}",
             )
+        )
+
+
+#: The riskiest rows the per-record view shows (the download has every row).
+SHOWN_RECORDS = 200
+
+
+def records(assessment: Any) -> None:
+    """Per record (sdcMicro's view): the riskiest released rows first — their QI cells,
+    individual risk, SUDA and DIS scores and MSUs — and a CSV of every row."""
+    table = assessment.record_risks()
+    names = {
+        "row": t_plain("risk.rec_row"),
+        "individual_risk": t_plain("risk.rec_individual"),
+        "suda_score": t_plain("risk.rec_suda"),
+        "dis_score": t_plain("risk.rec_dis"),
+        "msus": t_plain("risk.rec_msus"),
+    }
+    ranked = table.sort_values(
+        ["individual_risk", "suda_score"], ascending=False, kind="stable"
+    ).head(SHOWN_RECORDS)
+    with st.expander(t("risk.records_title")):
+        st.caption(t("risk.records_help", shown=SHOWN_RECORDS))
+        st.dataframe(ranked.rename(columns=names), hide_index=True, width="stretch")
+        st.download_button(
+            t("risk.records_download"),
+            data=lambda: to_csv_bytes(table.rename(columns=names)),
+            file_name="record_risks.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="pl_risk_records",
         )
 
 

@@ -29,7 +29,7 @@ them up to :data:`GDPR_RECORDS`, else a uniform sample of that many (the result'
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -106,6 +106,8 @@ class RiskAssessment:
     sampling_fraction_source: str  # "given", "population" or "roll"
     #: {rows, records}: the attacks ran on a sample of ``rows`` of the ``records``
     gdpr_sample: Mapping[str, int] | None = None
+    #: the released QI cells assessed (row i of the per-record arrays), never recorded
+    released: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """``population_uniqueness`` {model, share, …}, ``individual_risk``
@@ -151,6 +153,25 @@ class RiskAssessment:
     def history_summary(self) -> dict[str, Any]:
         """:meth:`to_dict` — figures, names and parameters, no released cell."""
         return self.to_dict()
+
+    def record_risks(self) -> pd.DataFrame:
+        """One row per released row, in the order assessed (``row`` its position): its
+        QI cells, the Benedetti–Franconi ``individual_risk`` E[1/F | f], SUDA2's
+        ``suda_score`` and ``dis_score``, and ``msus``, the minimal sample uniques the
+        row holds (sdcMicro's per-record view). On a frequency set a row stands for each
+        of its records."""
+        scores = self.suda2
+        figures = pd.DataFrame(
+            {
+                "individual_risk": self.individual_risk.per_record,
+                "suda_score": scores.scores,
+                "dis_score": scores.dis_scores,
+                "msus": scores.record_msu_counts.sum(axis=1).astype(np.int64),
+            }
+        )
+        cells = [] if self.released is None else [self.released.reset_index(drop=True)]
+        rows = pd.DataFrame({"row": np.arange(len(figures))})
+        return pd.concat([rows, *cells, figures], axis=1)
 
 
 def _sampling_fraction(
@@ -228,6 +249,7 @@ def assess_risk(
             progress(fraction, message)
 
     records = len(original) if weights is None else int(np.asarray(weights).sum())
+    released = release[qi].reset_index(drop=True)
     fraction, source = _sampling_fraction(records, sampling_fraction, population)
     step(0.0, "population uniqueness")
     uniqueness = population_uniqueness(release, qi, sampling_fraction=fraction, weights=weights)
@@ -254,5 +276,13 @@ def assess_risk(
         )
     step(1.0, "done")
     return RiskAssessment(
-        uniqueness, individual, uniques, found, risks, fraction, source, gdpr_sample=sample
+        uniqueness,
+        individual,
+        uniques,
+        found,
+        risks,
+        fraction,
+        source,
+        gdpr_sample=sample,
+        released=released,
     )

@@ -68,7 +68,7 @@ def test_the_risk_section_runs_shows_its_figures_and_records_a_risk_run(lang):
     assert shown[largest] == f"{individual['max']:.4f}"
     # singling out, linkability and inference per SA: one row each, with interval and
     # baseline, in the page's language
-    table = at.dataframe[-1].value
+    table = at.dataframe[-2].value
     assert len(table) == 2 + len(results["inference"]) == 4
     risk_column = table.columns[1]
     assert table[risk_column].iloc[0] == f"{100 * results['singling_out']['risk']:.2f} %"
@@ -86,6 +86,15 @@ def test_the_risk_section_runs_shows_its_figures_and_records_a_risk_run(lang):
     # the result names the release it was computed for and its run
     assert f"#{recorded['id']}" in captions
     assert recorded["params"]["release"] in captions
+    # per record: every released row's QI cells and figures, the riskiest first
+    per_record = at.dataframe[-1].value
+    assert len(per_record) == 9 and list(per_record.columns)[1:3] == ["ZIP", "Age"]
+    risks = per_record.iloc[:, 3].tolist()
+    assert risks == sorted(risks, reverse=True)
+    assert max(risks) == pytest.approx(individual["max"])
+    labels = [b.proto.label for b in at.get("download_button")]
+    expected_label = {"en": "Download every row's risk (CSV)", "zh": "下载每一行的风险（CSV）"}
+    assert expected_label[lang] in labels
 
 
 def test_with_a_population_table_the_fraction_comes_from_it_and_k_map_is_shown():

@@ -144,3 +144,28 @@ def test_a_shuffled_release_cannot_have_a_control_share_held_out(tables):
     assert assess_risk(original, shuffled, QI, SA, gdpr=False).gdpr is None
     # in order, nothing is refused
     assert assess_risk(original, release, QI, SA).to_dict()["control"]["source"] == "held_out"
+
+
+def test_record_risks_by_hand():
+    """Release classes on (a, b): {x,1} × 2, {x,2} × 1, {y,1} × 1, at π = 1/2. A class of
+    f records has F̂ = f/π = 2f, p = f/F̂ = 1/2, and sdcMicro's approximation for f = 1
+    gives E[1/F] = p/(1 − p)·ln(1/p) = ln 2 = 0.6931…; the class of two is the
+    estimator's own figure. SUDA2: row 2 ({x,2}) has the MSU {b = 2}, row 3 ({y,1}) the
+    MSU {a = y}; rows 0 and 1 none."""
+    from privcore.measure.population import individual_risk
+
+    frame = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 2, 1], "s": list("pqrs")})
+    found = assess_risk(frame, frame, ["a", "b"], ["s"], sampling_fraction=0.5, gdpr=False)
+    table = found.record_risks()
+    figures = ["individual_risk", "suda_score", "dis_score", "msus"]
+    assert list(table.columns) == ["row", "a", "b", *figures]
+    assert table["a"].tolist() == ["x", "x", "x", "y"] and table["b"].tolist() == [1, 1, 2, 1]
+    assert table["row"].tolist() == [0, 1, 2, 3]
+    assert table["individual_risk"].iloc[2] == pytest.approx(np.log(2.0))
+    assert table["individual_risk"].iloc[3] == pytest.approx(np.log(2.0))
+    direct = individual_risk(frame, ["a", "b"], sampling_fraction=0.5).per_record
+    assert table["individual_risk"].tolist() == pytest.approx(direct.tolist())
+    assert table["msus"].tolist() == [0, 0, 1, 1]
+    assert (table["suda_score"].iloc[[2, 3]] > 0).all() and (
+        table["suda_score"].iloc[:2] == 0
+    ).all()
