@@ -522,6 +522,8 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
         st.caption(t("an.real_records_detail", any=real["any"], own=real["own"]))
     if release.utility is not None:
         perturbation_utility_view(release)
+    if release.population_risk is not None:
+        perturbation_risk_view(release.population_risk)
 
     tabs = st.tabs(
         [
@@ -594,6 +596,18 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
     with tabs[4]:
         if tabs[4].open:  # only the tab on screen is drawn
             downloads(entry)
+
+
+def perturbation_risk_view(figures: Mapping[str, Any]) -> None:
+    """A perturbed release's population-level risk
+    (:func:`privcore.anonymize.perturbative.population_risk`): population uniqueness,
+    expected re-identifications, the largest record risk and SUDA2's special uniques at
+    the voter roll's sampling fraction."""
+    from ui import risk_view
+
+    st.markdown(f"**{t('an.pr.title')}**")
+    st.caption(t("an.pr.help", fraction=f"{float(figures['sampling_fraction']):.4g}"))
+    risk_view.population_metrics(figures)
 
 
 def perturbation_utility_view(release: Release) -> None:

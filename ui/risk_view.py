@@ -90,17 +90,12 @@ def model_words(model: str) -> str:
     return t_plain(f"risk.model_{model}")
 
 
-def render(result: Mapping[str, Any]) -> None:
-    """The figures of one assessment (``RiskAssessment.to_dict()``)."""
-    unique, individual = result["population_uniqueness"], result["individual_risk"]
-    source = result["sampling_fraction_source"]
-    st.caption(
-        t(
-            "risk.fraction_used",
-            fraction=f"{float(result['sampling_fraction']):.4g}",
-            source=t_plain(f"risk.source_{source}"),
-        )
-    )
+def population_metrics(figures: Mapping[str, Any]) -> None:
+    """Population uniqueness, expected re-identifications, the largest record risk and
+    SUDA2's special uniques as four metrics, and the uniqueness model in words
+    (``figures``: a ``RiskAssessment.to_dict()`` or a perturbed release's
+    ``population_risk``)."""
+    unique, individual = figures["population_uniqueness"], figures["individual_risk"]
     cols = st.columns(4)
     with cols[0]:
         _metric(
@@ -119,7 +114,7 @@ def render(result: Mapping[str, Any]) -> None:
     with cols[3]:
         _metric(
             t_plain("risk.special_uniques"),
-            str(int(result["suda2"]["special_uniques"])),
+            str(int(figures["suda2"]["special_uniques"])),
             t_plain("risk.special_uniques_help"),
         )
     if unique["model"] == "none":
@@ -133,6 +128,19 @@ def render(result: Mapping[str, Any]) -> None:
                 count=fmt(unique.get("count", 0.0), 1),
             )
         )
+
+
+def render(result: Mapping[str, Any]) -> None:
+    """The figures of one assessment (``RiskAssessment.to_dict()``)."""
+    source = result["sampling_fraction_source"]
+    st.caption(
+        t(
+            "risk.fraction_used",
+            fraction=f"{float(result['sampling_fraction']):.4g}",
+            source=t_plain(f"risk.source_{source}"),
+        )
+    )
+    population_metrics(result)
     presence = result.get("delta_presence")
     if presence is not None:
         cols = st.columns(2)
@@ -244,4 +252,13 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     render(stored["value"].result.to_dict())
 
 
-__all__ = ["attack_rows", "inputs", "model_words", "render", "table_section", "warnings_of"]
+__all__ = [
+    "attack_rows",
+    "inputs",
+    "model_words",
+    "population_metrics",
+    "records",
+    "render",
+    "table_section",
+    "warnings_of",
+]

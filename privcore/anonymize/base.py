@@ -508,6 +508,9 @@ class Release:
     weights: np.ndarray | None = field(default=None, repr=False)  # records per row
     #: a perturbative method's utility (:func:`privcore.measure.utility.perturbation_utility`)
     utility: Mapping[str, Any] | None = None
+    #: a perturbative method's population-level risk
+    #: (:func:`privcore.anonymize.perturbative.population_risk`)
+    population_risk: Mapping[str, Any] | None = None
 
     @property
     def n_suppressed(self) -> int:
@@ -610,8 +613,9 @@ class Release:
             "ul",
             "node",
             "satisfied",
+            "population_risk",  # a perturbed release's
         )
-        return {k: out[k] for k in keep}
+        return {k: out[k] for k in keep if k in out}
 
     def to_dict(self) -> dict[str, Any]:
         """Summary for the history and the CLI report (documented keys)."""
@@ -637,6 +641,7 @@ class Release:
             "params": self.params,
             "notes": list(self.notes),
             **({} if self.utility is None else {"utility": self.utility}),
+            **({} if self.population_risk is None else {"population_risk": self.population_risk}),
         }
 
 

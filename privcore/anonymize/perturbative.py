@@ -39,9 +39,12 @@ import pandas as pd
 
 from privcore.anonymize.base import ClassChecker, Problem, Release, finish
 from privcore.classes import code_counts
+from privcore.core.jsonsafe import plain
 from privcore.core.notes import Note
 from privcore.data.codes import SUPPRESSED, is_number
 from privcore.errors import ParameterError
+from privcore.measure.population import individual_risk, population_uniqueness
+from privcore.measure.suda2 import suda2
 from privcore.measure.utility import perturbation_utility
 
 __all__ = [
@@ -185,6 +188,44 @@ def star_cells(column: pd.Series, rows: np.ndarray) -> pd.Series:
     return pd.Series(values, index=column.index, name=column.name).astype("str")
 
 
+#: The sampling fraction of a perturbed release's population-level risk: that of the
+#: attack simulator's default voter roll, ten people per record.
+RISK_SAMPLING_FRACTION = 0.1
+
+
+def population_risk(
+    released: pd.DataFrame, qi: Sequence[str], sampling_fraction: float = RISK_SAMPLING_FRACTION
+) -> dict[str, Any]:
+    """The population-level risk of a released table on its QIs, as statistical offices
+    judge a perturbed file (SPEC §11): the population uniqueness share U/N and the model
+    Dankar et al.'s rule chose (:func:`~privcore.measure.population.population_uniqueness`),
+    Benedetti–Franconi expected re-identifications Σ E[1/F | f] and the largest record
+    risk (:func:`~privcore.measure.population.individual_risk`), and SUDA2's sample and
+    special uniques (:func:`~privcore.measure.suda2.suda2`), at ``sampling_fraction``
+    (default 1/10: the attack simulator's default voter roll)."""
+    uniqueness = population_uniqueness(released, qi, sampling_fraction=sampling_fraction)
+    individual = individual_risk(released, qi, sampling_fraction=sampling_fraction)
+    uniques = suda2(released, qi)
+    return plain(
+        {
+            "sampling_fraction": sampling_fraction,
+            "population_uniqueness": {
+                "model": uniqueness.model,
+                "share": uniqueness.share,
+                "count": uniqueness.count,
+            },
+            "individual_risk": {
+                "expected_reidentifications": individual.expected_reidentifications,
+                "max": individual.max,
+            },
+            "suda2": {
+                "sample_uniques": uniques.sample_uniques,
+                "special_uniques": uniques.special_uniques,
+            },
+        }
+    )
+
+
 def finish_perturbed(
     problem: Problem,
     released: pd.DataFrame,
@@ -237,6 +278,7 @@ def finish_perturbed(
             target=numeric[0] if len(numeric) >= 2 else None,
             categorical_columns=[c for c in problem.qi if c not in numeric],
         ),
+        population_risk=population_risk(release.frame, list(problem.qi)),
     )
     if enforces_models:
         return release

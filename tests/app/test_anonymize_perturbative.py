@@ -167,6 +167,17 @@ def test_mdav_shows_its_utility_in_both_languages(lang):
     assert titles[2] in table.columns
     if lang == "zh":
         assert all(CHINESE.search(m.help or "") for m in shown.values() if m.label in titles)
+    # its population-level risk: the four figures of the Privacy level page's risk section
+    figures = release.population_risk
+    risk_titles = {
+        "en": ("Expected re-identifications", "SUDA2 special uniques"),
+        "zh": ("预期重识别数", "SUDA2 特殊唯一记录"),
+    }[lang]
+    expected = figures["individual_risk"]["expected_reidentifications"]
+    assert shown[risk_titles[0]].value == f"{expected:.2f}"
+    assert shown[risk_titles[1]].value == str(figures["suda2"]["special_uniques"])
+    title = {"en": "Population-level risk", "zh": "总体层面风险"}[lang]
+    assert any(title in m.value for m in at.markdown)
 
 
 def test_mdav_on_adult_tables_every_quasi_identifier():

@@ -118,10 +118,18 @@ def record_runs() -> list[int]:
     )
     reported = run(ReportRequest(qi=QI, sa=SA), paired, page="report")
     assessed = run(RiskRequest(qi=QI, sa=SA, sampling_fraction=0.1), paired, page="privacy_level")
+    perturbed = run(
+        AnonymizeRequest(qi=QI, sa=SA, k=3, algorithm="mdav"),
+        Inputs(original=dataset, schema=schema),
+        page="anonymize",
+    )
     dp_runs = record_dp_runs(dataset, schema)
     with pytest.raises(ParameterError):
         make_request(AuditRequest, {"mechanism": "grr", "epsilon": -1.0}, page="ldp")
-    ids = [o.run_id for o in (made, measured, attacked, audited, reported, assessed, *dp_runs)]
+    ids = [
+        o.run_id
+        for o in (made, measured, attacked, audited, reported, assessed, perturbed, *dp_runs)
+    ]
     assert all(ids), ids
     return ids
 
@@ -196,6 +204,7 @@ def test_the_history_shows_words_not_keys(lang):
         }
         assert risk_labels <= labels, risk_labels - labels
         assert "a seeded share of the original held out" in values
+        assert "Population-level risk · Individual risk · Expected re-identifications" in labels
         chosen = {
             frame.iloc[i, 1]
             for frame in details

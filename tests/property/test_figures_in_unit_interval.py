@@ -86,6 +86,10 @@ UNIT_INTERVAL = frozenset(
         "attack.linkage.precision",
         "attack.linkage.baseline",
         "attack.homogeneity.records_exposed_share",
+        # SPEC §11: a perturbed release's population-level risk (shares, probabilities)
+        "population_risk.sampling_fraction",
+        "population_risk.population_uniqueness.share",
+        "population_risk.individual_risk.max",
     }
 )
 
@@ -97,6 +101,11 @@ OTHER = frozenset(
     {
         "algorithm",
         "alignment",
+        "population_risk.population_uniqueness.model",
+        "population_risk.population_uniqueness.count",
+        "population_risk.individual_risk.expected_reidentifications",
+        "population_risk.suda2.sample_uniques",
+        "population_risk.suda2.special_uniques",
         "classes",
         "k",
         "key",

@@ -616,3 +616,36 @@ def test_a_perfect_fit_has_intervals_of_no_width():
     assert line["coefficients"]["weight"] == pytest.approx(3.0)
     assert all(low == high for low, high in line["intervals"].values())
     assert interval_overlap(constant["intervals"]["age"], [0.0, 1.0]) is None
+
+
+def test_a_perturbed_release_carries_its_population_level_risk():
+    """``population_risk`` is the estimators' own figures on the released QIs at the
+    voter roll's sampling fraction (1/10); a generalization has none."""
+    from privcore.anonymize import anonymize
+    from privcore.data import load_sample
+    from privcore.measure.population import individual_risk, population_uniqueness
+    from privcore.measure.suda2 import suda2
+    from privcore.models import KAnonymity
+
+    dataset, schema = load_sample("adult")
+    frame = dataset.frame.head(3000)
+    release = anonymize(frame, schema, [KAnonymity(5)], algorithm="noise", noise_level=0.2)
+    figures = release.to_dict()["population_risk"]
+    qi = list(release.qi)
+    released = release.frame
+    assert figures["sampling_fraction"] == 0.1
+    unique = population_uniqueness(released, qi, sampling_fraction=0.1)
+    assert figures["population_uniqueness"] == {
+        "model": unique.model,
+        "share": unique.share,
+        "count": unique.count,
+    }
+    expected = individual_risk(released, qi, sampling_fraction=0.1)
+    assert figures["individual_risk"]["expected_reidentifications"] == pytest.approx(
+        expected.expected_reidentifications
+    )
+    assert figures["individual_risk"]["max"] == pytest.approx(expected.max)
+    assert figures["suda2"]["special_uniques"] == suda2(released, qi).special_uniques
+    assert figures["suda2"]["sample_uniques"] > 0  # noise leaves records unique
+    generalized = anonymize(frame, schema, [KAnonymity(5)], algorithm="samarati")
+    assert "population_risk" not in generalized.to_dict()
