@@ -13,8 +13,9 @@ release) and the training records themselves. Attacks with Anonymeter's defaults
 than occupation, the first 4 against the last 4), inference of occupation from the other
 8. Agreement: for each attack the risk intervals overlap, and so do the Wilson intervals
 of the attack and control success rates (and of the naive baselines of singling out and
-linkability); both sides draw their own random targets and predicates, so the figures
-agree as estimates, not digit for digit.
+linkability, privcore's pooled over four seeds: Anonymeter's baseline varies from run to
+run whatever its seed); both sides draw their own random targets and predicates, so the
+figures agree as estimates, not digit for digit.
 
 Where the two differ on purpose (each checked below):
 
@@ -166,6 +167,31 @@ def ours(adult: dict, release: str) -> dict:
     }
 
 
+#: Seeds whose naive baselines are pooled: Anonymeter's baseline changes from run to run
+#: whatever its seed (its random predicates draw from unseeded generators: 16 to 35
+#: successes in 500 on the same tables), so one seeded draw of privcore's own against one
+#: of Anonymeter's fails the overlap now and then; privcore's rate over 4 × 500 attacks is
+#: the steadier estimate to hold Anonymeter's interval against.
+BASELINE_SEEDS = (0, 1, 2, 3)
+
+
+def pooled_baseline(adult: dict, release: str, name: str) -> tuple[float, float]:
+    """privcore's naive-baseline successes of attack ``name`` pooled over
+    :data:`BASELINE_SEEDS`, as a Wilson interval."""
+    tables, known = adult["tables"], adult["known"]
+    train, control, released = tables["train"], tables["control"], tables[release]
+    successes, attacks = 0.0, 0
+    for seed in BASELINE_SEEDS:
+        if name == "linkability":
+            aux = (known[:4], known[4:])
+            result = linkability(train, control, released, aux_columns=aux, seed=seed)
+        else:
+            result = singling_out(train, control, released, seed=seed)
+        successes += result.n_baseline
+        attacks += result.n_baseline_attacks
+    return interval(successes, attacks)
+
+
 def overlap(a, b) -> bool:
     return max(a[0], b[0]) <= min(a[1], b[1]) + 1e-12
 
@@ -190,7 +216,8 @@ def test_the_three_risks_agree_with_anonymeter(oracle_on, adult, release):
             interval(result.n_control, N_ATTACKS), interval(other["n_control"], N_ATTACKS)
         ), context
         if not name.startswith("inference"):
-            assert overlap(result.baseline_ci, other["baseline_ci"]), context
+            pooled = pooled_baseline(adult, release, name)
+            assert overlap(pooled, other["baseline_ci"]), f"{context} pooled {pooled}"
     if release == "itself":  # the release is the training set: high singling-out risk
         assert mine["singling_out_multivariate"].ci[0] > 0.9
         assert theirs["singling_out_multivariate"]["ci"][0] > 0.9
