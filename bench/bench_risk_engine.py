@@ -1,16 +1,17 @@
 """Risk beyond class sizes on a table read by an engine, against the same assessment in
-memory, side by side in one run.
+memory, side by side in one run (``python bench/bench_risk_engine.py [ROWS]``).
 
-A table of 1,000,000 rows drawn from Adult's records (seeded; age, sex, race, education as
-the QIs, occupation as the SA) and its release with age in decades, row for row, written as
-Parquet under ``bench/out``. Each path runs in a fresh process (median of 3, peak MB):
+A table of ROWS rows (default 1,000,000) drawn from Adult's records (seeded; age, sex,
+race, education as the QIs, occupation as the SA) and its release with age in decades,
+row for row, written as Parquet under ``bench/out``. Each path runs in a fresh process
+(median of 3, peak MB):
 
 - **in memory**: both files read into pandas, :func:`privcore.report.risk.assess_risk`
   (population uniqueness, individual risk, SUDA2 on the records; the three attacks on
   every record, a fifth held out);
 - **DuckDB**: :func:`privcore.runs.tables.risk_tables` — the two files paired by position
-  in DuckDB, the estimates from their joint frequency set, the three attacks on a uniform
-  sample of 100,000 record pairs.
+  in DuckDB, the estimates from their joint frequency set, the three attacks on its record
+  pairs (a uniform sample of 1,000,000 above that).
 
 Printed: seconds, peak MB, the ratio, and the figures of both (the class-based ones must be
 equal; the attacks' within their intervals, on a sample of the pairs).
@@ -25,7 +26,7 @@ import sys
 import numpy as np
 from _util import OUT, ROOT, median_probe, table
 
-ROWS = 1_000_000
+ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 QI = ["age", "sex", "race", "education"]
 SA = ["occupation"]
 
@@ -104,7 +105,7 @@ def main() -> None:
     duck = median_probe(SETUP_ENGINE, RUN_ENGINE)
     print(
         table(
-            ["10⁶ rows, 4 QIs", "seconds", "peak MB", "vs in memory"],
+            [f"{ROWS:,} rows, 4 QIs", "seconds", "peak MB", "vs in memory"],
             [
                 [
                     "in memory (pandas)",

@@ -156,7 +156,7 @@ def add_risk_command(sub: Any) -> None:
         "inference, control, sampling_fraction, sampling_fraction_source, engine. "
         "On an engine (--engine) the tables are paired by position and assessed from "
         "their joint frequency set; the three attacks run on its record pairs, a uniform "
-        "sample of 100,000 above that (control.sample).",
+        "sample of 1,000,000 above that (control.sample).",
     )
     cli._table_options(p, "the release (rows in the original's order)")
     p.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")

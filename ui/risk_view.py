@@ -23,7 +23,7 @@ import streamlit as st
 
 from privcore.data import to_csv_bytes
 from privcore.errors import PrivcoreError
-from privcore.report.risk import DEFAULT_ROLL_FACTOR
+from privcore.report.risk import DEFAULT_ROLL_FACTOR, GDPR_RECORDS
 from ui.components import fmt
 from ui.errors import show_error
 from ui.i18n import current_language, escape_md, t, t_plain
@@ -223,7 +223,7 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     st.divider()
     st.subheader(t("risk.title"))
     st.caption(t("risk.lead"))
-    st.caption(t("risk.on_engine"))
+    st.caption(t("risk.on_engine", limit=f"{GDPR_RECORDS:,}"))
     fraction, control = inputs(None)
     key, release_path = chosen["key"], chosen["release_path"]
     values = {"qi": chosen["qi"], "sa": chosen["sa"], "sampling_fraction": fraction}
