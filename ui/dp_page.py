@@ -603,6 +603,9 @@ def release_tab(ctx: Context) -> None:
             release_seed = int(
                 c4.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("dp_release_seed"))
             )
+        release_gdpr = st.checkbox(
+            t("dp.release_gdpr"), value=True, help=t("dp.release_gdpr_help"), key="dp_release_gdpr"
+        )
         release_values = {
             "qi": release_qi,
             "sa": [release_sa] if release_sa else [],
@@ -612,6 +615,7 @@ def release_tab(ctx: Context) -> None:
             "k": release_k,
             "algorithm": release_algorithm,
             "max_suppression": release_suppression / 100.0,
+            "gdpr": release_gdpr,
         }
         release_go = st.button(t("dp.release_run"), type="primary", key="dp_release_run")
         st.button(t("an.cancel"), key="dp_release_cancel", help=t("an.cancel_help"))

@@ -31,7 +31,7 @@ from privcore.errors import ParameterError
 from privcore.runs import DpQueryRequest, Inputs, compute
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import fmt, verdict_card, verdict_row
-from ui.i18n import t, t_plain
+from ui.i18n import current_language, escape_md, t, t_plain
 from ui.workspace import algorithm_title, choice_title, file_stem
 
 RELATIONS = ("add_remove", "replace")
@@ -629,6 +629,8 @@ def release_result(result: Any, *, name: str) -> None:
                     columns=", ".join(f"{c} ({n:,})" for c, n in outside.items()),
                 )
             )
+    if result.gdpr_risks is not None:
+        method_risks(result.gdpr_risks, k=summary["k_anon"].get("k"), algorithm=k_anon.algorithm)
     table = per_query_frame(comparison.per_query)
     st.altair_chart(errors_chart(comparison.per_query), width="stretch")
     st.caption(t("dp.errors_chart_help"))
@@ -653,6 +655,34 @@ def release_result(result: Any, *, name: str) -> None:
         on_click="ignore",
         key="dp_download_errors",
     )
+
+
+def method_risks(risks: Mapping[str, Any], *, k: Any, algorithm: str) -> None:
+    """Singling out, linkability and inference of the two methods, each release made
+    again from 80 % of the records and attacked against the other 20 %: one table, a row
+    per attack and method, with intervals and baselines."""
+    from ui.catalog import note_sentence
+    from ui.risk_words import article29_rows
+
+    lang = current_language()
+    st.markdown(f"**{t('dp.release_gdpr_title')}**")
+    st.caption(t("dp.release_gdpr_caption"))
+    names = {
+        "dp": t_plain("dp.release_gdpr_dp"),
+        "k_anon": t_plain("dp.release_gdpr_k", k=k, algorithm=algorithm_title(algorithm)),
+    }
+    rows = []
+    for method, figures in risks.items():
+        if "not_measured" in figures:
+            said = note_sentence(
+                {"note": "gdpr_not_measured", "params": figures["not_measured"]}, lang
+            )
+            st.caption(f"{escape_md(names[method])}: {escape_md(said)}")
+            continue
+        for row in article29_rows(figures, lang):
+            rows.append({t_plain("dp.release_gdpr_method"): names[method], **row})
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def _marginal(columns: Any) -> str:

@@ -55,6 +55,7 @@ __all__ = [
     "GDPR_RECORDS",
     "RiskAssessment",
     "assess_risk",
+    "held_out_risks",
     "pairs_as_records",
 ]
 
@@ -196,6 +197,39 @@ def _sampling_fraction(
             )
         return records / len(population), "population"
     return 1.0 / DEFAULT_ROLL_FACTOR, "roll"
+
+
+def held_out_risks(
+    original: pd.DataFrame,
+    make: Any,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    *,
+    control_fraction: float = 0.2,
+    seed: int = 0,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> GdprRisks:
+    """Singling out, linkability and inference of a release method rather than of one
+    release: a seeded ``control_fraction`` of ``original``'s records is held out, the
+    release is made again from the rest (``make(training)`` returns the released table,
+    of any size and order: synthesized records, a DP release…), and the three risks are
+    measured against the held-out records, which that release never saw (SPEC §11)."""
+    n = len(original)
+    held = round(float(control_fraction) * n)
+    if not 0.0 < float(control_fraction) < 1.0 or held < 1 or held > n - 1:
+        raise ParameterError(
+            f"A table of {n} rows cannot be split into training and control sets at "
+            f"{control_fraction:g}.",
+            code="gdpr_risk.too_few_rows",
+            rows=n,
+            fraction=float(control_fraction),
+        )
+    order = np.random.default_rng(seed).permutation(n)
+    control = original.iloc[np.sort(order[:held])].reset_index(drop=True)
+    training = original.iloc[np.sort(order[held:])].reset_index(drop=True)
+    return gdpr_risks(
+        training, make(training), qi, sa, control=control, seed=seed, hierarchies=hierarchies
+    )
 
 
 def _check_aligned(

@@ -92,6 +92,21 @@ def test_dp_versus_k_anonymity_on_the_hospital_table_is_compared_and_recorded():
     assert run["results"]["comparison"]["queries"] == len(per_query)
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Synthesized records (CSV)" in labels and "Errors per query (CSV)" in labels
+    # singling out, linkability and inference of both methods (on by default), each made
+    # again from 7 of the 9 patients and attacked against the other 2
+    assert run["params"]["gdpr"] is True
+    risks = run["results"]["gdpr_risks"]
+    assert set(risks) == {"dp", "k_anon"}
+    assert at.session_state["dp_release_result"]["outcome"].result.gdpr_risks == risks
+    shown = [f for f in tables if "Release" in f.columns]
+    captions = " ".join(c.value for c in at.caption)
+    for method, label in (("dp", "DP release"), ("k_anon", "3-anonymous release")):
+        if "not_measured" in risks[method]:  # e.g. a DP release of 7 records may hold none
+            assert f"{label}" in captions and "were not measured" in captions
+        else:
+            rows = shown[0][shown[0]["Release"].str.startswith(label)]
+            assert rows.iloc[0]["Attack"] == "Singling out"
+            assert rows.iloc[0]["Risk"] == f"{100 * risks[method]['singling_out']['risk']:.2f} %"
 
 
 def test_a_release_over_a_column_without_hierarchy_is_a_message_not_a_traceback():

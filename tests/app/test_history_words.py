@@ -68,7 +68,11 @@ def record_dp_runs(dataset, schema) -> list:
             page="dp",
         ),
         run(DinnerRequest(epsilon=1.0, leaver="Li Si"), Inputs(), page="dp"),
-        run(DpReleaseRequest(qi=QI, sa=("Disease",), epsilon=1.0, k=3), inputs, page="dp"),
+        run(
+            DpReleaseRequest(qi=QI, sa=("Disease",), epsilon=1.0, k=3, gdpr=True),
+            inputs,
+            page="dp",
+        ),
         run(DpAuditRequest(audited="laplace_count", samples=2000), Inputs(), page="dp"),
         run(DpAuditRequest(audited="broken_float_laplace", samples=2000), Inputs(), page="dp"),
     ]

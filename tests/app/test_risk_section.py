@@ -75,7 +75,7 @@ def test_the_risk_section_runs_shows_its_figures_and_records_a_risk_run(lang):
     captions = " ".join(c.value for c in at.caption)
     words = " ".join([*map(str, table.iloc[:, 0]), *map(str, table.columns), captions])
     if lang == "zh":
-        assert "单挑" in words and "可链接性" in words and "推断 Salary" in words
+        assert "单独识别" in words and "可链接性" in words and "推断 Salary" in words
         assert "对照集" in captions and CHINESE.search(" ".join(w.value for w in at.warning))
     else:
         assert "Singling out" in words and "Inference of Disease" in words

@@ -200,6 +200,27 @@ def test_release_compared_with_a_k_anonymous_release(capsys, adult_path, tmp_pat
     assert run["kind"] == "dp_release" and run["results"]["comparison"]["k_anon"]["k"] == 10
     assert "marginals" not in json.dumps(run["results"]["ledger"])
     assert "Prof-specialty" not in json.dumps(run["results"])  # no value of the data
+    assert "gdpr_risks" not in out  # only with --gdpr
+
+
+def test_release_with_the_three_risks_of_each_method(capsys, adult_path, tmp_path):
+    qi = ["age", "sex", "race", "education"]
+    out = run_json(capsys, "dp", "release", str(adult_path), "--qi", ",".join(qi),
+                   "--sa", "occupation", "--epsilon", "1", "--k", "10", "--gdpr",
+                   "--out", str(tmp_path / "s.csv"),
+                   *hierarchy_options(adult_path.parent, qi))  # fmt: skip
+    risks = out["gdpr_risks"]
+    assert set(risks) == {"dp", "k_anon"}
+    for figures in risks.values():
+        assert {"singling_out", "linkability", "inference", "control"} <= set(figures)
+        assert {"risk", "ci", "baseline"} <= set(figures["inference"]["occupation"])
+        assert figures["control"] == "given"
+        assert figures["training_rows"] + figures["control_rows"] == 30162
+    # the lines say it too
+    main(["dp", "release", str(adult_path), "--qi", ",".join(qi), "--sa", "occupation",
+          "--epsilon", "1", "--gdpr", "--out", str(tmp_path / "t.csv")])  # fmt: skip
+    said = capsys.readouterr().out
+    assert "DP release (made from 80 %, 20 % held out): singling out" in said
 
 
 def test_release_bad_input(capsys, adult_path, tmp_path):
