@@ -604,7 +604,10 @@ def release_tab(ctx: Context) -> None:
                 c4.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("dp_release_seed"))
             )
         release_gdpr = st.checkbox(
-            t("dp.release_gdpr"), value=True, help=t("dp.release_gdpr_help"), key="dp_release_gdpr"
+            t("dp.release_gdpr"),
+            value=True,
+            help=t("dp.release_gdpr_help"),
+            key=keep("dp_release_gdpr"),
         )
         release_values = {
             "qi": release_qi,
