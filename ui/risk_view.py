@@ -160,7 +160,7 @@ def render(result: Mapping[str, Any]) -> None:
 
 
 def _attacks(result: Mapping[str, Any]) -> None:
-    st.markdown(f"**{t_plain('risk.attacks_title')}**")
+    st.markdown(f"**{t('risk.attacks_title')}**")
     st.caption(t("risk.attacks_help"))
     st.dataframe(attack_rows(result), hide_index=True)
     st.caption(escape_md(control_sentence(result, current_language())))
