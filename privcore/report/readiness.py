@@ -21,6 +21,7 @@ from privcore.measure.entropy import align
 from privcore.measure.report import measure_release
 from privcore.report.checks import anonymize_actions, evaluate_checks, merge_actions, notes_of
 from privcore.report.findings import findings as find
+from privcore.report.risk import not_measured
 from privcore.report.thresholds import Thresholds
 
 __all__ = ["ReadinessReport", "readiness"]
@@ -146,8 +147,7 @@ def article29_risks(
     try:
         risks = measure_gdpr_risks(original, release, qi, sa, seed=seed, hierarchies=hierarchies)
     except PrivcoreError as exc:
-        params = {"error": exc.code, "error_params": plain(dict(exc.params))}
-        return None, {"note": "gdpr_not_measured", "params": params}
+        return None, {"note": "gdpr_not_measured", "params": not_measured(exc)}
     return plain(risks.to_dict()), None
 
 

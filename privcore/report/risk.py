@@ -39,7 +39,7 @@ from privcore.attacks.gdpr_risks import GdprRisks, gdpr_risks
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
-from privcore.errors import DataFormatError, ParameterError
+from privcore.errors import DataFormatError, ParameterError, PrivcoreError
 from privcore.measure.entropy import check_row_order
 from privcore.measure.population import (
     IndividualRisk,
@@ -56,6 +56,7 @@ __all__ = [
     "RiskAssessment",
     "assess_risk",
     "held_out_risks",
+    "not_measured",
     "pairs_as_records",
 ]
 
@@ -197,6 +198,12 @@ def _sampling_fraction(
             )
         return records / len(population), "population"
     return 1.0 / DEFAULT_ROLL_FACTOR, "roll"
+
+
+def not_measured(exc: PrivcoreError) -> dict[str, Any]:
+    """What kept a risk from being measured, as results keep it: the error's ``error``
+    code and ``error_params`` (words for the interface, never rows)."""
+    return {"error": exc.code, "error_params": plain(dict(exc.params))}
 
 
 def held_out_risks(

@@ -464,19 +464,8 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
         comparison = compare_releases(frame, list(request.qi), sa, dp, None)
         result = DpReleaseRun(dp, None, comparison, _method_risks(request, inputs, progress))
         return result, result.summary()
-    from privcore.anonymize import anonymize
-    from privcore.models import KAnonymity
-
     schema = _compared_schema(inputs, request.qi, sa)
-    k_anon = anonymize(
-        frame,
-        schema,
-        [KAnonymity(request.k)],
-        algorithm=request.algorithm,
-        max_suppression=request.max_suppression,
-        seed=request.seed,
-        progress=part(share, 0.9 - share),
-    )
+    k_anon = _k_anonymous(frame, schema, request, part(share, 0.9 - share))
     if progress is not None:
         progress(0.9, "comparing the two releases")
     comparison = compare_releases(
@@ -485,6 +474,25 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
     risks = _method_risks(request, inputs, progress, schema)
     result = DpReleaseRun(dp, k_anon, comparison, risks)
     return result, result.summary()
+
+
+def _k_anonymous(
+    frame: pd.DataFrame, schema: Schema, request: DpReleaseRequest, progress: Progress | None = None
+) -> Any:
+    """The k-anonymous release a DP release is compared with (the request's k, algorithm,
+    suppression limit and seed)."""
+    from privcore.anonymize import anonymize
+    from privcore.models import KAnonymity
+
+    return anonymize(
+        frame,
+        schema,
+        [KAnonymity(request.k)],
+        algorithm=request.algorithm,
+        max_suppression=request.max_suppression,
+        seed=request.seed,
+        progress=progress,
+    )
 
 
 def _method_risks(
@@ -499,7 +507,7 @@ def _method_risks(
     if not request.gdpr:
         return None
     from privcore.dp.release import dp_release
-    from privcore.report.risk import held_out_risks
+    from privcore.report.risk import held_out_risks, not_measured
 
     frame, qi, sa = inputs.original.frame, list(request.qi), request.sa[0]
     if progress is not None:
@@ -517,26 +525,15 @@ def _method_risks(
         try:
             return held_out_risks(frame, make, qi, [sa], seed=request.seed, **options).to_dict()
         except PrivcoreError as exc:
-            return {"not_measured": {"error": exc.code, "error_params": plain(dict(exc.params))}}
+            return {"not_measured": not_measured(exc)}
 
     hierarchies = schema.hierarchies if schema is not None else None
     out = {"dp": measured(dp_records)}
     if schema is not None:
-        from privcore.anonymize import anonymize
-        from privcore.models import KAnonymity
-
-        def k_anonymous(training: pd.DataFrame) -> pd.DataFrame:
-            made = anonymize(
-                training,
-                schema,
-                [KAnonymity(request.k)],
-                algorithm=request.algorithm,
-                max_suppression=request.max_suppression,
-                seed=request.seed,
-            )
-            return made.frame
-
-        out["k_anon"] = measured(k_anonymous, hierarchies=hierarchies)
+        out["k_anon"] = measured(
+            lambda training: _k_anonymous(training, schema, request).frame,
+            hierarchies=hierarchies,
+        )
     return out
 
 

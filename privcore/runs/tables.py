@@ -516,23 +516,21 @@ def measure_tables(
     :class:`ScannedDataset` of the original."""
     from privcore.measure.report import measure_release
 
-    stage = Stage(progress)
-    qi, sa = [str(c) for c in qi], [str(c) for c in sa]
-    stage(0.0, "Pairing the two tables in the engine")
-    original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
-    stage(0.6, "Measuring the joint frequency set")
-    measurement = measure_release(
-        original_part,
-        release_part,
-        qi=qi,
-        sa=sa,
-        models=models,
-        hierarchies=hierarchies,
-        weights=weights,
-        **options,
+    def measure(original_part, release_part, weights, qi, sa, _progress):
+        return measure_release(
+            original_part,
+            release_part,
+            qi=qi,
+            sa=sa,
+            models=models,
+            hierarchies=hierarchies,
+            weights=weights,
+            **options,
+        )
+
+    return _on_joint_set(
+        engine, original, release, qi, sa, key, name, progress, 0.6, "Measuring", measure
     )
-    stage(1.0, "Done")
-    return measurement, _original_dataset(engine, original, original_part, weights, name)
 
 
 def risk_tables(
@@ -558,23 +556,48 @@ def risk_tables(
     original."""
     from privcore.report.risk import assess_risk
 
+    def assess(original_part, release_part, weights, qi, sa, progress):
+        return assess_risk(
+            original_part,
+            release_part,
+            qi,
+            sa,
+            hierarchies=hierarchies,
+            weights=weights,
+            progress=progress,
+            **options,
+        )
+
+    return _on_joint_set(
+        engine, original, release, qi, sa, key, name, progress, 0.3, "Assessing", assess
+    )
+
+
+def _on_joint_set(
+    engine: Engine,
+    original: Any,
+    release: Any,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    key: str | None,
+    name: str,
+    progress: Progress | None,
+    paired_at: float,
+    doing: str,
+    work: Any,
+) -> tuple[Any, ScannedDataset]:
+    """Pair the two tables in the engine (by position, or by ``key``), then
+    ``work(original_part, release_part, weights, qi, sa, progress)`` on their joint
+    frequency set (progress from ``paired_at`` on); its result and the
+    :class:`ScannedDataset` of the original."""
     stage = Stage(progress)
     qi, sa = [str(c) for c in qi], [str(c) for c in sa]
     stage(0.0, "Pairing the two tables in the engine")
     original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
-    stage(0.3, "Assessing the joint frequency set")
-    assessment = assess_risk(
-        original_part,
-        release_part,
-        qi,
-        sa,
-        hierarchies=hierarchies,
-        weights=weights,
-        progress=stage.part(0.3, 1.0),
-        **options,
-    )
+    stage(paired_at, f"{doing} the joint frequency set")
+    result = work(original_part, release_part, weights, qi, sa, stage.part(paired_at, 1.0))
     stage(1.0, "Done")
-    return assessment, _original_dataset(engine, original, original_part, weights, name)
+    return result, _original_dataset(engine, original, original_part, weights, name)
 
 
 def _joint_parts(
@@ -625,23 +648,21 @@ def attack_tables(
     :class:`ScannedDataset` of the original."""
     from privcore.attacks import simulate
 
-    stage = Stage(progress)
-    qi, sa = [str(c) for c in qi], [str(c) for c in sa]
-    stage(0.0, "Pairing the two tables in the engine")
-    original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
-    stage(0.5, "Attacking the joint frequency set")
-    simulation = simulate(
-        original_part,
-        release_part,
-        qi,
-        sa,
-        weights=weights,
-        hierarchies=hierarchies,
-        progress=stage.part(0.5, 1.0),
-        **options,
+    def attack(original_part, release_part, weights, qi, sa, progress):
+        return simulate(
+            original_part,
+            release_part,
+            qi,
+            sa,
+            weights=weights,
+            hierarchies=hierarchies,
+            progress=progress,
+            **options,
+        )
+
+    return _on_joint_set(
+        engine, original, release, qi, sa, key, name, progress, 0.5, "Attacking", attack
     )
-    stage(1.0, "Done")
-    return simulation, _original_dataset(engine, original, original_part, weights, name)
 
 
 #: The rows of a table the report's role suggestions read on an engine: the key's
