@@ -34,13 +34,21 @@ run: $(VENV)/.runtime-installed
 	PRIVCORE_WORKERS=$${PRIVCORE_WORKERS:-1} \
 	  $(VENV)/bin/streamlit run serve.py --server.address $(HOST) --server.port $(PORT)
 
-## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests
+## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests;
+## waits up to APT_LOCK_WAIT s for another package manager's lock (apt-get install waits by
+## itself, apt-get update is retried while the package lists are locked)
 CHROMIUM_PKGS := chromium fonts-wqy-zenhei
+APT_LOCK_WAIT ?= 600
+APT_GET = $(SUDO) apt-get -q -o DPkg::Lock::Timeout=$(APT_LOCK_WAIT)
 chromium:
 	@if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ]; then \
-	  echo "Installing Debian's $(CHROMIUM_PKGS) for the browser tests"; \
-	  $(SUDO) apt-get install -y -q $(CHROMIUM_PKGS) >/dev/null 2>&1 || \
-	  ( $(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q $(CHROMIUM_PKGS) >/dev/null ); \
+	  echo "Installing Debian's $(CHROMIUM_PKGS) for the browser tests (waiting up to $(APT_LOCK_WAIT) s for another package manager)"; \
+	  $(APT_GET) install -y $(CHROMIUM_PKGS) >/dev/null 2>&1 || { SECONDS=0; \
+	    until err=$$($(APT_GET) update 2>&1 >/dev/null) || [[ $$err != *"get lock"* ]] || \
+	      [ $$SECONDS -ge $(APT_LOCK_WAIT) ]; do sleep 5; done; \
+	    err=$$err$$'\n'$$($(APT_GET) install -y $(CHROMIUM_PKGS) 2>&1 >/dev/null) || { echo "$$err" >&2; \
+	      case $$err in *"get lock"*|*"Unable to acquire"*|*"Unable to lock"*) echo "make chromium: another package manager held the dpkg lock for $(APT_LOCK_WAIT) s; let it finish (or run make test APT_LOCK_WAIT=1800), then run make test again." >&2;; esac; \
+	      exit 1; }; }; \
 	fi
 
 ## anonymeter: Anonymeter 1.1 in its own environment (it pins numpy < 1.27), the oracle of

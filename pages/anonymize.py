@@ -5,10 +5,11 @@ import json
 import streamlit as st
 
 from privcore.errors import PrivcoreError
-from privcore.runs import AnonymizeRequest, Inputs, make_request
+from privcore.runs import AnonymizeRequest, Inputs
 from ui import anonymize_view as view
 from ui import hierarchy_editor, layout, replay_view
 from ui.errors import show_error
+from ui.heavy import cancel_pressed, heavy_button, new_request
 from ui.i18n import t
 from ui.shell import require_app
 from ui.state import ShelfRelease, keep, session_owner, workbench
@@ -55,9 +56,7 @@ def make_release(values: dict, *, live: bool, slot=None) -> ShelfRelease:
     ``live`` run (a control changed, live update on) that continues a burst of them
     replaces the burst's previous step in the history and on the shelf
     (:func:`ui.anonymize_view.record_live`)."""
-    request = make_request(
-        AnonymizeRequest, values, Inputs(original=dataset), owner=session_owner(), page="anonymize"
-    )
+    request = new_request(AnonymizeRequest, values, Inputs(original=dataset), page="anonymize")
     made = next(
         (r for r in wb.releases(scope) if r.source == "made" and r.request == request.to_dict()),
         None,
@@ -106,8 +105,8 @@ def workspace() -> None:
                     how=t("an.time_measured") if measured else t("an.time_estimated"),
                 )
             )
-            clicked = st.button(t("an.run"), type="primary", key="an_run")
-            cancel = st.button(t("an.cancel"), key="an_cancel", help=t("an.cancel_help"))
+            clicked = heavy_button(t("an.run"), key="an_run", cancel_key="an_cancel")
+            cancel = cancel_pressed("an_cancel")
         # A verdict's action (Privacy level, Report) set the controls and asked for a run.
         requested = st.session_state.pop(REQUESTED, False)
         seen = st.session_state.setdefault(SEEN, {})

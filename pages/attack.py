@@ -1,15 +1,16 @@
 """Attack simulator: would the release picked at the top resist an attacker?"""
 
+from functools import partial
+
 import streamlit as st
 
-from privcore.attacks import background_attack, complementary_attack, unsorted_matching_attack
-from privcore.runs import AttackRequest, Inputs, MeasureRequest, TaskRequest, make_request, run
+from privcore.runs import AttackRequest, Inputs, MeasureRequest, TaskRequest, tasks
 from ui import attack_view as view
+from ui.heavy import heavy_button, new_request, run_heavy
 from ui.i18n import t
-from ui.progress import progress_bar
 from ui.shared import share_release_run
 from ui.shell import require_app
-from ui.state import keep, session_owner, workbench
+from ui.state import keep, workbench
 from ui.workspace import (
     alignment_controls,
     assessing_page,
@@ -58,8 +59,7 @@ def task(params: dict, work, *, label: str):
     """A recorded attack run of this page (``work(progress)`` → (result, summary))."""
     inputs = Inputs(original=original, schema=schema, release_name=entry.name, work=work)
     request = TaskRequest(task="attack", params=params)
-    with progress_bar(label) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+    return run_heavy(request, inputs, label=label, page=PAGE)
 
 
 tabs = st.tabs([t("at.tab_linkage"), t("at.tab_background"), t("at.tab_ordering"), t("at.tab_two")])
@@ -73,12 +73,11 @@ with tabs[0]:
         inputs = release_inputs(
             entry, original, schema, pairing, qi=qi, sa=sa, roll=roll, names={"roll": roll_facts}
         )
-        request = make_request(AttackRequest, values, inputs, owner=session_owner(), page=PAGE)
+        request = new_request(AttackRequest, values, inputs, page=PAGE)
         inputs = share_release_run(
             request, inputs, entry, public_inputs=roll_public, pairing=pairing, roll=roll_facts
         )
-        with progress_bar(t("at.run_linkage")) as bar:
-            return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+        return run_heavy(request, inputs, label=t("at.run_linkage"), page=PAGE)
 
     def unpaired():
         """What needs no pairing: the release's classes against the roll (prosecutor,
@@ -86,23 +85,22 @@ with tabs[0]:
         inputs = release_inputs(
             entry, original, schema, "none", qi=qi, sa=sa, population=roll.frame
         )
-        request = make_request(
-            MeasureRequest,
-            {"qi": qi, "sa": sa, "alignment": "none"},
-            inputs,
-            owner=session_owner(),
-            page=PAGE,
+        request = new_request(
+            MeasureRequest, {"qi": qi, "sa": sa, "alignment": "none"}, inputs, page=PAGE
         )
         inputs = share_release_run(
             request, inputs, entry, public_inputs=roll_public, pairing="none", roll=roll_facts
         )
-        with progress_bar(t("at.run_linkage")) as bar:
-            return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+        return run_heavy(request, inputs, label=t("at.run_linkage"), page=PAGE)
 
     go_column, cancel_column = st.columns([1, 3])
-    go = go_column.button(t("at.run_linkage"), type="primary", key="at_run")
-    # pressing it stops the running script (Streamlit reruns at the next progress update)
-    cancel_column.button(t("an.cancel"), key="at_cancel", help=t("an.cancel_help"))
+    go = heavy_button(
+        t("at.run_linkage"),
+        key="at_run",
+        where=go_column,
+        cancel_where=cancel_column,
+        cancel_key="at_cancel",
+    )
     if go:
         # "auto": by position when the rows line up, else what needs no pairing
         paired = pairing != "none" and (
@@ -147,17 +145,10 @@ with tabs[1]:
         "prior": prior is not None,
     }
     # the attacker reads each table on its own: no pairing of rows is needed
-    if st.button(t("at.run_background"), key="at_run_background"):
-
-        def background(progress):
-            reports = {
-                "before": background_attack(
-                    original.frame, qi, target_sa, m=m, tau=tau, prior=prior
-                ),
-                "after": background_attack(entry.frame, qi, target_sa, m=m, tau=tau, prior=prior),
-            }
-            return reports, {when: r.summary for when, r in reports.items()}
-
+    if heavy_button(t("at.run_background"), key="at_run_background", primary=False):
+        background = partial(
+            tasks.background_task, original.frame, entry.frame, qi, target_sa, m, tau, prior
+        )
         outcome = guard_run(lambda: task(params, background, label=t("at.working")))
         if outcome is not None:
             keep_result(f"{PAGE}_background", entry, params, outcome)
@@ -181,14 +172,8 @@ with tabs[2]:
         st.info(t("at.ordering_needs_release"))
     else:
         params = {"attack": "unsorted matching"}
-        if st.button(t("at.run_ordering"), key="at_run_ordering"):
-
-            def ordering(progress):
-                report = unsorted_matching_attack(
-                    original.frame, entry.release, qi=qi, compare_shuffled=True
-                )
-                return report, report.summary
-
+        if heavy_button(t("at.run_ordering"), key="at_run_ordering", primary=False):
+            ordering = partial(tasks.ordering_task, original.frame, entry.release, qi)
             outcome = guard_run(lambda: task(params, ordering, label=t("at.working")))
             if outcome is not None:
                 keep_result(f"{PAGE}_ordering", entry, params, outcome)
@@ -225,15 +210,15 @@ with tabs[3]:
             st.warning(
                 t("at.two_same", first=entry.name, second=second.name), icon=":material/block:"
             )
-        if st.button(t("at.run_two"), key="at_two", disabled=same):
+        if heavy_button(t("at.run_two"), key="at_two", primary=False, disabled=same):
 
-            def complementary(progress):
+            def complementary():
                 first = paired_frame(entry, original, schema, pairing, key_column, qi=qi, sa=sa)
                 other = paired_frame(second, original, schema, "auto", None, qi=qi, sa=sa)
-                report = complementary_attack(first, other, qi, sa=sa)
-                return report, report.to_dict()["summary"]
+                work = partial(tasks.complementary_task, first, other, qi, sa)
+                return task(params, work, label=t("at.working"))
 
-            outcome = guard_run(lambda: task(params, complementary, label=t("at.working")))
+            outcome = guard_run(complementary)
             if outcome is not None:
                 keep_result(f"{PAGE}_two", entry, params, outcome)
         stored = result_of(f"{PAGE}_two", entry)

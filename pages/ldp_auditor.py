@@ -1,23 +1,22 @@
 """LDP auditor: does a local-DP mechanism lose no more privacy than it claims?"""
 
-from dataclasses import replace
+from functools import partial
 
-import numpy as np
 import streamlit as st
 
 from privcore.errors import PrivcoreError
 from privcore.ldp import audit as ldp_audit
 from privcore.ldp.device import device
 from privcore.ldp.mechanisms import make
-from privcore.ldp.reconstruction import Noise, randomize, reconstruct, total_variation
-from privcore.runs import AuditRequest, Inputs, TaskRequest, compute, make_request, run
+from privcore.runs import AuditRequest, Inputs, TaskRequest, tasks
 from privcore.runs.registry import AUDIT_METHODS, DENSITIES, MECHANISMS
 from ui import ldp_view as view
+from ui.components import safe_bounds
 from ui.errors import show_error
+from ui.heavy import heavy_button, new_request, run_heavy
 from ui.i18n import labels, t
-from ui.progress import progress_bar
 from ui.shell import require_app
-from ui.state import keep, load_upload, session_owner
+from ui.state import keep, load_upload
 from ui.workspace import guard_run, result_header
 
 require_app()
@@ -26,18 +25,23 @@ RESULT = "ldp_result"
 PAGE = "ldp"
 
 
-def audit(request_values: dict, inputs: Inputs, *, label: str, check=None):
-    """One recorded audit run; ``check()`` (the memory plans) runs inside it, first."""
-    request = make_request(AuditRequest, request_values, inputs, owner=session_owner(), page=PAGE)
-    if check is not None:
+def audit(request_values: dict, inputs: Inputs, *, label: str):
+    """One recorded audit run (every method's memory plan is checked before any work:
+    :func:`privcore.runs.costs.check`)."""
+    request = new_request(AuditRequest, request_values, inputs, page=PAGE)
+    return run_heavy(request, inputs, label=label, page=PAGE)
 
-        def checked(progress):
-            check(request)
-            return compute(request, replace(inputs, work=None), progress)
 
-        inputs = replace(inputs, work=checked)
-    with progress_bar(label) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+def samples_input(label: str, top: int, value: int, step: int, key: str) -> int:
+    """Samples per input of one audit method: at most ``top`` and this installation's
+    limit (``PRIVCORE_MAX_AUDIT_SAMPLES``), the default clamped to them."""
+    cap = ldp_audit.max_samples()
+    low, high, value = safe_bounds(min(1_000, cap), min(top, cap), value)
+    return int(
+        st.number_input(
+            t(label), low, high, value, step, key=keep(key, valid=lambda v: low <= v <= high)
+        )
+    )
 
 
 st.title(t("ldp.title"))
@@ -95,15 +99,9 @@ with tabs[0]:
             format_func=labels(AUDIT_METHODS, lambda m: t(f"ldp.method_{m}")),
             key=keep("ldp_methods"),
         )
-        n_ab = int(
-            st.number_input(t("ldp.n_ab"), 1_000, 5_000_000, 100_000, 50_000, key=keep("ldp_n_ab"))
-        )
-        n_ob = int(
-            st.number_input(t("ldp.n_ob"), 1_000, 1_000_000, 40_000, 10_000, key=keep("ldp_n_ob"))
-        )
-        n_lb = int(
-            st.number_input(t("ldp.n_lb"), 1_000, 5_000_000, 200_000, 100_000, key=keep("ldp_n_lb"))
-        )
+        n_ab = samples_input("ldp.n_ab", 5_000_000, 100_000, 50_000, "ldp_n_ab")
+        n_ob = samples_input("ldp.n_ob", 1_000_000, 40_000, 10_000, "ldp_n_ob")
+        n_lb = samples_input("ldp.n_lb", 5_000_000, 200_000, 100_000, "ldp_n_lb")
         density = st.radio(
             t("ldp.density_mode"),
             list(DENSITIES),
@@ -112,8 +110,7 @@ with tabs[0]:
             key=keep("ldp_density"),
         )
         seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("ldp_seed")))
-        go = st.button(t("ldp.run"), type="primary", key="ldp_run")
-        st.button(t("an.cancel"), key="ldp_cancel", help=t("an.cancel_help"))
+        go = heavy_button(t("ldp.run"), key="ldp_run", cancel_key="ldp_cancel")
     order = [m for m in AUDIT_METHODS if m in methods]  # as they run
     sizes = {"ab": n_ab, "ob": n_ob, "lb": n_lb}
     values = {
@@ -132,21 +129,7 @@ with tabs[0]:
             except PrivcoreError as exc:
                 show_error(exc)
             else:
-
-                def memory_plans(request):
-                    """Every audit must fit the memory budget: checked before any runs."""
-                    mechanism = make(request.mechanism, request.epsilon, d=request.domain)
-                    for method in request.methods:
-                        ldp_audit.memory_plan(
-                            method,
-                            mechanism,
-                            n=request.samples_of(method),
-                            inputs=request.inputs if method == "ob" else None,
-                        )
-
-                outcome = guard_run(
-                    lambda: audit(values, Inputs(), label=t("ldp.auditing"), check=memory_plans)
-                )
+                outcome = guard_run(lambda: audit(values, Inputs(), label=t("ldp.auditing")))
                 if outcome is not None:
                     mechanism = make(name, epsilon, d=d)
                     st.session_state[RESULT] = {
@@ -225,7 +208,7 @@ with tabs[1]:
                 format_func=labels(AUDIT_METHODS, lambda m: t(f"ldp.method_{m}")),
                 key=keep("ldp_s_method"),
             )
-            if st.button(t("ldp.run_samples"), type="primary", key="ldp_run_samples"):
+            if heavy_button(t("ldp.run_samples"), key="ldp_run_samples"):
                 dataset = load_upload(upload.getvalue(), upload.name)
                 outcome = guard_run(
                     lambda: audit(
@@ -263,32 +246,17 @@ with tabs[2]:
     )
     eps_text = c2.text_input(t("ldp.sweep_list"), "0.5, 1, 2, 4", key=keep("ldp_sweep_list"))
     sweep_d = 20 if MECHANISMS[sweep_name].family == "frequency" else None
-    if st.button(t("ldp.run_sweep"), key="ldp_run_sweep"):
+    if heavy_button(t("ldp.run_sweep"), key="ldp_run_sweep", primary=False):
         try:
             epsilons = [float(x) for x in eps_text.replace(";", ",").split(",") if x.strip()]
         except ValueError:
             st.error(t("hierarchy.bad_numbers", text=eps_text))
         else:
-
-            def sweep(progress):
-                frame = ldp_audit.sweep(
-                    lambda e: make(sweep_name, e, d=sweep_d), epsilons, progress=progress
-                )
-                return frame, {"rows": frame.to_dict("records")}
-
+            sweep = partial(tasks.sweep_task, sweep_name, epsilons, sweep_d)
             request = TaskRequest(task="audit", params={"sweep": sweep_name, "epsilons": epsilons})
-
-            def sweep_run():
-                with progress_bar(t("ldp.sweeping")) as bar:
-                    return run(
-                        request,
-                        Inputs(work=sweep),
-                        progress=bar,
-                        owner=session_owner(),
-                        page=PAGE,
-                    )
-
-            outcome = guard_run(sweep_run)
+            outcome = guard_run(
+                lambda: run_heavy(request, Inputs(work=sweep), label=t("ldp.sweeping"), page=PAGE)
+            )
             if outcome is not None:
                 st.altair_chart(view.sweep_chart(outcome.result), width="stretch")
                 st.dataframe(outcome.result, hide_index=True)
@@ -330,31 +298,24 @@ with tabs[4]:
         format_func=labels(["bayes", "em"], lambda m: t(f"ldp.rc_{m}")),
         key=keep("ldp_rc_method"),
     )
-    if st.button(t("ldp.rc_run"), key="ldp_rc_run"):
+    if heavy_button(t("ldp.rc_run"), key="ldp_rc_run", primary=False):
         try:
-            rng = np.random.default_rng(0)
-            # a bimodal truth on [0, 100]: two normal bumps
-            values = np.where(
-                rng.random(n_rc) < 0.4, rng.normal(25, 7, n_rc), rng.normal(70, 10, n_rc)
-            ).clip(0, 100)
-            noise = Noise(kind, float(scale))
-            perturbed = randomize(values, noise, seed=1)
-            result = reconstruct(perturbed, noise, bins=20, lower=0.0, upper=100.0, method=method)
-            truth = np.histogram(values, bins=result.edges)[0] / len(values)
+            request = TaskRequest(task="ldp_reconstruction", params={"n": n_rc})
+            work = partial(tasks.reconstruction_task, kind, float(scale), n_rc, method)
+            outcome = run_heavy(
+                request, Inputs(work=work), label=t("ldp.rc_run"), page=PAGE, record=False
+            )
+            (result, truth), summary = outcome.result, outcome.summary
             st.altair_chart(
                 view.reconstruction_chart(result.edges, truth, result.perturbed, result.estimate),
                 width="stretch",
             )
-            st.metric(
-                t("ldp.rc_tv"),
-                view.fmt(total_variation(result.estimate, truth)),
-                help=t("ldp.rc_tv_help"),
-            )
+            st.metric(t("ldp.rc_tv"), view.fmt(summary["tv"]), help=t("ldp.rc_tv_help"))
             st.caption(
                 t(
                     "ldp.rc_tv_perturbed",
-                    tv=view.fmt(total_variation(result.perturbed, truth)),
-                    iterations=result.iterations,
+                    tv=view.fmt(summary["tv_perturbed"]),
+                    iterations=summary["iterations"],
                 )
             )
         except PrivcoreError as exc:

@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from privcore.runs import MeasureRequest, RiskRequest, make_request, run
+from privcore.runs import MeasureRequest, RiskRequest
 from ui import measure_view, risk_view
+from ui.heavy import heavy_button, new_request, run_heavy
 from ui.i18n import t
-from ui.progress import progress_bar
 from ui.shared import share_release_run
 from ui.shell import require_app
-from ui.state import keep, session_owner, workbench
+from ui.state import keep, workbench
 from ui.workspace import (
     alignment_controls,
     assessing_page,
@@ -81,13 +81,12 @@ params = {
 
 def measure():
     inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, population=population)
-    request = make_request(MeasureRequest, values, inputs, owner=session_owner(), page=PAGE)
+    request = new_request(MeasureRequest, values, inputs, page=PAGE)
     inputs = share_release_run(request, inputs, entry, public_inputs=population is None)
-    with progress_bar(t("pl.measuring"), slot=bar_slot) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+    return run_heavy(request, inputs, label=t("pl.measuring"), page=PAGE, slot=bar_slot)
 
 
-measure_clicked = st.button(t("pl.measure"), type="primary", key="pl_measure")
+measure_clicked = heavy_button(t("pl.measure"), key="pl_measure")
 bar_slot = st.empty()  # on every run: the layout below keeps its tabs' state
 if measure_clicked:
     outcome = guard_run(measure)
@@ -118,12 +117,11 @@ def assess():
     inputs = release_inputs(
         entry, original, schema, pairing, qi=qi, sa=sa, population=population, control=control
     )
-    request = make_request(RiskRequest, risk_values, inputs, owner=session_owner(), page=PAGE)
-    with progress_bar(t("risk.assessing"), slot=risk_bar_slot) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+    request = new_request(RiskRequest, risk_values, inputs, page=PAGE)
+    return run_heavy(request, inputs, label=t("risk.assessing"), page=PAGE, slot=risk_bar_slot)
 
 
-risk_clicked = st.button(t("risk.assess"), key="pl_risk_assess")
+risk_clicked = heavy_button(t("risk.assess"), key="pl_risk_assess", primary=False)
 risk_bar_slot = st.empty()
 if risk_clicked:
     outcome = guard_run(assess)

@@ -6,13 +6,13 @@ import functools
 import streamlit as st
 
 from privcore.data import to_csv_bytes
-from privcore.runs import ReportRequest, make_request, run
+from privcore.runs import ReportRequest
 from ui import report_view
+from ui.heavy import heavy_button, new_request, run_heavy
 from ui.i18n import current_language, t
-from ui.progress import progress_bar
 from ui.shared import share_release_run
 from ui.shell import require_app
-from ui.state import session_owner, workbench
+from ui.state import workbench
 from ui.workspace import (
     alignment_controls,
     assessing_page,
@@ -62,16 +62,19 @@ def generate():
         {"algorithm": entry.release.algorithm, **entry.release.params} if entry.made_here else None
     )
     inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, algorithm=algorithm)
-    request = make_request(ReportRequest, values, inputs, owner=session_owner(), page=PAGE)
+    request = new_request(ReportRequest, values, inputs, page=PAGE)
     inputs = share_release_run(request, inputs, entry, pairing=pairing)
-    with progress_bar(t("rp.working"), slot=bar_slot) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+    return run_heavy(request, inputs, label=t("rp.working"), page=PAGE, slot=bar_slot)
 
 
 go_column, cancel_column = st.columns([1, 3])
-go = go_column.button(t("rp.generate"), type="primary", key="rp_go")
-# pressing it stops the running script (Streamlit reruns at the next progress update)
-cancel_column.button(t("an.cancel"), key="rp_cancel", help=t("an.cancel_help"))
+go = heavy_button(
+    t("rp.generate"),
+    key="rp_go",
+    where=go_column,
+    cancel_where=cancel_column,
+    cancel_key="rp_cancel",
+)
 bar_slot = st.empty()  # on every run: the layout below keeps its state
 if go:
     outcome = guard_run(generate)

@@ -1126,7 +1126,7 @@ def _write_report(report, args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     if args.action == "list":
-        runs = history.list_runs(kind=args.kind, search=args.search, limit=args.limit)
+        runs = history.list_runs(kind=args.kind, search=args.search, limit=args.limit or 50)
         slim = [
             {
                 k: r.get(k)
@@ -1157,10 +1157,15 @@ def cmd_history(args: argparse.Namespace) -> int:
         run = history.get_run(args.id)
         if run is None:
             raise PrivcoreError(f"There is no run #{args.id}.", code="history.no_run", id=args.id)
-        _emit(run, True, [])
-    elif args.action == "export":
+        _emit({k: v for k, v in run.items() if k not in history.SECRET_COLUMNS}, True, [])
+    elif args.action == "export":  # every run unless --limit, never an owner token
         sys.stdout.write(
-            history.export_csv(kind=args.kind, search=args.search, formula_guard=args.formula_guard)
+            history.export_csv(
+                kind=args.kind,
+                search=args.search,
+                limit=args.limit,
+                formula_guard=args.formula_guard,
+            )
         )
     return EXIT_OK
 
@@ -1538,7 +1543,11 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("id", nargs="?", type=_positive_int, help="run id (for show)")
     h.add_argument("--kind", help="only runs of this kind")
     h.add_argument("--search", help="substring to look for")
-    h.add_argument("--limit", type=_positive_int, default=50, help="runs to list (default 50)")
+    h.add_argument(
+        "--limit",
+        type=_positive_int,
+        help="the newest runs to list (default 50) or export (default: all)",
+    )
     _json_option(h)
     _formula_guard_option(h, "the CSV export")
     return parser

@@ -59,6 +59,7 @@ __all__ = [
     "DEFAULT_PATH",
     "ENV_VAR",
     "KINDS",
+    "SECRET_COLUMNS",
     "STATUSES",
     "RunRecorder",
     "delete_run",
@@ -116,6 +117,9 @@ COLUMNS = (
     "app_version",
     "owner",
 )
+#: Columns that hold a secret token (whose browser session recorded the run, the run's
+#: own random id): never exported (:func:`export_csv`, ``privcore history``).
+SECRET_COLUMNS = ("owner", "uid")
 _JSON_COLUMNS = ("params", "results")
 _SEARCH_COLUMNS = ("kind", "page", "dataset_name", "status", "error", "params", "results")
 _INT_COLUMNS = ("id", "dataset_rows", "dataset_columns")
@@ -873,19 +877,21 @@ def export_csv(
     *,
     kind: str | Sequence[str] | None = None,
     search: str | None = None,
-    limit: int | None = 1000,
+    limit: int | None = None,
     include_data: bool = False,
     owner: str | None = None,
     path: str | os.PathLike[str] | None = None,
     formula_guard: bool = True,
 ) -> str:
-    """Return the CSV text (header plus one line per run) of :func:`runs_frame`.
+    """Return the CSV text (header plus one line per run) of :func:`runs_frame`: every
+    run selected, newest first (at most ``limit``), without the :data:`SECRET_COLUMNS`.
 
     Text cells a spreadsheet would run as a formula (a data set named ``=HYPERLINK(…)``)
     are prefixed with ``'`` (:func:`privcore.data.writing.guard_formulas`) unless
-    ``formula_guard`` is False.
+    ``formula_guard`` is False; cells holding a line break are quoted
+    (:func:`privcore.data.writing.csv_text`, the writer of every CSV privcore writes).
     """
-    from privcore.data.writing import guard_formulas
+    from privcore.data.writing import csv_text
 
     frame = runs_frame(
         kind=kind,
@@ -894,7 +900,5 @@ def export_csv(
         include_data=include_data,
         owner=owner,
         path=path,
-    )
-    if formula_guard:
-        frame, _ = guard_formulas(frame)
-    return frame.to_csv(index=False)
+    ).drop(columns=list(SECRET_COLUMNS), errors="ignore")
+    return csv_text(frame, formula_guard=formula_guard)[0]

@@ -27,12 +27,13 @@ from privcore.anonymize import Release
 from privcore.data import Dataset, Schema, to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.models import model_from_dict
-from privcore.runs import AnonymizeRequest, Inputs, Outcome, run
+from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS, OPTIONS
 from ui import risk_utility
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import escape_md, explained_metric, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
+from ui.heavy import cancel_pressed, heavy_button, run_heavy
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.shared import shared_run_inputs
@@ -344,8 +345,7 @@ def make(
     report. ``slot``: where the bar goes (see :func:`ui.progress.progress_bar`)."""
     inputs = Inputs(original=dataset, schema=schema.restricted(request.qi, request.sa))
     inputs = shared_run_inputs(request, inputs, public=is_bundled(dataset))
-    with progress_bar(label, slot=slot) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=page)
+    return run_heavy(request, inputs, label=label, page=page, slot=slot)
 
 
 def served_from_cache(outcome: Outcome) -> bool:
@@ -1132,8 +1132,8 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
         keep_order = st.checkbox(
             t("lt.keep_order"), key=keep(f"an_keep_order::{key}"), help=t("lt.keep_order_help")
         )
-        clicked = st.button(t("an.run"), type="primary", key="an_run")
-        cancel = st.button(t("an.cancel"), key="an_cancel", help=t("an.cancel_help"))
+        clicked = heavy_button(t("an.run"), key="an_run", cancel_key="an_cancel")
+        cancel = cancel_pressed("an_cancel")
     asked = {**values, "out": out, "keep_order": keep_order}
     signature = json.dumps({"data": key, **asked}, sort_keys=True)
     made = st.session_state.setdefault(TABLE_MADE, {})
@@ -1322,7 +1322,7 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
         format_func=labels(algorithms, algorithm_title),
         key=keep("an_compare"),
     )
-    if not st.button(t("an.compare_run"), key="an_compare_run"):
+    if not heavy_button(t("an.compare_run"), key="an_compare_run", primary=False):
         return
     rows = []
     for algorithm in chosen:

@@ -4,6 +4,8 @@ the page on a table opened in an engine (:func:`table_page`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import altair as alt
@@ -11,15 +13,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from privcore.attacks import AttackReport, RollFrequencySet, Simulation, VoterRoll, build_roll
+from privcore.attacks import AttackReport, RollFrequencySet, Simulation, VoterRoll
 from privcore.attacks.roll import max_roll
 from privcore.data import Dataset
 from privcore.errors import PrivcoreError
-from privcore.runs import AttackRequest
+from privcore.runs import AttackRequest, Inputs, TaskRequest, tasks
 from privcore.runs.registry import OPTIONS
 from ui.charts import ACCENT, FAIL, MUTED
-from ui.components import escape_md, fmt
+from ui.components import bounded_slider, escape_md, fmt
 from ui.errors import show_error
+from ui.heavy import compute_heavy, heavy_button, run_heavy
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.shared import shared_compute
@@ -342,10 +345,27 @@ def shared_roll(
     table, columns, size, seed and names give the same roll; Adult's default holds
     301,620 people). Never used for a visitor's own data, which stays in their session."""
     key = json.dumps(["roll", name, original.fingerprint.sha256, qi, options], sort_keys=True)
+    request, inputs = _roll_run(original, qi, options)
     roll, _cached = shared_compute(
-        key, lambda: build_roll(original.frame, list(qi), **options, progress=progress), progress
+        key, lambda: compute_heavy(request, inputs, progress)[0], progress
     )
     return roll
+
+
+def _roll_run(original: Dataset, qi: Sequence[str], options: dict) -> tuple:
+    """The run that builds a voter roll (a task of :mod:`privcore.runs.tasks`, so that it
+    is costed, holds a heavy slot and can go to a worker like every computation)."""
+    work = partial(
+        tasks.roll_task,
+        original.frame,
+        list(qi),
+        options["size"],
+        options["seed"],
+        options["locale"],
+        options["joint"],
+    )
+    request = TaskRequest(task="roll", params={"qi": list(qi), **options})
+    return request, Inputs(original=original, work=work)
 
 
 def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) -> None:
@@ -367,13 +387,15 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
             st.error(t("at.too_big", rows=f"{n:,}", limit=f"{limit:,}"))
             return
         upper = min(limit, max(n * 50, n + 10))
-        size = st.slider(
+        # a table of exactly the limit's rows: its own people only, no slider to move
+        size = bounded_slider(
             t("at.roll_size"),
             n,
             upper,
-            min(upper, n * 10),
+            n * 10,
             help=t("at.roll_size_help"),
             key=keep("at_roll_size", scope=wb.active, valid=lambda v: n <= v <= upper),
+            fixed=t("at.roll_size_fixed", size=f"{n:,}", limit=f"{limit:,}"),
         )
         c1, c2, c3 = st.columns(3)
         locales = list(OPTIONS["locale"].allowed() or ())
@@ -386,15 +408,17 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
         seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
         seed = int(c2.number_input(t("an.seed"), 0, seed_top, 0, key=keep("at_seed")))
         joint = c3.toggle(t("at.joint"), help=t("at.joint_help"), key=keep("at_joint"))
-        if st.button(t("at.build_roll"), key="at_build"):
+        if heavy_button(t("at.build_roll"), key="at_build", primary=False):
             try:
-                with progress_bar(t("at.building")) as bar:
-                    options = {"size": size, "seed": seed, "locale": locale, "joint": joint}
-                    roll = (
-                        shared_roll(wb.active, original, tuple(qi), bar, **options)
-                        if is_bundled(original)
-                        else build_roll(original.frame, qi, **options, progress=bar)
-                    )
+                options = {"size": size, "seed": seed, "locale": locale, "joint": joint}
+                if is_bundled(original):
+                    with progress_bar(t("at.building")) as bar:
+                        roll = shared_roll(wb.active, original, tuple(qi), bar, **options)
+                else:
+                    request, inputs = _roll_run(original, qi, options)
+                    roll = run_heavy(
+                        request, inputs, label=t("at.building"), page="attack", record=False
+                    ).result
                 st.session_state[key] = {
                     "data": wb.active,
                     "roll": roll,
@@ -487,11 +511,11 @@ def table_roll_controls(wb: Workbench, records: int) -> tuple[int, int]:
     """The roll's size in people — from the table's records to 50 times as many, 10
     times by default, as for a table in memory — and the seed it is drawn with."""
     upper = max(records * 50, records + 10)
-    size = st.slider(
+    size = bounded_slider(
         t("at.roll_size"),
         records,
         upper,
-        min(upper, records * 10),
+        records * 10,
         help=t("at.roll_size_help"),
         key=keep("at_roll_size", scope=wb.active, valid=lambda v: records <= v <= upper),
     )

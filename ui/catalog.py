@@ -87,8 +87,16 @@ def has(key: str) -> bool:
     return key in catalogue(DEFAULT_LANGUAGE)
 
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>$~@])")
-_AUTOLINK = re.compile(r"(?<=:)//|(?<=www)\.", re.IGNORECASE)
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>$~@&])")
+# The renderer's bare-URL links (remark-gfm) and icons (``:material/x:``, ``:streamlit:``,
+# emoji shortcodes) are found in the text *after* its backslash escapes are undone, so a
+# backslash cannot stop them: an invisible word joiner splits what they look for.
+_JOINER = "\u2060"
+_UNLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?<=@)", re.IGNORECASE)
+_SHORTCODE = re.compile(r"(?<=:)(?=[\w+-]+:|material/)", re.IGNORECASE)
+# Streamlit's directives (``:red[…]``, ``:blue-background[…]``, ``:small``, ``:color{…}``):
+# a colon before a letter, escaped so that no directive starts there.
+_DIRECTIVE = re.compile(r":(?=[A-Za-z])")  # after _MARKDOWN: no escape before it
 _BLOCK_MARKER = re.compile(r"^(\s*(?:\d+)?)([-+.)]|#+)(?=\s|$)")
 
 
@@ -96,12 +104,14 @@ def escape_md(value: Any) -> str:
     """Text safe to embed in Markdown (and Streamlit's directives): it renders as the
     same characters and nothing else — no emphasis, link, image, HTML, code, formula
     (``$``) or strikethrough; bare URLs, ``www.`` and e-mail addresses do not become
-    links either. Line breaks become spaces, so a value cannot start a block
-    of its own (a table needs a second line), and a leading list or heading marker is
-    escaped."""
+    links either (a word joiner, U+2060, follows ``://``'s colon, ``www`` and ``@``), nor
+    do ``:red[…]`` and other directives colour anything (``\\:``), nor do ``:material/…:``,
+    ``:streamlit:`` or emoji shortcodes become icons (a word joiner after the colon). Line
+    breaks become spaces, so a value cannot start a block of its own (a table needs a
+    second line), and a leading list or heading marker is escaped."""
     flat = " ".join(str(value).splitlines()) if isinstance(value, str) else str(value)
-    flat = _MARKDOWN.sub(r"\\\1", flat)
-    flat = _AUTOLINK.sub(lambda m: "\\" + "\\".join(m.group(0)), flat)  # no bare-URL link
+    flat = _SHORTCODE.sub(_JOINER, _UNLINK.sub(_JOINER, flat))
+    flat = _DIRECTIVE.sub(r"\\:", _MARKDOWN.sub(r"\\\1", flat))
     return _BLOCK_MARKER.sub(lambda m: m.group(1) + "\\" + m.group(2), flat)
 
 

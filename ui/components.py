@@ -13,9 +13,17 @@ from typing import Any
 
 import streamlit as st
 
-from ui.i18n import escape_md, t
+from ui.i18n import escape_md, t, t_plain
 
-__all__ = ["escape_md", "explained_metric", "fmt", "verdict_card", "verdict_row"]
+__all__ = [
+    "bounded_slider",
+    "escape_md",
+    "explained_metric",
+    "fmt",
+    "safe_bounds",
+    "verdict_card",
+    "verdict_row",
+]
 
 _ICON = {
     "pass": ":material/check_circle:",
@@ -63,3 +71,43 @@ def fmt(value: Any, digits: int = 3) -> str:
 def explained_metric(column, label: str, value: Any, help_key: str, digits: int = 3) -> None:
     """st.metric with its plain-language explanation as help."""
     column.metric(label, fmt(value, digits), help=t(help_key))
+
+
+def safe_bounds(low: Any, high: Any, value: Any) -> tuple[Any, Any, Any]:
+    """Bounds computed from the data or from this installation's limits, made valid for
+    a widget: ``high`` raised to ``low`` when it fell below it, and ``value`` clamped
+    into ``[low, high]``."""
+    high = max(low, high)
+    return low, high, min(max(value, low), high)
+
+
+def bounded_slider(
+    label: str,
+    low: Any,
+    high: Any,
+    value: Any,
+    step: Any = None,
+    *,
+    key: str | None = None,
+    where: Any = None,
+    fixed: str | None = None,
+    **kwargs: Any,
+) -> Any:
+    """``st.slider`` (in ``where``, a column or container; the page by default) whose
+    bounds come from the data or from a limit (a table's rows, ``PRIVCORE_MAX_ROLL``):
+    the default is clamped into the bounds, the step is at most the range, and a value
+    the widget kept that the bounds no longer allow is dropped. When the bounds meet
+    (one value is possible, which Streamlit refuses as a slider) a caption says that
+    value instead — ``fixed``, or the label and the value — and it is returned."""
+    where = st if where is None else where
+    low, high, value = safe_bounds(low, high, value)
+    if key is not None and key in st.session_state:
+        kept = st.session_state[key]
+        if not isinstance(kept, (int, float)) or not low <= kept <= high:
+            del st.session_state[key]
+    if low == high:
+        where.caption(fixed or t_plain("widget.fixed", label=label, value=fmt(low)))
+        return low
+    if step is not None and step > high - low:
+        step = high - low
+    return where.slider(label, low, high, value, step, key=key, **kwargs)

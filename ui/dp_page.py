@@ -7,6 +7,7 @@ import json
 import math
 import secrets
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -17,26 +18,25 @@ from privcore.dp.audit import (
     DEFAULT_SAMPLES,
     MAX_SAMPLES,
     MIN_SAMPLES,
-    audit_outputs,
 )
 from privcore.dp.dinner import DIFFERENCING_MECHANISMS
 from privcore.errors import InfeasibleError, PrivcoreError
 from privcore.runs import (
     DinnerRequest,
+    DpAccuracyRequest,
     DpAuditRequest,
     DpQueryRequest,
     DpReleaseRequest,
     Inputs,
     TaskRequest,
-    make_request,
-    run,
+    tasks,
 )
 from privcore.runs.registry import ALGORITHMS
 from ui import dp_view as view
 from ui.errors import show_error
+from ui.heavy import heavy_button, new_request, run_heavy
 from ui.i18n import escape_md, labels, t
-from ui.progress import progress_bar
-from ui.state import keep, load_upload, session_owner
+from ui.state import keep, load_upload
 from ui.workspace import RELEASE_TYPES, algorithm_title, guard_run, result_header
 
 PAGE = "dp"
@@ -52,16 +52,12 @@ DINNER, PERSON, ACCURACY, RELEASE, AUDIT = (
 
 def recorded(cls, values: dict, inputs: Inputs, *, label: str):
     """One recorded run of this page: the request ``cls(**values)`` on ``inputs``."""
-    request = make_request(cls, values, inputs, owner=session_owner(), page=PAGE)
-    with progress_bar(label) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+    return run_heavy(new_request(cls, values, inputs, page=PAGE), inputs, label=label, page=PAGE)
 
 
 def task(name: str, params: dict, inputs: Inputs, *, label: str):
     """A recorded run that the page computes itself (``inputs.work``)."""
-    request = TaskRequest(task=name, params=params)
-    with progress_bar(label) as bar:
-        return run(request, inputs, progress=bar, owner=session_owner(), page=PAGE)
+    return run_heavy(TaskRequest(task=name, params=params), inputs, label=label, page=PAGE)
 
 
 def fresh_seed() -> int:
@@ -139,7 +135,7 @@ def dinner_tab(ctx: Context) -> None:
             format_func=labels(DIFFERENCING_MECHANISMS, view.noise_label),
             key=keep("dp_dinner_noise"),
         )
-        play = st.button(t("dp.play"), type="primary", key="dp_play")
+        play = heavy_button(t("dp.play"), key="dp_play", cancel=False)
     dinner_params = {
         "epsilon": float(dinner_epsilon),
         "prior": float(prior),
@@ -208,7 +204,13 @@ def dinner_tab(ctx: Context) -> None:
         }
         if not options:
             st.info(t("dp.no_values", column=target_column), icon=":material/info:")
-        if st.button(t("dp.attack_person"), key="dp_attack_person", disabled=not options):
+        if heavy_button(
+            t("dp.attack_person"),
+            key="dp_attack_person",
+            primary=False,
+            cancel=False,
+            disabled=not options,
+        ):
             seed = fresh_seed()
 
             def attack_person(progress):
@@ -419,7 +421,7 @@ def queries_tab(ctx: Context) -> dict | None:
             "noise": None if noise == "auto" else noise,
             "relation": relation,
         }
-        if st.button(t("dp.answer"), type="primary", key="dp_answer"):
+        if heavy_button(t("dp.answer"), key="dp_answer", cancel=False):
             values = {**query_spec, "epsilon": query_epsilon, "draws": 1, "seed": fresh_seed()}
             label = view.query_label(values)
             try:
@@ -516,17 +518,21 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
         view.relation_note(spec["relation"])
         spec_text = json.dumps(spec, sort_keys=True, default=str)
         accuracy_params = {"spec": spec_text, "data": wb.active}
-        if st.button(t("dp.acc_run"), type="primary", key="dp_acc_run"):
+        if heavy_button(t("dp.acc_run"), key="dp_acc_run"):
             try:
-                with st.spinner(t("dp.acc_running")):
-                    curve = view.accuracy_curve(
-                        dataset.fingerprint.sha256, spec_text, view.ACCURACY_GRID, dataset
-                    )
+                request = DpAccuracyRequest(**spec, draws=view.ACCURACY_DRAWS, seed=0)
+                outcome = run_heavy(
+                    request,
+                    Inputs(original=dataset),
+                    label=t("dp.acc_running"),
+                    page=PAGE,
+                    record=False,  # a view of the noise: it releases nothing
+                )
             except PrivcoreError as exc:
                 show_error(exc)
             else:
                 st.session_state[ACCURACY] = {
-                    "curve": curve,
+                    "curve": outcome.result,
                     "params": accuracy_params,
                     "label": view.query_label(spec),
                 }
@@ -620,8 +626,9 @@ def release_tab(ctx: Context) -> None:
             "max_suppression": release_suppression / 100.0,
             "gdpr": release_gdpr,
         }
-        release_go = st.button(t("dp.release_run"), type="primary", key="dp_release_run")
-        st.button(t("an.cancel"), key="dp_release_cancel", help=t("an.cancel_help"))
+        release_go = heavy_button(
+            t("dp.release_run"), key="dp_release_run", cancel_key="dp_release_cancel"
+        )
         if release_go:
             outcome = guard_run(
                 lambda: recorded(
@@ -681,8 +688,7 @@ def audit_tab(ctx: Context) -> None:
             )
         )
         audit_seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("dp_audit_seed")))
-        audit_go = st.button(t("dp.audit_run"), type="primary", key="dp_audit_run")
-        st.button(t("an.cancel"), key="dp_audit_cancel", help=t("an.cancel_help"))
+        audit_go = heavy_button(t("dp.audit_run"), key="dp_audit_run", cancel_key="dp_audit_cancel")
     audit_values = {
         "audited": audited,
         "epsilon": audit_epsilon,
@@ -731,19 +737,17 @@ def audit_tab(ctx: Context) -> None:
                     "δ", 0.0, 0.1, 0.0, 1e-6, format="%.1e", key=keep("dp_claimed_delta")
                 )
             )
-            if st.button(t("dp.audit_outputs"), type="primary", key="dp_audit_outputs"):
+            if heavy_button(t("dp.audit_outputs"), key="dp_audit_outputs"):
                 if column_d_prime is None:
                     st.error(t("dp.two_columns"), icon=":material/error:")
                 else:
-
-                    def audit_upload(progress):
-                        report = audit_outputs(
-                            outputs.frame[column_d].dropna().to_numpy(),
-                            outputs.frame[column_d_prime].dropna().to_numpy(),
-                            claimed,
-                            delta=claimed_delta,
-                        )
-                        return report, report.to_dict()
+                    audit_upload = partial(
+                        tasks.dp_outputs_task,
+                        outputs.frame[column_d].dropna().to_numpy(),
+                        outputs.frame[column_d_prime].dropna().to_numpy(),
+                        claimed,
+                        claimed_delta,
+                    )
 
                     outcome = guard_run(
                         lambda: task(

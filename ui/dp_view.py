@@ -9,7 +9,6 @@ page as table cells or through :func:`ui.i18n.t`, which escapes them.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from privcore.data import Dataset, to_csv_bytes
+from privcore.data import to_csv_bytes
 from privcore.dp import Budget, NoisyAnswer, posterior_bound
 from privcore.dp.audit import (
     AUDIT_MECHANISMS,
@@ -27,8 +26,6 @@ from privcore.dp.audit import (
     FALSE_ALARM_RATE,
     SUM_RECORDS,
 )
-from privcore.errors import ParameterError
-from privcore.runs import DpQueryRequest, Inputs, compute
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import fmt, verdict_card, verdict_row
 from ui.i18n import current_language, escape_md, t, t_plain
@@ -39,9 +36,7 @@ QUERIES = ("count", "sum", "mean", "histogram")
 NOISES = ("auto", "laplace", "geometric", "gaussian")
 VALUE_CHOICES = 1_000  # values offered for a condition (the most frequent first)
 HISTOGRAM_BARS = 60  # cells drawn in a histogram's bar chart
-ACCURACY_GRID = tuple(float(e) for e in np.round(np.geomspace(0.05, 5.0, 12), 4))
 ACCURACY_DRAWS = 200
-ACCURACY_MAX_CELLS = 20_000  # a histogram's cells × 200 draws × 12 ε stay in memory
 
 
 def number(value: float) -> str:
@@ -449,56 +444,6 @@ def histogram_chart(frame: pd.DataFrame) -> alt.Chart:
 
 
 # --------------------------------------------------------------------------- accuracy
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def accuracy_curve(
-    fingerprint: str, spec: str, grid: tuple[float, ...], _dataset: Dataset
-) -> pd.DataFrame:
-    """For each ε of ``grid``, :data:`ACCURACY_DRAWS` independent answers of the query
-    ``spec`` (JSON of the request's values) on the data set with this ``fingerprint``:
-    the 5 %, 50 % and 95 % quantiles of the error |noisy − true| (a histogram's error is
-    the mean over its cells), and the 95 % interval's half-width the mechanism states
-    (its median over the draws: a mean's interval varies with the noisy count)."""
-    values = json.loads(spec)
-    rows = []
-    for epsilon in grid:
-        request = DpQueryRequest(
-            **{**values, "epsilon": float(epsilon), "draws": ACCURACY_DRAWS, "seed": 0}
-        )
-        noisy, _ = compute(request, Inputs(original=_dataset))
-        truth = noisy.query.true_answer
-        if isinstance(truth, pd.Series):
-            if truth.size > ACCURACY_MAX_CELLS:
-                raise ParameterError(
-                    f"The accuracy view draws {ACCURACY_DRAWS} answers per ε; a histogram "
-                    f"of {truth.size:,} cells is too large for it (at most "
-                    f"{ACCURACY_MAX_CELLS:,}). Choose fewer or coarser columns.",
-                    code="dp.accuracy_too_large",
-                    draws=ACCURACY_DRAWS,
-                    cells=int(truth.size),
-                    limit=ACCURACY_MAX_CELLS,
-                )
-            true_values = truth.to_numpy(dtype=float)
-        else:
-            true_values = float(truth)
-        errors = np.abs(np.asarray(noisy.answers, dtype=float) - true_values)
-        if errors.ndim > 1:
-            errors = errors.mean(axis=tuple(range(1, errors.ndim)))
-        intervals = np.asarray(noisy.intervals, dtype=float)
-        half_width = float(np.median((intervals[..., 1] - intervals[..., 0]) / 2))
-        finite = errors[np.isfinite(errors)]
-        low, median, high = np.quantile(finite, [0.05, 0.5, 0.95]) if finite.size else (np.nan,) * 3
-        rows.append(
-            {
-                "epsilon": float(epsilon),
-                "p5": float(low),
-                "median": float(median),
-                "p95": float(high),
-                "half_width": half_width,
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def accuracy_chart(curve: pd.DataFrame) -> alt.Chart:

@@ -222,7 +222,12 @@ def _build(
     hierarchy where it is of this builder's kind; return the hierarchy when asked."""
     numeric = pd.api.types.is_numeric_dtype(values.dtype)
     if method == "intervals":
-        span = float(values.max() - values.min()) if numeric and values.notna().any() else 10.0
+        # the width's default: from the span of the finite numbers (flags have none)
+        span = 10.0
+        if numeric and not pd.api.types.is_bool_dtype(values.dtype):
+            finite = values.astype("float64")
+            finite = finite[finite.abs() < float("inf")]  # NaN and ±inf left out
+            span = float(finite.max() - finite.min()) if len(finite) else 10.0
         default = float(max(1.0, round(span / 10))) if span else 1.0
         if suggestion is not None and suggestion.kind == "intervals":
             default = float(suggestion.params["width"])

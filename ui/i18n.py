@@ -89,7 +89,10 @@ def error_text(exc: PrivcoreError) -> str:
     if not fitting:
         return exc.message
     _, _, template = max(fitting)
-    return format_text(template, {k: _plain(v) for k, v in exc.params.items()})
+    params = dict(exc.params)
+    if isinstance(params.get("lower"), (list, tuple)):  # what to lower: keys of words
+        params["lower"] = [t_plain(f"cost.lower.{key}") for key in params["lower"]]
+    return format_text(template, {k: _plain(v) for k, v in params.items()})
 
 
 def _plain(value: Any) -> Any:

@@ -50,8 +50,7 @@ from privcore.runs import (
     Outcome,
     ReportRequest,
     RiskRequest,
-    make_request,
-    run,
+    TaskRequest,
 )
 from privcore.runs.registry import ALGORITHMS
 from privcore.runs.tables import NEEDS_RECORDS
@@ -59,9 +58,10 @@ from ui import words
 from ui.components import escape_md
 from ui.ec_table import MAX_SHADED, MAX_SHOWN, sa_distribution_chart, shaded
 from ui.errors import guard, show_error
+from ui.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
-from ui.state import ENGINE_TITLES, LargeTable, Workbench, session_owner
+from ui.state import ENGINE_TITLES, LargeTable, Workbench
 from ui.workspace import algorithm_title, file_stem, guard_run
 
 PREVIEW_ROWS = 200  # rows of the table a session holds (the preview)
@@ -482,10 +482,11 @@ def open_expander(wb: Workbench) -> None:
             master = st.text_input(
                 t("lt.master"), key="lt_master", placeholder="local[2]", help=t("lt.master_help")
             )
-        if not st.button(t("lt.open"), type="primary", key="lt_open"):
+        if not heavy_button(t("lt.open"), key="lt_open"):
             return
         try:
-            with progress_bar(t("lt.opening")) as bar:
+
+            def opening(progress):  # in place: the engine's connection lives in this process
                 opened = open_table(
                     path,
                     table=table_name,
@@ -493,8 +494,14 @@ def open_expander(wb: Workbench) -> None:
                     memory_limit=memory_limit,
                     temp_dir=temp_dir,
                     master=master,
-                    progress=bar,
+                    progress=progress,
                 )
+                return opened, {"rows": opened.rows}
+
+            request = TaskRequest(task="open_table", params={"engine": engine})
+            opened = run_heavy(
+                request, Inputs(work=opening), label=t("lt.opening"), page="data", record=False
+            ).result
             wb.add_table(opened)
         except Exception as exc:  # noqa: BLE001 - shown to the user; nothing else changes
             show_error(exc)
@@ -796,10 +803,7 @@ def anonymize(
     from privcore.runs.tables import ReadRecord, anonymize_table, engine_inputs
 
     table = wb.table(key)
-    owner = session_owner()
-    request = make_request(
-        AnonymizeRequest, values, Inputs(original=table), owner=owner, page="anonymize"
-    )
+    request = new_request(AnonymizeRequest, values, Inputs(original=table), page="anonymize")
     target = output_path(out, table)
 
     def call(progress):
@@ -828,7 +832,7 @@ def anonymize(
         record=ReadRecord(table.summary(), table.rows),
         schema=schema,
     )
-    outcome = run(request, inputs, progress=progress, owner=owner, page="anonymize")
+    outcome = run_heavy(request, inputs, label="", page="anonymize", progress=progress)
     table.last_release, table.last_release_shuffled = str(target), not keep_order
     return outcome
 
@@ -894,8 +898,10 @@ def run_buttons(
     ``call(progress)`` when the run button is pressed (its outcome, None after an error
     shown), else None."""
     go_column, cancel_column = st.columns([1, 3])
-    go = go_column.button(go_label, type="primary", key=go_key)
-    cancel = cancel_column.button(t("an.cancel"), key=cancel_key, help=t("an.cancel_help"))
+    go = heavy_button(
+        go_label, key=go_key, where=go_column, cancel_where=cancel_column, cancel_key=cancel_key
+    )
+    cancel = cancel_pressed(cancel_key)
     bar_slot = st.empty()
     if cancel:
         st.warning(cancelled, icon=":material/cancel:")
@@ -930,11 +936,10 @@ def _on_release(
     from privcore.runs.tables import ReadRecord, engine_inputs
 
     table = wb.table(key)
-    owner = session_owner()
     source, name = resolve_source(release_path)
     refuse_shuffled_by_position(table, release_path, values.get("key"))
-    request = make_request(
-        request_type, values, Inputs(original=table, release_name=name), owner=owner, page=page
+    request = new_request(
+        request_type, values, Inputs(original=table, release_name=name), page=page
     )
 
     def call(progress):
@@ -948,7 +953,7 @@ def _on_release(
         names={"engine": table.engine_name},
         record=ReadRecord(table.summary(), table.rows),
     )
-    return run(request, inputs, progress=progress, owner=owner, page=page)
+    return run_heavy(request, inputs, label="", page=page, progress=progress)
 
 
 def measure(

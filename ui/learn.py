@@ -31,7 +31,6 @@ from privcore.dp.mechanisms import (
     laplace_half_width,
     laplace_scale,
 )
-from privcore.ldp.audit import lower_bound
 from privcore.ldp.device import device, generator
 from privcore.ldp.mechanisms import make
 from privcore.measure import (
@@ -53,9 +52,11 @@ from privcore.models import (
     recursive_c,
     t_distance,
 )
+from privcore.runs import AuditRequest, Inputs
 from ui.anonymize_view import lattice_chart
 from ui.charts import ACCENT, FAIL, MUTED, PASS
 from ui.components import fmt, verdict_card
+from ui.heavy import compute_heavy, heavy_button
 from ui.i18n import current_language, t, t_plain
 from ui.progress import progress_bar
 from ui.state import keep, sample
@@ -723,7 +724,10 @@ def _audit(name: str, _progress=None) -> dict[str, Any]:
     """The certified lower bound of a GRR (ε = 1, d = 10) at n = 200,000 per input
     (cached: ``_progress``, the bar, is not part of the cache key)."""
     mechanism = make(name, 1.0, d=10)
-    report = lower_bound(mechanism, n=200_000, seed=0, progress=_progress)
+    request = AuditRequest(
+        mechanism=name, epsilon=1.0, domain=10, methods=("lb",), samples=200_000, seed=0
+    )
+    report = compute_heavy(request, Inputs(), _progress)[0]["lb"]
     return {
         "verdict": report.verdict,
         "epsilon_lb": report.epsilon_lb,
@@ -787,7 +791,7 @@ def lesson_local_dp() -> None:
 
     st.subheader(t("learn.l5.audit_title"))
     st.markdown(t("learn.l5.audit_text"))
-    if st.button(t("learn.l5.audit_run"), key="learn_l5_audit", type="primary"):
+    if heavy_button(t("learn.l5.audit_run"), key="learn_l5_audit"):
         names = ("broken_grr", "grr")
         with progress_bar(t("learn.l5.audit_running"), steps=len(names)) as bar:
             st.session_state["learn_l5_audits"] = {

@@ -6,11 +6,11 @@ import streamlit as st
 
 from privcore.anonymize.spec import read_spec
 from privcore.data import Dataset
-from privcore.runs import Inputs, ReplayRequest, make_request, run
+from privcore.runs import Inputs, ReplayRequest
 from ui.components import fmt
+from ui.heavy import heavy_button, new_request, run_heavy
 from ui.i18n import t
-from ui.progress import progress_bar
-from ui.state import Workbench, session_owner
+from ui.state import Workbench
 from ui.workspace import algorithm_title, guard_run, note_dropped, shelve_made
 
 
@@ -23,17 +23,14 @@ def replay(wb: Workbench, dataset: Dataset) -> None:
     upload = st.file_uploader(t("an.replay_upload"), type=["json"], key="an_replay_file")
     if upload is None:
         return
-    if not st.button(t("an.replay_run"), key="an_replay_run"):
+    if not heavy_button(t("an.replay_run"), key="an_replay_run", primary=False):
         return
     inputs = Inputs(original=dataset, names={"spec": upload.name})
 
     def reproduce():
         spec = read_spec(upload.getvalue())
-        request = make_request(
-            ReplayRequest, {"spec": spec}, inputs, owner=session_owner(), page="anonymize"
-        )
-        with progress_bar(t("an.replay_run")) as bar:
-            return run(request, inputs, progress=bar, owner=session_owner(), page="anonymize")
+        request = new_request(ReplayRequest, {"spec": spec}, inputs, page="anonymize")
+        return run_heavy(request, inputs, label=t("an.replay_run"), page="anonymize")
 
     outcome = guard_run(reproduce)
     if outcome is None:

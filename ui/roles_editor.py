@@ -11,10 +11,11 @@ import streamlit as st
 
 from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
 from privcore.errors import PrivcoreError
-from privcore.runs import Inputs, TaskRequest, run
+from privcore.runs import Inputs, TaskRequest
 from ui.errors import show_error
+from ui.heavy import heavy_button, run_heavy
 from ui.i18n import t, t_plain
-from ui.state import Workbench, is_bundled, session_owner
+from ui.state import Workbench, is_bundled
 from ui.workspace import guard_run
 
 
@@ -286,7 +287,8 @@ def edit_roles(
             t("roles.qi_without_hierarchy", columns=", ".join(missing_h)), icon=":material/info:"
         )
 
-    if st.button(t("roles.confirm"), type="primary", key=f"confirm::{key}"):
+    # confirming profiles the table (a recorded run): a computing action of its own
+    if heavy_button(t("roles.confirm"), key=f"confirm::{key}", cancel=False):
         on_confirm(schema)
     confirmed = wb.confirmed.get(key)
     if confirmed is not None and confirmed == schema:
@@ -355,10 +357,10 @@ def confirm_checked(
         },
     )
     outcome = guard_run(
-        lambda: run(
+        lambda: run_heavy(
             request,
             Inputs(original=original, work=profile_run),
-            owner=session_owner(),
+            label=t("roles.confirm"),
             page="data",
         )
     )

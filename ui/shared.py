@@ -144,6 +144,7 @@ def shared_run_inputs(request: Request, inputs: Inputs, *, public: bool, **what:
             summary["cached"] = True
         return (result, summary, *more)
 
+    served.shared = True  # compute() lets the inner computation take the heavy slot
     return replace(inputs, work=served)
 
 

@@ -23,7 +23,7 @@ import streamlit as st
 from privcore.config import limits
 from privcore.data import SAMPLES, Dataset, Schema, load, load_sample, suggest_roles
 from privcore.data.roles import RoleSuggestion
-from privcore.errors import ParameterError
+from privcore.errors import ParameterError, PrivcoreError
 
 STATE_KEY = "workbench"
 DEFAULT_SAMPLE = "adult"
@@ -462,7 +462,13 @@ def session_owner() -> str:
 
 def is_bundled(dataset: Dataset) -> bool:
     """Is this one of the bundled (public, read-only) samples, not a visitor's data?"""
-    return any(dataset is sample(key)[0] for key in SAMPLES)
+    for key in SAMPLES:
+        try:
+            if dataset is sample(key)[0]:
+                return True
+        except PrivcoreError:  # a sample above this installation's limits: not this one
+            continue
+    return False
 
 
 @st.cache_data(scope="session", max_entries=3, show_spinner=False)

@@ -92,6 +92,7 @@ from privcore.anonymize.base import (
 )
 from privcore.classes import code_counts, distinct_rows, group_sums, members
 from privcore.core.notes import Note
+from privcore.core.scaling import column_units
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
@@ -390,6 +391,8 @@ def condensation(
     report_progress(progress, 0.0, f"Condensation: grouping {n} records into groups of ≥ {k}")
 
     x = frame[numeric].to_numpy(dtype=np.float64)
+    units = column_units(x)  # values near ±1e308: means and covariances in a unit that fits
+    x = x * units
     spread = x.std(axis=0)
     z = (x - x.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
     group = condensation_groups(z, k, rng, progress)
@@ -400,7 +403,10 @@ def condensation(
     n_groups = int(group.max()) + 1
     report_progress(progress, 0.7, f"Condensation: synthesizing {n_groups} groups")
 
-    synthetic = synthesize(x, group, rng)
+    with np.errstate(over="ignore"):
+        synthetic = synthesize(x, group, rng) / units
+    # a draw near ±1.8e308 may land beyond the floats: the largest float it is
+    synthetic = np.clip(synthetic, -np.finfo(np.float64).max, np.finfo(np.float64).max)
     search_seconds = time.perf_counter() - started
 
     released = frame.copy()

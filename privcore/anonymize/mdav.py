@@ -87,6 +87,7 @@ from privcore.anonymize.perturbative import (
 )
 from privcore.classes import code_counts, factorize, group_rows, group_sums, members
 from privcore.core.notes import Note
+from privcore.core.scaling import column_units
 from privcore.data.schema import Schema
 from privcore.models import PrivacyModel
 
@@ -95,7 +96,10 @@ TITLE = "MDAV"
 
 def standardized(x: np.ndarray) -> np.ndarray:
     """z-scores per column (population standard deviation, as sdcMicro's 1/variance
-    weights); a constant column becomes 0."""
+    weights); a constant column becomes 0. Values beyond ±2⁵⁰⁰ (up to ±1e308) are
+    brought into range first (:func:`~privcore.core.scaling.column_units`): z-scores do
+    not depend on the unit."""
+    x = x * column_units(x)
     spread = x.std(axis=0)
     return (x - x.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
 
@@ -422,7 +426,9 @@ def mdav(
     kept = group >= 0
     if n_groups:
         sizes = code_counts(group[kept], n_groups)
-        means = group_sums(group[kept], n_groups, x[kept]) / np.maximum(sizes, 1)[:, None]
+        units = column_units(x)  # sums of values near ±1e308 in a unit that holds them
+        sums = group_sums(group[kept], n_groups, x[kept] * units)
+        means = sums / np.maximum(sizes, 1)[:, None] / units
         n_groups = int((sizes > 0).sum())  # groups moved to the top are released as '*'
     for j, column in enumerate(numeric):
         values = x[:, j].copy()

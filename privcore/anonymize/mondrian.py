@@ -80,6 +80,7 @@ from privcore.classes import (
     value_codes,
 )
 from privcore.core.notes import Note
+from privcore.core.scaling import unit_of
 from privcore.data.cells import MISSING_TEXT  # a missing value inside a range or set
 from privcore.data.codes import code_dtype, is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
@@ -104,7 +105,9 @@ class _Dimension:
     """One QI encoded as ordered integer codes 0..n_values-1 (missing: the last code).
 
     ``text[c]`` is the released text of the single value c (None for missing).
-    Numeric: ``numbers[c]`` its value, ``scale`` the table's range. Hierarchy: nodes
+    Numeric: ``numbers[c]`` its value times ``unit`` (1, or a power of two below it for
+    values beyond ±2⁵⁰⁰, :func:`~privcore.core.scaling.unit_of`, so that ranges and sums
+    stay finite), ``scale`` the table's range in the same unit. Hierarchy: nodes
     are numbered across levels; ``node_of[j][c]`` is the level-j ancestor of code c,
     ``node_size`` the values under a node, ``node_label`` its label, ``node_starts``
     the codes where each of its children but the first begins.
@@ -118,6 +121,7 @@ class _Dimension:
     text: np.ndarray
     numbers: np.ndarray | None = None
     scale: float = 0.0
+    unit: float = 1.0
     number_list: list[float] = field(default_factory=list)
     node_of: list[list[int]] = field(default_factory=list)
     node_size: list[int] = field(default_factory=list)
@@ -167,6 +171,8 @@ def _numeric_dimension(name: str, series: pd.Series) -> _Dimension:
             column=name,
         )
     text = value_keys(pd.Series(uniques, dtype=object)).to_numpy(dtype=object)
+    unit = unit_of(numbers)  # ±1e308: ranges and means computed in a unit that fits
+    numbers = numbers * unit
     scale = float(numbers[-1] - numbers[0]) if len(numbers) else 0.0
     return _Dimension(
         name,
@@ -177,6 +183,7 @@ def _numeric_dimension(name: str, series: pd.Series) -> _Dimension:
         _text_with_missing(text, missing),
         numbers=numbers,
         scale=scale,
+        unit=unit,
         number_list=numbers.tolist(),
     )
 
@@ -269,7 +276,7 @@ def _dimensions(
         if name in domains:
             dim = out[-1]
             if dim.kind == _NUMERIC:
-                dim.scale = max(float(domains[name]), dim.scale)
+                dim.scale = max(float(domains[name]) * dim.unit, dim.scale)
             else:
                 dim.span_base = max(float(domains[name]), float(dim.n_values))
     return out
@@ -596,7 +603,7 @@ def _numeric_summary(
             values = values * weights
             missing_records = missing_records * weights
         present = sizes - reduce_runs(missing_records, starts, "sum")
-        means = reduce_runs(values, starts, "sum") / np.maximum(present, 1)
+        means = reduce_runs(values, starts, "sum") / np.maximum(present, 1) / dim.unit
         text = value_keys(pd.Series(np.round(means, 2))).to_numpy(dtype=object)
     else:
         text = dim.text[low].copy()

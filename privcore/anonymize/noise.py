@@ -33,6 +33,7 @@ continuous noise nearly every record is unique.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 
@@ -91,6 +92,32 @@ def add_noise(
     return x * np.exp(e - level * np.diag(cov) / 2.0), cov
 
 
+def _check_finite(
+    columns: Sequence[str], x: np.ndarray, noisy: np.ndarray, cov: np.ndarray
+) -> None:
+    """Refuse (``anonymize.noise_overflow``) columns whose covariance or noisy values are
+    beyond the largest float: values near ±1e308 have a variance no float holds."""
+    over = [
+        c
+        for j, c in enumerate(columns)
+        if not np.isfinite(cov[j]).all() or (np.isfinite(x[:, j]) & ~np.isfinite(noisy[:, j])).any()
+    ]
+    if not over:
+        return
+    finite = x[:, [columns.index(c) for c in over]]
+    finite = finite[np.isfinite(finite)]
+    largest = float(np.abs(finite).max()) if finite.size else math.inf
+    raise ParameterError(
+        f"{TITLE} cannot be drawn for {', '.join(over)}: its values (up to {largest:g} in "
+        f"absolute value) are too large for their variance or the noisy values to be "
+        f"numbers (the largest is about 1.8e308). Divide the column by a power of ten "
+        f"first, or choose another method.",
+        code="anonymize.noise_overflow",
+        columns=list(over),
+        largest=f"{largest:g}",
+    )
+
+
 def noise(
     df: pd.DataFrame,
     schema: Schema,
@@ -136,7 +163,9 @@ def noise(
             )
     report_progress(progress, 0.1, f"Noise: {noise_kind} noise on {', '.join(columns)}")
     rng = np.random.default_rng(problem.seed)
-    noisy, cov = add_noise(x, level, noise_kind, rng)
+    with np.errstate(over="ignore", invalid="ignore"):
+        noisy, cov = add_noise(x, level, noise_kind, rng)
+    _check_finite(columns, x, noisy, cov)
     released = problem.frame.copy()
     for j, column in enumerate(columns):
         released[column] = pd.Series(noisy[:, j], index=released.index, dtype=np.float64)

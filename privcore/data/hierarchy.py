@@ -499,19 +499,14 @@ class Hierarchy:
 
     def to_arx_csv(self, sep: str = ";", *, formula_guard: bool = True) -> str:
         """The hierarchy in ARX format: no header, one row per leaf, ``sep``-separated,
-        ``"\\n"`` line ends (cells containing ``sep`` or quotes are CSV-quoted). Labels a
+        ``"\\n"`` line ends (cells containing ``sep``, quotes or line breaks are
+        CSV-quoted), written by :func:`privcore.data.writing.csv_text`. Labels a
         spreadsheet would run as formulas get the formula guard's quote
         (:mod:`privcore.data.writing`), which :meth:`read_arx` removes again."""
-        from privcore.data.writing import guard_formulas
+        from privcore.data.writing import csv_text
 
-        rows = self._table.tolist()
-        if formula_guard:
-            guarded, _ = guard_formulas(pd.DataFrame(rows, dtype=object))
-            rows = guarded.to_numpy(dtype=object).tolist()
-        buf = io.StringIO()
-        writer = csv.writer(buf, delimiter=sep, lineterminator="\n")
-        writer.writerows(rows)
-        return buf.getvalue()
+        rows = pd.DataFrame(self._table.tolist(), dtype=object)
+        return csv_text(rows, sep=sep, header=False, formula_guard=formula_guard)[0]
 
     @classmethod
     def read_arx(cls, source: Any, *, name: str | None = None, sep: str = ";") -> Hierarchy:
@@ -748,15 +743,16 @@ def _column_name(values: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _numeric(keys: np.ndarray, uniques: pd.Index) -> np.ndarray:
-    """Float values of the distinct values; non-numeric or infinite ones raise."""
+def _numeric(keys: np.ndarray, uniques: pd.Index, *, infinite: bool = False) -> np.ndarray:
+    """Float values of the distinct values; non-numeric ones raise, and infinite ones
+    too unless ``infinite``."""
     if ptypes.is_numeric_dtype(uniques.dtype) and not ptypes.is_bool_dtype(uniques.dtype):
         nums = uniques.to_numpy(dtype=np.float64)
     else:
         nums = pd.to_numeric(pd.Series(keys, dtype=object), errors="coerce").to_numpy(
             dtype=np.float64, na_value=np.nan
         )
-    bad = ~np.isfinite(nums)
+    bad = np.isnan(nums) if infinite else ~np.isfinite(nums)
     if bad.any():
         named = keys[bad].tolist()
         raise HierarchyError(
@@ -770,22 +766,24 @@ def _numeric(keys: np.ndarray, uniques: pd.Index) -> np.ndarray:
     return nums
 
 
-def _fmt_num(x: float) -> str:
-    """A bin bound as text: integral values without ``.0``, float noise rounded off."""
-    r = round(float(x), 10)
-    if r.is_integer():
+def _fmt_num(x: float, decimals: int = 10) -> str:
+    """A bin bound as text: float noise rounded off (to ``decimals`` places), integral
+    values below 10¹⁶ without ``.0``, others in Python's shortest form (``2.5e+307``)."""
+    f = float(x)
+    r = round(f, decimals) if math.isfinite(f) else f
+    if r.is_integer() and abs(r) < 1e16:
         return str(int(r))
     return repr(r)
 
 
-def _fmt_nums(x: np.ndarray) -> np.ndarray:
+def _fmt_nums(x: np.ndarray, decimals: int = 10) -> np.ndarray:
     """:func:`_fmt_num` of every element (object array), vectorized for integral values."""
-    r = np.round(x.astype(np.float64), 10)
-    out = np.empty(len(r), dtype=object)
-    fast = (r == np.trunc(r)) & (np.abs(r) < 2.0**62)
-    out[fast] = r[fast].astype(np.int64).astype(str).astype(object)
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty(len(x), dtype=object)
+    fast = (x == np.trunc(x)) & (np.abs(x) < 1e16)
+    out[fast] = x[fast].astype(np.int64).astype(str).astype(object)
     for i in np.flatnonzero(~fast).tolist():  # fractional or huge bounds only
-        out[i] = _fmt_num(r[i])
+        out[i] = _fmt_num(x[i], decimals)
     return out
 
 
@@ -827,6 +825,13 @@ def interval_hierarchy(
     Levels are added until one bin holds every value (that level is kept) or ``levels``
     interval levels exist; then the top ``*``. Labels are ``[lo-hi)`` with integral
     bounds written without ``.0``. Leaves are the value keys, sorted by value.
+
+    Any finite numbers work, up to ±1.8·10³⁰⁸: a bin whose bound lies beyond the
+    largest float is written as a comparison (``>=1e+308``, ``<-1e+308``), and a level
+    whose one bin would reach beyond both ends is left out (the top ``*`` says the
+    same). Infinite values (``inf``, ``-inf``) stay values of their own up to the top,
+    as a missing value does. A width so small that the values span more than 2⁵²
+    intervals is refused (:class:`ParameterError`, ``hierarchy.width_too_small``).
     """
     w = _check_positive(width, "interval width", "hierarchy.bad_width")
     if levels is not None and (
@@ -838,9 +843,21 @@ def interval_hierarchy(
             value=str(levels),
         )
     keys, uniques = _distinct(values)
-    x = _numeric(keys, uniques)
+    x_all = _numeric(keys, uniques, infinite=True)
+    finite = np.isfinite(x_all)
+    if not finite.any():
+        raise HierarchyError(
+            "This builder needs numbers, but the column holds only infinite values: "
+            f"{_quote_list(keys.tolist()[:_MAX_NAMED])}.",
+            code="hierarchy.not_numeric",
+            count=len(keys),
+            values=keys.tolist()[:_MAX_NAMED],
+        )
+    x = x_all[finite]
+    low, high = float(x.min()), float(x.max())
     if origin is None:
-        o = math.floor(float(x.min()) / w) * w
+        start = low / w  # finite or +-inf (a tiny width), never NaN
+        ko = float(math.floor(start)) if math.isfinite(start) else start
     else:
         try:
             o = float(origin)
@@ -852,22 +869,81 @@ def interval_hierarchy(
                 code="hierarchy.bad_origin",
                 value=str(origin),
             )
-    # Bin index at level 1; rounding the quotient first absorbs float noise (0.3/0.1).
-    bins = np.floor(np.round((x - o) / w, 9)).astype(np.int64)
+        ko = o / w
+    # ko: the origin in widths; every bound is (ko + m) * width for a whole m.
+    with np.errstate(over="ignore", invalid="ignore"):
+        o = ko * w if origin is None else o
+        reach = max(abs(high / w - ko), abs(low / w - ko))
+    if not reach < 2.0**52:
+        least = max(abs(high / 2.0**52 - low / 2.0**52), math.ulp(0.0))
+        raise ParameterError(
+            f"An interval width of {w:g} is too small for this column: its values "
+            f"(from {low:g} to {high:g}) would fall into more than 2^52 intervals. "
+            f"Choose a width of at least {least:.3g}.",
+            code="hierarchy.width_too_small",
+            width=f"{w:g}",
+            low=f"{low:g}",
+            high=f"{high:g}",
+            least=f"{least:.3g}",
+        )
+    decimals = max(10, 6 - math.floor(math.log10(w)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        quotient = (x - o) / w
+        if not np.isfinite(quotient).all():  # x - o beyond the floats: count in widths
+            quotient = x / w - ko
+    # Bin index at level 1; rounding the quotient first absorbs float noise (0.3/0.1),
+    # then a value below its bin's written low end (-5e-324 for [0-1e-13)) or at its
+    # high end moves one bin down or up, so that every label holds its values.
+    bins = np.floor(np.round(quotient, 9)).astype(np.int64)
+    bins -= x < _written(_bound(o, ko, w, bins.astype(np.float64)), decimals)
+    bins += x >= _written(_bound(o, ko, w, bins.astype(np.float64) + 1), decimals)
     out: list[np.ndarray] = []
     j = 1
     while True:
-        bw = w * 2 ** (j - 1)
         ub, inv = np.unique(bins, return_inverse=True)  # not rows: values
         ubf = ub.astype(np.float64)
-        names = "[" + _fmt_nums(o + ubf * bw) + "-" + _fmt_nums(o + (ubf + 1) * bw) + ")"
+        step = 2.0 ** (j - 1)
+        lo, hi = _bound(o, ko, w, ubf * step), _bound(o, ko, w, (ubf + 1) * step)
+        lo_ok, hi_ok = np.isfinite(lo), np.isfinite(hi)
+        if len(ub) == 1 and not lo_ok[0] and not hi_ok[0]:
+            break  # one bin holding every float: the top "*" says as much
+        names = "[" + _fmt_nums(np.where(lo_ok, lo, 0.0), decimals) + "-"
+        names = names + _fmt_nums(np.where(hi_ok, hi, 0.0), decimals) + ")"
+        for i in np.flatnonzero(~(lo_ok & hi_ok)).tolist():  # a bound beyond the floats
+            names[i] = (
+                f">={_fmt_num(lo[i], decimals)}" if lo_ok[i] else f"<{_fmt_num(hi[i], decimals)}"
+            )
         out.append(names[inv])
         if len(ub) == 1 or (levels is not None and j >= levels):
             break
-        bins = np.floor_divide(bins, 2)
+        halved = np.floor_divide(bins, 2)
+        if np.array_equal(halved, bins):  # bins -1 and 0 (an origin amid the values)
+            break
+        bins = halved
         j += 1
-    order = np.lexsort((keys.astype(str), x))
+    if not finite.all():  # inf, -inf: values of their own up to the top
+        labels = [np.empty(len(keys), dtype=object) for _ in out]
+        for full, part in zip(labels, out, strict=True):
+            full[finite], full[~finite] = part, keys[~finite]
+        out = labels
+    order = np.lexsort((keys.astype(str), x_all))
     return _finish(keys, out, order, name=_column_name(values), kind="intervals")
+
+
+def _bound(o: float, ko: float, w: float, m: np.ndarray) -> np.ndarray:
+    """The bin bounds ``o + m * w`` (``m`` whole numbers of widths), counted in widths
+    from the origin (``ko = o / w``) where ``o + m * w`` is beyond the floats; ±inf
+    where the bound itself is."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = o + m * w
+        return np.where(np.isfinite(out), out, (ko + m) * w)
+
+
+def _written(bound: np.ndarray, decimals: int) -> np.ndarray:
+    """The bounds as their labels write them (:func:`_fmt_num`: noise rounded off)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = np.round(bound, decimals)
+    return np.where(np.isfinite(r) & (np.abs(bound) < 1e16), r, bound)
 
 
 def _cut_label(k: int, cuts: list[float]) -> str:
@@ -884,7 +960,8 @@ def cut_hierarchy(values: Any, cuts: Sequence[Sequence[float]] | Sequence[float]
     ``cuts`` lists the cut lists from the finest level to the coarsest (a flat list of
     numbers is one level). Each coarser list must be a subset of the finer one, so the
     levels nest. With sorted cuts c1 < ... < cm a value x gets ``<c1`` when x < c1,
-    ``[ci-ci+1)`` when ci ≤ x < ci+1, and ``>=cm`` when x ≥ cm. Then the top ``*``.
+    ``[ci-ci+1)`` when ci ≤ x < ci+1, and ``>=cm`` when x ≥ cm (``-inf`` and ``inf``
+    included). Then the top ``*``.
     """
     if (
         isinstance(cuts, str | bytes)
@@ -922,7 +999,7 @@ def cut_hierarchy(values: Any, cuts: Sequence[Sequence[float]] | Sequence[float]
                 )
         levels.append(nums)
     keys, uniques = _distinct(values)
-    x = _numeric(keys, uniques)
+    x = _numeric(keys, uniques, infinite=True)  # -inf, inf: below / above every cut
     out: list[np.ndarray] = []
     for lst in levels:
         k = np.searchsorted(np.asarray(lst), x, side="right")  # number of cuts <= x
@@ -974,7 +1051,10 @@ def rounding_hierarchy(values: Any, *, digits: Sequence[int] | None = None) -> H
         if yi is not None:
             q = np.sign(yi) * (np.abs(yi) // p) * p  # integer truncation toward zero
             return q.astype(str).astype(object)
-        return _int_labels(np.trunc(y / p) * p)
+        with np.errstate(over="ignore"):
+            q = np.trunc(y / p) * p
+        # near ±1.8e308 the product may round past the floats: y less its remainder
+        return _int_labels(np.where(np.isfinite(q), q, y - np.fmod(y, float(p))))
 
     out: list[np.ndarray] = []
     if digits is not None:

@@ -95,9 +95,15 @@ class HierarchySuggestion:
         return {k: f"{v:g}" if isinstance(v, float) else v for k, v in self.params.items()}
 
 
-def _nice_width(span: float, whole: bool) -> float:
-    """The smallest width of the form 1, 2 or 5 × 10ⁿ giving at most TARGET_BINS bins."""
-    raw = max(span, 1e-12) / TARGET_BINS
+def _nice_width(span: float, whole: bool, *, low: float = 0.0, high: float = 0.0) -> float:
+    """The smallest width of the form 1, 2 or 5 × 10ⁿ giving at most TARGET_BINS bins
+    over ``span``, or over ``[low, high]`` when ``span`` is not finite (values near
+    ±10³⁰⁸, whose span exceeds the largest float: it is divided before it is taken)."""
+    raw = (
+        max(span, 1e-12) / TARGET_BINS
+        if math.isfinite(span)
+        else high / TARGET_BINS - low / TARGET_BINS
+    )
     exponent = math.floor(math.log10(raw))
     for step in (1, 2, 5, 10):
         width = step * 10.0**exponent
@@ -183,8 +189,16 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
             name, _frequency_groups(values, name), "frequency", "categories", {"values": distinct}
         )
     numbers = present.astype(float)
+    numbers = numbers[np.isfinite(numbers)]  # inf, -inf: values of their own (intervals)
+    if numbers.empty:
+        raise HierarchyError(
+            f"Column '{name}' holds no finite number (only infinite values), so no "
+            f"hierarchy of intervals can be suggested for it.",
+            code="hierarchy.no_finite_values",
+            column=name,
+        )
     whole = bool(np.all(np.equal(np.mod(numbers, 1), 0)))
-    if whole and _CODE_NAMES.search(name):
+    if whole and _CODE_NAMES.search(name) and float(np.abs(numbers).max()) < 2.0**53:
         digits = numbers.astype(np.int64).astype(str).str.len()
         if n_distinct(digits) == 1 and digits.iloc[0] >= 3:
             hierarchy = masking_hierarchy(
@@ -193,8 +207,10 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
             return HierarchySuggestion(
                 name, hierarchy, "masking", "code_name", {"digits": int(digits.iloc[0])}
             )
-    span = float(numbers.max() - numbers.min())
-    width = _nice_width(span, whole)
+    low, high = float(numbers.min()), float(numbers.max())
+    with np.errstate(over="ignore"):
+        span = float(np.float64(high) - np.float64(low))
+    width = _nice_width(span, whole, low=low, high=high)
     hierarchy = interval_hierarchy(values, width=width)
     return HierarchySuggestion(
         name, hierarchy, "intervals", "numbers", {"width": width, "levels": hierarchy.height}

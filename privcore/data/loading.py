@@ -46,7 +46,7 @@ from privcore.config import limits
 from privcore.core.notes import Note
 from privcore.data import archives
 from privcore.data.budget import ReadBudget
-from privcore.data.writing import unguard_formulas
+from privcore.data.writing import csv_text, unguard_formulas
 from privcore.errors import DataFormatError
 
 #: Cell texts read as missing. Matching is exact (case-sensitive) after the cell is read.
@@ -1202,12 +1202,9 @@ def text_cells(cells: pd.Series, layout: TextLayout, column: str) -> pd.Series:
     type is decided on all of them at once, as the loader decides it on the column."""
     cells = pd.Series(cells, dtype=object).reset_index(drop=True)
     present = cells.notna()
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=layout.delimiter, lineterminator="\n")
-    writer.writerow([column])
     # a missing cell is written as the empty field: the parser reads it as missing
-    writer.writerows([[v] for v in cells.where(present, "").astype(str)])
-    buffer.seek(0)
+    values = pd.DataFrame({column: cells.where(present, "").astype(str)})
+    buffer = io.StringIO(csv_text(values, sep=layout.delimiter, formula_guard=False)[0])
     frame = pd.read_csv(
         buffer,
         sep=layout.delimiter,

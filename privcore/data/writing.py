@@ -5,27 +5,48 @@ Formula guard (OWASP, "CSV Injection"): a spreadsheet that opens a CSV file eval
 cell starting with ``=``, ``+``, ``-`` or ``@`` (and some programs one starting with a
 tab or a carriage return) as a formula, so a released cell such as
 ``=HYPERLINK("http://…?"&A2, "click")`` runs in the reader's spreadsheet. OWASP's rule:
-prefix such a text cell with a single quote, which spreadsheets show as text.
-:func:`guard_formulas` applies it to every text cell and column name, except
+prefix such a text cell with a single quote, which spreadsheets show as text; and mind
+the quotes, which can start the dangerous character "at the beginning of a cell" too.
+:func:`guard_formulas` applies two rules to every text cell and column name:
 
-- cells of numeric columns, which are numbers and stay numbers, and
-- text that is a plain number (``-2``, ``+3.5``, ``1e-3``), which no spreadsheet
-  evaluates as a formula.
+- start: a cell that starts, after any quotes (``'`` ``"``) or byte-order marks
+  (U+FEFF, which a reader drops at the start of a file), with ``=`` ``+`` ``-`` ``@``
+  tab or CR gets a ``'`` in front — except text that is a plain number (``-2``,
+  ``+3.5``, ``1e-3``), which no spreadsheet evaluates as a formula;
+- line break: inside a cell, after every CR or LF followed (after any quotes or
+  byte-order marks) by ``=`` ``+`` ``-`` ``@`` or tab, a ``'`` is inserted. A program
+  that ends a row at a line break inside a quoted cell (or splits the file into lines
+  on CR, LF or CRLF) starts a new row there: ``x\r=1+1`` is written ``x\r'=1+1``, so
+  no line of the file, however split, starts a formula.
 
-Cells that already start with quotes before such a character get one more quote, so
-:func:`unguard_formulas` (removing one leading quote from cells that start with quotes
-and one of these characters) gives back exactly the cells that were guarded; privcore's
-loader applies it to CSV/TSV, so a release written by privcore reads as it was.
+Cells of numeric columns are numbers and stay numbers. Quotes are counted before the
+trigger character, so a cell already holding the guard's quote gets one more, and
+:func:`unguard_formulas` — removing one ``'`` from the start of a cell that starts with
+``'``, quotes and a trigger character, and one ``'`` right after a line break followed
+by ``'``, quotes and a trigger character — gives back exactly the cells that were
+guarded; privcore's loader applies it to CSV/TSV, so a release written by privcore reads
+as it was.
 
-Every CSV or TSV the product writes goes through :func:`guard_formulas`: :func:`save`,
-:func:`to_csv_bytes` (page downloads) and the history export. In an .xlsx file a text
-cell is stored as text, which Excel never evaluates: :func:`save` marks text starting
-with ``=`` (openpyxl would write it as a formula) or equal to an error value (``#N/A``)
-as text instead of prefixing it.
+Every CSV or TSV the product writes comes from one writer, :func:`csv_text` (through
+:func:`save`, :func:`to_csv_bytes` for the page downloads, the history export and the
+ARX hierarchy export): the guard above, and every field holding a CR or an LF (or the
+delimiter, or a ``"``) in double quotes. Python's :mod:`csv` module — and pandas, which
+uses it — leaves a field with a lone CR unquoted when rows end with LF, so a reader
+ends the row there: the writer makes the module quote CR too, rows still ending with
+LF. A NUL character is written as it is; a file holding one starts with a UTF-8
+byte-order mark, which tells readers that take NUL bytes for a binary file (privcore's
+loader among them) that it is text, so the table reads back as it was. The DuckDB and
+Spark engines write large releases themselves with the same rules
+(:data:`FORMULA_START`, :data:`FORMULA_AFTER_BREAK`); both quote CR and LF.
+
+In an .xlsx file a text cell is stored as text, which Excel never evaluates:
+:func:`save` marks text starting with ``=`` (openpyxl would write it as a formula) or
+equal to an error value (``#N/A``) as text instead of prefixing it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,9 +58,22 @@ from privcore.errors import DataFormatError
 #: First characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
-_TRIGGER_START = r"'*[=+\-@\t\r]"
-_GUARDED_START = r"'+[=+\-@\t\r]"
-_PLAIN_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+# Characters that may stand before the trigger character: quotes, and the byte-order
+# mark that a reader drops at the start of a file.
+_LEAD = "[\ufeff'\"]*"
+#: The start of a cell that the start rule guards (plain numbers aside): a regular
+#: expression that Python, RE2 (DuckDB) and Java (Spark) read alike.
+FORMULA_START = _LEAD + r"[=+\-@\t\r]"
+#: A line break (group 1) and what follows it (group 2) that the line-break rule
+#: guards: a ``'`` goes between the two groups (same regular-expression dialects).
+FORMULA_AFTER_BREAK = r"([\r\n])(" + _LEAD + r"[=+\-@\t])"
+#: Text that is a plain number, which the start rule leaves alone.
+PLAIN_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+
+_GUARDED_START = "'" + FORMULA_START
+_BREAK_TRIGGER = r"[\r\n]" + _LEAD + r"[=+\-@\t]"  # FORMULA_AFTER_BREAK without groups
+_GUARDED_BREAK = r"([\r\n])'(" + _LEAD + r"[=+\-@\t])"
+_GUARDED_BREAK_TEST = r"[\r\n]'" + _LEAD + r"[=+\-@\t]"
 
 
 @dataclass(frozen=True)
@@ -53,7 +87,8 @@ class SavedTable:
 
 def guard_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """``frame`` with text cells and column names that a spreadsheet would read as a
-    formula prefixed with ``'`` (see the module docstring), and how many were changed.
+    formula guarded with ``'`` (the start and line-break rules of the module
+    docstring), and how many cells and names were changed.
 
     Numeric, boolean and date columns are untouched; ``frame`` itself is not changed.
     """
@@ -65,15 +100,17 @@ def guard_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
             continue
         if isinstance(column.dtype, pd.CategoricalDtype):
             column = column.astype(object)
-        hits = _starts_like_formula(column)
+        starts = _starts_like_formula(column)
+        hits = starts | _str_test(column, "contains", _BREAK_TRIGGER)
         count = int(hits.sum())
         if count:
             column = column.copy()
-            column[hits] = "'" + column[hits].astype(str)
+            texts = column[hits].astype(str).str.replace(FORMULA_AFTER_BREAK, r"\1'\2", regex=True)
+            column[hits] = np.where(starts[hits], "'" + texts, texts)
             guarded.isetitem(position, column)
             changed += count
     original = list(frame.columns)
-    names = [_guard_text(name) if isinstance(name, str) else name for name in original]
+    names = [guard_text(name) if isinstance(name, str) else name for name in original]
     renamed = sum(new != old for new, old in zip(names, original, strict=True))
     if renamed:
         guarded.columns = names
@@ -81,40 +118,78 @@ def guard_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 
 def unguard_formulas(frame: pd.DataFrame) -> int:
-    """Remove the formula guard's quote from the text cells of ``frame`` (in place):
-    one leading ``'`` of a cell that starts with quotes and ``=``, ``+``, ``-``, ``@``,
-    tab or carriage return. Returns the number of cells changed."""
+    """Remove the formula guard's quotes from the text cells of ``frame`` (in place):
+    one leading ``'`` of a cell that starts with ``'``, quotes and ``=``, ``+``, ``-``,
+    ``@``, tab or carriage return, and one ``'`` right after each CR or LF that is
+    followed by ``'``, quotes and ``=``, ``+``, ``-``, ``@`` or tab. Returns the number
+    of cells changed."""
     changed = 0
     for position in range(frame.shape[1]):
         column = frame.iloc[:, position]
         if not _is_text(column) or isinstance(column.dtype, pd.CategoricalDtype):
             continue
-        quoted = _str_test(column, "startswith", "'")
+        quoted = _str_test(column, "contains", "'")
         if not quoted.any():
             continue
-        hits = quoted & _str_test(column, "match", _GUARDED_START)
+        starts = quoted & _str_test(column, "match", _GUARDED_START)
+        hits = starts | (quoted & _str_test(column, "contains", _GUARDED_BREAK_TEST))
         count = int(hits.sum())
         if count:
             column = column.copy()
-            column[hits] = column[hits].str.slice(1)
+            texts = column[hits].astype(str).str.replace(_GUARDED_BREAK, r"\1\2", regex=True)
+            column[hits] = np.where(starts[hits], texts.str.slice(1), texts)
             frame.isetitem(position, column)
             changed += count
     return changed
 
 
+def csv_text(
+    frame: pd.DataFrame,
+    *,
+    sep: str = ",",
+    header: bool = True,
+    formula_guard: bool = True,
+) -> tuple[str, int]:
+    """The one CSV/TSV writer: ``frame`` as text (``sep``-separated, without its index,
+    rows ending with LF) formula-guarded (:func:`guard_formulas`) unless told otherwise,
+    and how many cells and names the guard changed.
+
+    Every field holding a CR, an LF, ``sep`` or a ``"`` is written in double quotes
+    (``"`` doubled inside). The :mod:`csv` module quotes a field that holds a character
+    of its line terminator: rows are written ending with CRLF, so that CR and LF are
+    quoted both, then every CRLF outside quotes — a row end — becomes LF.
+    """
+    guarded = 0
+    if formula_guard:
+        frame, guarded = guard_formulas(frame)
+    text = frame.to_csv(index=False, sep=sep, header=header, lineterminator="\r\n")
+    if '"' not in text:
+        return text.replace("\r\n", "\n"), guarded
+    # every field with a line break is quoted, and a quote inside a field is doubled:
+    # the even pieces between quotes are the text outside them
+    pieces = text.split('"')
+    pieces[::2] = [piece.replace("\r\n", "\n") for piece in pieces[::2]]
+    return '"'.join(pieces), guarded
+
+
 def to_csv_bytes(frame: pd.DataFrame, *, sep: str = ",", formula_guard: bool = True) -> bytes:
     """``frame`` as UTF-8 CSV (or TSV with ``sep="\\t"``), formula-guarded unless told
-    otherwise: what the pages offer for download."""
-    if formula_guard:
-        frame, _ = guard_formulas(frame)
-    return frame.to_csv(index=False, sep=sep).encode("utf-8")
+    otherwise: what the pages offer for download (:func:`csv_text`; a table holding a
+    NUL character starts with a byte-order mark)."""
+    return _utf8(csv_text(frame, sep=sep, formula_guard=formula_guard)[0])
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` in UTF-8; with a byte-order mark when it holds a NUL character, so that
+    a reader taking NUL bytes for a binary file (privcore's loader) reads it as text."""
+    return text.encode("utf-8-sig" if "\x00" in text else "utf-8")
 
 
 def save(frame: pd.DataFrame, path: str | Path, *, formula_guard: bool = True) -> SavedTable:
     """Write a table in the format its extension names: .csv (UTF-8), .tsv, .xlsx,
-    .parquet or .jsonl; anything else is written as CSV. CSV and TSV are
-    formula-guarded (:func:`guard_formulas`) unless ``formula_guard`` is False; in
-    .xlsx, text is always stored as text."""
+    .parquet or .jsonl; anything else is written as CSV. CSV and TSV come from
+    :func:`csv_text`, formula-guarded (:func:`guard_formulas`) unless ``formula_guard``
+    is False; in .xlsx, text is always stored as text."""
     path = Path(path)
     suffix = path.suffix.lower()
     if path.is_dir():
@@ -132,9 +207,10 @@ def save(frame: pd.DataFrame, path: str | Path, *, formula_guard: bool = True) -
         elif suffix in (".jsonl", ".ndjson"):
             frame.to_json(path, orient="records", lines=True, force_ascii=False)
         else:
-            if formula_guard:
-                frame, guarded = guard_formulas(frame)
-            frame.to_csv(path, sep="\t" if suffix == ".tsv" else ",", index=False)
+            text, guarded = csv_text(
+                frame, sep="\t" if suffix == ".tsv" else ",", formula_guard=formula_guard
+            )
+            path.write_bytes(_utf8(text))
     except OSError as exc:
         raise DataFormatError(
             f"Cannot write {path}: {exc.strerror or exc}.", code="data.cannot_write", path=str(path)
@@ -212,12 +288,15 @@ def _str_test(column: pd.Series, method: str, argument: str) -> np.ndarray:
 
 
 def _starts_like_formula(column: pd.Series) -> np.ndarray:
-    starts = _str_test(column, "match", _TRIGGER_START)
+    starts = _str_test(column, "match", FORMULA_START)
     if not starts.any():
         return starts
-    return starts & ~_str_test(column, "fullmatch", _PLAIN_NUMBER)
+    return starts & ~_str_test(column, "fullmatch", PLAIN_NUMBER)
 
 
-def _guard_text(text: str) -> str:
-    series = pd.Series([text], dtype=object)
-    return "'" + text if _starts_like_formula(series)[0] else text
+def guard_text(text: str) -> str:
+    """:func:`guard_formulas` on one text (a column name)."""
+    guarded = re.sub(FORMULA_AFTER_BREAK, r"\1'\2", text)
+    if re.match(FORMULA_START, text) and not re.fullmatch(PLAIN_NUMBER, text):
+        guarded = "'" + guarded
+    return guarded

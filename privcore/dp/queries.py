@@ -57,6 +57,9 @@ MECHANISMS = ("laplace", "geometric", "gaussian")
 CONFIDENCE = 0.95
 MAX_HISTOGRAM_CELLS = 1_000_000
 MAX_DRAWS = 100_000
+#: Most noisy values (draws × cells) one answer draws: 2·10⁷ values, with the noise and
+#: the two interval ends about 0.8 GB. A larger request is refused before any is drawn.
+MAX_DRAWN_VALUES = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -479,6 +482,17 @@ def _add_noise(
     truth = query.true_answer
     value = truth.to_numpy() if isinstance(truth, pd.Series) else np.asarray(truth)
     size = (draws, *value.shape)
+    if draws * value.size > MAX_DRAWN_VALUES:
+        raise ParameterError(
+            f"{draws:,} draws of {value.size:,} cells would be {draws * value.size:,} noisy "
+            f"values, above the limit of {MAX_DRAWN_VALUES:,}: ask for at most "
+            f"{max(MAX_DRAWN_VALUES // max(value.size, 1), 1):,} draws, or fewer or coarser "
+            "columns.",
+            code="dp.too_many_draws",
+            draws=draws,
+            cells=int(value.size),
+            limit=MAX_DRAWN_VALUES,
+        )
     if mechanism == "gaussian":
         sensitivity = float(query.sensitivity_l2)
         scale = mech.analytic_gaussian_sigma(sensitivity, epsilon, delta)

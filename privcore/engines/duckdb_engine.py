@@ -47,14 +47,17 @@ from privcore.errors import DataFormatError, InfeasibleError
 def _guarded(cell: str) -> str:
     """SQL of :func:`privcore.data.writing.guard_formulas` on one text cell: a quote
     before a cell a spreadsheet would read as a formula (it starts, after any quotes,
-    with = + - @ tab or carriage return, and is not a plain number)."""
-    from privcore.data.writing import _PLAIN_NUMBER, _TRIGGER_START
+    with = + - @ tab or carriage return, and is not a plain number), and one after each
+    line break inside it followed (after any quotes) by = + - @ or tab."""
+    from privcore.data.writing import FORMULA_AFTER_BREAK, FORMULA_START, PLAIN_NUMBER
 
-    return (
-        f"CASE WHEN regexp_matches({cell}, {_literal('^' + _TRIGGER_START)}) AND NOT "
-        f"regexp_full_match({cell}, {_literal(_PLAIN_NUMBER)}) THEN {QUOTE_PREFIX} || {cell} "
+    started = (
+        f"CASE WHEN regexp_matches({cell}, {_literal('^' + FORMULA_START)}) AND NOT "
+        f"regexp_full_match({cell}, {_literal(PLAIN_NUMBER)}) THEN {QUOTE_PREFIX} || {cell} "
         f"ELSE {cell} END"
     )
+    quoted = _literal(r"\1'\2")  # a quote between the line break and what follows
+    return f"regexp_replace({started}, {_literal(FORMULA_AFTER_BREAK)}, {quoted}, 'g')"
 
 
 QUOTE_PREFIX = "'" + "'" + "'" + "'"  # the SQL literal of one quote
@@ -437,6 +440,8 @@ class DuckDBEngine:
         others copied as stored. Returns the rows written. ``shuffle_seed``: rows sorted
         by a hash of their cells and the seed (identical rows stay together, which says
         nothing); None: in the table's order."""
+        from privcore.data.writing import guard_text
+
         columns = [c for c in grouped.raw.columns if c != COUNT]
         mapping = released_columns(grouped, released)
         self.connection.register("privcore_mapping", mapping)
@@ -456,7 +461,7 @@ class DuckDBEngine:
                 text = is_text(mapping[name]) if name in columns else kinds[name] == "VARCHAR"
                 if as_csv and text:
                     cell = _guarded(cell)
-                outputs.append(f"{cell} AS {_quote(name)}")
+                outputs.append(f"{cell} AS {_quote(guard_text(name) if as_csv else name)}")
             fmt = "CSV, HEADER true" if as_csv else "PARQUET"
             if shuffle_seed is not None:
                 rows = table.sql

@@ -397,32 +397,48 @@ class SparkTable:
 
 
 def _guarded(frame: Any) -> Any:
-    """:func:`privcore.data.writing.guard_formulas` on the text columns of ``frame``: a
-    quote before a cell a spreadsheet would read as a formula."""
+    """:func:`privcore.data.writing.guard_formulas` on the text columns and the column
+    names of ``frame``: a quote before a cell a spreadsheet would read as a formula, and
+    one after each line break inside a cell followed by what would start one."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
-    from privcore.data.writing import _PLAIN_NUMBER, _TRIGGER_START
+    from privcore.data.writing import (
+        FORMULA_AFTER_BREAK,
+        FORMULA_START,
+        PLAIN_NUMBER,
+        guard_text,
+    )
 
     columns = []
     for field in frame.schema.fields:
         cell = F.col(f"`{field.name}`")
         if isinstance(field.dataType, StringType):
-            formula = cell.rlike("^" + _TRIGGER_START) & ~cell.rlike(f"^(?:{_PLAIN_NUMBER})$")
+            formula = cell.rlike("^" + FORMULA_START) & ~cell.rlike(f"^(?:{PLAIN_NUMBER})$")
             cell = F.when(formula, F.concat(F.lit("'"), cell)).otherwise(cell)
-        columns.append(cell.alias(field.name))
+            cell = F.regexp_replace(cell, FORMULA_AFTER_BREAK, "$1'$2")
+        columns.append(cell.alias(guard_text(field.name)))
     return frame.select(*columns)
 
 
 def _write_one_csv(result: Any, target: Path) -> None:
     """``result`` as one CSV file at ``target`` (Spark writes a directory of parts: one
-    part is written, then moved)."""
+    part is written, then moved). Cells are written as they are: Spark's writer would
+    strip their leading and trailing spaces (`` =1`` would lose the space that keeps
+    it from being a formula); it quotes a cell holding a CR or an LF."""
     import shutil
     import tempfile
 
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         parts = Path(scratch) / "parts"
-        result.coalesce(1).write.csv(str(parts), header=True, quote='"', escape='"')
+        result.coalesce(1).write.csv(
+            str(parts),
+            header=True,
+            quote='"',
+            escape='"',
+            ignoreLeadingWhiteSpace=False,
+            ignoreTrailingWhiteSpace=False,
+        )
         (part,) = parts.glob("part-*")
         shutil.move(str(part), target)
 

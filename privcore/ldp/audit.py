@@ -657,6 +657,12 @@ def _max_samples() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else 5_000_000
 
 
+def max_samples() -> int:
+    """The most samples per input an audit draws on this installation
+    (``PRIVCORE_MAX_AUDIT_SAMPLES``, default 5,000,000): the top of a page's inputs."""
+    return _max_samples()
+
+
 def _count_event(
     reports: _Reports, index: int, event: Callable, n: int, progress: Stage, message: str
 ) -> int:

@@ -46,6 +46,7 @@ from privcore.classes import (
     group_keys,
     present_codes,
 )
+from privcore.core.scaling import scaled_span
 from privcore.data.cells import parse_column
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
@@ -298,12 +299,16 @@ def _label_penalties(
         leaf_values = pd.to_numeric(
             pd.Series(np.asarray(hierarchy.leaves, dtype=object)[present]), errors="coerce"
         ).to_numpy(dtype=np.float64)
-        span = float(leaf_values.max() - leaf_values.min()) if len(present) else 0.0
+        # ±1e308 in the unit of scaled_span; an infinite value is a leaf of its own (a
+        # label holding it and other values spans the whole range: 1)
+        leaf_values, span = scaled_span(leaf_values)
         lo = np.full(n_labels, np.inf)
         hi = np.full(n_labels, -np.inf)
         np.minimum.at(lo, label_codes, leaf_values)  # not rows: present leaves
         np.maximum.at(hi, label_codes, leaf_values)  # not rows: present leaves
-        penalty = np.where(hi > lo, hi - lo, 0.0) / span if span > 0 else np.zeros(n_labels)
+        with np.errstate(invalid="ignore"):
+            width = np.where(hi > lo, hi - lo, 0.0)
+        penalty = np.minimum(width / span, 1.0) if span > 0 else np.zeros(n_labels)
     else:
         card = np.bincount(label_codes, minlength=n_labels)  # not rows: present leaves
         penalty = np.where(card > 1, card / max(len(present), 1), 0.0)
@@ -534,7 +539,7 @@ def _cell_ncp_of_pairs(
     numeric = is_number(original.dtype)
     if numeric:
         numbers = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=np.float64)
-        span = float(numbers.max() - numbers.min()) if m else 0.0
+        scaled, span = scaled_span(numbers)  # ±1e308 in a unit whose range fits, inf aside
     if numeric and is_number(release.dtype):
         # released numbers (microaggregated, noisy, swapped): each cell is the point it
         # names, so it holds its original only when equal to it, and a point costs 0
@@ -559,10 +564,11 @@ def _cell_ncp_of_pairs(
         if not m:  # every original value missing: no value to cover, no penalty
             part = np.zeros(stop - start)
         elif numeric:
-            low = np.where(present, numbers, np.inf).min(axis=1)
-            high = np.where(present, numbers, -np.inf).max(axis=1)
-            width = np.where(high > low, high - low, 0.0)
-            part = width / span if span > 0 else np.zeros(stop - start)
+            low = np.where(present, scaled, np.inf).min(axis=1)
+            high = np.where(present, scaled, -np.inf).max(axis=1)
+            with np.errstate(invalid="ignore"):
+                width = np.where(high > low, high - low, 0.0)
+            part = np.minimum(width / span, 1.0) if span > 0 else np.zeros(stop - start)
         else:
             count = present.sum(axis=1)
             part = np.where(count > 1, count / max(m, 1), 0.0)

@@ -21,6 +21,9 @@ says why no run id came back (``history.deferred``: it was kept aside and will b
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +41,7 @@ from privcore.runs.requests import (
     AttackRequest,
     AuditRequest,
     DinnerRequest,
+    DpAccuracyRequest,
     DpAuditRequest,
     DpQueryRequest,
     DpReleaseRequest,
@@ -329,22 +333,26 @@ def report_parts(request: ReportRequest, report: Any, described: Mapping[str, An
 # --------------------------------------------------------------------------- central DP
 
 
+def _dp_query_of(request: DpQueryRequest, frame: pd.DataFrame) -> Any:
+    """The query (true answer and sensitivities) a DP query request asks of ``frame``."""
+    from privcore.dp import queries
+
+    relation = request.relation
+    if request.query == "count":
+        return queries.count(frame, request.where, relation=relation)
+    if request.query == "histogram":
+        return queries.histogram(frame, list(request.columns), relation=relation)
+    make = queries.clamped_sum if request.query == "sum" else queries.mean
+    low, high = request.clamp
+    return make(frame, request.column, low, high, where=request.where, relation=relation)
+
+
 def _dp_query(request: DpQueryRequest, inputs: Inputs, progress: Progress | None):
     from privcore.dp import queries
 
     inputs.need("original")
-    frame = inputs.original.frame
-    relation = request.relation
-    if request.query == "count":
-        query = queries.count(frame, request.where, relation=relation)
-    elif request.query == "histogram":
-        query = queries.histogram(frame, list(request.columns), relation=relation)
-    else:
-        make = queries.clamped_sum if request.query == "sum" else queries.mean
-        low, high = request.clamp
-        query = make(frame, request.column, low, high, where=request.where, relation=relation)
     answer = queries.answer(
-        query,
+        _dp_query_of(request, inputs.original.frame),
         request.noise,
         epsilon=request.epsilon,
         delta=request.delta,
@@ -352,6 +360,22 @@ def _dp_query(request: DpQueryRequest, inputs: Inputs, progress: Progress | None
         seed=request.seed,
     )
     return answer, dp_query_summary(answer)
+
+
+def _dp_accuracy(request: DpAccuracyRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp.accuracy import accuracy_curve
+
+    inputs.need("original")
+    curve = accuracy_curve(
+        _dp_query_of(request, inputs.original.frame),
+        request.grid,
+        mechanism=request.noise,
+        delta=request.delta,
+        draws=request.draws,
+        seed=request.seed,
+        progress=progress,
+    )
+    return curve, {"epsilons": len(request.grid), "draws": request.draws}
 
 
 def dp_query_summary(answer: Any) -> dict[str, Any]:
@@ -576,6 +600,7 @@ _RUNNERS: dict[type, Callable[..., tuple]] = {
     ReportRequest: _report,
     TaskRequest: _task,
     DpQueryRequest: _dp_query,
+    DpAccuracyRequest: _dp_accuracy,
     DinnerRequest: _dp_dinner,
     DpReleaseRequest: _dp_release,
     DpAuditRequest: _dp_audit,
@@ -593,25 +618,62 @@ def compute(
     """What :func:`run` computes, without recording it: ``(result, summary)``, plus the
     parts of a composite run. ``inputs.work`` (when given) replaces the library call.
 
+    Every run takes this one path: its cost is estimated and checked first, before any
+    work (:func:`privcore.runs.costs.check`: a run above ``PRIVCORE_MAX_RUN_MB`` is
+    refused with words that say what to lower); a heavy run then holds one of the
+    process's heavy-work slots (``PRIVCORE_MAX_HEAVY_JOBS``) while it computes — a result
+    shared between sessions (:func:`ui.shared.shared_run_inputs`) takes one only when it
+    is computed, not when it is served from the cache.
+
     ``worker``: compute the library call in a worker process
     (:func:`privcore.core.workers.call_in_worker`), so that the calling thread waits
-    without holding the interpreter; ``None``: when the setting asks for it and the table
-    is large enough (:func:`privcore.core.workers.wanted`). LDP audits (torch, their own
-    cost model and chunks) and a front end's own ``work`` always run in place.
+    without holding the interpreter, and a cancel kills the process and frees its memory
+    at once; ``None``: when the setting asks for it (``PRIVCORE_WORKERS``) and the run is
+    heavy or the table large enough (:func:`privcore.core.workers.wanted`). LDP audits
+    (torch, their own memory plan and chunks) and a front end's own ``work`` always run in
+    place.
     """
-    if inputs.work is not None:
-        return inputs.work(progress)
-    runner = _RUNNERS[type(request)]
-    if worker is None:
-        from privcore.core import workers
+    from privcore.core import workers
+    from privcore.core.slots import heavy_slot
+    from privcore.runs import costs
 
-        rows = None if inputs.original is None else inputs.original.n_rows
-        worker = not isinstance(request, (AuditRequest, DpAuditRequest)) and workers.wanted(rows)
-    if worker:
-        from privcore.core.workers import call_in_worker
+    cost = costs.check(request, inputs)
+    _started.append(request.kind)
+    if inputs.work is not None and getattr(inputs.work, "shared", False):
+        return inputs.work(progress)  # the shared computation holds a slot if it computes
+    with heavy_slot(progress, "work") if cost.heavy else contextlib.nullcontext():
+        if inputs.work is not None:
+            # a task of privcore.runs.tasks over its data pickles: a worker can run it
+            offload = worker is not False and cost.heavy and workers.enabled()
+            if offload and _picklable(inputs.work):
+                return workers.call_in_worker(inputs.work, progress=progress)
+            return inputs.work(progress)
+        runner = _RUNNERS[type(request)]
+        if worker is None:
+            rows = None if inputs.original is None else inputs.original.n_rows
+            in_place = isinstance(request, (AuditRequest, DpAuditRequest))
+            worker = not in_place and (workers.wanted(rows) or (cost.heavy and workers.enabled()))
+        if worker:
+            return workers.call_in_worker(_call_runner, runner, request, inputs, progress=progress)
+        return runner(request, inputs, progress)
 
-        return call_in_worker(_call_runner, runner, request, inputs, progress=progress)
-    return runner(request, inputs, progress)
+
+def _picklable(work: Callable[..., Any]) -> bool:
+    """Is ``work`` a partial of a function of :mod:`privcore.runs.tasks` (a worker
+    process can import and run it)?"""
+    return isinstance(work, functools.partial) and getattr(work.func, "__module__", "") == (
+        "privcore.runs.tasks"
+    )
+
+
+#: The kinds of the runs started in this process, newest last (at most a few hundred):
+#: how a test checks that an action of a page went through :func:`compute`.
+_started: collections.deque[str] = collections.deque(maxlen=256)
+
+
+def started_runs() -> list[str]:
+    """The kinds of the runs :func:`compute` started in this process, oldest first."""
+    return list(_started)
 
 
 def _call_runner(runner: Callable[..., tuple], request: Request, inputs: Inputs, *, progress):

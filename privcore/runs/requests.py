@@ -26,6 +26,7 @@ __all__ = [
     "AttackRequest",
     "AuditRequest",
     "DinnerRequest",
+    "DpAccuracyRequest",
     "DpAuditRequest",
     "DpQueryRequest",
     "DpReleaseRequest",
@@ -403,6 +404,28 @@ class DpQueryRequest(Request):
 
 
 DP_QUERIES = ("count", "sum", "mean", "histogram")
+
+#: The ε of the accuracy view: twelve values from 0.05 to 5, evenly on a log scale.
+ACCURACY_GRID = tuple(round(0.05 * 100 ** (i / 11), 4) for i in range(12))
+
+
+@dataclass(frozen=True)
+class DpAccuracyRequest(DpQueryRequest):
+    """The accuracy of a DP query against ε (:func:`privcore.dp.accuracy.accuracy_curve`):
+    the query of :class:`DpQueryRequest` answered ``draws`` times (default 200) at each ε
+    of ``grid`` (its ``epsilon`` is not used). A view of the noise, not a release: it
+    spends no budget."""
+
+    kind: ClassVar[str] = "dp_accuracy"
+    draws: int = 200
+    grid: tuple[float, ...] = ACCURACY_GRID
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        grid = tuple(float(check_value("epsilon", e)) for e in self.grid)
+        if not grid:
+            raise _bad("epsilon", self.grid, "at least one value of ε")
+        object.__setattr__(self, "grid", grid)
 
 
 @dataclass(frozen=True)

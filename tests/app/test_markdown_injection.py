@@ -4,7 +4,10 @@ Column names and values written as Markdown — an image that would make the bro
 another host, bold text, a formula, a link — must reach every page as the same
 characters, escaped, wherever the page renders Markdown (messages, captions, labels,
 help, verdict cards, tabs, metrics). Tables, charts and select boxes show text as text
-and may hold them raw.
+and may hold them raw. Bare URLs and e-mail addresses (which Streamlit's renderer links
+even when escaped with backslashes), Streamlit's colour directives (``:red[…]``) and
+icons (``:material/home:``, ``:streamlit:``) must not act either: what the renderer
+would make of each text is modelled in :mod:`tests.markdown_effects`.
 """
 
 from __future__ import annotations
@@ -17,12 +20,19 @@ from google.protobuf.json_format import MessageToDict
 
 from privcore.data import Schema, load
 from tests.app.conftest import ROOT, new_app, no_exceptions
+from tests.markdown_effects import directives, icons, links
 
-IMAGE = "![leak](http://127.0.0.1:9/leak.png)"
-BOLD = "**boldcol**"
-FORMULA = "$evil_{x}$"
-LINK = "[clickme](http://127.0.0.1:9/x)"
-RAW = (IMAGE, BOLD, FORMULA, LINK, "**boldval**", "$x^2$")
+IMAGE = "![leak](http://127.0.0.1:9/leak.png) HTTPS://a.b"
+BOLD = "**boldcol** :red[redcol]"
+FORMULA = "$evil_{x}$ www.evil.example"
+LINK = "[clickme](http://127.0.0.1:9/x) http://evil.example/x :material/home:"
+BOLD_VALUE = "**boldval** :blue-background[bluebg] :streamlit:"
+FORMULA_VALUE = "$x^2$ a@b.example"
+RAW = (IMAGE, BOLD, FORMULA, LINK, BOLD_VALUE, FORMULA_VALUE)
+# what the data's bare URLs, directives and icons would make: links, coloured spans, icons
+HOSTILE_LINKS = ("https://a.b", "www.evil.example", "http://evil.example/x", "a@b.example")
+HOSTILE_WORDS = ("redcol", "bluebg")  # inside a directive
+HOSTILE_ICONS = ("material/home", "streamlit")
 # proto fields that hold plain text or data, never rendered as Markdown
 PLAIN_FIELDS = {
     "options",
@@ -42,8 +52,8 @@ def _table() -> pd.DataFrame:
     return pd.DataFrame(
         {
             IMAGE: [20 + (i % 40) for i in range(rows)],
-            BOLD: ["**boldval**" if i % 3 else "plain" for i in range(rows)],
-            FORMULA: ["$x^2$" if i % 2 else "flu" for i in range(rows)],
+            BOLD: [BOLD_VALUE if i % 3 else "plain" for i in range(rows)],
+            FORMULA: [FORMULA_VALUE if i % 2 else "flu" for i in range(rows)],
             LINK: [f"n{i}" for i in range(rows)],
         }
     )
@@ -71,11 +81,22 @@ def _rendered(node) -> list[str]:
     return out
 
 
+def _effects_from_data(text: str) -> list[str]:
+    """The links, coloured spans and icons the data's words would make in ``text`` (the
+    app's own Markdown — its colours and icons — is not counted)."""
+    found = [x for x in links(text) if any(h in x.lower() for h in HOSTILE_LINKS)]
+    found += [x for x in directives(text) if any(w in x for w in HOSTILE_WORDS)]
+    found += [x for x in icons(text) if x in HOSTILE_ICONS]
+    return found
+
+
 def _assert_escaped(at, page: str) -> None:
     no_exceptions(at)
     texts = _rendered(at._tree)
     leaks = [(raw, text) for text in texts for raw in RAW if raw in text]
     assert not leaks, f"{page}: {leaks[:3]}"
+    acting = [(effect, text) for text in texts for effect in _effects_from_data(text)]
+    assert not acting, f"{page}: {acting[:3]}"
 
 
 @pytest.fixture
@@ -131,6 +152,8 @@ def test_the_check_sees_the_names_where_pages_show_them(evil_app):
     at.run()
     texts = " ".join(_rendered(at._tree))
     assert "\\*\\*boldcol\\*\\*" in texts and "!\\[leak\\]" in texts
+    assert "\\:red\\[redcol\\]" in texts and "www\u2060.evil.example" in texts
+    assert "http:\u2060//evil.example/x" in texts and "HTTPS:\u2060//a.b" in texts
 
 
 def test_a_release_of_the_table_is_assessed_without_markdown_from_it(evil_app):

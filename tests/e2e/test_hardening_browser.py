@@ -11,13 +11,18 @@ pytestmark = pytest.mark.e2e
 
 EVIL_HEADER = "<img src=x onerror=alert(1)>"
 # Markdown in column names and values: an image that would call another host, bold, a
-# formula (KaTeX), a link.
+# formula (KaTeX), a link; bare URLs and an e-mail address (links once rendered), Streamlit's
+# colour directives and icons.
 MD_IMAGE = "![leak](http://127.0.0.1:9/leak.png)"
+BOLD_COL = "**boldcol** :red[redcol] www.evil.example"
+FORMULA_COL = "$evil_x$ http://evil.example/x :material/home:"
+BOLD_VALUE = "**boldval** :blue-background[bluebg] a@b.example"
+FORMULA_VALUE = "$zq^2$ HTTPS://a.b :streamlit:"
 EVIL_CSV = (
-    f'age,zip,"{EVIL_HEADER}",disease,"{MD_IMAGE}",**boldcol**,$evil_x$\n'
-    '34,47677,"<script>alert(2)</script>",flu,1,**boldval**,$zq^2$\n'
+    f'age,zip,"{EVIL_HEADER}",disease,"{MD_IMAGE}",{BOLD_COL},{FORMULA_COL}\n'
+    f'34,47677,"<script>alert(2)</script>",flu,1,{BOLD_VALUE},{FORMULA_VALUE}\n'
     '29,47602,"<b onmouseover=alert(3)>bold</b>",cold,2,a,b\n'
-    '41,47905,"[click](javascript:alert(4))",flu,1,**boldval**,$zq^2$\n'
+    f'41,47905,"[click](javascript:alert(4))",flu,1,{BOLD_VALUE},{FORMULA_VALUE}\n'
     "52,47909,plain,cold,2,a,b\n"
 )
 
@@ -30,6 +35,16 @@ def _no_markdown_from_data(page: Page, where: str) -> None:
     for word in ("evil", "zq"):
         assert page.locator(".katex", has_text=word).count() == 0, (where, word)
     assert page.locator("a[href*='127.0.0.1:9']").count() == 0, where
+    for host in ("evil.example", "//a.b", "mailto:"):
+        assert page.locator(f"a[href*='{host}' i]").count() == 0, (where, host)
+    coloured = page.locator(".stMarkdownColoredText, .stMarkdownColoredBackground")
+    for word in ("redcol", "bluebg"):
+        assert coloured.filter(has_text=word).count() == 0, (where, word)
+    assert page.locator("span.stMarkdownColoredText:empty").count() == 0, where  # `:red` alone
+    assert page.locator("span.stMarkdownColoredBackground:empty").count() == 0, where
+    markdown = page.get_by_test_id("stMarkdownContainer")
+    assert markdown.locator("span[role=img][aria-label='home icon']").count() == 0, where
+    assert markdown.locator("img[alt='Streamlit logo']").count() == 0, where
 
 
 def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_path, artifacts):

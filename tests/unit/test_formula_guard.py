@@ -28,7 +28,7 @@ CASES = {
     "@SUM(1+1)*cmd": "'@SUM(1+1)*cmd",
     "-2+3+cmd|' /C calc'!A0": "'-2+3+cmd|' /C calc'!A0",
     "\t=1+1": "'\t=1+1",
-    "\r=1+1": "'\r=1+1",
+    "\r=1+1": "'\r'=1+1",  # and after the line break, where a spreadsheet may start a row
     "-": "'-",
     "'=already quoted": "''=already quoted",  # one more quote: reading back is exact
     "-2": "-2",  # plain numbers are not formulas

@@ -314,7 +314,7 @@ def test_runs_frame_and_export_csv(db_path: Path) -> None:
     text = history.export_csv()
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 4
-    assert list(rows[0]) == list(frame.columns)
+    assert list(rows[0]) == [c for c in frame.columns if c not in history.SECRET_COLUMNS]
     params = [json.loads(r["params"]) for r in rows if r["kind"] == "measure"]
     assert sorted(p["i"] for p in params) == [0, 1, 2]
     assert len(list(csv.DictReader(io.StringIO(history.export_csv(kind="attack"))))) == 1

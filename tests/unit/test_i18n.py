@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privcore.data import ROLES
 from privcore.data.roles import _VALUE_RULES
@@ -82,18 +84,85 @@ def test_an_error_code_with_several_wordings_picks_the_one_its_values_fit(monkey
 def test_escape_md_keeps_the_characters_and_removes_their_meaning():
     from ui.i18n import escape_md
 
-    assert escape_md("![x](http://h/x.png)") == "!\\[x\\](http:\\/\\/h/x.png)"
+    assert escape_md("![x](http://h/x.png)") == "!\\[x\\](http:\u2060//h/x.png)"
     assert escape_md("**b** _i_ `c` ~s~ $f$ <a>") == (
         "\\*\\*b\\*\\* \\_i\\_ \\`c\\` \\~s\\~ \\$f\\$ \\<a\\>"
     )
-    assert escape_md(":red[x]") == ":red\\[x\\]"  # Streamlit's colour directive
+    assert escape_md(":red[x]") == "\\:red\\[x\\]"  # Streamlit's colour directive
     assert escape_md("line one\n# heading") == "line one # heading"
     assert escape_md("# heading") == "\\# heading"
     assert escape_md("- item") == "\\- item" and escape_md("2. item") == "2\\. item"
-    assert escape_md("http://h/x www.h.org a@h.org") == "http:\\/\\/h/x www\\.h.org a\\@h.org"
+    assert escape_md("http://h/x www.h.org a@h.org") == (
+        "http:\u2060//h/x www\u2060.h.org a\\@\u2060h.org"
+    )
     # ordinary words and numbers are left alone
     for plain in ("marital-status", "0.375", "-2", "+3.5", "run #1", "a|b", "14:32", "k = 3"):
         assert escape_md(plain) == plain
+
+
+#: Words from data that Streamlit's renderer would turn into a link, a coloured span, an
+#: icon, an image or another character (see tests/markdown_effects.py).
+HOSTILE = (
+    "http://evil.example/x",
+    "HTTPS://a.b",
+    "Http://EVIL.example",
+    "ftp://evil.example/f",
+    "see http://www.evil.example/x.",
+    "www.evil.example",
+    "WWW.evil.example",
+    "a@b.example",
+    "mailto:a@b.example",
+    "x (a.b+c@d-e.example)",
+    ":red[x]",
+    ":blue-background[y]",
+    ":red",
+    "ratio:small",
+    ":color[z]{foreground=red}",
+    ":material/home:",
+    ":material_home:",
+    ":streamlit:",
+    ":smile: :+1:",
+    "&#58;red[x] &colon;material/home: http&#58;//evil.example",
+    "\\:red[x]",
+    "![i](http://127.0.0.1:9/i.png) [l](www.evil.example) <b>h</b> $x$",
+)
+
+
+@pytest.mark.parametrize("word", HOSTILE)
+def test_escaped_words_make_no_link_colour_icon_or_other_character(word):
+    from tests.markdown_effects import effects, resolve
+    from ui.catalog import escape_md
+
+    if word not in ("ftp://evil.example/f", "\\:red[x]"):  # GFM does not link ftp://
+        assert effects(word), "the model sees what the renderer would do with the raw word"
+    escaped = escape_md(word)
+    assert effects(escaped) == []
+    in_markup = effects(f"**{escaped}** and :red[{escaped}]")  # only the app's own colour
+    assert len(in_markup) == 1 and in_markup[0].startswith("directive :red[")
+    # the same characters on screen (the word joiner U+2060 has no width)
+    assert resolve(escaped).replace("\u2060", "") == word
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["http", "HTTPS", "://", "www", "WWW", ".", "@", ":", "[", "]", "{"])
+        | st.sampled_from(["red", "blue-background", "material/", "_", "streamlit", "&", "#"])
+        | st.sampled_from(["58;", "\\", "*", "$", "!", "<", "(", ")", "/", "+", "-", "1", " "])
+        | st.text(
+            st.characters(exclude_characters="\u2060", exclude_categories=("Cs",)), max_size=3
+        ),
+        max_size=14,
+    ).map("".join)
+)
+def test_any_escaped_text_keeps_its_characters_and_has_no_effect(word):
+    from tests.markdown_effects import effects, resolve
+    from ui.catalog import escape_md
+
+    line = " ".join(word.splitlines())
+    escaped = escape_md(word)
+    assert effects(escaped) == [], (word, escaped)
+    assert resolve(escaped).replace("\u2060", "") == line
 
 
 def test_t_escapes_text_parameters_and_t_plain_does_not():

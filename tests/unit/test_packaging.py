@@ -253,6 +253,33 @@ def test_make_run_listens_on_this_machine_only_unless_asked():
     assert "--server.address 0.0.0.0" in exposed
 
 
+def test_make_chromium_waits_for_another_package_managers_lock():
+    """`make test` installs Chromium with apt-get: every apt-get call waits for the dpkg
+    lock (DPkg::Lock::Timeout, 10 minutes by default), `apt-get update` (which does not
+    wait for the package lists' lock by itself) is retried while it is locked, and a lock
+    held all that time is said in words."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    env = {**os.environ, "MAKEFLAGS": ""}
+    recipe = subprocess.run(
+        ["make", "-n", "chromium"], cwd=ROOT, capture_output=True, text=True, env=env, check=True
+    ).stdout
+    calls = re.findall(r"apt-get[^;|&)]*", recipe)
+    assert len(calls) == 3, calls  # install, update, install again
+    assert all("-o DPkg::Lock::Timeout=600 " in call for call in calls), calls
+    assert re.search(r"until .*apt-get .*update.*get lock.*do sleep", recipe, re.DOTALL)
+    assert "another package manager held the dpkg lock for 600 s" in recipe
+    longer = subprocess.run(
+        ["make", "-n", "chromium", "APT_LOCK_WAIT=1800"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    assert longer.count("DPkg::Lock::Timeout=1800 ") == 3
+
+
 def test_without_torch_the_audit_command_exits_2_with_a_clear_message(capsys, monkeypatch):
     """`pip install .` without the ldp extra: `privcore audit` explains, no traceback."""
     import builtins
