@@ -22,7 +22,9 @@ to check it).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -38,6 +40,8 @@ __all__ = [
     "BUTTONS",
     "cancel_pressed",
     "compute_heavy",
+    "computing_keys",
+    "declared_buttons",
     "heavy_button",
     "new_request",
     "run_heavy",
@@ -46,6 +50,37 @@ __all__ = [
 #: The key of every computing button drawn in this process → the label it was drawn
 #: with (filled as pages draw them; a test compares it with the buttons on the pages).
 BUTTONS: dict[str, str] = {}
+
+
+def declared_buttons(root: Path | None = None) -> list[tuple[str, str, str | None]]:
+    """Every button the code of ``ui/`` and ``pages/`` draws, read from its source:
+    (file relative to ``root``, ``"heavy_button"`` or Streamlit's ``"button"`` /
+    ``"form_submit_button"``, the ``key=`` as written or None). The enumeration that the
+    tests and ``bench/bench_resource_attacks.py`` walk: not a hand-kept list."""
+    root = root or Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted([*(root / "ui").rglob("*.py"), *(root / "pages").rglob("*.py")]):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in ("button", "form_submit_button", "heavy_button"):
+                key = next((ast.unparse(k.value) for k in node.keywords if k.arg == "key"), None)
+                found.append((rel, name, key))
+    return found
+
+
+def computing_keys(root: Path | None = None) -> set[str]:
+    """The keys of the computing buttons (:func:`heavy_button` calls) written as plain
+    strings, e.g. ``"dp_acc_run"`` (a key built from data, such as ``confirm::<table>``,
+    is left out)."""
+    keys = set()
+    for _, kind, key in declared_buttons(root):
+        if kind == "heavy_button" and key and key[0] in "'\"" and "{" not in key:
+            keys.add(ast.literal_eval(key))
+    return keys
 
 
 def heavy_button(

@@ -141,6 +141,7 @@ from scipy import optimize, stats
 
 from privcore.classes import code_counts, factorize, group_rows, reduce_runs
 from privcore.core.jsonsafe import plain
+from privcore.core.scaling import unit_of
 from privcore.data.cells import parse_column
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
@@ -607,7 +608,10 @@ class _NumericColumn(_Column):
         self.low, self.high = np.asarray(low, dtype=np.float64), np.asarray(high, np.float64)
         self.has_missing = has_missing
         self.missing_only = has_missing & np.isnan(self.low)
-        self.midpoint = 0.5 * (self.low + self.high)
+        # halves first: the midpoint of [1e308, 1.5e308] is a float, their sum is not
+        self.midpoint = np.where(
+            self.low == self.high, self.low, 0.5 * self.low + 0.5 * self.high
+        )
         self.plain = bool(
             np.isfinite(self.low).all()
             and np.array_equal(self.low, self.high)
@@ -615,6 +619,9 @@ class _NumericColumn(_Column):
         )
         known = np.concatenate([self.values, self.low, self.high])
         known = known[np.isfinite(known)]
+        # distances in a unit whose range is a float (values near ±1e308: unit_of)
+        self.unit = unit_of(known)
+        known = known * self.unit
         span = float(known.max() - known.min()) if len(known) else 0.0
         self.span = span if span > 0 else 1.0
 
@@ -707,8 +714,8 @@ class _NumericColumn(_Column):
         return count + with_missing * (weights[self.has_missing].sum() - counted)
 
     def distance(self, values, cells):
-        x = self.values[values][:, None]
-        low, high = self.low[cells][None, :], self.high[cells][None, :]
+        x = self.values[values][:, None] * self.unit
+        low, high = self.low[cells][None, :] * self.unit, self.high[cells][None, :] * self.unit
         if self.plain:  # numbers only, each cell one number: Anonymeter's |x − y|/range
             return np.minimum(np.abs(x - low) / self.span, 1.0)
         with np.errstate(invalid="ignore"):

@@ -18,6 +18,10 @@ from privcore.data.roles import Role
 from privcore.data.schema import Schema
 from privcore.errors import DataFormatError
 
+#: Rows a bundled sample may have: it is read whatever ``PRIVCORE_MAX_ROWS`` says (the
+#: largest ships 30,162 rows).
+SHIPPED_MAX_ROWS = 1_000_000
+
 Q, S = Role.QUASI_IDENTIFIER, Role.SENSITIVE
 
 
@@ -42,7 +46,9 @@ class Sample:
                 code="data.sample_missing",
                 sample=self.key,
             )
-        dataset = load(path)
+        # a shipped table, not an upload: the installation's row limit (which a demo may
+        # set below a sample's size) is for visitors' files
+        dataset = load(path, max_rows=SHIPPED_MAX_ROWS)
         dataset = Dataset(
             dataset.frame,
             self.title,

@@ -7,7 +7,10 @@ data set (a scalar or an array of cells, e.g. a histogram). Every sampler takes 
 fresh entropy. Parameters are validated in one place (:func:`check_epsilon`,
 :func:`check_delta`, :func:`check_sensitivity`, :func:`check_rho`); a user's mistake raises
 :class:`~privcore.errors.ParameterError` with codes ``dp.bad_epsilon``, ``dp.bad_delta``,
-``dp.bad_sensitivity``, ``dp.bad_rho``.
+``dp.bad_sensitivity``, ``dp.bad_rho``; ε above :data:`MAX_EPSILON` raises
+``dp.epsilon_too_large`` (below :data:`MIN_EPSILON`, asked for by a user,
+``dp.epsilon_too_small``) and a noise scale above :data:`MAX_NOISE_SCALE`
+``dp.noise_too_large``: outside these bounds the samplers' arithmetic is not exact.
 
 Neighbouring data sets differ by adding or removing one person's record (SPEC §10); the
 sensitivities passed here are derived from the query by :mod:`privcore.dp.queries`.
@@ -37,9 +40,13 @@ from privcore.errors import ParameterError
 
 __all__ = [
     "GRID_BITS",
+    "MAX_EPSILON",
+    "MAX_NOISE_SCALE",
+    "MIN_EPSILON",
     "analytic_gaussian_sigma",
     "check_delta",
     "check_epsilon",
+    "check_request_epsilon",
     "check_rho",
     "check_sensitivity",
     "discrete_laplace",
@@ -66,6 +73,28 @@ GRID_BITS = 12
 """The output grid of :func:`laplace` and :func:`gaussian` is at least 2^GRID_BITS times
 finer than the noise scale and than the sensitivity (:func:`grid_step`)."""
 
+MAX_EPSILON = 1000
+"""The largest ε :func:`check_epsilon` accepts. Above it an answer protects nothing (e^ε
+> 10^434: any prior above 10^-300 becomes a posterior of 1 in double precision), and the
+arithmetic of the samplers stops being exact: the Laplace grid γ is about b/2^13 with
+b = Δ/ε, so the true answer in units of γ, |v|/γ ≤ n·Δ/γ ≈ n·2^13·ε for a query on n
+rows (|v| ≤ n·Δ), stays below 2^53 — every integer exact in a double — for tables of up
+to 2^30 rows only while ε ≤ 1000. (At ε ≈ 709.8 e^ε itself overflows a double.)"""
+
+MIN_EPSILON = 1e-6
+"""The smallest ε a request accepts (:func:`check_request_epsilon`): below it the noise
+is more than a million times the sensitivity, every answer is noise, and ε near the
+double's smallest numbers (5e-324) makes Δ/ε infinite and 1 − e^(−ε/Δ) zero. The library
+functions take smaller ε (a mean or a release splits a request's ε in parts) as long as
+the noise scale stays below :data:`MAX_NOISE_SCALE`."""
+
+MAX_NOISE_SCALE = 2**40
+"""The largest noise scale (b = Δ/ε of the Laplace and geometric mechanisms, σ of the
+Gaussian ones) that is sampled: at b = 2^40 an integer noise reaches 2^53, where doubles
+stop holding every integer (answers, intervals and means are doubles), with probability
+e^(−2^13) — never — and the 64-bit integers of the geometric sampler cannot overflow.
+A larger scale raises ``dp.noise_too_large``."""
+
 
 # --------------------------------------------------------------------------- validation
 
@@ -78,7 +107,8 @@ def _as_float(value: Any) -> float:
 
 
 def check_epsilon(epsilon: Any) -> float:
-    """ε as a float: finite and > 0, else ParameterError ``dp.bad_epsilon``."""
+    """ε as a float: finite and > 0, else ParameterError ``dp.bad_epsilon``; at most
+    :data:`MAX_EPSILON`, else ``dp.epsilon_too_large``."""
     value = _as_float(epsilon)
     if not math.isfinite(value) or value <= 0:
         raise ParameterError(
@@ -86,7 +116,45 @@ def check_epsilon(epsilon: Any) -> float:
             code="dp.bad_epsilon",
             epsilon=epsilon,
         )
+    if value > MAX_EPSILON:
+        raise ParameterError(
+            f"ε = {value:g} is above {MAX_EPSILON:g}, the largest ε accepted: such an ε "
+            "protects nothing, and the noise could not be sampled exactly.",
+            code="dp.epsilon_too_large",
+            epsilon=value,
+            limit=MAX_EPSILON,
+        )
     return value
+
+
+def check_request_epsilon(epsilon: Any) -> float:
+    """ε asked for by a user (a request, a page): :func:`check_epsilon`, and at least
+    :data:`MIN_EPSILON`, else ParameterError ``dp.epsilon_too_small``."""
+    value = check_epsilon(epsilon)
+    if value < MIN_EPSILON:
+        raise ParameterError(
+            f"ε = {value:g} is below {MIN_EPSILON:g}, the smallest ε accepted: the noise "
+            "would be more than a million times the sensitivity, every answer only noise.",
+            code="dp.epsilon_too_small",
+            epsilon=value,
+            limit=MIN_EPSILON,
+        )
+    return value
+
+
+def _check_scale(scale: float) -> float:
+    """``scale`` (b = Δ/ε or σ) when it is at most :data:`MAX_NOISE_SCALE`, else
+    ParameterError ``dp.noise_too_large``."""
+    if not scale <= MAX_NOISE_SCALE:  # also catches inf and nan
+        raise ParameterError(
+            f"The noise scale {scale:g} (the sensitivity divided by ε) is above "
+            f"{MAX_NOISE_SCALE:g}, the largest that is sampled exactly: use a larger ε or a "
+            "smaller sensitivity (a narrower clamping range).",
+            code="dp.noise_too_large",
+            scale=scale,
+            limit=MAX_NOISE_SCALE,
+        )
+    return scale
 
 
 def check_delta(delta: Any) -> float:
@@ -222,8 +290,9 @@ def _two_sided_geometric(p: float, shape: tuple[int, ...], gen: np.random.Genera
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
     """b = Δ₁/ε: the scale of the Laplace noise that makes a query of L1 sensitivity Δ₁ ε-DP
-    (Dwork, McSherry, Nissim & Smith 2006)."""
-    return check_sensitivity(sensitivity) / check_epsilon(epsilon)
+    (Dwork, McSherry, Nissim & Smith 2006). At most :data:`MAX_NOISE_SCALE`, else
+    ParameterError ``dp.noise_too_large``."""
+    return _check_scale(check_sensitivity(sensitivity) / check_epsilon(epsilon))
 
 
 def laplace_half_width(sensitivity: float, epsilon: float, beta: float = 0.05) -> float:
@@ -272,7 +341,11 @@ def laplace(
 
 
 def _discrete_q(sensitivity: float, epsilon: float) -> float:
-    return math.exp(-check_epsilon(epsilon) / check_sensitivity(sensitivity, integer=True))
+    """q = exp(−ε/Δ₁), for a scale Δ₁/ε of at most :data:`MAX_NOISE_SCALE` (so q < 1)."""
+    sensitivity = check_sensitivity(sensitivity, integer=True)
+    epsilon = check_epsilon(epsilon)
+    _check_scale(sensitivity / epsilon)
+    return math.exp(-epsilon / sensitivity)
 
 
 def discrete_laplace_pmf(z: Any, sensitivity: int, epsilon: float) -> Any:
@@ -336,7 +409,9 @@ def discrete_laplace(
             "use the Laplace mechanism for real-valued answers.",
             code="dp.not_integer",
         )
-    p = -math.expm1(-check_epsilon(epsilon) / float(sensitivity))
+    epsilon = check_epsilon(epsilon)
+    _check_scale(float(sensitivity) / epsilon)
+    p = -math.expm1(-epsilon / float(sensitivity))
     noise = _two_sided_geometric(p, _noise_shape(value, size), generator(rng))
     return _scalar_if_0d(np.asarray(value, dtype=np.int64) + noise)
 
@@ -446,7 +521,7 @@ def _gridded_gaussian(
     rng: RngLike,
 ) -> Any:
     """v̄ + γ·Z with Z discrete Gaussian of σ'/γ (see :func:`gaussian`)."""
-    step = grid_step(sigma, sensitivity)
+    step = grid_step(_check_scale(sigma), sensitivity)
     units, exact = _on_grid(value, step)
     sigma_on_grid = sigma * _grid_sensitivity(sensitivity, step, exact) / sensitivity
     noise = _discrete_gaussian(sigma_on_grid / step, _noise_shape(value, size), generator(rng))

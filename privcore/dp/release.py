@@ -32,7 +32,8 @@ Dwork & Roth 2014, Proposition 2.1):
 1. SA marginal: the column sums y_i of noisy table i estimate the SA counts, each cell
    with variance |QI_i|·Var(Z_i), Var(Z) = 2q/(1 − q)², q = exp(−ε_i/Δ₁). They are combined
    by their inverse-variance weighted mean ŝ = Σ w_i·y_i / Σ w_i, w_i = 1/(|QI_i|·Var Z_i);
-   the estimated number of records is N̂ = max(0, round(Σ_s ŝ_s)).
+   every table has the same ε_i, so Var Z_i cancels and w_i = 1/|QI_i| (at a large ε,
+   Var Z underflows to 0); the estimated number of records is N̂ = max(0, round(Σ_s ŝ_s)).
 2. ŝ is projected on the non-negative integers summing to N̂: the Euclidean projection on
    the simplex {x ≥ 0, Σx = N̂} (Duchi, Shalev-Shwartz, Singer & Chandra 2008, "Efficient
    projections onto the l1-ball", Fig. 1), then largest-remainder rounding (the floors,
@@ -377,8 +378,9 @@ def dp_release(
                 f"noisy marginal {name} × {sa}: ε = {share:g} (spent {spent:g} of {epsilon:g})",
             )
     # 1-2: the SA marginal, inverse-variance weighted, on the integers summing to N̂
-    variance = mech.discrete_laplace_variance(sensitivity, share)
-    weights = np.array([1.0 / (table.shape[0] * variance) for table in noisy])
+    # w_i = 1/(|QI_i|·Var Z): every table has the same share of ε, so Var Z cancels (and
+    # at a large ε it underflows to 0)
+    weights = np.array([1.0 / table.shape[0] for table in noisy])
     margins = np.stack([table.sum(axis=0) for table in noisy]).astype(float)
     sa_estimate = weights @ margins / weights.sum()
     total = max(0, round(float(sa_estimate.sum())))

@@ -16,7 +16,11 @@ original, as a :class:`~privcore.anonymize.base.Release`'s ``frame`` keeps them)
 
 Released cells are read as numbers by :func:`numeric_cells`: numbers as they are, a
 top/bottom-coded ``>=m`` / ``<=M`` as m / M (the value sdcMicro's coding puts there),
-anything else (``*``, ranges, missing) as no number.
+anything else (``*``, ranges, missing) as no number; so are infinite values (``inf``,
+``-inf``) in either table, with which no change, correlation or fit is a number.
+Finite numbers of any size (up to ±1e308) are compared in a unit that keeps their sums
+and products finite (:func:`privcore.core.scaling.column_units`), and every figure is
+given back in the data's terms (a figure beyond the largest float is ``None``).
 
 **Distortion, categorical column**: the share of rows whose released cell differs from
 the original (compared as text, 39 = 39.0; missing equals missing).
@@ -53,6 +57,7 @@ import pandas as pd
 
 from privcore.classes import value_codes
 from privcore.core.jsonsafe import plain
+from privcore.core.scaling import column_units
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import value_keys
 from privcore.errors import ParameterError, RoleError
@@ -167,15 +172,23 @@ def perturbation_utility(
         )
     before = np.column_stack([numeric_cells(original[c]) for c in numeric]) if numeric else None
     after = np.column_stack([numeric_cells(release[c]) for c in numeric]) if numeric else None
+    units = np.ones(len(numeric))
+    if numeric:
+        before[~np.isfinite(before)] = np.nan  # inf, -inf: no number to compute with
+        after[~np.isfinite(after)] = np.nan
+        units = column_units(np.vstack([before, after]))  # ±1e308: sums that stay finite
+        before, after = before * units, after * units
     out: dict[str, Any] = {"rows": len(original), "numeric": {}, "categorical": {}}
     for j, column in enumerate(numeric):
         a, b = before[:, j], after[:, j]
         both = ~np.isnan(a) & ~np.isnan(b)
         change = np.abs(b[both] - a[both])
         nonzero = a[both] != 0
+        with np.errstate(over="ignore"):
+            mean_change = float(change.mean() / units[j]) if both.any() else None
         out["numeric"][column] = {
             "compared": int(both.sum()),
-            "mean_absolute_change": float(change.mean()) if both.any() else None,
+            "mean_absolute_change": mean_change,
             "mean_relative_change": float((change[nonzero] / np.abs(a[both][nonzero])).mean())
             if nonzero.any()
             else None,
@@ -205,7 +218,7 @@ def perturbation_utility(
                 "mean_abs_difference": float(difference.mean()) if len(difference) else None,
             }
         if target is not None:
-            out["regression"] = _regression(before, after, numeric, target, complete)
+            out["regression"] = _regression(before, after, numeric, target, complete, units)
     return plain(out)
 
 
@@ -215,9 +228,12 @@ def _regression(
     numeric: list[str],
     target: str,
     complete: np.ndarray,
+    units: np.ndarray | None = None,
 ) -> dict[str, Any] | None:
     """OLS of ``target`` on the other numeric columns, before and after, with each
-    coefficient's interval overlap; None when the rows do not exceed the coefficients."""
+    coefficient's interval overlap; None when the rows do not exceed the coefficients.
+    ``units``: what each column was multiplied by (:func:`column_units`); the fits are
+    made in those units and given back in the data's (the overlaps do not change)."""
     t = numeric.index(target)
     predictors = [c for c in numeric if c != target]
     columns = [numeric.index(c) for c in predictors]
@@ -232,6 +248,21 @@ def _regression(
         for name, interval in fits["released"]["intervals"].items()
     }
     present = [v for v in overlap.values() if v is not None]
+    if units is not None:  # coefficients back in the data's units: β_j·u_j/u_target
+        # the units are powers of two: scale by exponents (1/u_target may exceed the floats)
+        power = np.frexp(units)[1] - 1
+        shift = {"intercept": -power[t], **{c: power[numeric.index(c)] - power[t] for c in predictors}}
+
+        def back(name: str, value: float) -> float:
+            with np.errstate(over="ignore"):
+                return float(np.ldexp(value, shift[name]))
+
+        for fit in fits.values():
+            for key in ("coefficients", "standard_errors"):
+                fit[key] = {n: back(n, v) for n, v in fit[key].items()}
+            fit["intervals"] = {
+                n: [back(n, lo), back(n, hi)] for n, (lo, hi) in fit["intervals"].items()
+            }
     return {
         "target": target,
         "predictors": predictors,

@@ -165,6 +165,18 @@ def _dp_audit(request: Any, inputs: Any) -> Cost:
     return _cost(request.kind, peak, peak * 4, ("samples",), "this DP audit")
 
 
+def _default_samples(method: str) -> int:
+    """The samples per input an LDP audit method draws when a request leaves them to it
+    (the default ``n`` of :func:`privcore.ldp.audit.audit_ab`, ``audit_ob`` or
+    ``lower_bound``)."""
+    import inspect
+
+    from privcore.ldp import audit
+
+    measure = {"ab": audit.audit_ab, "ob": audit.audit_ob, "lb": audit.lower_bound}[method]
+    return int(inspect.signature(measure).parameters["n"].default)
+
+
 def _ldp_audit(request: Any, inputs: Any) -> Cost:
     """An LDP audit of a mechanism must fit the audit memory budget by each method's own
     plan (:func:`privcore.ldp.audit.memory_plan`, which refuses it with words naming the
@@ -181,7 +193,7 @@ def _ldp_audit(request: Any, inputs: Any) -> Cost:
             memory_plan(
                 method,
                 mechanism,
-                n=request.samples_of(method),
+                n=request.samples_of(method) or _default_samples(method),
                 inputs=request.inputs if method == "ob" else None,
             )
     return _cost(request.kind, rows * 4, rows * 8, ("samples",), "this audit")

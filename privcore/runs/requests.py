@@ -347,6 +347,17 @@ class TaskRequest(Request):
         return plain(dict(self.params))
 
 
+def _dp_epsilon(request: Request) -> None:
+    """A DP request's ε, checked beyond the option's rule (finite, > 0): from
+    :data:`privcore.dp.mechanisms.MIN_EPSILON` to :data:`~privcore.dp.mechanisms.MAX_EPSILON`
+    (``dp.epsilon_too_small``, ``dp.epsilon_too_large``), the range in which the noise is
+    sampled exactly; a subnormal ε (5e-324) would make the noise scale Δ/ε infinite, a huge
+    one (1e308) the noise zero and its variance a division by zero."""
+    from privcore.dp.mechanisms import check_request_epsilon  # numpy/scipy when used
+
+    object.__setattr__(request, "epsilon", check_request_epsilon(request.epsilon))
+
+
 def _where_names(where: Mapping[str, Any] | None) -> list[str]:
     """A query's conditions as the history keeps them: the columns they test, not the
     values (a value of the data, even hashed, is never written to the history)."""
@@ -377,6 +388,7 @@ class DpQueryRequest(Request):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        _dp_epsilon(self)
         if self.query not in DP_QUERIES:
             raise _bad("query", self.query, "one of " + ", ".join(DP_QUERIES))
         object.__setattr__(self, "columns", tuple(self.columns))
@@ -441,6 +453,10 @@ class DinnerRequest(Request):
     noise: str = "geometric"
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _dp_epsilon(self)
+
 
 @dataclass(frozen=True)
 class DpReleaseRequest(Request):
@@ -464,6 +480,7 @@ class DpReleaseRequest(Request):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        _dp_epsilon(self)
         if len(self.sa) != 1:
             raise ParameterError(
                 "A DP release synthesizes one sensitive attribute; name exactly one.",
@@ -485,6 +502,10 @@ class DpAuditRequest(Request):
     delta: float | None = None
     samples: int | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _dp_epsilon(self)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import pytest
 
 from privcore.runs import execute
 from tests.app.conftest import ROOT, new_app, no_exceptions
+from ui.heavy import computing_keys, declared_buttons
 
 #: Buttons that compute nothing heavy: (file, key as written) → why.
 LIGHT = {
@@ -74,28 +75,11 @@ def _sources() -> list[Path]:
 
 
 def _buttons() -> list[tuple[str, str, str | None]]:
-    """(file, kind, key as written) of every button call in ui/ and pages/."""
-    found = []
-    for path in _sources():
-        rel = path.relative_to(ROOT).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in ("button", "form_submit_button", "heavy_button"):
-                key = next((ast.unparse(k.value) for k in node.keywords if k.arg == "key"), None)
-                found.append((rel, name, key))
-    return found
+    return declared_buttons(ROOT)
 
 
 def heavy_keys() -> set[str]:
-    """The keys of the computing buttons, as written (string literals)."""
-    keys = set()
-    for _, kind, key in _buttons():
-        if kind == "heavy_button" and key and key[0] in "'\"":
-            keys.add(ast.literal_eval(key))
-    return keys
+    return computing_keys(ROOT)
 
 
 def test_every_button_is_heavy_or_known_to_be_light():
@@ -180,8 +164,7 @@ def test_every_computing_button_goes_through_compute():
 
     assert all(pressed.values()), {k: v for k, v in pressed.items() if not v}
     # every computing button of the code was pressed here, or is in NEEDS_MORE
-    literal = {k for k in heavy_keys() if "{" not in k}
-    assert literal - set(pressed) - NEEDS_MORE == set()
+    assert heavy_keys() - set(pressed) - NEEDS_MORE == set()
     assert set(pressed) - {"confirm::"} <= set(BUTTONS)
 
 

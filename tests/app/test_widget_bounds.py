@@ -15,8 +15,9 @@ import pytest
 from privcore.anonymize import ALGORITHMS
 from tests.app.conftest import ROOT, new_app, no_exceptions
 
-#: The limits a table of ``rows`` rows reaches exactly in the cases ``at_limits``.
-ROW_LIMITS = ("PRIVCORE_MAX_ROLL", "PRIVCORE_MAX_ROWS", "PRIVCORE_MAX_LOCAL_RECODING_ROWS")
+#: The limits a table of ``rows`` rows reaches exactly in the cases ``at_limits`` (the
+#: bundled samples are read whatever the rows' limit: they are shipped, not uploaded).
+ROW_LIMITS = ("PRIVCORE_MAX_ROWS", "PRIVCORE_MAX_ROLL", "PRIVCORE_MAX_LOCAL_RECODING_ROWS")
 AUDIT_SAMPLES = 1_000  # PRIVCORE_MAX_AUDIT_SAMPLES at the limits: below the inputs' defaults
 QI = ["age", "zip", "sex"]
 PAGES = ("home.py", "history.py", "learn.py")  # the pages left: no table-sized widgets

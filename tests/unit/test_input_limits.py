@@ -439,3 +439,13 @@ def test_json_lines_read_in_chunks_equal_one_read(monkeypatch):
     chunked = load(data, filename="t.jsonl")
     pd.testing.assert_frame_equal(chunked.frame, whole.frame)
     assert list(whole.frame.columns) == ["id", "count", "zip", "note", "late"]
+
+
+def test_bundled_samples_are_read_whatever_the_row_limit(monkeypatch):
+    """A demo may set PRIVCORE_MAX_ROWS below a shipped sample's size: the limit is for
+    visitors' files, and the samples still load (Adult has 30,162 rows)."""
+    from privcore.data import load_sample
+
+    monkeypatch.setenv("PRIVCORE_MAX_ROWS", "5")
+    dataset, _ = load_sample("adult")
+    assert dataset.n_rows == 30_162
