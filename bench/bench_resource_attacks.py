@@ -202,6 +202,12 @@ def _open(page, base: str, link: str | None, ready) -> float:
     return time.perf_counter() - started
 
 
+def _anonymized(page) -> None:
+    """The Anonymize page makes a release when asked: press Anonymize, see its verdict."""
+    page.locator(".st-key-an_run button").first.click(timeout=300_000)
+    expect(page.get_by_text("k ≥ 5").first).to_be_visible(timeout=300_000)
+
+
 PAGES = [
     (
         "Home",
@@ -210,11 +216,7 @@ PAGES = [
             timeout=300_000
         ),
     ),
-    (
-        "Anonymize",
-        "Anonymize",
-        lambda p: expect(p.get_by_text("k ≥ 5").first).to_be_visible(timeout=300_000),
-    ),
+    ("Anonymize", "Anonymize", _anonymized),
     (
         "Privacy level",
         "Privacy level",
@@ -392,12 +394,15 @@ def _busy(page) -> bool:
 
 def _wait_done(page, timeout: float) -> bool:
     """Wait until the page's script has stopped running, at most ``timeout`` s; whether
-    it has."""
-    page.wait_for_timeout(300)
+    it has. (Streamlit shows its status widget a moment after a run starts: a run not
+    seen within 1.5 s was a short one.)"""
     deadline = time.monotonic() + timeout
+    seen = time.monotonic() + 1.5
+    while time.monotonic() < seen and not _busy(page):
+        page.wait_for_timeout(100)
     while time.monotonic() < deadline:
         if not _busy(page):
-            page.wait_for_timeout(150)  # a rerun that follows at once (st.rerun)
+            page.wait_for_timeout(300)  # a rerun that follows at once (st.rerun)
             if not _busy(page):
                 return True
         page.wait_for_timeout(100)
@@ -591,7 +596,11 @@ class Attacker:
         _idle(self.page)
 
     def number(self, key: str, value: float) -> None:
+        """``value``, or the widget's top where it allows less."""
         box = self.page.locator(f"{_css(key)} input").first
+        top = box.get_attribute("max")
+        if top is not None and float(top) < value:
+            value = type(value)(float(top))
         box.fill(str(value))
         box.press("Enter")
         _idle(self.page)
@@ -603,12 +612,14 @@ class Attacker:
         _idle(self.page)
 
     def choose(self, key: str, option: str | re.Pattern) -> None:
-        self.page.locator(f"{_css(key)} [data-baseweb=select]").first.click()
+        box = self.page.locator(_css(key)).get_by_role("combobox").first
+        box.click()
+        box.fill("")  # the box filters the options by what it holds
         self.page.get_by_role("option", name=option).first.click()
         _idle(self.page)
 
     def radio(self, key: str, option: str | int) -> None:
-        labels = self.page.locator(f"{_css(key)} label")
+        labels = self.page.locator(f"{_css(key)} label:has(input[type=radio])")
         (
             labels.nth(option) if isinstance(option, int) else labels.filter(has_text=option)
         ).first.click()
@@ -616,17 +627,21 @@ class Attacker:
 
     def multiselect(self, key: str, options: list[str]) -> None:
         """Exactly ``options``, in this order."""
-        box = self.page.locator(f"{_css(key)} input").first
-        box.click()
-        while self.page.locator(f"{_css(key)} [data-baseweb=tag]").count():
-            box.press("Backspace")
-            self.page.wait_for_timeout(150)
+        root = self.page.locator(_css(key))
+        clear = root.get_by_role("button", name="Clear all")
+        if clear.count():
+            clear.first.click()
+            _idle(self.page)
+        box = root.get_by_role("combobox").first
         for option in options:
+            box.click()
             box.fill(option)
             self.page.get_by_role("option", name=option, exact=True).first.click()
-            self.page.wait_for_timeout(150)
-        box.press("Escape")
-        _idle(self.page)
+            box.press("Escape")
+            _idle(self.page)
+        chosen = root.locator("[data-tag] [title]").all_inner_texts()
+        if chosen != options:
+            raise RuntimeError(f"{key}: chose {chosen}, not {options}")
 
     def upload(self, key: str | None, path: Path) -> None:
         where = self.page.locator(_css(key)) if key else self.page
@@ -726,9 +741,9 @@ class Attacker:
 def _ldp_run(a: Attacker) -> None:
     a.tab("ldp.tab_mechanism")
     a.choose("ldp_mechanism", re.compile("Symmetric unary"))
-    a.number("ldp_d", 10_000)
+    a.number("ldp_d", 10**9)  # the widget's top: 10,000
     for key in ("ldp_n_ab", "ldp_n_ob", "ldp_n_lb"):
-        a.number(key, 5_000_000)  # clamped to the demo's PRIVCORE_MAX_AUDIT_SAMPLES
+        a.number(key, 10**9)  # the widget's top: the demo's PRIVCORE_MAX_AUDIT_SAMPLES
 
 
 def _ldp_samples(a: Attacker) -> None:
@@ -744,7 +759,7 @@ def _ldp_sweep(a: Attacker) -> None:
 
 def _ldp_reconstruction(a: Attacker) -> None:
     a.tab("ldp.tab_reconstruction")
-    a.number("ldp_rc_n", 1_000_000)
+    a.number("ldp_rc_n", 10**9)  # the widget's top
     a.radio("ldp_rc_method", _en("ldp.rc_em"))
 
 
@@ -754,7 +769,7 @@ def _learn(a: Attacker) -> None:
 
 def _dp_audit(a: Attacker) -> None:
     a.tab("dp.tab_audit")
-    a.number("dp_audit_samples", DP_AUDIT_MAX_SAMPLES)
+    a.number("dp_audit_samples", 10**9)  # the widget's top
 
 
 def _dp_outputs(a: Attacker) -> None:
@@ -788,7 +803,7 @@ def _replay_spec(a: Attacker) -> None:
 
 def _background(a: Attacker) -> None:
     a.tab("at.tab_background")
-    a.page.locator(f"{_css('at_m')} [role=slider]").first.press("End")
+    a.page.locator(_css("at_m")).get_by_role("slider").first.press("End")
     _idle(a.page)
 
 

@@ -233,9 +233,9 @@ def _guard_note(cells: int) -> None:
     """The one line saying how many cells the formula guard changed (none: no line)."""
     if cells:
         _say(
-            f"{cells:,} {'cell' if cells == 1 else 'cells'} starting with =, +, -, @, tab or CR "
-            f"{'was' if cells == 1 else 'were'} prefixed with ' (formula guard; "
-            "--no-formula-guard writes them as they are)"
+            f"{cells:,} {'cell' if cells == 1 else 'cells'} starting with =, +, -, @, tab or CR, "
+            f"or with one of them after a line break, {'was' if cells == 1 else 'were'} "
+            "guarded with ' (formula guard; --no-formula-guard writes them as they are)"
         )
 
 
@@ -1175,9 +1175,10 @@ def _formula_guard_option(parser: argparse.ArgumentParser, what: str) -> None:
         "--no-formula-guard",
         dest="formula_guard",
         action="store_false",
-        help=f"write cells of {what} that start with =, +, -, @, tab or CR as they are "
-        "(by default they are prefixed with ' so that spreadsheets do not run them as "
-        "formulas; numbers are never changed). For pipelines that read the file as data",
+        help=f"write cells of {what} that start with =, +, -, @, tab or CR (or hold one "
+        "after a line break) as they are (by default a ' goes before it so that "
+        "spreadsheets do not run them as formulas; numbers are never changed). For "
+        "pipelines that read the file as data",
     )
 
 

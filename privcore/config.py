@@ -33,6 +33,7 @@ class Limits:
     max_session_datasets: int = 20  # PRIVCORE_MAX_SESSION_DATASETS: uploads one session keeps
     max_session_mb: int = 4096  # PRIVCORE_MAX_SESSION_MB: their size in memory, together
     audit_memory_mb: int = 1024  # PRIVCORE_AUDIT_MEMORY_MB: working memory of one LDP audit
+    max_cell_chars: int = 100_000  # PRIVCORE_MAX_CELL_CHARS: characters of one cell of a table
     max_run_mb: int = 8192  # PRIVCORE_MAX_RUN_MB: estimated peak memory of any one run
 
 
@@ -46,6 +47,7 @@ def limits() -> Limits:
         max_session_datasets=_env_int("PRIVCORE_MAX_SESSION_DATASETS", 20),
         max_session_mb=_env_int("PRIVCORE_MAX_SESSION_MB", 4096),
         audit_memory_mb=_env_int("PRIVCORE_AUDIT_MEMORY_MB", 1024),
+        max_cell_chars=_env_int("PRIVCORE_MAX_CELL_CHARS", 100_000),
         max_run_mb=_env_int("PRIVCORE_MAX_RUN_MB", 8192),
     )
 

@@ -223,12 +223,13 @@ def _build(
     numeric = pd.api.types.is_numeric_dtype(values.dtype)
     if method == "intervals":
         # the width's default: from the span of the finite numbers (flags have none)
-        span = 10.0
+        tenth = 1.0  # a tenth of the span
         if numeric and not pd.api.types.is_bool_dtype(values.dtype):
             finite = values.astype("float64")
             finite = finite[finite.abs() < float("inf")]  # NaN and ±inf left out
-            span = float(finite.max() - finite.min()) if len(finite) else 10.0
-        default = float(max(1.0, round(span / 10))) if span else 1.0
+            # each end divided first: the span of ±1e308 is no float, its tenth is
+            tenth = float(finite.max() / 10 - finite.min() / 10) if len(finite) else 1.0
+        default = float(max(1.0, round(tenth))) if tenth else 1.0
         if suggestion is not None and suggestion.kind == "intervals":
             default = float(suggestion.params["width"])
         width = st.number_input(

@@ -50,6 +50,7 @@ from privcore.classes import (
     group_rows,
     passes_as_one_class,
 )
+from privcore.core.scaling import unit_of
 from privcore.data.codes import code_dtype
 from privcore.errors import ParameterError
 
@@ -674,11 +675,13 @@ class _LossMetrics:
             numeric = pd.api.types.is_numeric_dtype(problem.frame[column].dtype)
             values = pd.to_numeric(pd.Series(hierarchy.leaves), errors="coerce").to_numpy(float)
             per_level = []
-            span = (
-                np.nanmax(values[present]) - np.nanmin(values[present])
-                if numeric and present.any()
-                else 0.0
-            )
+            span = 0.0
+            if numeric and present.any():
+                # ±1e308 in a unit whose range is a float (unit_of); inf and -inf, leaves of
+                # their own, outside the range (a label holding one spans all of it: 1)
+                values = values * unit_of(values[present])
+                known = values[present][np.isfinite(values[present])]
+                span = float(known.max() - known.min()) if known.size else 0.0
             for level in range(hierarchy.height + 1):
                 codes = hierarchy.codes(level)
                 m = len(hierarchy.labels(level))
@@ -693,7 +696,9 @@ class _LossMetrics:
                     hi = np.full(m, -np.inf)
                     np.minimum.at(lo, codes[present], values[present])  # not rows: leaves
                     np.maximum.at(hi, codes[present], values[present])  # not rows: leaves
-                    per_level.append(np.where(np.isfinite(lo), (hi - lo) / span, 0.0))
+                    with np.errstate(invalid="ignore"):
+                        width = np.where(hi > lo, hi - lo, 0.0)
+                    per_level.append(np.minimum(width / span, 1.0))
                 else:
                     under = np.bincount(codes[present], minlength=m)  # not rows: leaves
                     total = max(int(present.sum()), 1)

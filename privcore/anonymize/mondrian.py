@@ -255,12 +255,30 @@ def _hierarchy_dimension(name: str, leaf: np.ndarray, hierarchy: Hierarchy) -> _
     )
 
 
+def _domain_scale(dim: _Dimension, domain: Any) -> float:
+    """The range of a numeric QI's whole table (``domain``: the range, or its
+    ``(low, high)``, whose difference may be no float) in ``dim``'s unit, the unit made
+    smaller first where the whole table's numbers need it."""
+    if not isinstance(domain, tuple | list):
+        return float(domain) * dim.unit
+    low, high = float(domain[0]), float(domain[1])
+    unit = min(dim.unit, unit_of([low, high]))
+    if unit != dim.unit:  # both powers of two: the numbers rescaled exactly
+        factor = unit / dim.unit
+        assert dim.numbers is not None
+        dim.numbers = dim.numbers * factor
+        dim.number_list = dim.numbers.tolist()
+        dim.scale *= factor
+        dim.unit = unit
+    return high * unit - low * unit
+
+
 def _dimensions(
-    problem: Problem, span_domains: Mapping[str, float] | None = None
+    problem: Problem, span_domains: Mapping[str, Any] | None = None
 ) -> list[_Dimension]:
     """Each QI encoded; ``span_domains`` (by QI) replaces the table's own domain size as
-    what spans and NCP are shares of (numeric: the range; others: the number of
-    values, missing counted as one)."""
+    what spans and NCP are shares of (numeric: the range, or its ``(low, high)``;
+    others: the number of values, missing counted as one)."""
     out = []
     domains = dict(span_domains or {})
     for name in problem.qi:
@@ -276,7 +294,7 @@ def _dimensions(
         if name in domains:
             dim = out[-1]
             if dim.kind == _NUMERIC:
-                dim.scale = max(float(domains[name]) * dim.unit, dim.scale)
+                dim.scale = max(_domain_scale(dim, domains[name]), dim.scale)
             else:
                 dim.span_base = max(float(domains[name]), float(dim.n_values))
     return out
@@ -604,7 +622,9 @@ def _numeric_summary(
             missing_records = missing_records * weights
         present = sizes - reduce_runs(missing_records, starts, "sum")
         means = reduce_runs(values, starts, "sum") / np.maximum(present, 1) / dim.unit
-        text = value_keys(pd.Series(np.round(means, 2))).to_numpy(dtype=object)
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e308 × 100 is no float
+            rounded = np.where(np.abs(means) < 1e15, np.round(means, 2), means)
+        text = value_keys(pd.Series(rounded)).to_numpy(dtype=object)
     else:
         text = dim.text[low].copy()
         ranged = (high > low) & ~all_missing
@@ -677,12 +697,13 @@ def mondrian(
     progress: Progress | None = None,
     summary: str = "range",
     weights: np.ndarray | None = None,
-    span_domains: Mapping[str, float] | None = None,
+    span_domains: Mapping[str, Any] | None = None,
 ) -> Release:
     """Strict multidimensional Mondrian (LeFevre, DeWitt, Ramakrishnan 2006; seeds 000,
     003): see the module docstring for the cuts, the summaries, missing values and
     frequency sets (``weights``). ``span_domains`` (by QI): the domain size of the larger
-    table this one is a fragment of — numeric: its range; other QIs: its number of
+    table this one is a fragment of — numeric: its range, or its ``(low, high)``
+    (a range of ±1e308 is no float); other QIs: its number of
     values, missing counted as one — which spans and NCP are then shares of, so that a
     fragment is cut as the whole table would be (:mod:`privcore.runs.tables`).
 

@@ -609,9 +609,7 @@ class _NumericColumn(_Column):
         self.has_missing = has_missing
         self.missing_only = has_missing & np.isnan(self.low)
         # halves first: the midpoint of [1e308, 1.5e308] is a float, their sum is not
-        self.midpoint = np.where(
-            self.low == self.high, self.low, 0.5 * self.low + 0.5 * self.high
-        )
+        self.midpoint = np.where(self.low == self.high, self.low, 0.5 * self.low + 0.5 * self.high)
         self.plain = bool(
             np.isfinite(self.low).all()
             and np.array_equal(self.low, self.high)
@@ -658,8 +656,9 @@ class _NumericColumn(_Column):
         a[inside], b[inside] = low[inside], high[inside]
         b[ops == OP_LE] = high[ops == OP_LE]
         a[ops == OP_GE] = low[ops == OP_GE]
-        b[ops == OP_LT] = np.nextafter(low[ops == OP_LT], -np.inf)
-        a[ops == OP_GT] = np.nextafter(high[ops == OP_GT], np.inf)
+        with np.errstate(over="ignore"):  # "> the largest float" holds for no number
+            b[ops == OP_LT] = np.nextafter(low[ops == OP_LT], -np.inf)
+            a[ops == OP_GT] = np.nextafter(high[ops == OP_GT], np.inf)
         negate = ops == OP_NOT_IN
         with_missing = (ops == OP_IN) & self.has_missing[cells]
         no_number = np.isnan(low)

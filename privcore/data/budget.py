@@ -10,6 +10,8 @@ the installation (:func:`privcore.config.limits`, environment variables in brack
   zip) expands to;
 - seconds (``PRIVCORE_MAX_PARSE_SECONDS``): the readers check the clock between chunks
   of rows (and of decompressed bytes), so no upload keeps a worker busy longer than that.
+- characters of one cell (``PRIVCORE_MAX_CELL_CHARS``): a text file's longest field is
+  measured on its bytes before it is parsed, other formats' text cells after reading.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class ReadBudget:
     max_columns: int
     max_file_mb: int
     max_seconds: int
+    max_cell_chars: int = 100_000
     started: float = field(default_factory=_now)
 
     @classmethod
@@ -47,6 +50,7 @@ class ReadBudget:
             max_columns=lim.max_columns,
             max_file_mb=lim.max_file_mb,
             max_seconds=lim.max_parse_seconds,
+            max_cell_chars=lim.max_cell_chars,
         )
 
     @property
@@ -80,6 +84,25 @@ class ReadBudget:
             code="data.too_many_columns",
             columns=int(columns),
             limit=self.max_columns,
+        )
+
+    def cell_too_long(
+        self, chars: int, *, line: int | None = None, column: str | None = None
+    ) -> DataFormatError:
+        """``data.cell_too_long``: a cell of ``chars`` characters, above the limit; where it
+        is, by its ``line`` of the file or its ``column``, when known."""
+        where, params = "", {}
+        if line is not None:
+            where, params = f" (line {line:,})", {"line": int(line)}
+        elif column is not None:
+            where, params = f" (column '{column}')", {"column": str(column)}
+        return DataFormatError(
+            f"The file has a cell of {chars:,} characters{where}; this installation accepts "
+            f"at most {self.max_cell_chars:,} characters in one cell (PRIVCORE_MAX_CELL_CHARS).",
+            code="data.cell_too_long",
+            chars=int(chars),
+            limit=self.max_cell_chars,
+            **params,
         )
 
 

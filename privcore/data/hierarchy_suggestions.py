@@ -189,14 +189,9 @@ def suggest_hierarchy(values: pd.Series, column: str | None = None) -> Hierarchy
             name, _frequency_groups(values, name), "frequency", "categories", {"values": distinct}
         )
     numbers = present.astype(float)
-    numbers = numbers[np.isfinite(numbers)]  # inf, -inf: values of their own (intervals)
-    if numbers.empty:
-        raise HierarchyError(
-            f"Column '{name}' holds no finite number (only infinite values), so no "
-            f"hierarchy of intervals can be suggested for it.",
-            code="hierarchy.no_finite_values",
-            column=name,
-        )
+    # inf, -inf: values of their own up to the top (interval_hierarchy); at least one
+    # finite number is left, since inf and -inf alone are two values (suppress, above)
+    numbers = numbers[np.isfinite(numbers)]
     whole = bool(np.all(np.equal(np.mod(numbers, 1), 0)))
     if whole and _CODE_NAMES.search(name) and float(np.abs(numbers).max()) < 2.0**53:
         digits = numbers.astype(np.int64).astype(str).str.len()

@@ -12,6 +12,10 @@ The limits of the installation hold while a file is read (:mod:`privcore.data.bu
 rows and columns are counted as they are read, decompressed bytes are capped, a
 workbook is checked for decompression bombs before it is parsed
 (:mod:`privcore.data.excel`), and the readers check the clock between chunks of rows.
+A text file's header is read whole, however far past the sample it goes (up to the
+longest header the column limit allows), and its columns counted before the rows are
+parsed; its longest field is measured on its bytes before it is parsed
+(``PRIVCORE_MAX_CELL_CHARS``; other formats' text cells after reading).
 
 A text or Excel file whose first header cell alone is empty — a table written with its
 index, as pandas' ``to_csv()`` does (R's ``write.csv`` with its row names) — is read
@@ -22,7 +26,8 @@ drop or name it (:meth:`Dataset.drop_column`, :meth:`Dataset.rename_column`).
 Every problem a user can cause raises :class:`~privcore.errors.DataFormatError` with a
 message naming it (empty file, binary file, no header, blank, duplicate, too long or
 broken column names, a ragged row with its line number, too many rows or columns, a
-file that expands too much or takes too long to read).
+cell too long, a file that expands too much or takes too long to read, a line Python's
+csv module cannot split).
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from privcore.config import limits
 from privcore.core.notes import Note
 from privcore.data import archives
 from privcore.data.budget import ReadBudget
-from privcore.data.writing import csv_text, unguard_formulas
+from privcore.data.writing import csv_text, unguard_formulas, unguard_text
 from privcore.errors import DataFormatError
 
 #: Cell texts read as missing. Matching is exact (case-sensitive) after the cell is read.
@@ -565,32 +570,131 @@ def sniff_delimiter(lines: list[str]) -> str:
 def _read_text(
     source: Any, path: Path | None, head: bytes, name: str, budget: ReadBudget
 ) -> Dataset:
+    """A delimited text file; what Python's csv module cannot split (a line break inside
+    an unquoted field, a field above its size limit) is ``data.unreadable``."""
+    try:
+        return _read_text_file(source, path, head, name, budget)
+    except csv.Error as exc:
+        raise DataFormatError(
+            f"The file could not be read as a table: {exc}.",
+            code="data.unreadable",
+            detail=str(exc),
+        ) from exc
+
+
+def _read_text_file(
+    source: Any, path: Path | None, head: bytes, name: str, budget: ReadBudget
+) -> Dataset:
     encoding = detect_encoding(head)
-    text_head = _trim_partial_char(head).decode(encoding, errors="replace")
     if encoding == "utf-16":
         # pandas' C parser cannot stream UTF-16; decode once and parse UTF-8.
         raw = _read_all(source, path).decode("utf-16")
         return _parse_text(
             io.BytesIO(raw.encode("utf-8")),
-            raw[:_SAMPLE_BYTES],
+            _whole_header(raw, None, raw[:_SAMPLE_BYTES], budget),
             name,
             "utf-8",
             budget,
             reported_encoding="utf-16",
         )
+    head = _whole_header(source, path, head, budget)
+    text_head = _trim_partial_char(head).decode(encoding, errors="replace")
     try:
         return _parse_text(_as_buffer(source, path), text_head, name, encoding, budget)
     except UnicodeDecodeError:
         # The sample looked like one encoding, a later part of the file does not.
         raw = _read_all(source, path)
         encoding = detect_encoding(raw)
+        head = _whole_header(raw, None, raw[:_SAMPLE_BYTES], budget)
         return _parse_text(
             io.BytesIO(raw),
-            raw[:_SAMPLE_BYTES].decode(encoding, "replace"),
+            _trim_partial_char(head).decode(encoding, "replace"),
             name,
             encoding,
             budget,
         )
+
+
+def _header_limit(budget: ReadBudget, *, chars: bool = False) -> int:
+    """The longest first line read to find the column names, in bytes (characters with
+    ``chars``): ``PRIVCORE_MAX_COLUMNS`` names of :data:`MAX_COLUMN_NAME_CHARS` characters
+    (of up to 4 bytes each), quoted, with their delimiters — no header within the
+    limits is longer."""
+    per_name = (1 if chars else 4) * MAX_COLUMN_NAME_CHARS + 3
+    return (budget.max_columns + 1) * per_name
+
+
+def _first_line_end(data: bytes | str) -> int | None:
+    """The offset just past the end of the first non-blank line of ``data`` (its line
+    break); None when that line does not end in ``data``."""
+    breaks = ("\n", "\r") if isinstance(data, str) else (b"\n", b"\r")
+    start = len(data) - len(data.lstrip())
+    ends = [at for at in (data.find(breaks[0], start), data.find(breaks[1], start)) if at >= 0]
+    return min(ends) + 1 if ends else None
+
+
+def _whole_header(source: Any, path: Path | None, head: Any, budget: ReadBudget) -> Any:
+    """The sample ``head`` (bytes, or the text of a decoded file), longer when the first
+    line — the column names — goes on past it: to that line's end and a sample's worth
+    of rows after it, so that a wide header is read whole instead of cut (a cut header
+    shows made-up duplicate names). A first line longer than any header within the limits
+    (:func:`_header_limit`) is not read to its end: :func:`_too_wide` says why."""
+    if len(head) < _SAMPLE_BYTES or _first_line_end(head) is not None:
+        return head
+    limit = _header_limit(budget, chars=isinstance(head, str))
+    size = len(head)
+    while True:  # read 4 times more each time, up to the limit and a sample
+        size = min(4 * size, limit + _SAMPLE_BYTES)
+        prefix = _read_prefix(source, path, size)
+        end = _first_line_end(prefix)
+        if end is None and len(prefix) < size:
+            end = len(prefix)  # the whole file is one line: the column names
+        if end is not None and end <= limit:
+            return prefix[: end + _SAMPLE_BYTES]
+        if end is not None or size == limit + _SAMPLE_BYTES:
+            raise _too_wide(prefix[:limit], budget)
+
+
+def _read_prefix(source: Any, path: Path | None, size: int) -> Any:
+    """The first ``size`` bytes of the file (characters of a decoded text)."""
+    if path is not None:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    if isinstance(source, (bytes, bytearray, memoryview, str)):
+        return source[:size] if isinstance(source, str) else bytes(source[:size])
+    pos = source.tell()
+    source.seek(0)
+    prefix = source.read(size)
+    source.seek(pos)
+    return prefix
+
+
+def _too_wide(prefix: Any, budget: ReadBudget) -> DataFormatError:
+    """The error of a first line longer than any header within the limits: more columns
+    than ``PRIVCORE_MAX_COLUMNS`` (its most frequent delimiter counted), or else — the
+    line being longer than that many names can be — a column name that is too long."""
+    as_text = isinstance(prefix, str)
+    counts = {d: prefix.count(d if as_text else d.encode()) for d in _DELIMITERS}
+    delimiter = max(counts, key=lambda d: counts[d])
+    if counts[delimiter] + 1 > budget.max_columns:
+        return DataFormatError(
+            f"The first line has more than {counts[delimiter]:,} columns (it goes on past "
+            f"{len(prefix):,} {'characters' if as_text else 'bytes'}); this installation "
+            f"accepts at most {budget.max_columns} (PRIVCORE_MAX_COLUMNS).",
+            code="data.too_many_columns",
+            more_than=counts[delimiter],
+            limit=budget.max_columns,
+        )
+    fields = prefix.split(delimiter if as_text else delimiter.encode())
+    longest = max(range(len(fields)), key=lambda i: len(fields[i]))
+    return DataFormatError(
+        f"The name of column {longest + 1} is longer than {MAX_COLUMN_NAME_CHARS:,} "
+        "characters, which no column name may be. Check that the first line holds the "
+        "column names.",
+        code="data.column_name_too_long",
+        column=longest + 1,
+        limit=MAX_COLUMN_NAME_CHARS,
+    )
 
 
 def _parse_text(
@@ -602,6 +706,9 @@ def _parse_text(
     *,
     reported_encoding: str | None = None,
 ) -> Dataset:
+    # csv's default field limit (131,072 characters) is below a long first line of the
+    # sample: raised only, never lowered (threads)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text_head) + 1))
     lines = [ln for ln in text_head.lstrip("\ufeff").splitlines()[:50]]
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -609,8 +716,12 @@ def _parse_text(
         raise DataFormatError("The file is empty.", code="data.empty_file")
     delimiter = sniff_delimiter(lines)
     header = _header_record(lines, delimiter)
+    if len(header) > budget.max_columns:  # before the names: no made-up duplicates
+        raise budget.too_many_columns(len(header))
     blank_first = _blank_first(header)
-    names = _check_header(header, first_may_be_blank=True)
+    # names written with the formula guard read as they were (then checked: unguarding
+    # cannot make a duplicate pass unseen)
+    names = _check_header([unguard_text(h) for h in header], first_may_be_blank=True)
     # Leading spaces after delimiters ("a, b") are skipped only when the sample has them:
     # the option costs a third of the parse time on large files.
     skip_space = bool(re.search(re.escape(delimiter) + r" \S", "\n".join(lines[1:])))
@@ -626,6 +737,7 @@ def _parse_text(
                 columns=", ".join(text_columns),
             )
         )
+    quoted = _scan_cells(buffer, delimiter, encoding, budget)
     try:
         frame = _read_csv_chunks(
             buffer,
@@ -666,6 +778,8 @@ def _parse_text(
     frame.columns = names
     if frame.empty:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
+    if quoted:  # a quoted cell may hold delimiters and line breaks: measured here
+        _check_cell_text(frame, budget)
     short = _first_short_row(buffer, frame, delimiter, encoding, len(names))
     if short is not None:
         line, found = short
@@ -682,8 +796,8 @@ def _parse_text(
         notes.append(
             Note(
                 "data.unguarded",
-                f"The formula guard (a leading ') was removed from {unguarded:,} "
-                f"{'cell' if unguarded == 1 else 'cells'}.",
+                "The formula guard (a ' before =, +, -, @, tab or CR) was removed from "
+                f"{unguarded:,} {'cell' if unguarded == 1 else 'cells'}.",
                 count=unguarded,
             )
         )
@@ -709,6 +823,118 @@ def _parse_text(
         tuple(notes),
         _unnamed_first(frame, blank_first),
     )
+
+
+#: Bytes of a text file measured at once by :func:`_scan_cells`.
+_SCAN_BYTES = 1 << 23
+
+
+def _scan_cells(buffer: Any, delimiter: str, encoding: str, budget: ReadBudget) -> bool:
+    """Refuse a text file with a cell longer than ``PRIVCORE_MAX_CELL_CHARS``
+    (``data.cell_too_long``, with its line) from its bytes, before it is parsed: one
+    45 MB cell would cost a minute of parsing and profiling.
+
+    Vectorized over chunks of :data:`_SCAN_BYTES`: a run of bytes without a delimiter or
+    a line break lies inside one field; the runs longer than the limit in bytes are
+    decoded and their characters counted (a character takes 1 to 4 bytes). A chunk in
+    which every block of half the limit holds a delimiter or line break has no such run
+    inside it (only one crossing its ends), so most chunks cost three comparisons. A
+    quoted field may hold delimiters and line breaks: True when the file has a quote
+    character — the parsed cells are then measured (:func:`_check_cell_text`). The
+    column names (the first line) have their own limit.
+    """
+    limit = budget.max_cell_chars
+    block = max(1, limit // 2)  # a run longer than the limit covers a whole block
+    seps = (delimiter.encode(), b"\n", b"\r")
+    spans: list[tuple[int, int]] = []  # runs without a delimiter or line break, > limit
+    last, offset, quoted = -1, 0, False
+    header_end: int | None = None
+    with _opened(buffer) as handle:
+        handle.seek(0)
+        while chunk := handle.read(_SCAN_BYTES):
+            if header_end is None:
+                header_end = _first_line_end(chunk) or len(chunk)
+            quoted = quoted or b'"' in chunk
+            if _every_block_broken(chunk, block, seps):
+                # no long run inside the chunk: only the one from the last break before it
+                # to its first break; the one after its last break goes on in the next
+                found = [at for at in (chunk.find(sep) for sep in seps) if at >= 0]
+                breaks = np.array([min(found), max(chunk.rfind(sep) for sep in seps)])
+                bounds = np.array([last - offset, breaks[0]])
+            else:
+                arr = np.frombuffer(chunk, dtype=np.uint8)
+                is_break = arr == seps[0][0]
+                is_break |= arr == 10
+                is_break |= arr == 13
+                breaks = np.flatnonzero(is_break)
+                bounds = np.concatenate(([last - offset], breaks))
+            for at in np.flatnonzero(np.diff(bounds) - 1 > limit):
+                spans.append((offset + int(bounds[at]) + 1, offset + int(bounds[at + 1])))
+            if breaks.size:
+                last = offset + int(breaks[-1])
+            offset += len(chunk)
+            budget.check_time()
+        if offset - last - 1 > limit:
+            spans.append((last + 1, offset))
+        for start, end in spans:
+            if start < (header_end or 0):
+                continue
+            handle.seek(start)
+            chars = _field_chars(handle.read(end - start), encoding)
+            if chars > limit:
+                handle.seek(0)
+                line = 1 + sum(handle.read(min(_SCAN_BYTES, start - at)).count(b"\n")
+                               for at in range(0, start, _SCAN_BYTES))  # fmt: skip
+                handle.seek(0)
+                raise budget.cell_too_long(chars, line=line)
+        handle.seek(0)
+    return quoted
+
+
+def _every_block_broken(chunk: bytes, block: int, seps: tuple[bytes, ...]) -> bool:
+    """Whether every whole block of ``block`` bytes of ``chunk`` (from its start) holds one
+    of ``seps``: found with ``bytes.find``, which stops at the first; blocks of a few bytes
+    (a tiny limit) with numpy. False when the chunk has no whole block and no separator."""
+    if block < 4096:
+        arr = np.frombuffer(chunk, dtype=np.uint8)
+        is_break = np.zeros(len(arr), dtype=bool)
+        for sep in seps:
+            is_break |= arr == sep[0]
+        whole = len(arr) // block * block
+        return bool(is_break.any() and is_break[:whole].reshape(-1, block).any(axis=1).all())
+    if not any(sep in chunk for sep in seps):
+        return False
+    for start in range(0, len(chunk) - block + 1, block):
+        if all(chunk.find(sep, start, start + block) < 0 for sep in seps):
+            return False
+    return True
+
+
+def _field_chars(data: bytes, encoding: str) -> int:
+    """Characters of the field ``data`` (its quotes, if quoted, not counted)."""
+    if encoding.startswith("utf-8"):
+        arr = np.frombuffer(data, dtype=np.uint8)
+        chars = int(np.count_nonzero((arr & 0xC0) != 0x80))  # not continuation bytes
+    else:
+        chars = len(data.decode(encoding, errors="replace"))
+    if len(data) > 1 and data[:1] == b'"' and data[-1:] == b'"':
+        chars -= 2 + (data.count(b'"') - 2) // 2
+    return chars
+
+
+def _check_cell_text(frame: pd.DataFrame, budget: ReadBudget) -> None:
+    """Refuse a table with a text cell longer than ``PRIVCORE_MAX_CELL_CHARS``
+    (``data.cell_too_long``, with its column), measured after reading."""
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype != object and not pd.api.types.is_string_dtype(series.dtype):
+            continue
+        try:
+            longest = series.str.len().max()
+        except AttributeError:  # no text in the column
+            continue
+        if pd.notna(longest) and longest > budget.max_cell_chars:
+            raise budget.cell_too_long(int(longest), column=str(column))
 
 
 def _read_csv_chunks(buffer: Any, budget: ReadBudget, **options: Any) -> pd.DataFrame | None:
@@ -949,7 +1175,8 @@ def _first_short_row(
     # csv's default field limit (131,072 characters) is below what pandas accepts: a long
     # free-text cell would raise _csv.Error here. Raised only, never lowered (threads).
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    for line_no, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    for line_no, row in enumerate(rows, start=1):
         if line_no > 1 and row and len(row) < width:
             return line_no, len(row)
     return None
@@ -982,6 +1209,7 @@ def _read_excel(buffer: Any, budget: ReadBudget) -> tuple[pd.DataFrame, UnnamedC
     frame.columns = names
     if frame.empty:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
+    _check_cell_text(frame, budget)
     frame = _finish_frame(frame, normalize_text=True)
     return frame, _unnamed_first(frame, _blank_first(header))
 
@@ -1021,6 +1249,7 @@ def _read_parquet(buffer: Any, budget: ReadBudget) -> pd.DataFrame:
     frame.columns = [str(c).strip() for c in frame.columns]
     if frame.empty:
         raise DataFormatError("The file has column names but no data rows.", code="data.no_rows")
+    _check_cell_text(frame, budget)
     return _finish_frame(frame.reset_index(drop=True), normalize_text=True)
 
 
@@ -1061,6 +1290,7 @@ def _read_jsonl(source: Any, path: Path | None, head: bytes, budget: ReadBudget)
         raise DataFormatError("The file has no records.", code="data.no_rows")
     _check_header([str(c) for c in frame.columns])
     frame.columns = [str(c).strip() for c in frame.columns]
+    _check_cell_text(frame, budget)
     return _finish_frame(frame, normalize_text=True)
 
 
@@ -1175,6 +1405,7 @@ def text_layout(path: str | Path) -> TextLayout:
     if not head.strip():
         raise DataFormatError("The file is empty.", code="data.empty_file")
     encoding = detect_encoding(head)
+    head = _whole_header(None, path, head, ReadBudget.from_limits(limits()))
     if encoding == "utf-16":
         text_head = head.decode("utf-16", errors="replace")
     else:

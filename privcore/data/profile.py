@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from privcore.data.codes import value_counts
@@ -16,7 +17,8 @@ def column_type(series: pd.Series) -> str:
         return "integer"
     if pd.api.types.is_float_dtype(series.dtype):
         values = series.dropna().to_numpy()
-        return "integer" if (values % 1 == 0).all() else "decimal"
+        with np.errstate(invalid="ignore"):  # inf % 1 is NaN: inf is no whole number
+            return "integer" if (values % 1 == 0).all() else "decimal"
     if _dates_share(series) >= 0.8:
         return "date"
     return "text"

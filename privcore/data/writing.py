@@ -300,3 +300,10 @@ def guard_text(text: str) -> str:
     if re.match(FORMULA_START, text) and not re.fullmatch(PLAIN_NUMBER, text):
         guarded = "'" + guarded
     return guarded
+
+
+def unguard_text(text: str) -> str:
+    """The inverse of :func:`guard_text` on one text (a column name read from a CSV/TSV
+    file): ``unguard_text(guard_text(t)) == t`` for every text."""
+    plain = re.sub(_GUARDED_BREAK, r"\1\2", text)
+    return plain[1:] if re.match(_GUARDED_START, text) else plain

@@ -477,7 +477,12 @@ def analytic_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float)
         else:
             high = middle
     v_star = 0.5 * (low + high)
-    alpha = math.sqrt(1.0 + v_star / 2.0) + sign * math.sqrt(v_star / 2.0)
+    if sign < 0:
+        # √(1 + v/2) − √(v/2), written without the cancellation that makes it 0 at a
+        # tiny ε (v* near 1/ε)
+        alpha = 1.0 / (math.sqrt(1.0 + v_star / 2.0) + math.sqrt(v_star / 2.0))
+    else:
+        alpha = math.sqrt(1.0 + v_star / 2.0) + math.sqrt(v_star / 2.0)
     return alpha * sensitivity / math.sqrt(2.0 * epsilon)
 
 

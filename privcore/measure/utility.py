@@ -251,7 +251,10 @@ def _regression(
     if units is not None:  # coefficients back in the data's units: β_j·u_j/u_target
         # the units are powers of two: scale by exponents (1/u_target may exceed the floats)
         power = np.frexp(units)[1] - 1
-        shift = {"intercept": -power[t], **{c: power[numeric.index(c)] - power[t] for c in predictors}}
+        shift = {
+            "intercept": -power[t],
+            **{c: power[numeric.index(c)] - power[t] for c in predictors},
+        }
 
         def back(name: str, value: float) -> float:
             with np.errstate(over="ignore"):

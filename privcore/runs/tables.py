@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.core.progress import Progress, Stage
+from privcore.core.scaling import unit_of
 from privcore.data import Schema
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.loading import fingerprint
@@ -290,6 +291,15 @@ class _Axis:
     base: float
     hierarchy: Hierarchy | None = None
     leaves: np.ndarray | None = None  # hierarchy: the leaves present in the whole table
+    low: float = 0.0  # numeric: the smallest and largest number, for a range (``base``)
+    high: float = 0.0  # beyond the floats (±1e308: base is inf)
+
+    @property
+    def domain(self) -> Any:
+        """What Mondrian's ``span_domains`` takes: ``base``, or (low, high) of a numeric
+        QI whose range is no float."""
+        numeric = self.kind == "numeric"
+        return (self.low, self.high) if numeric and not np.isfinite(self.base) else self.base
 
 
 def _axes(
@@ -307,8 +317,10 @@ def _axes(
         missing = int(values.isna().any())
         present = values.dropna()
         if pd.api.types.is_numeric_dtype(values.dtype):  # Mondrian reads numbers as numbers
-            span = float(present.max() - present.min()) if len(present) else 0.0
-            axes.append(_Axis(column, "numeric", span))
+            low, high = (float(present.min()), float(present.max())) if len(present) else (0, 0)
+            with np.errstate(over="ignore"):
+                span = float(np.float64(high) - np.float64(low))
+            axes.append(_Axis(column, "numeric", span, low=low, high=high))
         elif column in hierarchies:
             leaves = hierarchies[column].encode(present)
             axes.append(
@@ -356,7 +368,12 @@ def _span_and_cut(axis: _Axis, values: pd.Series, counts: np.ndarray) -> tuple[f
         return span, np.isin(child, children[: best + 1])
     if axis.kind == "numeric":
         numbers = values.to_numpy(dtype=np.float64)
-        span = float(numbers.max() - numbers.min()) / axis.base if axis.base else 0.0
+        if np.isfinite(axis.base):
+            span = float(numbers.max() - numbers.min()) / axis.base if axis.base else 0.0
+        else:  # ±1e308: spans in a unit that holds the whole range
+            unit = unit_of([axis.low, axis.high])
+            whole = axis.high * unit - axis.low * unit
+            span = float(numbers.max() * unit - numbers.min() * unit) / whole
         order = np.argsort(numbers, kind="stable")
     else:
         text = values.astype(str).to_numpy(dtype=object)
@@ -430,7 +447,7 @@ def _mondrian_in_fragments(
     stage = Stage(progress)
     qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     axes = _axes(engine, table, qi, schema.hierarchies, limit)
-    domains = {axis.column: axis.base for axis in axes}
+    domains = {axis.column: axis.domain for axis in axes}
     total = engine.rows(table)
     todo = [table]
     done: list[tuple[Regrouped, pd.DataFrame]] = []

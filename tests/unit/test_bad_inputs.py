@@ -146,7 +146,9 @@ def test_duplicate_header_error_carries_the_columns():
     assert err.params == {"column": "age", "first": 2, "second": 4}
 
 
-def test_huge_field_loads_intact():
+def test_huge_field_loads_intact(monkeypatch):
+    # above the default cell limit (PRIVCORE_MAX_CELL_CHARS, 100,000): raised to read it
+    monkeypatch.setenv("PRIVCORE_MAX_CELL_CHARS", "3000000")
     ds = load(BAD / "huge_field.csv")
     assert ds.frame.shape == (3, 4)
     notes = ds.frame["notes"]
@@ -158,9 +160,10 @@ def test_huge_field_loads_intact():
     assert table.loc["notes", "missing"] == 1
 
 
-def test_huge_field_with_a_short_row_is_still_ragged():
+def test_huge_field_with_a_short_row_is_still_ragged(monkeypatch):
     # The check for short rows re-reads quoted files with the csv module, whose default
     # field limit (131,072 characters) used to raise a raw _csv.Error here.
+    monkeypatch.setenv("PRIVCORE_MAX_CELL_CHARS", "3000000")
     raw = (BAD / "huge_field.csv").read_bytes() + b"47679,33\n"
     err = load_error(raw, filename="huge_field.csv")
     assert err.code == "data.ragged"
@@ -242,7 +245,8 @@ def test_cli_profile_exits_2_with_one_line(capsys, name):
 
 
 @pytest.mark.parametrize("name", LOADING)
-def test_cli_profile_reads_the_loadable_files(capsys, name):
+def test_cli_profile_reads_the_loadable_files(capsys, monkeypatch, name):
+    monkeypatch.setenv("PRIVCORE_MAX_CELL_CHARS", "3000000")  # huge_field.csv's cell
     assert main(argv("profile", BAD / name)) == 0
     captured = capsys.readouterr()
     assert captured.err == ""

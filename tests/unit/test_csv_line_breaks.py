@@ -269,4 +269,26 @@ def test_every_engine_quotes_and_guards_line_breaks(name, tmp_path):
     ]
     back = load(out).frame
     assert back["age"].tolist() == ["30\r-30", "45\r-45", "30\r-30", "47\r-47"]
-    assert back["'=note"].tolist() == frame["=note"].tolist()
+    assert back["=note"].tolist() == frame["=note"].tolist()  # the name unguarded too
+
+
+def test_guarded_column_names_read_back_as_they_were():
+    from privcore.data.loading import load
+    from privcore.data.writing import guard_text, to_csv_bytes, unguard_text
+
+    frame = pd.DataFrame({"=x": ["a"], "'=y": ["b"], "+1": ["c"], "@a": ["=1"], "ok": ["d"]})
+    written = to_csv_bytes(frame)
+    assert written.splitlines()[0] == b"'=x,''=y,+1,'@a,ok"  # +1 is a plain number
+    read = load(written, filename="t.csv").frame
+    assert list(read.columns) == ["=x", "'=y", "+1", "@a", "ok"]
+    for text in ("=x", "'=x", "''=x", "a\n=b", "-2", "x", "'x", "\t=1"):
+        assert unguard_text(guard_text(text)) == text
+
+
+def test_a_name_that_unguards_to_a_duplicate_is_refused():
+    from privcore.data.loading import load
+    from privcore.errors import DataFormatError
+
+    with pytest.raises(DataFormatError) as caught:
+        load(b"'=x,=x\n1,2\n", filename="t.csv")
+    assert caught.value.code == "data.duplicate_column"

@@ -85,7 +85,8 @@ def test_save_guards_csv_and_tsv_and_privcore_reads_them_back(tmp_path):
         assert rows == [["note", "amount"], ["'" + HYPERLINK, "-1"], ["-2", "2"], ["ok", "-3"]]
         dataset = load(tmp_path / name)
         pd.testing.assert_frame_equal(dataset.frame, frame, check_dtype=False)
-        assert "The formula guard (a leading ') was removed from 1 cell." in dataset.notes
+        note = "The formula guard (a ' before =, +, -, @, tab or CR) was removed from 1 cell."
+        assert note in dataset.notes
     unguarded = save(frame, tmp_path / "raw.csv", formula_guard=False)
     assert unguarded.guarded_cells == 0
     assert HYPERLINK.replace('"', '""') in (tmp_path / "raw.csv").read_text("utf-8")
@@ -162,8 +163,9 @@ def test_cli_release_is_guarded_and_says_so_once(formula_table, tmp_path, capsys
     assert _anonymize(formula_table, out, "--report", str(report)) == 0
     err = capsys.readouterr().err
     assert err == (
-        "10 cells starting with =, +, -, @, tab or CR were prefixed with ' (formula guard; "
-        "--no-formula-guard writes them as they are)\n"
+        "10 cells starting with =, +, -, @, tab or CR, or with one of them after a line "
+        "break, were guarded with ' (formula guard; --no-formula-guard writes them as they "
+        "are)\n"
     )
     written = pd.read_csv(out, dtype=str)
     assert (written["note"] == "'" + HYPERLINK).sum() == 10

@@ -213,7 +213,13 @@ def test_a_task_over_its_data_goes_to_a_worker(monkeypatch):
     assert sent == []
 
 
-def test_cancel_kills_the_worker(monkeypatch, table):
+class _PageStopped(BaseException):
+    """What Streamlit raises at a progress report when Cancel is pressed, the page is
+    rerun, or the visitor's session ends (its StopException is a BaseException)."""
+
+
+@pytest.mark.parametrize("stop", [CancelledError, _PageStopped])
+def test_cancel_kills_the_worker(monkeypatch, table, stop):
     monkeypatch.setenv("PRIVCORE_WORKERS", "1")
     monkeypatch.setattr(workers, "BEAT_S", 0.05)
     made = []
@@ -229,10 +235,10 @@ def test_cancel_kills_the_worker(monkeypatch, table):
     def progress(fraction, message):
         calls.append(message)
         if len(calls) >= 2:
-            raise CancelledError("stopped")
+            raise stop("stopped")
 
     request = DpAccuracyRequest(query="count", draws=100_000, grid=(0.5,) * 12)
-    with pytest.raises(CancelledError):
+    with pytest.raises(stop):
         compute(request, Inputs(original=table), progress, worker=True)
     assert made and all(not w.alive() for w in made)  # killed: its memory is freed
 
