@@ -128,20 +128,32 @@ def _attack(request: Any, inputs: Any) -> Cost:
     )
 
 
+def _cells(request: Any, frame: Any, most: int) -> int:
+    """A histogram's cells, at most ``most``: above it the query refuses the histogram
+    itself, before drawing, in words that name its own limit."""
+    if request.query != "histogram":
+        return 1
+    return min(histogram_cells(frame, request.columns), most)
+
+
 def _dp_query(request: Any, inputs: Any) -> Cost:
+    from privcore.dp.queries import MAX_HISTOGRAM_CELLS
+
     rows, columns = _table_size(inputs)
     frame = inputs.original.frame if rows else None
-    cells = histogram_cells(frame, request.columns) if request.query == "histogram" else 1
+    cells = _cells(request, frame, MAX_HISTOGRAM_CELLS)
     # answers, the noise drawn and two interval ends for every draw of every cell
     drawn = request.draws * cells * 5
-    lower = ("draws", "histogram_columns")
+    lower = ("draws", "histogram_columns") if request.draws > 1 else ("histogram_columns",)
     return _cost(request.kind, rows * 2 + drawn, rows * columns + drawn, lower, "this DP query")
 
 
 def _dp_accuracy(request: Any, inputs: Any) -> Cost:
+    from privcore.dp.accuracy import MAX_CELLS
+
     rows, columns = _table_size(inputs)
     frame = inputs.original.frame if rows else None
-    cells = histogram_cells(frame, request.columns) if request.query == "histogram" else 1
+    cells = _cells(request, frame, MAX_CELLS)
     per_epsilon = request.draws * cells * 5  # one ε's draws at a time
     lower = ("histogram_columns",)
     work = rows * columns + per_epsilon * len(request.grid)

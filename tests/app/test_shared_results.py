@@ -142,8 +142,12 @@ def test_with_workers_on_a_pages_run_is_computed_in_a_worker_process(monkeypatch
     assert measured.result.to_dict()["k"] >= 1 and measured.run_id is not None
 
 
-def test_alone_a_visitors_run_is_computed_in_place(monkeypatch):
+def test_alone_a_light_run_is_computed_in_place_and_a_heavy_one_in_a_worker(monkeypatch):
+    """A visitor alone waits less for light work done in place; a heavy run (a search)
+    goes to a worker all the same, so that Cancel or the end of the session kills it and
+    frees its memory at once."""
     from privcore.core import workers
+    from privcore.runs import DinnerRequest, Inputs, compute
     from ui import shared as shared_module
 
     monkeypatch.setenv("PRIVCORE_WORKERS", "1")
@@ -152,9 +156,13 @@ def test_alone_a_visitors_run_is_computed_in_place(monkeypatch):
     assert not shared_module.other_pages_running()  # this test runs no page right now
     assert not workers.wanted(10**6)
     calls = []
-    monkeypatch.setattr(workers, "call_in_worker", lambda *a, **k: calls.append(a))
-    visitor()
+    monkeypatch.setattr(
+        workers, "call_in_worker", lambda fn, *a, **k: calls.append(a[0].__name__) or fn(*a, **k)
+    )
+    compute(DinnerRequest(seed=1), Inputs(), worker=None)
     assert calls == []
+    visitor()
+    assert calls == ["_anonymize"]
 
 
 def test_every_page_run_through_a_worker_gives_the_figures_computed_in_place(monkeypatch):
@@ -193,12 +201,12 @@ def test_every_page_run_through_a_worker_gives_the_figures_computed_in_place(mon
     real = workers.call_in_worker
 
     def counted(fn, *args, **kwargs):
-        calls.append(args[0].__name__)
+        calls.append(args[0].__name__ if args else fn.func.__name__)  # a runner, or a task
         return real(fn, *args, **kwargs)
 
     monkeypatch.setattr(workers, "call_in_worker", counted)
     there = visit()
-    assert calls == ["_anonymize", "_measure", "_attack", "_report"]
+    assert calls == ["_anonymize", "_measure", "roll_task", "_attack", "_report"]
     assert there[0].equals(here[0])
     for mine, theirs in zip(here[1:3], there[1:3], strict=True):
         mine.pop("seconds", None), theirs.pop("seconds", None)

@@ -272,3 +272,19 @@ def test_accuracy_of_a_large_histogram_is_refused_before_drawing(monkeypatch):
 def test_accuracy_grid_is_checked():
     with pytest.raises(ParameterError):
         DpAccuracyRequest(query="count", grid=(1.0, -1.0))
+
+
+def test_a_histogram_too_large_for_the_query_is_refused_in_the_querys_words(monkeypatch):
+    """Above the query's own cell limit the estimate defers to the query, whose words
+    name that limit (and no draw is asked to be lowered when there is one)."""
+    monkeypatch.setenv("PRIVCORE_MAX_RUN_MB", "256")
+    frame = pd.DataFrame({c: np.arange(2_000) for c in "ab"})  # 4·10⁶ cells
+    request = DpQueryRequest(query="histogram", columns=("a", "b"))
+    assert costs.estimate(request, Inputs(original=dataset(frame))).lower == ("histogram_columns",)
+    with pytest.raises(ParameterError) as caught:
+        compute(request, Inputs(original=dataset(frame)))
+    assert caught.value.code == "dp.histogram_too_large"
+    accuracy = DpAccuracyRequest(query="histogram", columns=("a", "b"))
+    with pytest.raises(ParameterError) as caught:
+        compute(accuracy, Inputs(original=dataset(frame)))
+    assert caught.value.code == "dp.histogram_too_large"
