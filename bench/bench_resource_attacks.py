@@ -160,8 +160,8 @@ class Server:
         """MB resident: the server and every process under it (its workers)."""
         return tree_rss_kb(self.proc.pid) / 1024
 
-    def workers(self) -> int:
-        """How many processes run under the server (its workers)."""
+    def _children(self) -> list[int]:
+        """The processes under the server (its workers), all generations."""
         parents: dict[int, int] = {}
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
@@ -170,13 +170,33 @@ class Server:
                 except OSError:
                     continue
                 parents[int(entry.name)] = int(stat[1])
-        count, todo = 0, [self.proc.pid]
+        found, todo = [], [self.proc.pid]
         while todo:
             pid = todo.pop()
             children = [c for c, parent in parents.items() if parent == pid]
-            count += len(children)
+            found += children
             todo.extend(children)
-        return count
+        return found
+
+    def workers(self) -> int:
+        """How many processes run under the server (its workers)."""
+        return len(self._children())
+
+    def breakdown(self) -> str:
+        """The memory in words: the server process's, then each worker's."""
+
+        def mb(pid: int) -> float:
+            try:
+                with open(f"/proc/{pid}/status") as fh:
+                    line = next(x for x in fh if x.startswith("VmRSS"))
+                return int(line.split()[1]) / 1024
+            except (OSError, StopIteration):
+                return 0.0
+
+        workers = [mb(pid) for pid in self._children()]
+        return f"server {mb(self.proc.pid):,.0f} MB + workers " + (
+            " + ".join(f"{w:,.0f}" for w in workers) if workers else "none"
+        )
 
     def _sample(self) -> None:
         while not self._stop.is_set() and self.proc.poll() is None:
@@ -847,6 +867,21 @@ def _background(a: Attacker) -> None:
     _idle(a.page)
 
 
+def _two_releases(a: Attacker) -> None:
+    """A second release whose rows differ from the first's (the page refuses two
+    releases with the same rows: the spec's replay is the optimal release again)."""
+    a.tab("at.tab_two")
+    box = a.page.locator(_css("at_second")).get_by_role("combobox").first
+    box.click()
+    box.fill("")
+    names = a.page.get_by_role("option").all_inner_texts()
+    box.press("Escape")
+    for name in names:
+        if not a.button("at_two").is_disabled():
+            return
+        a.choose("at_second", re.compile(f"^{re.escape(name.strip())}$"))
+
+
 def _local_tables(a: Attacker) -> None:
     a.expand("lt.open_title")
     if a.page.get_by_text(_en("lt.disabled")).count():
@@ -906,7 +941,7 @@ REPLAYS: dict[str, Replay] = {
         "attack", lambda a: a.tab("at.tab_ordering"), ("data", "roll"), "the optimal release"
     ),
     "at_two": Replay(
-        "attack", lambda a: a.tab("at.tab_two"), ("data", "roll", "second"), "optimal vs Mondrian"
+        "attack", _two_releases, ("data", "roll", "second"), "two releases whose rows differ"
     ),
     "dp_release_run": Replay(
         "dp",
@@ -1062,6 +1097,7 @@ def replay_all(browser, server: Server, files: Files, keys: list[str], run_for: 
         raise RuntimeError("the bystander could not open its pages") from bystander.error
     return {
         "rows": rows,
+        "at_end": server.breakdown(),
         "bystander": bystander,
         "started": started,
         "finished": finished,
@@ -1140,7 +1176,9 @@ def _attacks(browser, server: Server, idle_times: dict[str, float]) -> tuple[lis
     return rows, notes, before
 
 
-def _replay_report(server: Server, replayed: dict, idle: list[float], before: float) -> str:
+def _replay_report(
+    server: Server, replayed: dict, idle: list[float], before: tuple[float, str]
+) -> str:
     bystander: Bystander = replayed["bystander"]
     rows = []
     for r in replayed["rows"]:
@@ -1179,8 +1217,10 @@ def _replay_report(server: Server, replayed: dict, idle: list[float], before: fl
     during = bystander.between(replayed["started"], replayed["finished"])
     peak = server.peak_since(replayed["started"], replayed["finished"])
     after = server.settle()
+    after_words = server.breakdown()
     idle_p95, during_p95 = p95(idle), p95(during)
     ratio = during_p95 / idle_p95
+    before, before_words = before
     drift = (after - before) / before
     by_page = {}
     for _, name, seconds in bystander.log:
@@ -1196,7 +1236,9 @@ def _replay_report(server: Server, replayed: dict, idle: list[float], before: fl
         + ("**met** (≤ 2×)" if ratio <= 2 else "**missed** (> 2×)"),
         f"- memory once every attacker tab is closed and the sessions are dropped: {after:,.0f} MB "
         f"against {before:,.0f} MB before the replay ({drift:+.1%}) — "
-        + ("**met** (within 10 %)" if abs(drift) <= 0.10 else "**missed** (more than 10 %)"),
+        + ("**met** (within 10 %)" if abs(drift) <= 0.10 else "**missed** (more than 10 %)")
+        + f"; before: {before_words}; at the replay's end: {replayed['at_end']}; "
+        f"after: {after_words}",
         f"- memory {AFTER_S:.0f} s after each Cancel or tab close, against the memory at the "
         "press: "
         + (
@@ -1256,7 +1298,7 @@ def main(only: list[str] | None = None, attacks: bool = True, run_for: float = R
                     f"p95 of the {len(idle_log)} idle pages {p95([s for *_, s in idle_log]):.2f} s."
                 )
                 if attacks:
-                    rows, notes, before = _attacks(browser, server, idle_times)
+                    rows, notes, _ = _attacks(browser, server, idle_times)
                     sections.append(
                         table(
                             [
@@ -1273,7 +1315,8 @@ def main(only: list[str] | None = None, attacks: bool = True, run_for: float = R
                         + "\n".join(notes)
                     )
                 else:
-                    before = server.settle(extra=5)
+                    server.settle(extra=5)
+                before = (server.rss(), server.breakdown())
                 replayed = replay_all(browser, server, files, keys, run_for)
                 browser.close()
             sections.append(

@@ -84,6 +84,10 @@ def _release_heap() -> None:
     gc.collect()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with contextlib.suppress(Exception):  # Arrow keeps freed buffers in its own pool
+        import pyarrow
+
+        pyarrow.default_memory_pool().release_unused()
 
 
 def housekeeping_pass(previous_sessions: int | None) -> int | None:

@@ -59,6 +59,7 @@ from ui.components import fmt, verdict_card
 from ui.heavy import compute_heavy, heavy_button
 from ui.i18n import current_language, t, t_plain
 from ui.progress import progress_bar
+from ui.shared import shared_compute
 from ui.state import keep, sample
 
 QI = ["ZIP", "Age"]
@@ -719,22 +720,28 @@ def _coin_flips(share: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray
     return truth, reported, float(mechanism.estimate(outputs)[1].item())
 
 
-@st.cache_data(show_spinner=False)
-def _audit(name: str, _progress=None) -> dict[str, Any]:
-    """The certified lower bound of a GRR (ε = 1, d = 10) at n = 200,000 per input
-    (cached: ``_progress``, the bar, is not part of the cache key)."""
-    mechanism = make(name, 1.0, d=10)
-    request = AuditRequest(
-        mechanism=name, epsilon=1.0, domain=10, methods=("lb",), samples=200_000, seed=0
-    )
-    report = compute_heavy(request, Inputs(), _progress)[0]["lb"]
-    return {
-        "verdict": report.verdict,
-        "epsilon_lb": report.epsilon_lb,
-        "claimed": report.epsilon_claimed,
-        "true": mechanism.true_epsilon(),
-        "seconds": report.seconds,
-    }
+def _audit(name: str, progress=None) -> dict[str, Any]:
+    """The certified lower bound of a GRR (ε = 1, d = 10) at n = 200,000 per input, the
+    same for every visitor (seed 0): computed once per server
+    (:func:`ui.shared.shared_compute`; not ``st.cache_data``, which cannot replay the
+    progress bar that the computation reports to)."""
+
+    def work() -> dict[str, Any]:
+        mechanism = make(name, 1.0, d=10)
+        request = AuditRequest(
+            mechanism=name, epsilon=1.0, domain=10, methods=("lb",), samples=200_000, seed=0
+        )
+        report = compute_heavy(request, Inputs(), progress)[0]["lb"]
+        return {
+            "verdict": report.verdict,
+            "epsilon_lb": report.epsilon_lb,
+            "claimed": report.epsilon_claimed,
+            "true": mechanism.true_epsilon(),
+            "seconds": report.seconds,
+        }
+
+    result, _cached = shared_compute(f"learn.l5.audit.{name}", work, progress)
+    return result
 
 
 def lesson_local_dp() -> None:

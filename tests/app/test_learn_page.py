@@ -401,3 +401,16 @@ def test_every_learn_key_used_in_the_code_exists():
         assert f"learn.l{n}.short" in en and f"learn.l{n}.title" in en
     for verdict in ("violation", "consistent", "inconclusive"):
         assert f"learn.l5.verdict_{verdict}" in en
+
+
+def test_lesson_five_audit_for_a_second_visitor_comes_from_the_first():
+    """The audit is the same for everyone: computed once per server, and a second
+    visitor's press shows it too (no error when the kept result is served)."""
+    first = open_learn(5)
+    first.button(key="learn_l5_audit").click().run()
+    no_exceptions(first)
+    second = open_learn(5)
+    second.button(key="learn_l5_audit").click().run()
+    no_exceptions(second)
+    assert not [e.value for e in second.error]
+    assert second.session_state["learn_l5_audits"] == first.session_state["learn_l5_audits"]
