@@ -50,6 +50,7 @@ __all__ = [
     "WorkerError",
     "call_in_worker",
     "enabled",
+    "max_idle_mb",
     "max_workers",
     "min_rows",
     "use_when",
@@ -163,9 +164,31 @@ def _take() -> _Worker:
     return _Worker()
 
 
+def max_idle_mb() -> int:
+    """``PRIVCORE_WORKER_MAX_IDLE_MB`` (default 400): a worker whose resident memory is
+    above this after a job is ended rather than kept idle — a job that imported torch or
+    grew the heap leaves memory that ``malloc_trim`` does not give back (a fresh worker
+    holds about 150 MB)."""
+    raw = os.environ.get("PRIVCORE_WORKER_MAX_IDLE_MB", "").strip()
+    return max(1, int(raw)) if raw.isdigit() else 400
+
+
+def _resident_mb(pid: int) -> float:
+    """The resident memory of process ``pid`` in MB (0 when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
 def _give_back(worker: _Worker) -> None:
     with _idle_lock:
-        if len(_idle) < max_workers():
+        small = _resident_mb(worker.process.pid) <= max_idle_mb()
+        if small and len(_idle) < max_workers():
             _idle.append(worker)
             return
     worker.kill()

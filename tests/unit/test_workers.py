@@ -152,3 +152,27 @@ def test_warm_starts_idle_workers_that_then_serve_jobs(monkeypatch):
     assert result["square"] == 25 and result["pid"] in pids  # an idle one served it
     monkeypatch.delenv("PRIVCORE_WORKERS")
     assert workers.warm() == 0  # off: nothing started
+
+
+def _grow(megabytes: int, *, progress) -> int:
+    """Hold ``megabytes`` of touched memory in the worker (a module-level list keeps it,
+    as an import or a fragmented heap would) and return the pid."""
+    _HELD.append(bytearray(megabytes * 2**20))
+    return os.getpid()
+
+
+_HELD: list = []
+
+
+def test_a_worker_grown_past_the_idle_limit_is_ended_not_kept(monkeypatch):
+    monkeypatch.setenv("PRIVCORE_WORKERS", "1")
+    monkeypatch.setenv("PRIVCORE_MAX_WORKERS", "1")
+    monkeypatch.setenv("PRIVCORE_WORKER_MAX_IDLE_MB", "10000")
+    monkeypatch.setattr(workers, "_idle", [])  # no worker left idle by another test
+    kept = workers.call_in_worker(_grow, 1)
+    assert kept in {w.process.pid for w in workers._idle}  # small: kept for the next job
+    monkeypatch.setenv("PRIVCORE_WORKER_MAX_IDLE_MB", "200")
+    grown = workers.call_in_worker(_grow, 300)
+    assert grown == kept  # the idle worker served it, then grew past 200 MB
+    assert grown not in {w.process.pid for w in workers._idle}
+    assert workers._resident_mb(grown) == 0.0  # ended: its memory is back
