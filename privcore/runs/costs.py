@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from privcore.config import limits
+from privcore.data.codes import n_distinct
 from privcore.errors import ParameterError
 
 __all__ = ["HEAVY_KINDS", "HEAVY_WORK", "Cost", "check", "estimate", "histogram_cells"]
@@ -94,7 +95,8 @@ def histogram_cells(frame: Any, columns: Any) -> int:
     cells = 1
     for column in columns or ():
         if column in getattr(frame, "columns", ()):
-            cells *= max(int(frame[column].nunique(dropna=False)), 1)
+            values = frame[column]
+            cells *= max(n_distinct(values) + int(values.isna().any()), 1)
     return cells
 
 

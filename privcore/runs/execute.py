@@ -638,7 +638,9 @@ def compute(
     from privcore.runs import costs
 
     cost = costs.check(request, inputs)
+    global _started_total
     _started.append(request.kind)
+    _started_total += 1
     if inputs.work is not None and getattr(inputs.work, "shared", False):
         return inputs.work(progress)  # the shared computation holds a slot if it computes
     with heavy_slot(progress, "work") if cost.heavy else contextlib.nullcontext():
@@ -671,9 +673,22 @@ def _picklable(work: Callable[..., Any]) -> bool:
 _started: collections.deque[str] = collections.deque(maxlen=256)
 
 
-def started_runs() -> list[str]:
-    """The kinds of the runs :func:`compute` started in this process, oldest first."""
-    return list(_started)
+_started_total = 0
+
+
+def started_runs(since: int | None = None) -> list[str]:
+    """The kinds of the runs :func:`compute` started in this process, oldest first (the
+    newest 256); ``since``: only those started after :func:`runs_started` said so."""
+    kinds = list(_started)
+    if since is None:
+        return kinds
+    newer = _started_total - since
+    return kinds[len(kinds) - newer :] if newer > 0 else []
+
+
+def runs_started() -> int:
+    """How many runs :func:`compute` has started in this process."""
+    return _started_total
 
 
 def _call_runner(runner: Callable[..., tuple], request: Request, inputs: Inputs, *, progress):

@@ -116,7 +116,7 @@ def reconstruction_task(
     noise = Noise(kind, float(scale))
     perturbed = randomize(values, noise, seed=1)
     result = reconstruct(perturbed, noise, bins=20, lower=0.0, upper=100.0, method=method)
-    truth = np.histogram(values, bins=result.edges)[0] / len(values)
+    truth = np.histogram(values, bins=result.edges)[0] / len(values)  # not rows: simulated
     summary = {
         "tv": total_variation(result.estimate, truth),
         "tv_perturbed": total_variation(result.perturbed, truth),

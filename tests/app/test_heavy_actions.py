@@ -108,10 +108,10 @@ def test_only_the_heavy_path_reaches_the_runner():
 
 def _pressed(at, key: str) -> list[str]:
     """The kinds of the runs that pressing ``key`` started through compute()."""
-    before = len(execute.started_runs())
+    before = execute.runs_started()
     at.button(key=key).click().run()
     no_exceptions(at)
-    return execute.started_runs()[before:]
+    return execute.started_runs(since=before)
 
 
 def _page(page: str, active: str = "hospital"):

@@ -31,7 +31,7 @@ from privcore.runs import (
     run,
     tasks,
 )
-from privcore.runs.execute import started_runs
+from privcore.runs.execute import runs_started, started_runs
 
 
 def dataset(frame: pd.DataFrame) -> Dataset:
@@ -186,9 +186,9 @@ def test_a_shared_result_served_from_the_cache_takes_no_slot(monkeypatch, table)
 
 
 def test_every_run_is_counted_by_compute(table):
-    before = len(started_runs())
+    before = runs_started()
     compute(DpQueryRequest(query="count"), Inputs(original=table))
-    assert started_runs()[before:] == ["dp_query"]
+    assert started_runs(since=before) == ["dp_query"]
 
 
 # --------------------------------------------------------------------------- the worker
@@ -230,6 +230,7 @@ def test_cancel_kills_the_worker(monkeypatch, table, stop):
         made.append(self)
 
     monkeypatch.setattr(workers._Worker, "__init__", spy)
+    monkeypatch.setattr(workers, "_idle", [])  # a fresh worker, not one another test left
     calls = []
 
     def progress(fraction, message):
