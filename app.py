@@ -41,39 +41,56 @@ def _keep_language() -> None:
     st.session_state[LANG_CHOSEN] = st.session_state["lang"]
 
 
-wb = workbench()
+def _choose_dataset() -> None:
+    workbench().active = st.session_state["active_dataset"]
 
-with st.sidebar:
-    st.radio(
-        t("sidebar.language"),
-        options=list(LANGUAGES),
-        format_func=LANGUAGES.get,
-        key="lang",
-        horizontal=True,
-        on_change=_keep_language,
-    )
-    keys = wb.data_keys()
-    if wb.active not in keys:
-        wb.active = keys[0]
-    # The widget mirrors wb.active (a page may change it, e.g. after an upload) and
-    # writes back through its callback.
-    if st.session_state.get("active_dataset") != wb.active:
-        st.session_state["active_dataset"] = wb.active
 
-    def _choose_dataset() -> None:
-        wb.active = st.session_state["active_dataset"]
+def _sidebar():
+    """The sidebar: language, data set; returns the container the data set's status goes
+    to once the page has run. The session's Workbench is only ever a local here: a global
+    of this script would outlive the session (Streamlit keeps the last run's module)."""
+    wb = workbench()
+    with st.sidebar:
+        st.radio(
+            t("sidebar.language"),
+            options=list(LANGUAGES),
+            format_func=LANGUAGES.get,
+            key="lang",
+            horizontal=True,
+            on_change=_keep_language,
+        )
+        keys = wb.data_keys()
+        if wb.active not in keys:
+            wb.active = keys[0]
+        # The widget mirrors wb.active (a page may change it, e.g. after an upload) and
+        # writes back through its callback.
+        if st.session_state.get("active_dataset") != wb.active:
+            st.session_state["active_dataset"] = wb.active
+        st.selectbox(
+            t("sidebar.dataset"),
+            options=keys,
+            format_func=labels(keys, wb.title),
+            help=t("sidebar.dataset_help"),
+            key="active_dataset",
+            on_change=_choose_dataset,
+        )
+        # Filled after the page has run, so it shows what the page changed (an upload, a
+        # confirmed schema) without another rerun.
+        return st.container()
 
-    st.selectbox(
-        t("sidebar.dataset"),
-        options=keys,
-        format_func=labels(keys, wb.title),
-        help=t("sidebar.dataset_help"),
-        key="active_dataset",
-        on_change=_choose_dataset,
-    )
-    # Filled after the page has run, so it shows what the page changed (an upload, a
-    # confirmed schema) without another rerun.
-    dataset_status = st.container()
+
+def _dataset_status(container) -> None:
+    wb = workbench()
+    with container:
+        try:
+            rows, columns = wb.size()
+            st.caption(t("sidebar.dataset_size", rows=f"{rows:,}", columns=columns))
+            st.caption(t("sidebar.schema_ok") if wb.schema() else t("sidebar.schema_missing"))
+        except PrivcoreError as exc:
+            show_error(exc)
+
+
+dataset_status = _sidebar()
 
 pages = [
     st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
@@ -136,10 +153,4 @@ except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback fo
 finally:
     st.session_state[VIA_APP] = False
 
-with dataset_status:
-    try:
-        rows, columns = wb.size()
-        st.caption(t("sidebar.dataset_size", rows=f"{rows:,}", columns=columns))
-        st.caption(t("sidebar.schema_ok") if wb.schema() else t("sidebar.schema_missing"))
-    except PrivcoreError as exc:
-        show_error(exc)
+_dataset_status(dataset_status)

@@ -15,6 +15,7 @@ from ui.shell import require_app
 from ui.state import ShelfRelease, keep, session_owner, workbench
 from ui.workspace import (
     REQUESTED,
+    REVIEW,
     algorithm_title,
     changes,
     describe_release,
@@ -83,9 +84,13 @@ def make_release(values: dict, *, live: bool, slot=None) -> ShelfRelease:
 @st.fragment
 def workspace() -> None:
     """Controls and results rerun on their own when a control changes. A run starts
-    only when asked: the button, a verdict's action, or — with live update on, for an
-    algorithm expected to take about a second at most on this table — a control the
-    user changed. Coming back to the page runs nothing: controls and release are kept."""
+    only when asked: the button, a verdict's action, or — once a release is shown, with
+    live update on, for an algorithm expected to take about a second at most on this
+    table — a control the user changed. Before the first release a changed control runs
+    nothing; after it, a change that is not run live leaves the release shown, marked
+    as made with other parameters. Coming back to the page runs nothing: controls and
+    release are kept. A release made for a verdict's "Try …" action becomes the one
+    the Privacy level, Attack and Report pages assess."""
     left, right = layout.controls_and_results()
     # below the controls and results, filled last (also after an early return): a
     # release made by this run is counted and listed at once
@@ -120,7 +125,8 @@ def workspace() -> None:
             bar_slot = st.empty()
             if cancel:
                 st.session_state[CANCELLED] = signature
-            wanted = clicked or requested or (live and quick and changed)
+            # live updates follow a release on screen, never start the first one
+            wanted = clicked or requested or (live and quick and changed and current is not None)
             if st.session_state.get(CANCELLED) == signature and not (clicked or requested):
                 st.warning(t("an.cancelled"), icon=":material/cancel:")
                 wanted = False
@@ -136,6 +142,9 @@ def workspace() -> None:
                     current = make_release(values, live=live_step, slot=bar_slot)
                 except PrivcoreError as exc:  # recorded by the run; shown while the controls stand
                     failed[scope] = (signature, exc)
+                else:
+                    if requested == REVIEW:  # "Try …": what the assessing pages assess
+                        wb.under_review[scope] = current.id
             refused = failed.get(scope)
             if refused is not None and refused[0] == signature:
                 show_error(refused[1])

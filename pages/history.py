@@ -15,7 +15,7 @@ from ui.errors import guard, show_error
 from ui.i18n import current_language, labels, t
 from ui.report_html import render_html
 from ui.shell import require_app
-from ui.state import keep, session_owner
+from ui.state import keep, session_owner, workbench
 from ui.words import dataset_name
 
 require_app()
@@ -72,11 +72,13 @@ columns = [
     "status",
     "cached",
     "dataset_name",
+    "release",
     "dataset_rows",
     "duration_s",
 ]
 # one flag per listed run (at most a page of them), read from its results
 runs["cached"] = runs["results"].map(served_from_cache).astype(bool)
+runs["release"] = view.release_names(runs["params"])
 table = runs[columns]
 shown = view.run_list(table, current_language())  # kind, page and status in words
 st.caption(t("history.count", n=len(runs), path=str(history.history_path())))
@@ -96,6 +98,9 @@ event = st.dataframe(
             t("history.col_cached"), help=t("history.col_cached_help")
         ),
         "dataset_name": st.column_config.TextColumn(t("history.col_dataset")),
+        "release": st.column_config.TextColumn(
+            t("history.col_release"), help=t("history.col_release_help")
+        ),
         "dataset_rows": st.column_config.NumberColumn(t("history.col_rows")),
         "duration_s": st.column_config.NumberColumn(t("history.col_duration"), format="%.3f s"),
     },
@@ -125,6 +130,9 @@ if not selected:
     st.caption(t("history.select_hint"))
     st.stop()
 
+# the run that made each release of this session's shelf, by the release's fingerprint
+made_by = {r.fingerprint: r.run_id for r in workbench().shelf if r.run_id is not None}
+
 tab_details, tab_compare = st.tabs([t("history.tab_details"), t("history.tab_compare")])
 with tab_details:
     for run_id in selected:
@@ -135,10 +143,18 @@ with tab_details:
             with st.container(border=True):
                 st.markdown(view.header(run))
                 st.caption(
-                    f"{run['started_at']} · "
+                    f"{t('history.started_utc', time=history.display_time(run['started_at']))} · "
                     f"{escape_md(dataset_name(run.get('dataset_name'), current_language()))} · "
                     f"sha256 {str(run.get('dataset_sha256') or '—')[:16]}…"
                 )
+                found = history.assessed_release(run)
+                line = view.release_line(
+                    run,
+                    current_language(),
+                    made_by=made_by.get((found or {}).get("sha256")),
+                )
+                if line is not None:
+                    st.markdown(escape_md(line))
                 if served_from_cache(run.get("results")):
                     st.caption(t("history.cached_note"))
                 view.show_details(run)

@@ -9,8 +9,16 @@ from the k/l/t checks, as ARX does (SPEC §2).
 
 Rows whose QIs are ALL ``*`` — the top-level group G — look the same in a file whether
 an algorithm suppressed them or generalized them to the top of every hierarchy, and an
-attacker cannot tell them apart. :func:`release_classes` decides what G is, by one rule
-used by the anonymization report, the measurement of a release and the pages:
+attacker cannot tell them apart. A release made here knows which: a suppressed row is a
+row the method blanked in every QI (SPEC §13), whatever its rows would be as one class
+— counted, left out of the classes and charged against the suppression limit — and a
+row at ``*`` because its values were generalized to the top is a class. Every release
+made here is read so (:func:`release_classes` with ``blanked``, the rows the algorithm
+blanked: the anonymization report, and the measurement, report and attack pages of such
+a release), and its count is the one figure of suppressed rows on every page.
+
+A table read from a file does not say which rows were blanked. :func:`release_classes`
+then reads G by one rule:
 
 - G, taken as one equivalence class, satisfies every requested privacy model (k, l in
   its form, t in its distance): G is a real class (the lattice top) — counted in the
@@ -27,7 +35,8 @@ declared capabilities decide the cheap cases without building a partition: G sma
 than the minimal class size a model implies fails it, and a model decided by size alone
 (k-anonymity) needs nothing but |G|.
 :func:`equivalence_classes` keeps the older reading — every all-``*`` row set aside as
-suppressed — for the attack simulators, which treat those rows as one group apart.
+suppressed, or the blanked ones of a release made here — for the attack simulators,
+which treat those rows as one group apart.
 
 Sensitive attributes are factorized once per table (:class:`SensitiveAttribute`) and
 shared by all the partitions an algorithm tries; per-class value counts come from one
@@ -87,7 +96,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -105,7 +114,7 @@ from privcore.data.codes import (
     value_counts,
 )
 from privcore.data.hierarchy import Hierarchy
-from privcore.errors import RoleError
+from privcore.errors import ParameterError, RoleError
 
 __all__ = [
     "SUPPRESSED",
@@ -116,6 +125,7 @@ __all__ = [
     "TableCodes",
     "ValueCounts",
     "bin_counts",
+    "checked_blanked",
     "classes_from_codes",
     "code_counts",
     "code_dtype",
@@ -138,6 +148,7 @@ __all__ = [
     "reduce_runs",
     "release_classes",
     "sensitive_attributes",
+    "suppressed_rows",
     "top_rows",
     "value_codes",
     "value_counts",
@@ -548,16 +559,15 @@ def top_rows(
     if classes is None:
         _, factorized, _ = _prepared(frame, qi, (), None, codes)
         return _is_suppressed(factorized)
-    if classes.n_suppressed:
-        return classes.suppressed.copy()
+    top = classes.suppressed.copy()  # suppressed rows show '*' in every QI
     starred = np.ones(classes.n_classes, dtype=bool)  # per class: its QIs are all '*'
     for column in qi:
         cells = np.asarray(frame[column].iloc[classes.first_row], dtype=object)
         starred &= cells == SUPPRESSED
-    top = np.flatnonzero(starred)
-    if not len(top):
-        return np.zeros(len(classes.ids), dtype=bool)
-    return classes.ids == top[0]
+    at_top = np.flatnonzero(starred)
+    if len(at_top):
+        top |= classes.ids == at_top[0]
+    return top
 
 
 class ClassConstraint(Protocol):
@@ -637,9 +647,16 @@ def release_classes(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     codes: TableCodes | None = None,
     weights: np.ndarray | None = None,
+    blanked: np.ndarray | None = None,
 ) -> EquivalenceClasses:
     """Equivalence classes of a released table, the rows whose QIs are all ``*`` read
     by the rule of this module's docstring.
+
+    ``blanked`` (a boolean per row, or None): the rows the method that made the release
+    blanked. Given, the suppressed rows are exactly the blanked rows whose QIs are all
+    ``*`` (:func:`suppressed_rows`), and every other row — one generalized to the top
+    included — is in a class. Without it (a table read from a file), G is read as
+    follows.
 
     Those rows form one group G. G is a real class (the lattice top) when, taken as one
     equivalence class, it meets every model of ``models`` — always when ``models`` is
@@ -659,7 +676,9 @@ def release_classes(
         sensitive = {n: replace(a, weights=weights) for n, a in sensitive.items()}
     top = _is_suppressed(factorized)
     suppressed = None
-    if top.any():
+    if blanked is not None:
+        suppressed = top & checked_blanked(blanked, len(top))
+    elif top.any():
         rows = np.flatnonzero(top)
         if not passes_as_one_class(
             list(models),
@@ -677,6 +696,31 @@ def release_classes(
         sensitive=sensitive,
         weights=weights,
     )
+
+
+def checked_blanked(blanked: Any, n_rows: int) -> np.ndarray:
+    """``blanked`` as a boolean per row of a table of ``n_rows`` rows, or a
+    :class:`~privcore.errors.ParameterError` ``release.bad_blanked``."""
+    array = np.asarray(blanked)
+    if array.shape != (n_rows,) or array.dtype != bool:
+        raise ParameterError(
+            f"The rows a method blanked must be one true/false value per released row "
+            f"({n_rows}), got {array.dtype} of shape {array.shape}.",
+            code="release.bad_blanked",
+            rows=n_rows,
+        )
+    return array
+
+
+def suppressed_rows(
+    frame: pd.DataFrame, qi: Sequence[str], blanked: np.ndarray | None = None
+) -> np.ndarray:
+    """The suppressed rows of a release (module docstring), as a boolean per row: the
+    rows whose QIs are all ``*`` and, when ``blanked`` is given (the rows the method
+    blanked), among them. Without ``blanked`` every row at ``*`` in every QI — the
+    reading of the attack simulators, which cannot tell how a row came to be ``*``."""
+    top = top_rows(frame, qi)
+    return top if blanked is None else top & checked_blanked(blanked, len(top))
 
 
 def classes_from_codes(
@@ -732,21 +776,25 @@ def equivalence_classes(
     sensitive: Sequence[str] | Mapping[str, SensitiveAttribute] = (),
     *,
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    blanked: np.ndarray | None = None,
 ) -> EquivalenceClasses:
     """Equivalence classes of ``frame`` over the columns ``qi``.
 
     ``sensitive`` names the sensitive columns (or passes them already factorized);
     ``hierarchies`` gives sensitive attributes their hierarchy for the hierarchical
     t-closeness distance. Rows whose QIs are all ``*`` are set aside as suppressed,
-    whatever they are; a release's classes, where those rows may be a real class, come
-    from :func:`release_classes`.
+    whatever they are — unless ``blanked`` (the rows the method that made the release
+    blanked, a boolean per row) says which of them are: then only those
+    (:func:`suppressed_rows`). A release's classes under the models, where those rows
+    may be a real class, come from :func:`release_classes`.
     """
     qi, factorized, sensitive = _prepared(frame, qi, sensitive, hierarchies)
     codes = [c for c, _ in factorized]
     cards = [len(u) for _, u in factorized]
-    return classes_from_codes(
-        codes, cards, qi=qi, suppressed=_is_suppressed(factorized), sensitive=sensitive
-    )
+    top = _is_suppressed(factorized)
+    if blanked is not None:
+        top &= checked_blanked(blanked, len(top))
+    return classes_from_codes(codes, cards, qi=qi, suppressed=top, sensitive=sensitive)
 
 
 def _prepared(

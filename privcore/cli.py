@@ -57,11 +57,60 @@ EXIT_VERDICT = 1
 EXIT_BAD_INPUT = 2
 
 
+#: A value that starts like a negative number: ``-70,30``, ``-1e-3``, ``-.5``, ``-inf``,
+#: ``-nan``. No option of this command line starts so (every one is ``--`` and a letter).
+_NEGATIVE_VALUE = re.compile(r"-(?:\.?\d|inf|nan)", re.IGNORECASE)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits with 2 and one line, like every other input error."""
+    """argparse that exits with 2 and one line, like every other input error, and reads
+    a value that starts with a minus sign as the value of the option before it."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {terminal_safe(message, one_line=True)}\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        given = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args(self._join_negative_values(given), namespace)
+
+    def _join_negative_values(self, args: list[str]) -> list[str]:
+        """``--clamp -70,30`` as ``--clamp=-70,30``. argparse takes a word that starts
+        with ``-`` for an option unless it is a plain negative number (``-3``, ``-0.5``),
+        so ``-70,30`` or ``-1e-3`` after an option that takes a value would be refused
+        ("expected one argument"); joined to its option, it is that option's value. Only
+        this parser's options that take one value (or an unambiguous abbreviation of
+        one) are joined, and nothing after ``--``. Each subcommand's parser joins its
+        own options."""
+        out: list[str] = []
+        index = 0
+        while index < len(args):
+            word = args[index]
+            if word == "--":
+                out.extend(args[index:])
+                break
+            value = args[index + 1] if index + 1 < len(args) else None
+            if value is not None and _NEGATIVE_VALUE.match(value) and self._takes_one_value(word):
+                out.append(f"{word}={value}")
+                index += 2
+                continue
+            out.append(word)
+            index += 1
+        return out
+
+    def _takes_one_value(self, word: str) -> bool:
+        """Is ``word`` an option of this parser that takes exactly one value?"""
+        if not word.startswith("--") or "=" in word:
+            return False
+        actions = self._option_string_actions
+        if word in actions:
+            chosen = {actions[word]}
+        elif self.allow_abbrev:
+            chosen = {action for name, action in actions.items() if name.startswith(word)}
+        else:
+            chosen = set()
+        return len(chosen) == 1 and next(iter(chosen)).nargs is None
 
 
 # Terminal escape sequences: CSI (colours, cursor), OSC (window title, links; ended by
@@ -468,7 +517,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     report["engine"] = {
         "name": "pandas",
         "rows_written": report["rows"],
-        "written_satisfied": bool(outcome.result.satisfied),
+        "written_satisfied": bool(outcome.result.measurement.models.satisfied),
         "written_k": report["k"],
     }
     _emit(report, args.json, _release_lines(request.algorithm, report, args, outcome))
@@ -1134,9 +1183,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             }
             for r in runs
         ]
+        # newest first (history.list_runs decides the order); the start in UTC, to the
+        # second (the JSON keeps the recorded ISO 8601 time)
         lines = [
-            f"#{r['id']:<5} {r['started_at']}  {r['kind']:<10} {r['status']:<9} "
-            f"{r['dataset_name'] or '-'}"
+            f"#{r['id']:<5} {history.display_time(r['started_at'])} UTC  {r['kind']:<10} "
+            f"{r['status']:<9} {r['dataset_name'] or '-'}"
             for r in slim
         ] or ["(no runs)"]
         lost = [str(p) for p in history.set_aside_files()]

@@ -211,8 +211,14 @@ def match_roll(
     progress: Progress | None = None,
     weights: np.ndarray | None = None,
     counts: np.ndarray | None = None,
+    blanked: np.ndarray | None = None,
 ) -> Matches:
     """Match every person of ``roll`` to the equivalence classes of ``release``.
+
+    ``blanked`` (a boolean per release row, or None): the rows the method that made the
+    release blanked — then only those of the rows at ``*`` in every QI are suppressed,
+    and rows generalized to ``*`` are a class that every person matches
+    (:func:`~privcore.classes.equivalence_classes`).
 
     ``release`` and ``roll`` both hold the QI columns ``qi`` (released cells, original
     values); ``hierarchies`` gives QIs their hierarchy, whose labels then mean what the
@@ -243,7 +249,7 @@ def match_roll(
         )
     hierarchies = hierarchies or {}
     _report(progress, 0.0, "Linkage: reading the release")
-    classes = equivalence_classes(release, qi)
+    classes = equivalence_classes(release, qi, blanked=blanked)
     if weights is not None:
         classes = weighted_classes(classes, weights)
     n_classes = classes.n_classes

@@ -31,7 +31,13 @@ from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS, OPTIONS
 from ui import risk_utility
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
-from ui.components import escape_md, explained_metric, verdict_row
+from ui.components import (
+    escape_md,
+    explained_metric,
+    loss_headline_metric,
+    loss_name,
+    verdict_row,
+)
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.heavy import cancel_pressed, heavy_button, run_heavy
 from ui.i18n import current_language, labels, t, t_plain
@@ -513,7 +519,7 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
     c1, c2, c3, c4, c5, c6 = st.columns(6)
     explained_metric(c1, t("pl.k_achieved"), k_achieved, "explain.k")
     explained_metric(c2, t("an.suppressed"), release.n_suppressed, "explain.suppressed", 0)
-    explained_metric(c3, "GCP", release.loss.get("gcp", release.loss.get("ncp")), "explain.gcp")
+    loss_headline_metric(c3, release.loss_headline)
     explained_metric(c4, "PL", measured["pl"]["all"], "explain.pl")
     explained_metric(c5, "UL", measured["ul"], "explain.ul")
     real = measured["real_records"]
@@ -1365,7 +1371,8 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
                 "satisfied": out["satisfied"],
                 "suppressed": out["suppressed_rows"],
                 "classes": out["classes"],
-                "GCP": out["loss"].get("gcp", out["loss"].get("ncp")),
+                "loss_name": loss_name(out["loss_headline"]["name"]),
+                "loss": out["loss_headline"]["value"],
                 "discernibility": out["loss"].get("discernibility"),
                 "precision": out["loss"].get("precision"),
                 "PL": out["pl"],
@@ -1388,6 +1395,7 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
     st.dataframe(
         table,
         hide_index=True,
+        height=38 * (len(table) + 1) + 3,  # every compared algorithm on screen
         column_config={
             "changed": st.column_config.NumberColumn(
                 t_plain("an.ru.x"), help=t_plain("an.ru.x_help"), format="percent"
@@ -1409,7 +1417,10 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
                     "error",
                 )
             },
-            "GCP": st.column_config.NumberColumn(format="%.4f"),
+            "loss_name": st.column_config.Column(t_plain("an.cmp.loss_name")),
+            "loss": st.column_config.NumberColumn(
+                t_plain("an.cmp.loss"), help=t_plain("an.cmp.loss_help"), format="%.4f"
+            ),
             "PL": st.column_config.NumberColumn(format="%.3f"),
             "UL": st.column_config.NumberColumn(format="%.3f"),
             "precision": st.column_config.NumberColumn(t_plain("an.cmp.precision"), format="%.3f"),

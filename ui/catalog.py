@@ -17,6 +17,7 @@ with what would fix it, every condition, check and note — so that the page
 from __future__ import annotations
 
 import json
+import math
 import re
 import string
 from collections.abc import Mapping, Sequence
@@ -43,6 +44,7 @@ __all__ = [
     "report_lines",
     "text",
     "texts_of",
+    "yes_no",
 ]
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
@@ -127,25 +129,69 @@ def check_language(lang: str) -> str:
 
 # --------------------------------------------------------------------------- numbers
 
+#: At or above this magnitude a figure is written with an exponent (1.23e+15).
+EXPONENT_FROM = 1e15
 
-def short(value: Any) -> str:
-    """A figure in a sentence: whole numbers as they are, others to 3 significant digits."""
+
+def yes_no(value: Any, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A yes/no answer in words ("yes", "是"); "—" for None."""
+    if value is None:
+        return "—"
+    return text("words.yes" if value else "words.no", lang)
+
+
+def _positional(number: float, digits: int) -> str:
+    """``number`` to ``digits`` significant digits, in positional notation (never an
+    exponent below :data:`EXPONENT_FROM`), thousands separated, trailing zeros dropped:
+    0.0001234 → "0.0001234", 0.74251 → "0.7425", 12345.6 → "12,346"."""
+    if not math.isfinite(number):
+        return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
+    if abs(number) >= EXPONENT_FROM:
+        return f"{number:.{digits}g}"
+    if abs(number) >= 10 ** (digits - 1):
+        return f"{number:,.0f}"
+    rounded = float(f"{number:.{digits}g}")
+    if rounded == 0:
+        return "0"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(rounded))), 0)
+    shown = f"{rounded:,.{decimals}f}"
+    return shown.rstrip("0").rstrip(".") if "." in shown else shown
+
+
+def _whole(value: Any) -> int | None:
+    """``value`` as a whole number when it is one (an int, a whole float below
+    :data:`EXPONENT_FROM`), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (hasattr(value, "dtype") and value.dtype.kind in "iu"):
+        return int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < EXPONENT_FROM:
+        return int(value)
+    return None
+
+
+def short(value: Any, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A figure in a sentence: whole numbers with thousands separators, others to 3
+    significant digits (no exponent below 10¹⁵); booleans as yes/no."""
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return str(value)
-    number = float(value)
-    if number.is_integer() and abs(number) < 1e15:
-        return str(int(number))
-    return f"{number:.3g}"
+        return yes_no(value, lang)
+    whole = _whole(value)
+    if whole is not None:
+        return f"{whole:,}"
+    return _positional(float(value), 3)
 
 
 def limit(value: Any) -> str:
-    """A threshold as it was set (``0.05``, ``5``, ``0.333333``)."""
+    """A threshold as it was set, to 6 significant digits (``0.05``, ``5``,
+    ``0.333333``, ``0.00001``), never an exponent below 10¹⁵."""
     if value is None:
         return "—"
     number = float(value)
-    return str(int(number)) if number.is_integer() else f"{number:g}"
+    if number.is_integer() and abs(number) < EXPONENT_FROM:
+        return f"{int(number):,}"
+    return _positional(number, 6)
 
 
 def percent(share: Any, digits: int | None = None) -> str:
@@ -158,17 +204,19 @@ def percent(share: Any, digits: int | None = None) -> str:
     return f"{value:.{digits}f}%"
 
 
-def figure(value: Any, digits: int = 4) -> str:
+def figure(value: Any, digits: int = 4, lang: str = DEFAULT_LANGUAGE) -> str:
     """A figure in a table: whole numbers with thousands separators, others to
-    ``digits`` significant digits."""
+    ``digits`` significant digits (no exponent below 10¹⁵), booleans as yes/no in
+    ``lang``, nothing as "—"."""
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int) or (hasattr(value, "dtype") and value.dtype.kind in "iu"):
-        return f"{int(value):,}"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}" if abs(value) < 1e6 else f"{value:,.0f}"
+        return yes_no(value, lang)
+    whole = _whole(value)
+    if whole is not None:
+        return f"{whole:,}"
+    if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
+        return _positional(float(value), digits)
     return str(value)
 
 
@@ -257,9 +305,18 @@ def check_sentence(check: Mapping[str, Any], lang: str) -> str:
         kind = detail["kind"]
         if kind == "people" and check.get("attribute"):
             kind = "people_of"
-        counts = {"count": detail.get("count"), "total": detail.get("total")}
+        counts = {"count": short(detail.get("count")), "total": short(detail.get("total"))}
         counts["attribute"] = check.get("attribute")
         detail_text = text(f"report.detail.{kind}", lang, **counts)
+        if detail.get("method") == "distance":  # judged on distance-based linkage
+            low, high = detail.get("interval") or (None, None)
+            detail_text = text(
+                "report.detail.by_distance",
+                lang,
+                detail=detail_text,
+                low=percent(low) if low is not None else "?",
+                high=percent(high) if high is not None else "?",
+            )
         sentence = text("report.with_detail", lang, sentence=sentence, detail=detail_text)
     elif detail.get("kind") == "gdpr":
         low, high = detail["ci"]
@@ -352,9 +409,9 @@ def _condition_params(params: Mapping[str, Any], lang: str) -> dict[str, Any]:
         shown["key"] = names([params["key"]], lang)
     if "attribute" in params:
         shown["attribute"] = _attribute(params["attribute"], lang)
-    for name in ("rows", "records"):
-        if isinstance(params.get(name), int):
-            shown[name] = f"{params[name]:,}"
+    for name in ("rows", "records", "count", "total", "classes", "in_place"):
+        if _whole(params.get(name)) is not None:
+            shown[name] = short(params[name], lang)
     return shown
 
 

@@ -73,6 +73,30 @@ def explained_metric(column, label: str, value: Any, help_key: str, digits: int 
     column.metric(label, fmt(value, digits), help=t(help_key))
 
 
+#: How the headline loss of each kind of release is labelled and explained.
+_HEADLINE = {
+    "gcp": ("GCP", "explain.gcp"),
+    "ncp": ("GCP", "explain.gcp"),
+    "distortion": ("loss.distortion", "explain.distortion"),
+    "marginal_distance": ("loss.marginal_distance", "explain.marginal_distance"),
+}
+
+
+def loss_name(name: str) -> str:
+    """The words for a headline loss figure (``gcp``, ``distortion``,
+    ``marginal_distance``) in the page's language."""
+    label, _ = _HEADLINE[name]
+    return label if label == "GCP" else t_plain(label)
+
+
+def loss_headline_metric(column, headline: dict) -> None:
+    """The one loss figure of a release that fits its kind (GCP of a generalization,
+    the distortion of a perturbed release, the marginal distance of a synthetic one:
+    ``Release.loss_headline``), labelled and explained in the page's language."""
+    label, help_key = _HEADLINE[headline["name"]]
+    explained_metric(column, label if label == "GCP" else t(label), headline["value"], help_key)
+
+
 def safe_bounds(low: Any, high: Any, value: Any) -> tuple[Any, Any, Any]:
     """Bounds computed from the data or from this installation's limits, made valid for
     a widget: ``high`` raised to ``low`` when it fell below it, and ``value`` clamped

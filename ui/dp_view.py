@@ -756,6 +756,23 @@ def neighbours_text(name: str) -> str:
     return t_plain("dp.neighbours", text=_audit_words(f"dp.neighbours_{first}", entry.neighbours))
 
 
+_SHOWN_POINTS = 8
+"""Values of a point event listed in words; the rest are counted."""
+
+
+def _output(value: Any) -> str:
+    """An output value as the shortest text that reads back as the same double."""
+    return repr(float(value))
+
+
+def _bin_text(interval: Sequence[Any]) -> str:
+    """A bin [low, high) in words; an end that is missing or infinite is ±∞."""
+    low, high = interval
+    left = "(−∞" if low is None or math.isinf(low) else f"[{float(low):.6g}"
+    right = "∞)" if high is None or math.isinf(high) else f"{float(high):.6g})"
+    return f"{left}, {right}"
+
+
 def event_text(event: Mapping[str, Any]) -> str:
     """The learned event in words, with the order of the data sets it compares."""
     params = event.get("params") or {}
@@ -766,6 +783,21 @@ def event_text(event: Mapping[str, Any]) -> str:
         words = t_plain(
             "dp.event_low_bits", radius=f"{params['radius']:.6g}", bits=int(params["bits"])
         )
+    elif kind == "point":
+        words = t_plain("dp.event_point", value=_output(params["value"]))
+    elif kind == "points":
+        values = list(params["values"])
+        shown = ", ".join(_output(v) for v in values[:_SHOWN_POINTS])
+        words = t_plain(
+            "dp.event_points",
+            values=shown + (", …" if len(values) > _SHOWN_POINTS else ""),
+            count=len(values),
+        )
+    elif kind == "bin":
+        words = t_plain("dp.event_bin", interval=_bin_text(params["interval"]))
+    elif kind == "bins":
+        intervals = " ∪ ".join(_bin_text(i) for i in params["intervals"])
+        words = t_plain("dp.event_bins", intervals=intervals)
     else:
         words = str(event.get("text", ""))
     order = str(event.get("order", "")).split(" over ")
@@ -777,15 +809,20 @@ def event_text(event: Mapping[str, Any]) -> str:
 def audit_result(report: Any) -> None:
     """An audit's verdict card with ε_LB and the claim, the event it found, and the two
     probabilities' Clopper–Pearson intervals."""
+    low, high = report.loss_interval
+    headline = "no_violation_found" if report.reason == "no_violation_found" else report.verdict
     verdict_card(
         t_plain("dp.audit_verdict"),
-        t_plain(f"dp.verdict_{report.verdict}"),
+        t_plain(f"dp.verdict_{headline}"),
         _AUDIT_STATUS[report.verdict],
         t_plain(
             f"dp.reason_{report.reason}",
             lb=fmt(report.epsilon_lb),
             claimed=fmt(report.epsilon),
             share=fmt(report.epsilon * 0.5),
+            samples=f"{report.samples:,}",
+            low=fmt(float(low)),
+            high=fmt(float(high)),
         ),
     )
     c1, c2, c3 = st.columns(3)

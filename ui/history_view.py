@@ -25,6 +25,9 @@ keys such as ``risk_threshold`` or ``l_distinct``, codes such as ``grr`` or
   language of the page; the library's notes (English sentences) are shown as they are,
   one row each under "Notes".
 - The comparison (:func:`compare`): the same rows, one column per run.
+- Times are shown in UTC to the second (:func:`privcore.history.display_time`); a run
+  that assessed a release names it (:func:`release_line`): its name, how it was made,
+  its fingerprint and the run that made it.
 
 The JSON itself stays one click away: :func:`run_json` is the download of a run's
 parameters and results.
@@ -42,6 +45,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from privcore import history
 from privcore.runs.registry import ALGORITHMS, MECHANISMS
 from ui.catalog import (
     catalogue,
@@ -336,7 +340,17 @@ SHARES_UNDER = frozenset(
 )
 #: Keys whose two numbers are an interval (shown "a – b").
 INTERVALS = frozenset(
-    {"ci", "baseline_ci", "ci_avg", "input_range", "interval", "clamp", "p_d", "p_d_prime"}
+    {
+        "ci",
+        "baseline_ci",
+        "ci_avg",
+        "input_range",
+        "interval",
+        "clamp",
+        "p_d",
+        "p_d_prime",
+        "loss_interval",
+    }
 )
 #: Parents under which a key holds ε (not a share): the audit measures.
 AUDIT_MEASURES = frozenset({"ab", "ob", "lb"})
@@ -505,6 +519,8 @@ def value_text(
             return "—"
         if field in INTERVALS and len(value) == 2:
             low, high = (value_text(field, v, lang, parent=parent, kind=kind) for v in value)
+            if field == "loss_interval" and value[1] is None:
+                high = "∞"  # a DP audit's event never seen on the second data set
             return f"{low} – {high}"
         parts = []
         for item in value:
@@ -748,8 +764,10 @@ def compare(runs: Sequence[Mapping[str, Any]], section: str, lang: str) -> pd.Da
 
 def run_list(runs: pd.DataFrame, lang: str) -> pd.DataFrame:
     """The run list with kind, page and status in words, "—" for a run without a data
-    set (the same columns)."""
+    set, its start in UTC to the second (the same columns)."""
     shown = runs.copy()
+    if "started_at" in shown:
+        shown["started_at"] = [history.display_time(v) for v in runs["started_at"]]
     shown["kind"] = [kind_label(k, lang) for k in runs["kind"]]
     shown["page"] = [page_label(p, lang) for p in runs["page"]]
     shown["status"] = [status_label(s, lang) for s in runs["status"]]
@@ -758,6 +776,74 @@ def run_list(runs: pd.DataFrame, lang: str) -> pd.DataFrame:
             dataset_name(n, lang) if isinstance(n, str) else "—" for n in shown["dataset_name"]
         ]
     return shown
+
+
+def release_names(params: Sequence[Any]) -> list[str]:
+    """The name of the release each run assessed, from its parameters as the history
+    holds them (JSON text); "—" for a run of no release."""
+    names = []
+    for value in params:
+        try:
+            parsed = json.loads(value) if isinstance(value, str) else None
+        except ValueError:
+            parsed = None
+        found = history.assessed_release({"params": parsed}) if parsed else None
+        names.append((found or {}).get("name") or "—")
+    return names
+
+
+#: What made a release, besides its models, named where a run names the release it
+#: assessed (the algorithm's own options follow).
+RELEASE_SETTINGS = ("max_suppression", "seed")
+
+
+def release_line(run: Mapping[str, Any], lang: str, *, made_by: int | None = None) -> str | None:
+    """Which release a run assessed, in words (plain text), or None: "Release assessed:
+    «k3» · made with Datafly (k ≥ 3, Suppression limit (share of rows) = 10%, Seed = 0)
+    · fingerprint de71cd19011187db… · 9 rows × 4 columns · made by run #17". How it was
+    made is said when the run recorded it (a readiness report on a release made on the
+    Anonymize page); ``made_by``: the run that made it, when the caller knows it (the
+    session's shelf holds each release's run)."""
+    found = history.assessed_release(run)
+    if found is None:
+        return None
+    parts = [text("history.release_assessed", lang, name=found["name"] or "—")]
+    algorithm = found["algorithm"]
+    if algorithm:
+        made = found["parameters"]
+        settings = [
+            requirement(model, str(model.get("model") or ""), lang)
+            for model in made.get("constraints") or ()
+            if isinstance(model, Mapping)
+        ]
+        options = ALGORITHMS[algorithm].options if algorithm in ALGORITHMS else ()
+        for name in (*RELEASE_SETTINGS, *options):
+            if made.get(name) is not None:
+                settings.append(
+                    f"{field_label(name, None, lang)} = {value_text(name, made[name], lang)}"
+                )
+        parts.append(
+            text(
+                "history.release_made_with",
+                lang,
+                algorithm=code_word("algorithm", algorithm, lang),
+                settings=text("report.list.separator", lang).join(s for s in settings if s) or "—",
+            )
+        )
+    if found["sha256"]:
+        parts.append(text("history.release_fingerprint", lang, sha=found["sha256"][:16]))
+    if isinstance(found["rows"], int) and isinstance(found["columns"], int):
+        parts.append(
+            text(
+                "history.release_size",
+                lang,
+                rows=f"{found['rows']:,}",
+                columns=f"{found['columns']:,}",
+            )
+        )
+    if made_by is not None:
+        parts.append(text("history.release_run", lang, id=int(made_by)))
+    return SEPARATOR.join(parts)
 
 
 def run_json(run: Mapping[str, Any]) -> str:

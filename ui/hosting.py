@@ -12,6 +12,11 @@ response headers, and housekeeping that gives a departed visitor's memory back.
   itself only does so when some script run ends, which on a quiet server can be never),
   and when sessions have ended, Python's garbage is collected and freed heap pages are
   handed back to the operating system (``malloc_trim``).
+- When a session ends (its tab closed for ``server.disconnectedSessionTTL`` seconds),
+  its state — the visitor's tables, releases and results — is emptied at once
+  (:func:`forget_ended_sessions`). Streamlit's message loop keeps a reference to the
+  last session it flushed until it flushes another one, so without this the data of
+  the last visitor to leave a quiet server stayed in its memory.
 """
 
 from __future__ import annotations
@@ -90,6 +95,59 @@ def _release_heap() -> None:
         pyarrow.default_memory_pool().release_unused()
 
 
+def forget_ended_sessions() -> bool:
+    """Make every session empty its state when it shuts down (installed once per
+    process; True when installed by this call). A session's state holds the visitor's
+    data: once the session has ended nothing may keep it, whatever still refers to the
+    session object."""
+    import functools
+
+    from streamlit.runtime.app_session import AppSession
+
+    original = AppSession.shutdown
+    if getattr(original, "forgets_state", False):
+        return False
+
+    @functools.wraps(original)
+    def shutdown(self: Any) -> None:
+        original(self)
+        state = getattr(self, "_session_state", None)
+        if state is not None:
+            with contextlib.suppress(Exception):  # a session mid-stop may race: best effort
+                state.clear()
+                # the widgets' metadata keeps their callbacks, and a callback the globals
+                # of the page that drew it (its tables among them)
+                widgets = getattr(state, "_new_widget_state", None)
+                for part in ("states", "widget_metadata"):
+                    held = getattr(widgets, part, None)
+                    if isinstance(held, dict):
+                        held.clear()
+
+    shutdown.forgets_state = True  # type: ignore[attr-defined]
+    AppSession.shutdown = shutdown
+    return True
+
+
+def end_expired_sessions(manager: Any) -> int:
+    """Shut down the departed sessions whose time to reconnect has passed; how many.
+
+    Streamlit keeps a disconnected session for ``server.disconnectedSessionTTL`` seconds
+    in case its tab comes back, then drops it from its store only when the store is next
+    written to — without shutting it down, so its state stays wherever the session is
+    still referred to. Here each such session is taken out of the store and shut down
+    (its files dropped, its state emptied: :func:`forget_ended_sessions`)."""
+    storage = getattr(manager, "_session_storage", None)
+    expire = getattr(getattr(storage, "_cache", None), "expire", None)
+    if not callable(expire):
+        return 0
+    ended = 0
+    for _, info in expire():
+        with contextlib.suppress(Exception):  # one session that fails must not stop the rest
+            info.session.shutdown()
+            ended += 1
+    return ended
+
+
 def housekeeping_pass(previous_sessions: int | None) -> int | None:
     """One pass (see the module docstring); returns the number of sessions now."""
     from streamlit import runtime
@@ -97,9 +155,12 @@ def housekeeping_pass(previous_sessions: int | None) -> int | None:
     if not runtime.exists():
         return previous_sessions
     instance = runtime.get_instance()
-    instance.media_file_mgr.remove_orphaned_files()
     manager = getattr(instance, "_session_mgr", None)
+    ended = end_expired_sessions(manager)
+    instance.media_file_mgr.remove_orphaned_files()
     sessions = manager.num_sessions() if manager is not None else None
+    if ended:
+        previous_sessions = None  # memory to give back
     if sessions is None or previous_sessions is None or sessions < previous_sessions:
         _release_heap()
     return sessions
@@ -119,6 +180,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
             except Exception:  # housekeeping must never stop the server
                 log.exception("Housekeeping pass failed")
 
+    forget_ended_sessions()
     task = asyncio.create_task(loop())
     from privcore.core import workers
 

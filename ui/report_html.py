@@ -5,10 +5,18 @@ in English or Chinese with the words of :func:`ui.catalog.texts_of`, so the docu
 says what the page and the command line say. Inline CSS, no script, no link, no image:
 it opens anywhere and prints to PDF from a browser (A4, one topic a page). Every value
 that reaches the page — column names, file names, algorithm parameters — is escaped.
+
+Every figure is written for people, in the document's language: numbers by
+:func:`ui.catalog.figure` (thousands separated, no exponent below 10¹⁵), yes/no for
+booleans, shares as percentages, thresholds, figures, models, distances and the
+algorithm's parameters by their names in the catalogue — never a key, a JSON block or
+a Python value. The columns an information-loss figure covers and the note on the
+columns it leaves out both come from :func:`privcore.report.checks.loss_coverage`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,9 +24,20 @@ from typing import Any
 
 from privcore import __version__
 from privcore.attacks import RISK_KEYS
-from privcore.core.jsonsafe import dumps
-from ui.catalog import as_dict, check_language, figure, limit, text, texts_of
+from privcore.report.checks import loss_coverage
+from ui.catalog import (
+    as_dict,
+    check_language,
+    figure,
+    has,
+    limit,
+    percent,
+    text,
+    texts_of,
+    yes_no,
+)
 from ui.risk_words import article29_rows, article29_warnings, control_sentence
+from ui.words import figure_label, model_title, param_label, param_value, requirement
 
 __all__ = ["render_html"]
 
@@ -79,8 +98,13 @@ class _Raw:
 
 
 def _table(
-    headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[int] = ()
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    numeric: Sequence[int] = (),
+    lang: str = "en",
 ) -> str:
+    """A table of text cells; a number or a boolean that reaches a cell is written by
+    :func:`ui.catalog.figure` in ``lang``."""
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
     body = []
     for row in rows:
@@ -90,7 +114,8 @@ def _table(
                 cells.append(f"<td>{cell.html}</td>")
             else:
                 css = ' class="num"' if i in numeric else ""
-                cells.append(f"<td{css}>{_e(cell)}</td>")
+                shown = cell if cell is None or isinstance(cell, str) else figure(cell, lang=lang)
+                cells.append(f"<td{css}>{_e(shown)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -100,25 +125,183 @@ def _status(status: str, lang: str) -> _Raw:
     return _Raw(f'<span class="status status-{_e(status)}">{_e(word)}</span>')
 
 
-def _shown(value: Any) -> str:
-    """A value as short text (JSON for containers); escaped later by the table."""
-    if isinstance(value, (dict, list, tuple)):
-        return dumps(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return figure(value)
-    return "—" if value is None else str(value)
+#: What an algorithm's parameters hold besides how the release was made, left to the
+#: report's JSON: the trace of a lattice search (Datafly's steps, Samarati's candidate
+#: and Incognito's minimal nodes) and the covariance matrix of correlated noise.
+_TRACE = frozenset({"steps", "candidates", "minimal_nodes", "covariance"})
+#: Parameters whose text values are choices with words of their own: name → key prefix.
+_CHOICES = {"noise_kind": "an.noise_kind_", "summary": "an.summary_", "loss_metric": "metric."}
 
 
-def _flatten(value: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """Nested mappings as ``("params.k", 10)`` rows."""
-    out: list[tuple[str, Any]] = []
-    for k, v in value.items():
-        name = f"{prefix}{k}"
-        if isinstance(v, Mapping) and v:
-            out += _flatten(v, name + ".")
+def _when(created: Any) -> str:
+    """An ISO 8601 time as "2026-01-31 14:05:09 UTC" (another offset as
+    "UTC+08:00"); anything else as it is."""
+    try:
+        moment = dt.datetime.fromisoformat(str(created))
+    except ValueError:
+        return "—" if not created else str(created)
+    shown = f"{moment:%Y-%m-%d %H:%M:%S}"
+    offset = moment.utcoffset()
+    if offset is None:
+        return shown
+    if not offset:
+        return f"{shown} UTC"
+    sign = "+" if offset >= dt.timedelta(0) else "−"
+    minutes = abs(int(offset.total_seconds())) // 60
+    return f"{shown} UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _algorithm_title(name: Any, lang: str) -> str:
+    return text(f"alg.{name}", lang) if has(f"alg.{name}") else ("—" if name is None else str(name))
+
+
+def _model_words(model: Mapping[str, Any], lang: str) -> str:
+    """A privacy model asked for: "k-anonymity: k ≥ 5"."""
+    title = model_title(model, str(model.get("model") or "—"), lang)
+    asked = requirement(model, "", lang)
+    return (
+        text("report.html.model_requirement", lang, model=title, requirement=asked)
+        if asked
+        else title
+    )
+
+
+def _coded_words(coded: Mapping[str, Any], lang: str) -> str:
+    """Top and bottom coding per column: "weight: >=93.4 (5 records), <=49.8 (6 records)"."""
+    out = []
+    for column, sides in coded.items():
+        sides = sides if isinstance(sides, Mapping) else {}
+        said = [
+            text(
+                "report.param.coded.side",
+                lang,
+                value=sides[side],
+                records=figure(sides.get(f"{side}_records"), lang=lang),
+            )
+            for side in ("top", "bottom")
+            if sides.get(side) is not None
+        ]
+        out.append(f"{column}: {', '.join(said) or '—'}")
+    return "; ".join(out) or "—"
+
+
+def _param_label(name: str, lang: str) -> str:
+    key = f"report.param.{name}"
+    return text(key, lang) if has(key) else param_label(name, lang)
+
+
+def _param_value(name: str, value: Any, lang: str) -> str:
+    """A parameter of the algorithm in words: the models asked for, a share as a
+    percentage, a choice by its words, yes/no, numbers by :func:`figure`, columns and
+    per-column figures joined ("city: 8")."""
+    if value is None:
+        return "—"
+    if name == "constraints" and isinstance(value, (list, tuple)):
+        models = [_model_words(m, lang) for m in value if isinstance(m, Mapping)]
+        return "; ".join(models) or "—"
+    if name == "coded" and isinstance(value, Mapping):
+        return _coded_words(value, lang)
+    if isinstance(value, bool):
+        return yes_no(value, lang)
+    if name == "max_suppression" and isinstance(value, (int, float)):
+        return percent(value)
+    if name == "seed" and isinstance(value, int):
+        return str(value)  # a seed is a name, not a quantity
+    if isinstance(value, str):
+        prefix = _CHOICES.get(name)
+        if prefix is not None and has(prefix + value):
+            return text(prefix + value, lang)
+        return param_value(name, value, lang)
+    if isinstance(value, (int, float)):
+        return figure(value, lang=lang)
+    if isinstance(value, Mapping):
+        shown = [f"{k}: {_param_value(name, v, lang)}" for k, v in value.items()]
+        return ", ".join(shown) or "—"
+    if isinstance(value, (list, tuple)):
+        shown = [
+            f"({_param_value(name, v, lang)})"
+            if isinstance(v, (list, tuple))
+            else _param_value(name, v, lang)
+            for v in value
+        ]
+        return ", ".join(shown) or "—"
+    return str(value)
+
+
+def _algorithm_rows(algorithm: Mapping[str, Any], lang: str) -> list[list[str]]:
+    """How the release was made, one row per parameter: its name, then what the
+    algorithm was given and found. The page gives ``{"algorithm", **params}``, the
+    command line ``{"algorithm", "params", "node", "synthetic"}``; both read alike."""
+    given = dict(algorithm)
+    nested = given.pop("params", None)
+    merged = {**(nested if isinstance(nested, Mapping) else {}), **given}
+    rows = [
+        [
+            text("report.html.algorithm_name", lang),
+            _algorithm_title(merged.pop("algorithm", None), lang),
+        ]
+    ]
+    for name, value in merged.items():
+        if str(name) in _TRACE:
+            continue
+        rows.append([_param_label(str(name), lang), _param_value(str(name), value, lang)])
+    return rows
+
+
+def _achieved(achieved: Any, lang: str) -> str:
+    """What a model achieved: ``{"k": 9}`` → "k = 9"; ``{"l": {"Salary": 2}}`` →
+    "l = 2 (Salary)"; the distance is said by the requirement."""
+    if not isinstance(achieved, Mapping):
+        return figure(achieved, lang=lang)
+    parts = []
+    for name, value in achieved.items():
+        if name == "distance":
+            continue
+        shown = str(name) if len(str(name)) <= 2 else param_label(str(name), lang)
+        if isinstance(value, Mapping):
+            each = ", ".join(
+                text("report.html.by_attribute", lang, value=figure(v, lang=lang), attribute=a)
+                for a, v in value.items()
+            )
+            parts.append(f"{shown} = {each or '—'}")
         else:
-            out.append((name, v))
-    return out
+            parts.append(f"{shown} = {figure(value, lang=lang)}")
+    return "; ".join(parts) or "—"
+
+
+def _distance(name: Any, lang: str) -> str:
+    key = f"distance.short.{name}"
+    return text(key, lang) if has(key) else ("—" if name is None else str(name))
+
+
+def _loss_rows(m: Mapping[str, Any], lang: str) -> list[list[str]]:
+    """Each information-loss figure with the columns it covers
+    (:func:`~privcore.report.checks.loss_coverage`, the source of the report's note on
+    the columns left out): discernibility and C_avg the classes of all quasi-identifiers,
+    WHD and precision the columns released as hierarchy labels, GCP those and the
+    columns whose cells contain their values."""
+    coverage = loss_coverage(m)
+    covers = {
+        "discernibility": coverage["qi"],
+        "c_avg": coverage["qi"],
+        "whd_total": coverage["hierarchy"],
+        "whd_mean": coverage["hierarchy"],
+        "precision": coverage["hierarchy"],
+        "gcp": coverage["gcp"],
+    }
+    rows = []
+    for name, value in (m.get("loss") or {}).items():
+        if isinstance(value, bool) or not (value is None or isinstance(value, (int, float))):
+            continue  # the lists of columns and levels: said by the figures' rows
+        columns = covers.get(str(name))
+        rows.append(
+            [
+                figure_label(str(name), lang),
+                figure(value, lang=lang),
+                ", ".join(columns) if columns and value is not None else "—",
+            ]
+        )
+    return rows
 
 
 def _path(source: Mapping[str, Any], path: Sequence[str]) -> Any:
@@ -149,7 +332,7 @@ def render_html(report: Any, lang: str = "en") -> str:
     prints = (data.get("fingerprint") or {}, data.get("release_fingerprint") or {})
     names = " · ".join(_e(p.get("name")) for p in prints if p.get("name"))
     parts.append(
-        f'<p class="meta">{_e(label("created"))}: {_e(data.get("created"))}'
+        f'<p class="meta">{_e(label("created"))}: {_e(_when(data.get("created")))}'
         + (f" · {names}" if names else "")
         + "</p></header>"
     )
@@ -176,10 +359,8 @@ def render_html(report: Any, lang: str = "en") -> str:
     rows = []
     for name, value in (data.get("thresholds") or {}).items():
         shown = label("not_required") if value is None else limit(value)
-        rows.append(
-            [text(f"report.threshold.{name}", lang), _Raw(f"<code>{_e(name)}</code>"), shown]
-        )
-    parts.append(_table([label("check"), "", label("threshold")], rows))
+        rows.append([text(f"report.threshold.{name}", lang), shown])
+    parts.append(_table([label("check"), label("threshold")], rows, lang=lang))
     parts.append("</section>")
     parts.append(f'<section id="checks"><h2>{_e(label("checks"))}</h2>')
     parts.append(
@@ -188,7 +369,7 @@ def render_html(report: Any, lang: str = "en") -> str:
             [
                 [
                     c.label,
-                    figure(raw.get("value")),
+                    figure(raw.get("value"), lang=lang),
                     c.requirement,
                     _status(raw["status"], lang),
                     c.sentence,
@@ -196,6 +377,7 @@ def render_html(report: Any, lang: str = "en") -> str:
                 for c, raw in zip(words.checks, data.get("checks") or [], strict=True)
             ],
             numeric=(1,),
+            lang=lang,
         )
     )
     parts.append("</section>")
@@ -210,12 +392,13 @@ def render_html(report: Any, lang: str = "en") -> str:
                     label(which),
                     p.get("name") or "—",
                     _Raw(f'<span class="mono">{_e(p.get("sha256"))}</span>'),
-                    figure(p.get("rows")),
-                    figure(p.get("columns")),
+                    figure(p.get("rows"), lang=lang),
+                    figure(p.get("columns"), lang=lang),
                 ]
                 for which, p in zip(("original", "release"), prints, strict=True)
             ],
             numeric=(3, 4),
+            lang=lang,
         )
     )
     parts.append(f"<h3>{_e(label('roles'))}</h3>")
@@ -228,16 +411,13 @@ def render_html(report: Any, lang: str = "en") -> str:
                 [label("sa"), ", ".join(map(str, roles.get("sa") or []))],
                 [label("key"), roles.get("key") or label("by_position")],
             ],
+            lang=lang,
         )
     )
     parts.append(f"<h3>{_e(label('algorithm'))}</h3>")
     if data.get("algorithm"):
-        parts.append(
-            _table(
-                [label("name"), label("value")],
-                [[k, _shown(v)] for k, v in _flatten(data["algorithm"])],
-            )
-        )
+        rows = _algorithm_rows(data["algorithm"], lang)
+        parts.append(_table([label("name"), label("value")], rows, lang=lang))
     else:
         parts.append(f"<p>{_e(label('unknown'))}</p>")
     parts.append("</section>")
@@ -247,8 +427,9 @@ def render_html(report: Any, lang: str = "en") -> str:
     parts.append(
         _table(
             ["k", label("classes"), label("rows"), label("suppressed_rows")],
-            [[figure(m.get(n)) for n in ("k", "classes", "rows", "suppressed_rows")]],
+            [[figure(m.get(n), lang=lang) for n in ("k", "classes", "rows", "suppressed_rows")]],
             numeric=(0, 1, 2, 3),
+            lang=lang,
         )
     )
     sa_rows = []
@@ -257,10 +438,15 @@ def render_html(report: Any, lang: str = "en") -> str:
         sa_rows.append(
             [
                 s,
-                figure((m.get("l_distinct") or {}).get(s)),
-                figure((m.get("l_entropy") or {}).get(s)),
-                figure((m.get("recursive_c") or {}).get(s)),
-                f"{figure(t.get('t'))} ({t.get('distance', '—')})",
+                figure((m.get("l_distinct") or {}).get(s), lang=lang),
+                figure((m.get("l_entropy") or {}).get(s), lang=lang),
+                figure((m.get("recursive_c") or {}).get(s), lang=lang),
+                text(
+                    "report.html.t_value",
+                    lang,
+                    t=figure(t.get("t"), lang=lang),
+                    distance=_distance(t.get("distance"), lang),
+                ),
             ]
         )
     parts.append(
@@ -274,6 +460,7 @@ def render_html(report: Any, lang: str = "en") -> str:
             ],
             sa_rows,
             numeric=(1, 2, 3),
+            lang=lang,
         )
     )
     parts.append(
@@ -281,13 +468,14 @@ def render_html(report: Any, lang: str = "en") -> str:
             [label("models"), label("requirement"), label("achieved"), label("result")],
             [
                 [
-                    v.get("model"),
-                    v.get("requirement"),
-                    _shown(v.get("achieved")),
+                    model_title(v.get("parameters"), str(v.get("model") or "—"), lang),
+                    requirement(v.get("parameters"), str(v.get("requirement") or "—"), lang),
+                    _achieved(v.get("achieved"), lang),
                     _status("pass" if v.get("passed") else "fail", lang),
                 ]
                 for v in m.get("verdicts") or []
             ],
+            lang=lang,
         )
     )
     parts.append("</section>")
@@ -298,8 +486,9 @@ def render_html(report: Any, lang: str = "en") -> str:
     parts.append(
         _table(
             [label("pl_all"), label("dr"), label("ul")],
-            [[figure(pl.get("all")), figure(m.get("dr")), figure(m.get("ul"))]],
+            [[pl.get("all"), m.get("dr"), m.get("ul")]],
             numeric=(0, 1, 2),
+            lang=lang,
         )
     )
     parts.append(f"<p>{_e(label('pl_explain'))}</p>")
@@ -307,15 +496,18 @@ def render_html(report: Any, lang: str = "en") -> str:
     parts.append(
         _table(
             [label("attribute"), "PL"],
-            [[name, figure(value)] for name, value in pl.items() if name != "all"],
+            [[name, figure(value, lang=lang)] for name, value in pl.items() if name != "all"],
             numeric=(1,),
+            lang=lang,
         )
     )
     parts.append(f"<h3>{_e(label('loss'))}</h3>")
     parts.append(
         _table(
-            [label("metric"), label("value")],
-            [[name, _shown(value)] for name, value in (m.get("loss") or {}).items()],
+            [label("metric"), label("value"), label("covers")],
+            _loss_rows(m, lang),
+            numeric=(1,),
+            lang=lang,
         )
     )
     parts.append("</section>")
@@ -339,14 +531,15 @@ def render_html(report: Any, lang: str = "en") -> str:
     parts.append(
         _table(
             [label("figure"), label("before"), label("after")],
-            [[name, figure(_path(before, p)), figure(_path(a, p))] for name, p in figures],
+            [[name, _path(before, p), _path(a, p)] for name, p in figures],
             (1, 2),
+            lang=lang,
         )
     )
     roll = a.get("roll") or {}
-    parts.append(
-        f"<p>{_e(label('roll', size=figure(roll.get('size')), seed=roll.get('seed')))}</p>"
-    )
+    seed = roll.get("seed")
+    size = figure(roll.get("size"), lang=lang)
+    parts.append(f"<p>{_e(label('roll', size=size, seed='—' if seed is None else seed))}</p>")
     order = (data.get("findings") or {}).get("order") or {}
     if order:
         parts.append(f"<h3>{_e(label('order'))}</h3>")
@@ -357,10 +550,11 @@ def render_html(report: Any, lang: str = "en") -> str:
                 [label("figure"), label("value")],
                 [
                     [label("matched_by"), matched],
-                    [label("spearman"), figure(order.get("spearman"))],
-                    [label("rows_in_place"), figure(order.get("rows_in_place"))],
+                    [label("spearman"), figure(order.get("spearman"), lang=lang)],
+                    [label("rows_in_place"), figure(order.get("rows_in_place"), lang=lang)],
                     [label("published"), published],
                 ],
+                lang=lang,
             )
         )
     parts.append("</section>")
@@ -373,7 +567,9 @@ def render_html(report: Any, lang: str = "en") -> str:
         )
         parts.append(f"<p>{_e(text('risk.attacks_help', lang))}</p>")
         rows = article29_rows(risks, lang)
-        parts.append(_table(list(rows[0]), [list(r.values()) for r in rows], numeric=(1, 3, 4)))
+        parts.append(
+            _table(list(rows[0]), [list(r.values()) for r in rows], numeric=(1, 3, 4), lang=lang)
+        )
         parts.append(f"<p>{_e(control_sentence(risks, lang))}</p>")
         warned = article29_warnings(risks, lang)
         if warned:
@@ -385,7 +581,7 @@ def render_html(report: Any, lang: str = "en") -> str:
         parts += [f"<li>{_e(n)}</li>" for n in words.notes]
         parts.append("</ul></section>")
     parts.append(
-        f"<footer>{_e(label('generated_by'))} {_e(__version__)} · {_e(data.get('created'))}"
+        f"<footer>{_e(label('generated_by'))} {_e(__version__)} · {_e(_when(data.get('created')))}"
         "</footer>"
     )
     return (

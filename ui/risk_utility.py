@@ -8,11 +8,18 @@ perturbations alike — on the same two axes, with figures defined for both:
   compared as text (39 = 39.0; missing equals missing; a generalized, suppressed, noised,
   swapped or recoded cell is a changed one) — the categorical distortion of
   :func:`privcore.measure.utility.perturbation_utility` averaged over the QIs;
-- **risk**, y: the share of records the linkage attack
-  (:func:`privcore.attacks.linkage.linkage_attack`, Sweeney 2002) re-identifies when the
-  attacker holds every record's true quasi-identifiers (record i is person i): the
-  people whose values match exactly one released record, and that record is theirs,
-  divided by the people.
+- **risk**, y: the share of records re-identified when the attacker holds every
+  record's true quasi-identifiers (record i is person i), by the stronger of two
+  linkage attacks: the exact join (:func:`privcore.attacks.linkage.linkage_attack`,
+  Sweeney 2002: the people whose values match exactly one released record, and that
+  record is theirs) and distance-based record linkage
+  (:func:`privcore.attacks.distance_linkage.distance_linkage`: the nearest released
+  record is theirs and no other is as near), which a perturbed release cannot defeat by
+  changing every value.
+
+A release that does not meet the constraints is drawn apart (a hollow grey mark,
+"constraints not met") and is never a candidate; labels of points that lie close are
+moved apart so that none hides another.
 """
 
 from __future__ import annotations
@@ -25,8 +32,10 @@ import numpy as np
 import pandas as pd
 
 from privcore.anonymize import Release
+from privcore.attacks.distance_linkage import distance_linkage
 from privcore.attacks.linkage import linkage_attack
 from privcore.data.hierarchy import Hierarchy
+from privcore.data.roles import is_measurement
 from privcore.measure.utility import perturbation_utility
 from ui.charts import ACCENT
 from ui.i18n import t_plain
@@ -34,6 +43,7 @@ from ui.i18n import t_plain
 __all__ = [
     "POINT_COLUMNS",
     "correlation_summary",
+    "label_offsets",
     "qi_cells_changed",
     "regression_table",
     "reidentified_share",
@@ -43,7 +53,22 @@ __all__ = [
 ]
 
 #: the columns of a comparison row the chart reads
-POINT_COLUMNS = ("algorithm", "changed", "reidentified")
+POINT_COLUMNS = ("algorithm", "changed", "reidentified", "satisfied")
+#: how close (on the 0–1 axes) two points are for their labels to be moved apart
+_NEAR = 0.06
+#: how far (pixels) each further label of a crowd of near points is moved down
+_LABEL_STEP = 13
+
+
+def label_offsets(points: pd.DataFrame) -> list[int]:
+    """A vertical offset (pixels) per point's label: 0 for the first of a crowd of
+    points within :data:`_NEAR` of each other on both axes, one :data:`_LABEL_STEP`
+    more for each earlier point of the crowd, so that no label is drawn over another."""
+    x = points["changed"].to_numpy(dtype=float)
+    y = points["reidentified"].to_numpy(dtype=float)
+    near = (np.abs(x[:, None] - x[None, :]) < _NEAR) & (np.abs(y[:, None] - y[None, :]) < _NEAR)
+    earlier = np.tril(near, k=-1).sum(axis=1)
+    return [int(e) * _LABEL_STEP for e in earlier]
 
 
 def qi_cells_changed(original: pd.DataFrame, released: pd.DataFrame, qi: Sequence[str]) -> float:
@@ -74,7 +99,13 @@ def reidentified_share(
     summary = linkage_attack(
         released, roll, qi, list(sa), truth=original, hierarchies=hierarchies
     ).summary
-    return float(summary["reidentified"]) / max(int(summary["targets"]), 1)
+    exact = float(summary["reidentified"]) / max(int(summary["targets"]), 1)
+    hierarchies = hierarchies or {}
+    numeric = [q for q in qi if is_measurement(original[q], q, hierarchies.get(q))]
+    by_distance = distance_linkage(
+        released, original[qi], np.arange(len(original)), qi, numeric, original=original
+    )["share"]
+    return max(exact, float(by_distance))
 
 
 def risk_utility_point(
@@ -95,11 +126,19 @@ def risk_utility_chart(points: pd.DataFrame) -> alt.LayerChart:
     x_title = t_plain("an.ru.x")
     y_title = t_plain("an.ru.y")
     name = t_plain("an.cmp.algorithm")
+    met_words, failed_words = t_plain("an.ru.met"), t_plain("an.ru.not_met")
+    satisfied = (
+        points["satisfied"].fillna(False).astype(bool)
+        if "satisfied" in points
+        else pd.Series(True, index=points.index)
+    )
     data = pd.DataFrame(
         {
             "algorithm": points["algorithm"].astype(str),
             "changed": points["changed"].astype(float),
             "reidentified": points["reidentified"].astype(float),
+            "status": np.where(satisfied.to_numpy(), met_words, failed_words),
+            "dy": [-7 + offset for offset in label_offsets(points)],
         }
     )
     scale = alt.Scale(domain=[0, 1])
@@ -112,9 +151,21 @@ def risk_utility_chart(points: pd.DataFrame) -> alt.LayerChart:
             alt.Tooltip("reidentified:Q", title=y_title, format=".1%"),
         ],
     )
-    points_layer = base.mark_circle(size=90, color=ACCENT)
-    labels_layer = base.mark_text(align="left", dx=7, dy=-7).encode(text="algorithm:N")
-    return alt.layer(points_layer, labels_layer).properties(height=320)
+    status = alt.Color(
+        "status:N",
+        title=t_plain("an.ru.status"),
+        scale=alt.Scale(domain=[met_words, failed_words], range=[ACCENT, "#767676"]),
+    )
+    shape = alt.Shape(
+        "status:N",
+        title=t_plain("an.ru.status"),
+        scale=alt.Scale(domain=[met_words, failed_words], range=["circle", "cross"]),
+    )
+    points_layer = base.mark_point(size=90, filled=True).encode(color=status, shape=shape)
+    labels_layer = base.mark_text(align="left", dx=7).encode(
+        text="algorithm:N", yOffset=alt.YOffset("dy:Q", scale=None)
+    )
+    return alt.layer(points_layer, labels_layer).properties(height=360)
 
 
 def utility_table(utility: Mapping[str, Any], qi: Sequence[str]) -> pd.DataFrame:

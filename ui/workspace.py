@@ -40,6 +40,7 @@ from ui.words import param_label, param_value
 RELEASE_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"]
 RESULTS = "_results"
 REQUESTED = "an_requested"  # a verdict's action asks the Anonymize page for a run
+REVIEW = "review"  # REQUESTED's value when the release it makes is to be reviewed
 
 # --------------------------------------------------------------------------- names
 
@@ -318,17 +319,20 @@ def release_inputs(
     sa: list[str],
     **more: Any,
 ) -> Inputs:
-    """The inputs of a run on ``entry``: a release made here is paired row for row; a
+    """The inputs of a run on ``entry``: a release made here is paired row for row, with
+    the rows its method blanked (its suppressed rows, the figure every page shows); a
     file by its key or position (the request says), or by the exact matching of small
     tables (:func:`privcore.measure.report.match_rows`, which raises when none exists)."""
     frame, aligned, names = entry.frame, entry.aligned, {}
+    made = entry.release
+    blanked = made.suppressed if made is not None and len(made.suppressed) == len(frame) else None
     if pairing == "matching":
         from privcore.measure.report import match_rows
 
         frame = match_rows(
             original.frame, entry.frame, qi=qi, sa=sa, hierarchies=schema.hierarchies
         )
-        aligned, names = True, {"pairing": "matching"}
+        aligned, names, blanked = True, {"pairing": "matching"}, None
     return Inputs(
         original=original,
         schema=schema,
@@ -336,6 +340,7 @@ def release_inputs(
         release_name=entry.name,
         aligned=aligned,
         shuffled=entry.shuffled,
+        blanked=blanked,
         names={**names, **more.pop("names", {})},
         **more,
     )
@@ -516,13 +521,15 @@ def action_text(action: Mapping[str, Any]) -> str:
 def try_action(wb: Workbench, entry: ShelfRelease | None, action: Mapping[str, Any]) -> None:
     """Carry out an anonymize ``action`` (``{"action": "anonymize", "k": 10, …}``): the
     Anonymize page's controls become the release's own request (when it was made here)
-    with the action's changes, and the page opens and runs them."""
+    with the action's changes, and the page opens and runs them; the release it makes
+    becomes the one under review (``wb.under_review``), which the Privacy level, Attack
+    and Report pages assess — as "Review this release" would make it."""
     from ui.anonymize_view import controls_for
 
     asked = {k: v for k, v in action.items() if k in ACTION_FIELDS}
     base = dict(entry.request) if entry is not None and entry.request else {}
     set_controls(controls_for({**base, **asked}), scope=wb.active)
-    st.session_state[REQUESTED] = True
+    st.session_state[REQUESTED] = REVIEW
     st.switch_page("pages/anonymize.py")
 
 

@@ -31,6 +31,7 @@ from privcore.anonymize.noise import noise
 from privcore.anonymize.pram import pram
 from privcore.anonymize.rank_swap import rank_swap
 from privcore.anonymize.top_bottom import top_bottom
+from privcore.core.kinds import ReleaseKind
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.models import PrivacyModel
@@ -56,6 +57,18 @@ class Algorithm:
     source: str
     options: tuple[str, ...] = ()
     enforces_models: bool = True
+
+    @property
+    def kind(self) -> ReleaseKind:
+        """The kind of release it makes (:class:`~privcore.core.kinds.ReleaseKind`):
+        generalized for the lattice searches, local recoding and local suppression
+        (every cell its value or a label covering it), synthetic for condensation,
+        perturbed for the other perturbative methods."""
+        if self.family == "synthetic":
+            return ReleaseKind.SYNTHETIC
+        if self.family == "perturbative" and self.name != "local_suppression":
+            return ReleaseKind.PERTURBED
+        return ReleaseKind.GENERALIZED
 
     def __call__(self, *args: Any, **kwargs: Any) -> Release:
         return self.function(*args, **kwargs)

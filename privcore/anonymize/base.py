@@ -57,14 +57,17 @@ from privcore.classes import (
     sensitive_attributes,
     top_rows,
 )
+from privcore.core.jsonsafe import plain
+from privcore.core.kinds import ReleaseKind
 from privcore.core.notes import Note
 from privcore.core.progress import Progress
 from privcore.core.progress import report as report_progress
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
 from privcore.errors import HierarchyError, InfeasibleError, ParameterError, RoleError
+from privcore.measure.kind_loss import kind_loss
 from privcore.measure.report import ReleaseMeasurement, measure_release
-from privcore.models import PrivacyModel
+from privcore.models import PrivacyModel, evaluate
 
 SPEC_FORMAT = "privcore-release-spec/1"
 SPEC_OPTIONS = (  # algorithm keywords a spec replays
@@ -453,6 +456,11 @@ class ClassChecker:
         )
 
 
+#: The loss figures that read how coarse a released cell is against the original it
+#: covers: they fit generalized releases only (:data:`privcore.core.kinds.CONSUMERS`).
+GENERALIZATION_LOSS = ("gcp", "ncp", "precision", "whd_total", "whd_mean")
+
+
 @dataclass(frozen=True, eq=False)
 class LatticeTrace:
     """How a full-domain search walked the lattice, for the teaching chart.
@@ -475,10 +483,12 @@ class Release:
 
     ``frame`` keeps the original row order (row i is record i) with identifiers
     removed; :meth:`export` shuffles it by default. ``class_ids`` (-1 = suppressed) and
-    ``suppressed`` are per row, and are those of the released table itself: the rows
-    whose QIs are all ``*`` are one class when, as one class, they meet every
-    constraint, and suppressed otherwise (:func:`~privcore.classes.release_classes`) —
-    whether the algorithm suppressed them or generalized them to the top. A synthetic
+    ``suppressed`` are per row: the suppressed rows are the rows the algorithm blanked,
+    ``*`` in every QI (SPEC §13) — counted against the suppression limit, left out of
+    the classes — while rows at ``*`` because their values were generalized to the top
+    of every hierarchy are a class (:func:`~privcore.classes.release_classes` with the
+    algorithm's ``blanked`` rows). ``n_suppressed`` is the one figure of suppressed
+    records that the report, the measurement and the attack pages read. A synthetic
     release's ``class_ids`` are its condensation groups. ``node`` is the full-domain
     generalization (levels per QI) or None for local recoding and synthetic releases.
     ``measurement`` is the release measured by the independent code path of
@@ -500,6 +510,12 @@ class Release:
     timings: dict[str, float]
     lattice: LatticeTrace | None = None
     synthetic: bool = False
+    #: what the release is (:class:`~privcore.core.kinds.ReleaseKind`), declared by the
+    #: method that made it; it decides which loss measures and attacks fit it
+    kind: ReleaseKind = ReleaseKind.GENERALIZED
+    #: the loss that fits a release other than a generalization
+    #: (:func:`~privcore.measure.kind_loss.kind_loss`); empty for a generalization
+    kind_loss: Mapping[str, Any] = field(default_factory=dict)
     record_levels: Mapping[str, np.ndarray] | None = None
     extra_loss: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -511,6 +527,9 @@ class Release:
     #: a perturbative method's population-level risk
     #: (:func:`privcore.anonymize.perturbative.population_risk`)
     population_risk: Mapping[str, Any] | None = None
+    #: a synthetic release's privacy models checked on its condensation groups
+    #: (:func:`privcore.models.evaluate` of the groups): what ``satisfied`` says
+    group_verdicts: Sequence[Mapping[str, Any]] | None = None
 
     @property
     def n_suppressed(self) -> int:
@@ -529,8 +548,37 @@ class Release:
         """Information loss: the measurement's, plus the algorithm's own figures under
         their own names (Mondrian's ``ncp``). GCP is the measurement's — read from the
         released cells where they are no hierarchy labels — so that a release has one
-        GCP on every page, in its file and on the command line."""
-        return {**self.extra_loss, **self.measurement.loss}
+        GCP on every page, in its file and on the command line.
+
+        A release that is not a generalization (``kind``) has no GCP, precision or WHD
+        — its cells cover no original value — so those are None, and its own loss
+        figures come instead (:func:`~privcore.measure.kind_loss.kind_loss`: the
+        distortion and IL1s of a perturbed release, the marginal distance of a
+        synthetic one)."""
+        out = {**self.extra_loss, **self.measurement.loss}
+        if self.kind is ReleaseKind.GENERALIZED:
+            return out
+        for name in GENERALIZATION_LOSS:
+            if name in out:
+                out[name] = None
+        for name in ("distortion", "il1s", "joint_tvd", "marginal_distance"):
+            if isinstance(self.kind_loss.get(name), (int, float)):
+                out[name] = self.kind_loss[name]
+        marginals = self.kind_loss.get("marginals")
+        if isinstance(marginals, Mapping):
+            out["marginal_distance"] = marginals.get("marginal_distance")
+        return out
+
+    @property
+    def loss_headline(self) -> dict[str, Any]:
+        """The one figure that sums up the release's loss, over every quasi-identifier it
+        changed: GCP for a generalization, the distortion of a perturbed release, the
+        marginal distance of a synthetic one (``name``, ``value``, ``columns``)."""
+        name = "gcp" if self.kind is ReleaseKind.GENERALIZED else self.kind_loss["headline"]
+        value = self.loss.get(name)
+        if name == "gcp" and value is None:
+            value = self.loss.get("ncp")
+        return {"name": name, "value": value, "columns": list(self.qi)}
 
     @property
     def satisfied(self) -> bool:
@@ -618,8 +666,17 @@ class Release:
         return {k: out[k] for k in keep if k in out}
 
     def to_dict(self) -> dict[str, Any]:
-        """Summary for the history and the CLI report (documented keys)."""
+        """Summary for the history and the CLI report (documented keys).
+
+        ``satisfied`` and ``verdicts`` speak of the same partition, named by
+        ``satisfied_on``: the release's equivalence classes (``"classes"``), or — for a
+        synthetic release — its condensation groups (``"groups"``), whose records are
+        all distinct by construction; the models checked on those released records as
+        classes are then ``record_verdicts`` (k = 1 there says that no two synthetic
+        records are equal, not that a group is smaller than k)."""
         measured = self.measurement.to_dict()
+        on_groups = self.synthetic and self.group_verdicts is not None
+        verdicts = plain(list(self.group_verdicts)) if on_groups else measured["verdicts"]
         return {
             "algorithm": self.algorithm,
             "k": measured["k"],
@@ -634,10 +691,15 @@ class Release:
             "dr": measured["dr"],
             "node": None if self.node is None else dict(zip(self.qi, self.node, strict=True)),
             "satisfied": self.satisfied,
-            "verdicts": measured["verdicts"],
+            "satisfied_on": "groups" if self.synthetic else "classes",
+            "verdicts": verdicts,
+            **({"record_verdicts": measured["verdicts"]} if on_groups else {}),
             "l_distinct": measured["l_distinct"],
             "t_closeness": measured["t_closeness"],
             "synthetic": self.synthetic,
+            "kind": self.kind.value,
+            "loss_headline": self.loss_headline,
+            **({"loss_detail": plain(dict(self.kind_loss))} if self.kind_loss else {}),
             "params": self.params,
             "notes": list(self.notes),
             **({} if self.utility is None else {"utility": self.utility}),
@@ -708,17 +770,25 @@ def finish(
     notes: Sequence[str] = (),
     class_override: np.ndarray | None = None,
     coded: Sequence[str] = (),
+    kind: ReleaseKind | None = None,
+    numeric: Sequence[str] = (),
 ) -> Release:
     """Remove identifiers, measure the release independently, and wrap it up.
 
-    The rows suppressed and the classes are the measurement's — those of the released
-    table under the rule of :func:`~privcore.classes.release_classes` — not the
-    algorithm's own (``suppressed`` is the algorithm's, used for a note only): when the
-    rows an algorithm suppressed, together with any class it generalized to ``*`` in
-    every QI, meet every constraint as one class, they are that class. The algorithms
-    make sure that the suppression this rule finds fits the limit; a release where it
-    does not raises :class:`~privcore.errors.InfeasibleError`. ``class_override``
-    gives a synthetic release's groups (its ``class_ids``).
+    ``kind`` is what the release is (default: synthetic when ``synthetic``, else a
+    generalization); a release of another kind than a generalization also gets the loss
+    that fits it (:func:`~privcore.measure.kind_loss.kind_loss`), with ``numeric`` the
+    quasi-identifiers that hold measurements.
+
+    ``suppressed`` (a boolean per row) are the rows the algorithm blanked — ``*`` in
+    every QI. They are the release's suppressed rows (SPEC §13), whatever they would be
+    as one class: the measurement leaves them out of the classes
+    (:func:`~privcore.classes.release_classes` with ``blanked``), while rows at ``*``
+    because their values were generalized to the top of every hierarchy form a class.
+    More suppressed records than the limit allows raise
+    :class:`~privcore.errors.InfeasibleError` ``anonymize.suppression_over_limit``
+    (:func:`suppression_over_limit`). ``class_override`` gives a synthetic release's
+    groups (its ``class_ids``).
 
     ``coded`` names the columns of ``released`` that the algorithm gives as pandas
     categoricals of their released text (1–2 bytes per row): the release is measured
@@ -736,6 +806,7 @@ def finish(
     released = released.drop(columns=[c for c in problem.identifiers if c in released.columns])
     measure_started = time.perf_counter()
     weighted = {} if problem.weights is None else {"weights": problem.weights}
+    blanked = np.asarray(suppressed, dtype=bool)
     measurement = measure_release(
         problem.frame.drop(columns=list(problem.identifiers), errors="ignore"),
         released,
@@ -743,21 +814,15 @@ def finish(
         sa=problem.sa,
         models=problem.constraints,
         hierarchies=problem.hierarchies,
+        blanked=blanked,
         **weighted,
     )
     if coded:
         released, measurement = _as_text(released, measurement, coded)
     classes = measurement.classes
     if classes.n_suppressed > problem.budget:
-        raise InfeasibleError(
-            f"{algorithm}: the release would show {classes.n_suppressed} suppressed row(s) "
-            f"(every quasi-identifier '*', failing the constraints as one group), above the "
-            f"limit of {problem.budget}. Allow more suppression or loosen the constraints.",
-            code="anonymize.suppression_over_limit",
-            suppressed=classes.n_suppressed,
-            budget=problem.budget,
-        )
-    notes = [*notes, *_top_notes(released, problem, classes, np.asarray(suppressed, dtype=bool))]
+        raise suppression_over_limit(problem, classes.n_suppressed, algorithm)
+    notes = [*notes, *_top_notes(released, problem, classes)]
     real = measurement.real_records
     if synthetic and real.get("any"):
         notes.append(
@@ -772,7 +837,7 @@ def finish(
             )
         )
     class_ids = class_override if synthetic and class_override is not None else classes.ids
-    groups_satisfy = None
+    groups_satisfy, group_verdicts = None, None
     if synthetic and class_override is not None:
         groups = classes_from_codes(
             [np.asarray(class_override) + 1],
@@ -780,13 +845,21 @@ def finish(
             qi=problem.qi,
             sensitive=problem.sensitive,
         )
-        groups_satisfy = all(model.satisfied(groups) for model in problem.constraints)
+        group_verdicts = evaluate(groups, problem.constraints).verdicts
+        groups_satisfy = all(v["passed"] for v in group_verdicts)
     total = time.perf_counter() - started
     timings = {
         "search": search_seconds if search_seconds is not None else measure_started - started,
         "measure": time.perf_counter() - measure_started,
         "total": total,
     }
+    if kind is None:
+        kind = ReleaseKind.SYNTHETIC if synthetic else ReleaseKind.GENERALIZED
+    fitting_loss = (
+        {}
+        if kind is ReleaseKind.GENERALIZED
+        else kind_loss(kind, problem.frame, released, problem.qi, numeric)
+    )
     all_params = {
         "algorithm": algorithm,
         "constraints": [m.to_dict() for m in problem.constraints],
@@ -809,6 +882,8 @@ def finish(
         timings=timings,
         lattice=lattice,
         synthetic=synthetic,
+        kind=kind,
+        kind_loss=fitting_loss,
         record_levels=None
         if record_levels is None
         else {c: _small_levels(levels) for c, levels in record_levels.items()},
@@ -817,6 +892,7 @@ def finish(
         schema=_used_schema(problem),
         source=problem.frame,
         weights=problem.weights,
+        group_verdicts=group_verdicts,
     )
 
 
@@ -863,47 +939,54 @@ def _as_text(
     return released, measurement
 
 
-def _top_notes(
-    released: pd.DataFrame,
-    problem: Problem,
-    classes: EquivalenceClasses,
-    chosen: np.ndarray,
-) -> list[str]:
-    """What the rows showing ``*`` in every QI are in the release, in words."""
+def suppression_over_limit(problem: Problem, suppressed: int, algorithm: str) -> InfeasibleError:
+    """The refusal of a release that would suppress ``suppressed`` records (rows blanked
+    in every QI) while the limit allows ``problem.budget``: it names the smallest limit
+    that would allow them, ⌈1000 · suppressed / n⌉ / 10 per cent (n the records), so
+    that the limit ⌊limit · n⌋ reaches them."""
+    n = max(problem.n_rows, 1)
+    needed = math.ceil(1000 * suppressed / n - 1e-9) / 10
+    return InfeasibleError(
+        f"{algorithm}: {suppressed} record(s) would be suppressed (every quasi-identifier "
+        f"'*'), above the limit of {problem.budget}. Raise the suppression limit to at "
+        f"least {needed:g} %, or loosen the constraints.",
+        code="anonymize.suppression_over_limit",
+        algorithm=algorithm,
+        suppressed=int(suppressed),
+        budget=problem.budget,
+        needed=f"{needed:g}",
+    )
+
+
+def _top_notes(released: pd.DataFrame, problem: Problem, classes: EquivalenceClasses) -> list[str]:
+    """What the rows showing ``*`` in every QI are in the release, in words: the
+    suppressed ones (blanked by the algorithm), and those generalized to the top."""
     top = top_rows(released, problem.qi, classes=classes)
-    size = problem.records(top)
-    if not size:
-        return []
-    if classes.n_suppressed:
-        return [
+    suppressed = classes.n_suppressed
+    generalized = problem.records(top & ~classes.suppressed)
+    notes = []
+    if suppressed:
+        notes.append(
             Note(
                 "anonymize.top_suppressed",
-                f"{size} row(s) show '*' in every quasi-identifier and, taken as one class, "
-                f"fail the constraints: they are suppressed (the limit allows {problem.budget}).",
-                size=size,
+                f"{suppressed} row(s) were suppressed by the algorithm ('*' in every "
+                f"quasi-identifier): counted against the limit, which allows "
+                f"{problem.budget}, and left out of the classes.",
+                size=suppressed,
                 budget=problem.budget,
             )
-        ]
-    chosen_rows = problem.records(chosen & top)
-    merged, how = (
-        (
-            f" ({chosen_rows} of them suppressed by the algorithm, the others generalized to "
-            "the top)",
-            "partly",
         )
-        if 0 < chosen_rows < size
-        else ((" (the algorithm suppressed them)", "chosen") if chosen_rows == size else ("", ""))
-    )
-    return [
-        Note(
-            "anonymize.top_class" + (f".{how}" if how else ""),
-            f"{size} row(s) show '*' in every quasi-identifier{merged}; taken as one class "
-            "they meet every constraint, so they are one equivalence class (the top of the "
-            "lattice), not suppressed.",
-            size=size,
-            chosen=chosen_rows,
+    if generalized:
+        notes.append(
+            Note(
+                "anonymize.top_class",
+                f"{generalized} row(s) show '*' in every quasi-identifier because their "
+                "values were generalized to the top of every hierarchy: they are one "
+                "equivalence class (the top of the lattice), not suppressed rows.",
+                size=generalized,
+            )
         )
-    ]
+    return notes
 
 
 def _used_schema(problem: Problem) -> Schema:

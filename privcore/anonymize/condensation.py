@@ -443,6 +443,7 @@ def condensation(
         synthetic=True,
         notes=notes,
         class_override=group,
+        numeric=numeric,
     )
     report_progress(progress, 1.0, "Done")
     return release

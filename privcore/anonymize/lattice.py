@@ -19,13 +19,14 @@ Every model of privcore is monotone under generalization (seed 003 lemmas 20.3.1
 if a node satisfies the constraints within the suppression budget, so does every more
 general node — which is what the tagging below exploits.
 
-The rows that show ``*`` in every QI at a node — the suppressed rows of the violating
-classes and any class whose labels are all ``*`` (the top node's single class) — are one
-group G in the released file, read by the rule of
-:func:`~privcore.classes.release_classes`: a class when G, as one class, meets every
-constraint, suppression of all of G otherwise. A node satisfies when the rows of its
-violating classes fit the suppression budget and, when G is suppression, all of G fits
-it too; its loss counts G as the release will show it.
+The rows of the violating classes are suppressed — blanked, ``*`` in every QI — and
+are the release's suppressed rows (SPEC §13), counted against the suppression budget;
+a class whose labels are all ``*`` (the top node's single class) is a class, generalized
+to the top. In the released file both show the same cells, one group G, which an
+attacker reads as one: a node with suppressed rows and a class at ``*`` satisfies only
+when G, as one class, meets every constraint too. A node satisfies when the rows of its
+violating classes fit the suppression budget (and that holds); its loss counts the
+suppressed rows and the class at the top as the release shows them.
 """
 
 from __future__ import annotations
@@ -93,13 +94,12 @@ class NodeResult:
     ``violating_rows``: rows of the classes that fail a constraint (the rows the
     algorithm suppresses). ``top_group`` (per class): the classes whose rows show ``*``
     in every QI in the release — the failing ones and any class labelled ``*`` in every
-    QI; ``top_is_class``: those rows, as one class, meet every constraint (then they are
-    a class of the release); ``suppressed_rows``: the rows the release shows as
-    suppressed — 0 when ``top_is_class``, else every row of the top group.
-    ``satisfied``: both ``violating_rows`` and ``suppressed_rows`` fit the budget. A node
-    whose violating rows exceed the budget fails whatever its top group is: that group is
-    not examined (``top_group`` = the failing classes, ``suppressed_rows`` = the
-    violating rows).
+    QI; ``top_is_class``: those rows, as one class, meet every constraint.
+    ``suppressed_rows``: the rows the release shows as suppressed, the violating rows.
+    ``satisfied``: they fit the budget and, when a class labelled ``*`` shares their
+    cells, ``top_is_class``. A node whose violating rows exceed the budget fails
+    whatever its top group is: that group is not examined (``top_group`` = the failing
+    classes).
     """
 
     node: tuple[int, ...]
@@ -451,13 +451,15 @@ class Lattice:
             failing |= ~model.class_pass(classes)
         violating = int(classes.sizes[failing].sum())
         budget = self.problem.budget
-        if violating <= budget:
+        satisfied = violating <= budget
+        if satisfied:
             top_group, top_is_class = self._top_group(node, fs, classes, failing, sensitive)
-            suppressed = 0 if top_is_class else int(classes.sizes[top_group].sum())
+            # suppressed rows next to a class at '*': one group in the file, checked as one
+            mixed = bool(failing.any() and (top_group & ~failing).any())
+            satisfied = top_is_class or not mixed
         else:  # the node fails anyway: its group at '*' is not examined
-            top_group, top_is_class, suppressed = failing, False, violating
-        satisfied = violating <= budget and suppressed <= budget
-        return _Judged(classes, failing, violating, top_group, top_is_class, suppressed, satisfied)
+            top_group, top_is_class = failing, False
+        return _Judged(classes, failing, violating, top_group, top_is_class, violating, satisfied)
 
     def _top_group(
         self,
@@ -497,9 +499,9 @@ class Lattice:
 
         ncp: GCP, mean NCP over QI cells (suppressed cell = 1); whd: mean WHD per record
         (sum over QIs, suppressed cell = 1 per QI); discernibility: Σ|EC|² + n per
-        suppressed row, the rows showing '*' in every QI being one class or suppressed
-        as the release will show them (:class:`NodeResult`); ul: 1 − UL (entropy kept,
-        seed 001).
+        suppressed row (the violating rows), a class generalized to '*' in every QI one
+        class (:class:`NodeResult`); ul: 1 − UL (entropy kept, seed 001; the rows at '*'
+        in every QI one value, as the file shows them).
         """
         result = self.evaluate(node)
         return self._metrics.loss(result, metric)
@@ -770,8 +772,9 @@ class _LossMetrics:
         kept = ~top
         top_rows = int(sizes[top].sum())
         if metric == "discernibility":
-            # The rows showing '*' everywhere: one class (|G|²) or suppressed (n each).
-            charge = top_rows * (top_rows if result.top_is_class else self.n)
+            # The suppressed rows: n each; the class generalized to '*' everywhere: |S|².
+            at_top = int(sizes[top & ~failing].sum())
+            charge = float(at_top) ** 2 + (top_rows - at_top) * self.n
             return float((sizes[kept].astype(float) ** 2).sum() + charge)
         # ul: 1 − (H(X̄_qd) + H(X_prv)) / (H(X_qd) + H(X_prv)); the '*' rows are one value.
         # Sizes in increasing order, so that the sum does not depend on the classes' order.

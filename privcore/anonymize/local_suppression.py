@@ -28,12 +28,11 @@ constraint (fewer than k records; l or t when asked for):
    V, so that they can meet in the next round (ties: the later QI).
 
 Every round blanks at least one cell, so the rounds end; they end when no class fails,
-or when the failing records show ``*`` in every QI. Those records are the rows at the
-top: one class when together they meet the constraints, suppressed rows otherwise —
-counted against the suppression limit. Above the limit, the smallest classes join them
-(every cell blanked) until they meet the constraints together
-(:func:`~privcore.anonymize.perturbative.complete_top`): the run is infeasible only
-when the whole table fails as one class.
+or when the failing records show ``*`` in every QI. Those records are suppressed rows
+(SPEC §13: blanked in every QI), counted against the suppression limit whether or not
+they would meet the constraints together; above the limit the run is refused
+(:class:`~privcore.errors.InfeasibleError` ``anonymize.suppression_over_limit``, naming
+the limit that would allow them).
 ``params`` report the cells blanked per QI (``suppressed_cells``) and the rounds.
 """
 
@@ -55,8 +54,9 @@ from privcore.anonymize.base import (
     report_progress,
     require_local_recoding,
 )
-from privcore.anonymize.perturbative import complete_top, finish_perturbed, star_cells
+from privcore.anonymize.perturbative import finish_perturbed, refuse_over_limit, star_cells
 from privcore.classes import SUPPRESSED, combine_codes, factorize, group_keys
+from privcore.core.kinds import ReleaseKind
 from privcore.core.notes import Note
 from privcore.data.schema import Schema
 from privcore.models import PrivacyModel
@@ -106,7 +106,7 @@ def local_suppression(
     """Local suppression of QI cells until every class meets the constraints (module
     docstring). Deterministic (``seed`` is recorded, not used). Every constraint holds
     on the release's classes, or :class:`~privcore.errors.InfeasibleError` is raised
-    (more failing records at ``*`` in every QI than the suppression limit allows)."""
+    (more records at ``*`` in every QI than the suppression limit allows)."""
     started = time.perf_counter()
     records_only(df, weights, TITLE)
     problem = prepare(
@@ -145,12 +145,8 @@ def local_suppression(
                 f"Local suppression: {int(cells.blank.sum()):,} cells blanked, "
                 f"{int(failing.sum()):,} records to go",
             )
-    # the records at '*' in every QI: a class, or within the suppression limit
-    whole = cells.blank.all(axis=1)
-    if whole.any():
-        columns = [cells.column(q) for q in range(len(qi))]
-        classes = group_keys(combine_codes(columns, [c + 1 for c in cells.cards])).ids
-        cells.blank[complete_top(problem, checker, whole, classes)] = True
+    # the records at '*' in every QI are suppressed: within the limit, or refused
+    refuse_over_limit(problem, cells.blank.all(axis=1), TITLE)
     search_seconds = time.perf_counter() - started
     released = problem.frame.copy()
     for q, column in enumerate(qi):
@@ -184,6 +180,7 @@ def local_suppression(
         },
         notes=notes,
         enforces_models=True,
+        kind=ReleaseKind.GENERALIZED,  # every cell its original value or *
     )
     report_progress(progress, 1.0, "Done")
     return release

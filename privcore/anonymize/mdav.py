@@ -43,18 +43,21 @@ above, each group is MDAV's within its part, and the within-group spread grows a
 (bench/bench_mdav.py measures it against exact MDAV). Ties are broken as above up to
 floating-point rounding (the running means are sums updated as records leave).
 
-Categorical QIs are not averaged: a mean of categories means nothing. MDAV runs within
-each combination of their values (a stratum, as sdcMicro's ``strata_variables``), so each
-group is alike in every QI and the release is k-anonymous on all of them. A stratum
-with fewer than k records cannot form a group: its records are shown with ``*`` in every
-QI — one class when together they meet the constraints, suppressed rows otherwise;
-above the suppression limit the smallest groups join them
-(:func:`~privcore.anonymize.perturbative.complete_top`). With l-diversity or
-t-closeness, a group whose sensitive values fail joins the group of its stratum with
-the nearest mean, smallest failing group first, until every group meets them (the
-models are monotone under merging); a stratum that fails as one group goes to the top
-as well. So the run is infeasible only when the whole table fails as one class. Missing
-or infinite numeric values are refused (``anonymize.numeric_qi_incomplete``).
+Categorical QIs are not averaged: a mean of categories means nothing. Codes written
+with digits are categories too — a ZIP or postal code, an identifier, a column named or
+generalized as one (:func:`privcore.data.roles.code_column`): the mean of 510630 and
+100080 is a ZIP of neither city. MDAV runs within each combination of the categorical
+values (a stratum, as sdcMicro's ``strata_variables``), so each group is alike in every
+QI, the release is k-anonymous on all of them, and a code is released only as itself.
+A stratum with fewer than k records cannot form a group: its records are suppressed —
+shown with ``*`` in every QI, counted against the suppression limit (SPEC §13). With
+l-diversity or t-closeness, a group whose sensitive values fail joins the group of its
+stratum with the nearest mean, smallest failing group first, until every group meets
+them (the models are monotone under merging); a stratum that fails as one group is
+suppressed as well. When the suppressed records exceed the limit the run is refused
+(:class:`~privcore.errors.InfeasibleError` ``anonymize.suppression_over_limit``, naming
+the limit that would allow them), before any mean is released. Missing or infinite
+numeric values are refused (``anonymize.numeric_qi_incomplete``).
 """
 
 from __future__ import annotations
@@ -79,9 +82,10 @@ from privcore.anonymize.base import (
 )
 from privcore.anonymize.perturbative import (
     categorical_qis,
-    complete_top,
+    codes_note,
     finish_perturbed,
     numeric_matrix,
+    refuse_over_limit,
     require_numeric,
     star_cells,
 )
@@ -352,10 +356,13 @@ def mdav(
     weights: np.ndarray | None = None,
 ) -> Release:
     """MDAV microaggregation of the numeric QIs, within the strata of the categorical
-    ones (module docstring), with groups of k (the KAnonymity constraint; 1 without).
+    ones and codes (module docstring), with groups of k (the KAnonymity constraint; 1
+    without).
 
     Every constraint holds on the release's classes, or
-    :class:`~privcore.errors.InfeasibleError` is raised. Deterministic (MDAV draws
+    :class:`~privcore.errors.InfeasibleError` is raised (also when the records of
+    strata too small or failing would be more suppressed rows than the limit allows:
+    ``anonymize.suppression_over_limit``). Deterministic (MDAV draws
     nothing; ``seed`` is recorded). ``params`` gain ``groups``, ``strata``,
     ``merges`` (groups joined for l/t) and ``aggregated`` (the numeric QIs).
     """
@@ -417,8 +424,9 @@ def mdav(
                 regroup[rows] = local + next_id
                 next_id += int(local.max()) + 1
             group, n_groups = regroup, next_id
-    starred = complete_top(problem, checker, small | failed, group)
-    if starred.any():  # groups moved to the top are released as '*', not as means
+    starred = small | failed  # suppressed: '*' in every QI, within the limit or refused
+    refuse_over_limit(problem, starred, TITLE)
+    if starred.any():  # strata suppressed are released as '*', not as means
         group = np.where(starred, -1, group)
     search_seconds = time.perf_counter() - started
     report_progress(progress, 0.85, "MDAV: releasing the group means")
@@ -429,7 +437,7 @@ def mdav(
         units = column_units(x)  # sums of values near ±1e308 in a unit that holds them
         sums = group_sums(group[kept], n_groups, x[kept] * units)
         means = sums / np.maximum(sizes, 1)[:, None] / units
-        n_groups = int((sizes > 0).sum())  # groups moved to the top are released as '*'
+        n_groups = int((sizes > 0).sum())  # groups of suppressed strata are released as '*'
     for j, column in enumerate(numeric):
         values = x[:, j].copy()
         if n_groups:
@@ -447,6 +455,7 @@ def mdav(
             k=k,
         )
     ]
+    notes += codes_note(problem, TITLE)
     if categorical:
         notes.append(
             Note(

@@ -29,6 +29,11 @@ cell stays missing (its record's other cells get their part of the noise). Value
 released as floats (integers too: rounding would bias the covariance). Nothing is
 suppressed; the release does not aim at a class size (:mod:`.perturbative`): with
 continuous noise nearly every record is unique.
+
+Codes are not measurements: a numeric QI that holds codes (a ZIP, an identifier — by
+its name or its hierarchy, :func:`privcore.data.roles.code_column`) is kept as it is,
+with a note (``perturbation.codes_kept``), and a table whose numbers are all codes is
+refused (``anonymize.codes_not_measurements``).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import pandas as pd
 from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
 from privcore.anonymize.perturbative import (
     checked_option,
+    codes_note,
     finish_perturbed,
     numeric_matrix,
     require_numeric,
@@ -179,7 +185,8 @@ def noise(
             columns=", ".join(columns),
             level=f"{level:g}",
             kind=noise_kind,
-        )
+        ),
+        *codes_note(problem, TITLE),
     ]
     release = finish_perturbed(
         problem,

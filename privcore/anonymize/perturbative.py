@@ -16,11 +16,24 @@ noise, rank swapping and top/bottom coding do not aim at a class size: they rele
 what the perturbation gives and report the k, l and t it has (their ``satisfied`` is
 the measurement's, often False), with a note saying so (:func:`finish_perturbed`).
 
-Columns. A *numeric* QI holds numbers (not booleans); the others are *categorical*.
-Noise, rank swapping, top/bottom coding and MDAV change numeric QIs, and refuse a table
-with none (:class:`~privcore.errors.ParameterError` ``anonymize.needs_numeric_qi``);
-PRAM changes categorical ones (all QIs, as categories, when every one holds numbers);
-local suppression blanks cells of any QI.
+Columns. A *numeric* QI holds measurements: numbers (not booleans) that are not codes.
+A column of codes written with digits — a ZIP or postal code, an identifier, any column
+whose name or digit-masking hierarchy says so — is *categorical* like text, by the one
+decision of :func:`privcore.data.roles.code_column`: the mean, the noise, the rank or
+the percentile of ZIP codes names no place (510630 and 100080 average to a ZIP of
+neither city). Noise, rank swapping, top/bottom coding and MDAV change numeric QIs and
+keep the categorical ones (MDAV forms its groups within each combination of them; the
+others leave codes as they are, with a note ``perturbation.codes_kept``); a table with
+no numeric QI is refused (:class:`~privcore.errors.ParameterError`
+``anonymize.needs_numeric_qi``, or ``anonymize.codes_not_measurements`` when its
+numbers are all codes). PRAM changes categorical ones (all QIs, as categories, when
+every one is numeric); local suppression blanks cells of any QI.
+
+Suppressed rows. A row that a method blanks in every QI (``*``) is a suppressed row
+(SPEC §13), whatever its rows would be as a class: it counts against the suppression
+limit, and a method that would blank more records than the limit allows refuses
+(:class:`~privcore.errors.InfeasibleError` ``anonymize.suppression_over_limit``, with the
+limit that would allow it) instead of releasing them.
 
 Records. Each method treats records one by one (a random draw per record, a group
 mean per record), so a frequency set whose rows stand for several records is refused
@@ -37,11 +50,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import ClassChecker, Problem, Release, finish
-from privcore.classes import code_counts
+from privcore.anonymize.base import Problem, Release, finish, suppression_over_limit
 from privcore.core.jsonsafe import plain
+from privcore.core.kinds import ReleaseKind
 from privcore.core.notes import Note
 from privcore.data.codes import SUPPRESSED, is_number
+from privcore.data.roles import CodeColumn, code_column
 from privcore.errors import ParameterError
 from privcore.measure.population import individual_risk, population_uniqueness
 from privcore.measure.suda2 import suda2
@@ -50,38 +64,80 @@ from privcore.measure.utility import perturbation_utility
 __all__ = [
     "categorical_qis",
     "checked_option",
-    "complete_top",
+    "code_qis",
+    "codes_note",
     "finish_perturbed",
     "numeric_matrix",
     "numeric_qis",
+    "refuse_over_limit",
     "star_cells",
 ]
 
 
+def code_qis(problem: Problem) -> list[CodeColumn]:
+    """The QIs that hold numbers which are codes (:func:`~privcore.data.roles.code_column`:
+    by their name or their hierarchy), in the schema's order, each with its reason."""
+    found = (code_column(problem.frame[c], c, problem.hierarchies.get(c)) for c in problem.qi)
+    return [code for code in found if code is not None]
+
+
 def numeric_qis(problem: Problem) -> list[str]:
-    """The QIs holding numbers (booleans are categories), in the schema's order."""
-    return [c for c in problem.qi if is_number(problem.frame[c].dtype)]
+    """The QIs holding measurements: numbers (booleans are categories) that are not
+    codes (:func:`code_qis`), in the schema's order."""
+    codes = {code.column for code in code_qis(problem)}
+    return [c for c in problem.qi if is_number(problem.frame[c].dtype) and c not in codes]
 
 
 def categorical_qis(problem: Problem) -> list[str]:
-    """The QIs that are not numeric (text, booleans, categories, dates), in order."""
+    """The QIs that are not numeric (text, booleans, categories, dates, codes), in order."""
     numeric = set(numeric_qis(problem))
     return [c for c in problem.qi if c not in numeric]
 
 
 def require_numeric(problem: Problem, title: str) -> list[str]:
-    """The numeric QIs, or the error saying that ``title`` (the method) needs one."""
+    """The numeric QIs, or the error saying that ``title`` (the method) needs one: the
+    QIs hold no number (``anonymize.needs_numeric_qi``), or only codes
+    (``anonymize.codes_not_measurements``, naming them)."""
     columns = numeric_qis(problem)
-    if not columns:
+    if columns:
+        return columns
+    codes = code_qis(problem)
+    if codes:
         raise ParameterError(
-            f"{title} changes numeric quasi-identifiers, and none of "
-            f"{', '.join(problem.qi)} holds numbers. Mark a numeric column as "
-            "quasi-identifier or choose another method.",
-            code="anonymize.needs_numeric_qi",
+            f"{title} changes measured numbers (ages, amounts); "
+            f"{', '.join(c.column for c in codes)} hold codes (a ZIP, an identifier), "
+            "whose mean, noise or rank names nothing. Mark a measured column as "
+            "quasi-identifier, or use PRAM, local suppression or a generalization.",
+            code="anonymize.codes_not_measurements",
             algorithm=title,
-            columns=list(problem.qi),
+            columns=[c.column for c in codes],
         )
-    return columns
+    raise ParameterError(
+        f"{title} changes numeric quasi-identifiers, and none of "
+        f"{', '.join(problem.qi)} holds numbers. Mark a numeric column as "
+        "quasi-identifier or choose another method.",
+        code="anonymize.needs_numeric_qi",
+        algorithm=title,
+        columns=list(problem.qi),
+    )
+
+
+def codes_note(problem: Problem, title: str) -> list[Note]:
+    """The note that ``title`` kept the QIs holding codes as they are (none without)."""
+    codes = code_qis(problem)
+    if not codes:
+        return []
+    names = ", ".join(c.column for c in codes)
+    return [
+        Note(
+            "perturbation.codes_kept",
+            f"{names} hold codes (a ZIP, an identifier: by their name or their "
+            f"hierarchy), not measurements: {title} treats them as categories and "
+            "releases only values of the original.",
+            columns=names,
+            algorithm=title,
+        )
+    ]
 
 
 def numeric_matrix(
@@ -144,34 +200,15 @@ def checked_option(
     return number
 
 
-def complete_top(
-    problem: Problem, checker: ClassChecker, top: np.ndarray, classes: np.ndarray
-) -> np.ndarray:
-    """The rows to show with ``*`` in every QI, ``top`` (a boolean mask) grown until they
-    are a class or fit the suppression limit.
-
-    Rows at ``*`` in every QI are one group of the release: a class when together they
-    meet the constraints, suppressed rows otherwise (SPEC §2). While they fail and
-    number more than the limit allows, the smallest other class (``classes``: an id per
-    row, ties to the lowest id) joins them. Every model is monotone under merging, so
-    this ends with a passing group at the latest when the whole table is in it; only a
-    table that fails as one class stays above the limit — then
-    :func:`~privcore.anonymize.base.finish` reports it infeasible."""
-    top = np.asarray(top, dtype=bool).copy()
-    if not top.any() or not checker.violates(np.flatnonzero(top)):
-        return top
-    if problem.records(top) <= problem.budget:
-        return top
-    others = classes[~top]
-    n_classes = int(classes.max()) + 1 if len(others) else 0
-    sizes = code_counts(others, n_classes) if n_classes else np.zeros(0, dtype=np.int64)
-    for chosen in np.lexsort((np.arange(n_classes), sizes)):  # a loop over classes
-        if not sizes[chosen]:
-            continue
-        top |= classes == chosen
-        if not checker.violates(np.flatnonzero(top)):
-            break
-    return top
+def refuse_over_limit(problem: Problem, blanked: np.ndarray, title: str) -> None:
+    """Refuse (:class:`~privcore.errors.InfeasibleError`
+    ``anonymize.suppression_over_limit``) when the rows ``blanked`` (a boolean mask: the
+    rows a method shows with ``*`` in every QI) hold more records than the suppression
+    limit allows: each of them is a suppressed row (SPEC §13), whether or not together
+    they would meet the constraints."""
+    records = problem.records(np.asarray(blanked, dtype=bool))
+    if records > problem.budget:
+        raise suppression_over_limit(problem, records, title)
 
 
 def star_cells(column: pd.Series, rows: np.ndarray) -> pd.Series:
@@ -238,6 +275,7 @@ def finish_perturbed(
     suppressed: np.ndarray | None = None,
     enforces_models: bool,
     search_seconds: float | None = None,
+    kind: ReleaseKind = ReleaseKind.PERTURBED,
 ) -> Release:
     """Measure and wrap a perturbed release (:func:`~privcore.anonymize.base.finish`).
 
@@ -267,6 +305,8 @@ def finish_perturbed(
         started=started,
         search_seconds=search_seconds,
         notes=notes,
+        kind=kind,
+        numeric=numeric_qis(problem),
     )
     numeric = numeric_qis(problem)
     release = dataclasses.replace(

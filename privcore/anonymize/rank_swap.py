@@ -18,6 +18,11 @@ most w ranks, values move in pairs — and nearly every value swapped (Moore lea
 value unswapped when its window holds no unswapped partner; here only the odd one out
 of a block). Missing cells stay missing and take no part. Nothing is suppressed; the
 release does not aim at a class size (:mod:`.perturbative`).
+
+Codes are not measurements: a numeric QI that holds codes (a ZIP, an identifier — by
+its name or its hierarchy, :func:`privcore.data.roles.code_column`) is kept as it is,
+with a note (``perturbation.codes_kept``), and a table whose numbers are all codes is
+refused (``anonymize.codes_not_measurements``).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import pandas as pd
 from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
 from privcore.anonymize.perturbative import (
     checked_option,
+    codes_note,
     finish_perturbed,
     numeric_matrix,
     require_numeric,
@@ -118,7 +124,8 @@ def rank_swap(
             f"{percent:g} % of the ranks apart; each column keeps its values.",
             columns=", ".join(columns),
             percent=f"{percent:g}",
-        )
+        ),
+        *codes_note(problem, TITLE),
     ]
     release = finish_perturbed(
         problem,

@@ -22,6 +22,11 @@ measure that needs numbers reads ``>=m`` as m and ``<=M`` as M, the same figure
 (the other cells as their values' text: ``39``, ``39.5``), an uncoded one unchanged;
 missing cells stay missing. Nothing is suppressed; the release does not aim at a class
 size (:mod:`.perturbative`).
+
+Codes are not measurements: a numeric QI that holds codes (a ZIP, an identifier — by
+its name or its hierarchy, :func:`privcore.data.roles.code_column`) is kept as it is,
+with a note (``perturbation.codes_kept``), and a table whose numbers are all codes is
+refused (``anonymize.codes_not_measurements``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import pandas as pd
 from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
 from privcore.anonymize.perturbative import (
     checked_option,
+    codes_note,
     finish_perturbed,
     numeric_matrix,
     require_numeric,
@@ -139,7 +145,8 @@ def top_bottom(
             columns=", ".join(columns),
             top=f"{top_p:g}",
             bottom=f"{bottom_p:g}",
-        )
+        ),
+        *codes_note(problem, TITLE),
     ]
     release = finish_perturbed(
         problem,

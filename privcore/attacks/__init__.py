@@ -21,6 +21,7 @@ import pandas as pd
 
 from privcore.attacks.background import background_attack
 from privcore.attacks.composition import complementary_attack, effective_k
+from privcore.attacks.distance_linkage import distance_linkage, wilson
 from privcore.attacks.homogeneity import homogeneity_attack
 from privcore.attacks.linkage import DEFAULT_TOLERANCE, linkage_attack, match_roll
 from privcore.attacks.ordering import export_order, unsorted_matching_attack
@@ -28,6 +29,7 @@ from privcore.attacks.report import AttackReport
 from privcore.attacks.roll import RollFrequencySet, VoterRoll, build_roll, roll_frequency_set
 from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
+from privcore.data.roles import is_measurement
 from privcore.errors import ParameterError
 from privcore.matching import checked_counts
 
@@ -63,6 +65,29 @@ class Simulation:
     linkage: dict[str, AttackReport]  # "before", "after"
     homogeneity: dict[str, AttackReport]
     seconds: float
+    #: distance-based record linkage of the roll's people against the release
+    #: (:func:`~privcore.attacks.distance_linkage.distance_linkage`)
+    distance: dict[str, Any] | None = None
+
+    def strongest(self) -> dict[str, Any]:
+        """The linkage attack that re-identifies more of the release's people, exact
+        (Sweeney's join) or by distance (DBRL): ``method``, ``reidentified``,
+        ``targets``, ``share`` and its 95 % Wilson ``interval``. A perturbed release
+        defeats the exact join by construction, so a report judges on this one."""
+        exact = self.linkage["after"].summary
+        targets = int(exact.get("targets") or 0)
+        found = float(exact.get("reidentified") or 0)
+        best = {
+            "method": "exact",
+            "reidentified": found,
+            "targets": targets,
+            "share": found / targets if targets else 0.0,
+            "interval": list(wilson(found, targets)),
+        }
+        if self.distance is not None and self.distance["share"] > best["share"]:
+            best = {k: self.distance[k] for k in ("reidentified", "targets", "share", "interval")}
+            best["method"] = "distance"
+        return best
 
     def figures(self, when: str) -> dict[str, Any]:
         linkage = self.linkage[when].summary
@@ -80,6 +105,8 @@ class Simulation:
         before = AttackReport("", self.figures("before"), pd.DataFrame()).to_dict()["summary"]
         return {
             **after,
+            "linkage_distance": self.distance,
+            "linkage_strongest": self.strongest(),
             "before": before,
             "roll": self.roll.to_dict(),
             "seconds": round(self.seconds, 3),
@@ -102,6 +129,7 @@ def simulate(
     risk_threshold: float = 0.2,
     tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
+    blanked: np.ndarray | None = None,
 ) -> Simulation:
     """Build (or reuse) a voter roll holding the data set's people and attack the
     original table and the release with it. ``release`` rows are aligned with
@@ -117,6 +145,11 @@ def simulate(
     ``count``); every figure is that of the expanded tables, and ``roll`` in
     :meth:`Simulation.to_dict` gives its size in people and its seed (None for a
     given table). ``locale`` is unused then: a frequency set names nobody.
+
+    ``blanked`` (a boolean per release row: the rows the method that made the release
+    blanked, ``Release.suppressed`` of a release made here) makes the attacks on the
+    release count its own suppressed rows, the figure of its report and measurement
+    (:func:`~privcore.classes.equivalence_classes`).
     """
     started = time.perf_counter()
 
@@ -164,15 +197,27 @@ def simulate(
             tolerance=tolerance,
             progress=part(0.5, 0.9),
             weights=weights,
+            blanked=blanked,
         ),
     }
+    people = roll.frame
+    distance = distance_linkage(
+        release,
+        people,
+        people["record"].to_numpy(),
+        qi,
+        [q for q in qi if is_measurement(original[q], q, (hierarchies or {}).get(q))],
+        original=original,
+        weights=weights,
+        counts=None if weights is None else people["count"].to_numpy(),
+    )
     homogeneity = {
         "before": homogeneity_attack(original, qi, sa, tau=tau, weights=weights),
-        "after": homogeneity_attack(release, qi, sa, tau=tau, weights=weights),
+        "after": homogeneity_attack(release, qi, sa, tau=tau, weights=weights, blanked=blanked),
     }
     if progress is not None:
         progress(1.0, "Done")
-    return Simulation(roll, linkage, homogeneity, time.perf_counter() - started)
+    return Simulation(roll, linkage, homogeneity, time.perf_counter() - started, distance)
 
 
 def _frequency_roll(

@@ -142,7 +142,7 @@ from scipy import optimize, stats
 from privcore.classes import code_counts, factorize, group_rows, reduce_runs
 from privcore.core.jsonsafe import plain
 from privcore.core.scaling import unit_of
-from privcore.data.cells import parse_column
+from privcore.data.cells import comparable_keys, parse_column
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy, value_keys
 from privcore.errors import ParameterError, RoleError
@@ -426,7 +426,7 @@ def _column_values(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 class _CategoricalColumn(_Column):
-    """Values compared as text keys (:func:`value_keys`: ``39`` = ``39.0`` = ``"39"``;
+    """Values compared as keys (:func:`comparable_keys`: ``39`` = ``39.0`` = ``"39.0"``;
     missing is a value). A released cell is one domain value (an exact cell; released
     values the originals lack join the domain) or a set of them (a generalized cell,
     one row of ``sets``)."""
@@ -443,11 +443,11 @@ class _CategoricalColumn(_Column):
     ):
         self.name = name
         parsed = parse_column(release, hierarchy=hierarchy, column=name)
-        label_keys = value_keys(pd.Series(parsed.labels, dtype=object)).astype(object)
+        label_keys = comparable_keys(pd.Series(parsed.labels, dtype=object)).astype(object)
         label_keys = label_keys.where(label_keys.notna(), None).to_numpy(dtype=object)
         exact = np.isin(parsed.kinds, ["exact", "missing"])
         original = pd.concat([train, control], ignore_index=True)
-        keys = value_keys(original).astype(object)
+        keys = comparable_keys(original).astype(object)
         keys = pd.concat(
             [keys, pd.Series(label_keys[exact], dtype=object)], ignore_index=True
         ).astype(object)

@@ -118,6 +118,7 @@ def homogeneity_attack(
     *,
     tau: float = 1.0,
     weights: np.ndarray | None = None,
+    blanked: np.ndarray | None = None,
 ) -> AttackReport:
     """Classes whose most frequent sensitive value has a share ≥ ``tau``, per SA.
 
@@ -139,6 +140,11 @@ def homogeneity_attack(
     identical in every column, and class sizes, value counts, ``records``,
     ``records_exposed``, ``suppressed`` and ``size`` / ``count`` in ``targets`` count
     records — the figures of the table with row i repeated ``weights[i]`` times.
+
+    ``blanked`` (a boolean per row; by default a Release's own suppressed rows): the
+    rows the method that made the release blanked. Then only those of the rows at ``*``
+    in every QI are suppressed, and rows generalized to ``*`` are a class
+    (:func:`~privcore.classes.equivalence_classes`); without it every such row is.
     """
     frame = release_frame(release)
     qi = column_list(release, qi, "qi")
@@ -146,8 +152,10 @@ def homogeneity_attack(
     tau = share(tau, "The homogeneity threshold τ", "attack.bad_tau")
     if weights is None and not isinstance(release, pd.DataFrame):  # a Release's own
         weights = getattr(release, "weights", None)
+    if blanked is None and not isinstance(release, pd.DataFrame):
+        blanked = getattr(release, "suppressed", None)
 
-    classes = equivalence_classes(frame, qi, sa)
+    classes = equivalence_classes(frame, qi, sa, blanked=blanked)
     n = len(frame)
     if weights is not None:
         weights = checked_counts(

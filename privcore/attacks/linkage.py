@@ -39,8 +39,9 @@ from privcore.classes import (
 )
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
+from privcore.data.cells import comparable_keys
 from privcore.data.codes import is_number
-from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
 from privcore.matching import METHODS, Matches, checked_counts, match_roll
 from privcore.risk import risk_summary
@@ -69,6 +70,7 @@ def linkage_attack(
     tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
     weights: np.ndarray | None = None,
+    blanked: np.ndarray | None = None,
 ) -> AttackReport:
     """Simulate Sweeney's linkage attack of ``roll`` against ``release`` (SPEC §6).
 
@@ -110,6 +112,11 @@ def linkage_attack(
     A frequency set names nobody: ``targets`` has one row per target roll row, with its
     ``people`` and ``person_id`` / ``name`` left empty (None), and the example chains
     (``details["chain"]``, ``details["chain_steps"]``) are empty lists.
+
+    ``blanked`` (a boolean per release row: the rows the method that made the release
+    blanked, ``Release.suppressed`` of a release made here) makes ``suppressed_rows``
+    the release's own suppressed rows: rows generalized to ``*`` in every QI are then a
+    class every person matches (:func:`~privcore.matching.match_roll`).
     """
     started = time.perf_counter()
     qi = tuple(str(q) for q in qi)
@@ -163,6 +170,7 @@ def linkage_attack(
         progress=sub_progress,
         weights=weights,
         counts=people,
+        blanked=blanked,
     )
     matched_at = time.perf_counter()
     classes = matches.classes
@@ -412,7 +420,7 @@ def _sensitive_reading(
     """
     n_targets = len(target_record)
     codes, values = factorize(released)
-    keys = value_keys(pd.Series(values, dtype=object))
+    keys = comparable_keys(pd.Series(values, dtype=object))
     text = keys.fillna("NA").to_numpy(dtype=object)
     m = max(len(values), 1)
     # Display order: numbers by value (missing last), anything else by text.
@@ -449,7 +457,7 @@ def _sensitive_reading(
         shown = np.where(part != "", np.strings.add(np.strings.add(shown, " / "), part), shown)
     shown = np.where(count > _SHOWN_VALUES, np.strings.add(shown, " / …"), shown)
 
-    true_text = value_keys(true).fillna("NA").to_numpy(dtype=object)[target_record]
+    true_text = comparable_keys(true).fillna("NA").to_numpy(dtype=object)[target_record]
     single = np.full(n_targets, None, dtype=object)
     one = np.flatnonzero(count == 1)
     single[one] = by_rank[what[first[one]]]

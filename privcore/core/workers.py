@@ -165,12 +165,12 @@ def _take() -> _Worker:
 
 
 def max_idle_mb() -> int:
-    """``PRIVCORE_WORKER_MAX_IDLE_MB`` (default 400): a worker whose resident memory is
+    """``PRIVCORE_WORKER_MAX_IDLE_MB`` (default 250): a worker whose resident memory is
     above this after a job is ended rather than kept idle — a job that imported torch or
     grew the heap leaves memory that ``malloc_trim`` does not give back (a fresh worker
     holds about 150 MB)."""
     raw = os.environ.get("PRIVCORE_WORKER_MAX_IDLE_MB", "").strip()
-    return max(1, int(raw)) if raw.isdigit() else 400
+    return max(1, int(raw)) if raw.isdigit() else 250
 
 
 def _resident_mb(pid: int) -> float:

@@ -62,10 +62,18 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from privcore.data.codes import SUPPRESSED, factorize
+from privcore.data.codes import SUPPRESSED, factorize, is_number, value_codes
 from privcore.data.hierarchy import Hierarchy, value_keys
 
-__all__ = ["KINDS", "MISSING_TEXT", "ColumnCells", "parse_cell", "parse_column"]
+__all__ = [
+    "KINDS",
+    "MISSING_TEXT",
+    "ColumnCells",
+    "comparable_keys",
+    "numeric_cells",
+    "parse_cell",
+    "parse_column",
+]
 
 #: The kinds of released cell, in the order they are tried.
 KINDS = (
@@ -90,6 +98,49 @@ _BARE_RANGE = re.compile(rf"^({_NUM})\s*(?:-|~|–)\s*({_NUM})$")
 _BRACKETED_RANGE = re.compile(rf"^([\[(])\s*({_NUM})\s*(?:-|,|~|–)\s*({_NUM})\s*([\])])$")
 _WITH_MISSING = re.compile(rf"^(.*\S)\s*,\s*{MISSING_TEXT}$")
 _DENSE_CELLS = 16_000_000  # matrix cells evaluated per block (bounded memory)
+
+
+# --------------------------------------------------------------------------- equal values
+
+#: A number written plainly, as a program writes it: an optional minus, no leading zero
+#: (but ``0`` itself), an optional fraction and exponent. ``0123`` and ``+5`` are no
+#: such text: a code with a leading zero stays a code.
+_PLAIN_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_PLAIN_INTEGER = re.compile(r"-?\d+")
+
+
+def comparable_keys(values: Any) -> pd.Series:
+    """The key by which a released cell is compared with an original value: equal keys,
+    equal values, whatever the cells' storage types.
+
+    :func:`~privcore.data.hierarchy.value_keys` (numbers as their text: ``39`` and
+    ``39.0`` are ``"39"``; text as it is; missing stays missing), with one rule more: a
+    text that spells a number plainly (:data:`_PLAIN_NUMBER`: ``"42"``, ``"42.0"``,
+    ``"-3.50"``, ``"1e+20"``) is keyed as that number, so that a released column that
+    became text — a ``*`` among numbers, ``"42.0"`` — still equals the original's 42,
+    and ``"35.666666666666664"`` its float. An integer text keeps every digit (exact
+    beyond 2⁵³); other numbers are read as floats. A text with a leading zero
+    (``"02139"``) or a sign (``"+5"``) is no plain number and stays text: such a text
+    is a code, and equals only itself. Vectorized over the distinct values. Returns a
+    ``string`` Series aligned with ``values``, like ``value_keys``.
+    """
+    keys = value_keys(values)
+    codes, uniques = factorize(keys)
+    text = np.asarray(uniques, dtype=object)
+    present = np.array([isinstance(k, str) for k in text], dtype=bool)  # not rows: values
+    plain = np.zeros(len(text), dtype=bool)
+    plain[present] = [bool(_PLAIN_NUMBER.fullmatch(k)) for k in text[present]]
+    if plain.any():
+        whole = np.zeros(len(text), dtype=bool)
+        whole[plain] = [bool(_PLAIN_INTEGER.fullmatch(k)) for k in text[plain]]
+        text = text.copy()
+        text[whole] = [str(int(k)) for k in text[whole]]
+        fraction = plain & ~whole
+        if fraction.any():
+            numbers = pd.Series([float(k) for k in text[fraction]], dtype=np.float64)
+            text[fraction] = value_keys(numbers).to_numpy(dtype=object)
+    out = pd.Series(text[codes], index=keys.index, name=keys.name, dtype=object)
+    return out.where(keys.notna(), None).astype("string")
 
 
 # --------------------------------------------------------------------------- one cell
@@ -470,3 +521,19 @@ def parse_column(
         _specs=tuple(specs),
         _texts=keys,
     )
+
+
+_CODED = r"^\s*(?:>=|<=|≥|≤)?\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*$"
+
+
+def numeric_cells(values: pd.Series) -> np.ndarray:
+    """The cells of a column as float64: numbers as they are; text cells that are a
+    number, or ``>=m`` / ``<=M`` (top/bottom coding), as that number; anything else
+    NaN. Each distinct text is read once."""
+    if is_number(values.dtype):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    codes, uniques = value_codes(values)
+    text = pd.Series(np.asarray(uniques, dtype=object)).astype("str")
+    numbers = pd.to_numeric(text.str.extract(_CODED, expand=False), errors="coerce")
+    table = np.append(numbers.to_numpy(dtype=np.float64, na_value=np.nan), np.nan)
+    return table[codes]  # code -1 (missing) picks the trailing NaN

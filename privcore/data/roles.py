@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.codes import n_distinct
+from privcore.data.codes import is_number, n_distinct
 
 
 class Role(StrEnum):
@@ -240,3 +240,95 @@ def _suggest_one(column: str, series: pd.Series, n_rows: int, ratio: float) -> R
         "low",
         {"unique_ratio": round(ratio, 4)},
     )
+
+
+# --------------------------------------------------------------------------- codes
+
+
+# Names of columns whose numbers are codes, matched like the role rules (lower case,
+# camelCase, -_. / turned into spaces): ZIP and postal codes, identifiers and numbers
+# that name a thing (a phone, a record), and any "… code".
+_CODE_NAME_RULES: tuple[str, str] = (
+    r"\b(zip\d*|zip ?codes?|post ?codes?|postal|plz|\w*codes?|ids?|identifier|uuid|guid|"
+    r"ssn|passport|phone|telephone|mobile|tel|fax|iban|mrn)\b",
+    r"邮编|邮政编码|编码|代码|编号|号码|区号|工号|学号|账号|病历号|身份证|证件|护照|手机|电话",
+)
+
+
+@dataclass(frozen=True)
+class CodeColumn:
+    """Why a numeric column holds codes rather than measurements: ``rule`` "name" (the
+    column's name, ``detail`` the word that matched) or "hierarchy" (its hierarchy masks
+    digits, ``detail`` the hierarchy's kind)."""
+
+    column: str
+    rule: str
+    detail: str
+
+
+def code_name(name: str) -> str | None:
+    """The word of ``name`` that says its values are codes (``zip``, ``id``, ``邮编`` …),
+    or None."""
+    normalized = _normalized_name(name)
+    english, chinese = _CODE_NAME_RULES
+    match = re.search(english, normalized) or re.search(chinese, normalized)
+    return match.group(0) if match else None
+
+
+def masks_digits(hierarchy: Any) -> bool:
+    """Whether ``hierarchy`` generalizes by masking characters from the right: built as
+    a masking hierarchy, or one whose first level above the leaves shows each leaf as a
+    prefix of it followed by ``*`` up to the leaf's length (``510630 → 51063*``)."""
+    if hierarchy is None:
+        return False
+    if getattr(hierarchy, "kind", None) == "masking":
+        return True
+    if hierarchy.height < 2:  # leaf then '*': any hierarchy of one step looks so
+        return False
+    labels = hierarchy.labels(1)
+    above = [str(labels[c]) for c in hierarchy.codes(1)]  # not rows: one per leaf
+    for leaf, label in zip(hierarchy.leaves, above, strict=True):
+        kept = label.rstrip("*")
+        if len(label) != len(leaf) or len(kept) == len(leaf) or not leaf.startswith(kept):
+            return False
+    return bool(above)
+
+
+def code_column(
+    series: pd.Series, name: str | None = None, hierarchy: Any = None
+) -> CodeColumn | None:
+    """Whether the numeric column ``series`` (named ``name``, with the schema's
+    ``hierarchy`` for it, if any) holds codes — categories written with digits — rather
+    than measurements; None for a measurement or a column that is not numeric.
+
+    Rule, in order:
+
+    1. its name says so (:func:`code_name`): ZIP / postal codes (``zip``, ``postcode``,
+       ``邮编``, ``邮政编码``), identifiers and numbers of things (``id``, ``account``,
+       ``phone``, ``编号``, ``号码``, ``工号`` …) and any ``… code`` / ``编码`` / ``代码``;
+    2. its hierarchy masks digits (:func:`masks_digits`): whoever built it read the
+       values as codes whose prefixes mean something (a region, a district).
+
+    The values alone do not decide: a band of incomes from 50,000 to 99,999 has five
+    digits throughout like a ZIP, and a column of codes with leading zeros is read as
+    text already (the loader keeps ``02139`` as text), so it is no number here. Ages,
+    incomes and counts — named otherwise and generalized by intervals — stay numbers.
+    The perturbative methods read this one decision: MDAV forms its groups within each
+    code as within any category, noise, rank swapping and top/bottom coding leave codes
+    as they are, and a method with nothing but codes to change refuses to run.
+    """
+    column = str(series.name if name is None else name)
+    if not is_number(series.dtype):
+        return None
+    word = code_name(column)
+    if word is not None:
+        return CodeColumn(column, "name", word)
+    if masks_digits(hierarchy):
+        return CodeColumn(column, "hierarchy", str(getattr(hierarchy, "kind", "custom")))
+    return None
+
+
+def is_measurement(series: pd.Series, name: str | None = None, hierarchy: Any = None) -> bool:
+    """A numeric column of measurements (ages, amounts, counts): a number, and not a
+    code (:func:`code_column`). Booleans, text and dates are categories."""
+    return is_number(series.dtype) and code_column(series, name, hierarchy) is None

@@ -15,12 +15,16 @@ Kifer 2018, "Detecting violations of differential privacy", CCS). The audit
    auditing recipe of Jagielski, Ullman & Oprea 2020 and Nasr, Song, Thakurta, Papernot
    & Carlini 2021);
 3. reports the larger ε_LB of the two orders (a bound below 0 is reported as 0, since
-   ε ≥ 0 always).
+   ε ≥ 0 always), and the interval [ε_LB, ε_UB] of the loss of the event found, with
+   ε_UB = ln((upper on the first data set − δ)/lower on the second) from the same
+   one-sided bounds (each end fails with probability at most FALSE_ALARM_RATE).
 
 Because E is chosen on data the bound never sees, the bound of each order exceeds the
 true privacy loss with probability at most FALSE_ALARM_RATE/2 (α/4 for each of the two
 one-sided bounds); with Bonferroni over the two orders the reported ε_LB exceeds the
-mechanism's true ε with probability at most FALSE_ALARM_RATE.
+mechanism's true ε with probability at most FALSE_ALARM_RATE. Only one event per order
+is ever certified, so the number of candidates costs no confidence: it only changes
+which event step 1 picks.
 
 **Events** (candidates, all evaluated at once on sorted draws and bit counts):
 
@@ -32,20 +36,34 @@ mechanism's true ε with probability at most FALSE_ALARM_RATE.
   floating-point Laplace sampler run on a count of 1 returns, between −1 and 1, only
   multiples of 2⁻⁵³ (1 + Y rounded), while on a count of 0 most of its outputs there
   are finer doubles: the event with j = 53 has probability 0 under one data set and a
-  large one under the other, an unbounded loss.
+  large one under the other, an unbounded loss;
+- point events x = v, for the values v seen at least twice among one data set's draws
+  (the _MAX_POINTS = 64 most frequent of each): a mechanism that now and then returns
+  the exact answer puts a point mass on it that the other data set's output almost
+  never hits; a threshold through that point sees only a loss near the claim;
+- histogram events: the bins between consecutive thresholds, each alone, and unions of
+  the bins (and of the points) — the first 1, 2, … of them ranked by their likelihood
+  ratio ((k₁ + ½)/n₁)/((k₂ + ½)/n₂) in each order, an estimate of the best
+  (Neyman–Pearson) event. The ranking and the point values are learned on the first
+  half of the training draws and a union is scored on the second half, so that a
+  ranking's luck on the draws it saw does not make its union look better than it is.
 
 **Verdicts** (:func:`decide`):
 
 - ``violation`` (reason ``bound_above_claim``): ε_LB > ε + DECISION_TOLERANCE; a
   mechanism that keeps its claim is called a violation in at most FALSE_ALARM_RATE of
   audits;
-- ``consistent`` (``bound_near_claim``): no violation, and ε_LB ≥ CONSISTENT_SHARE·ε —
-  the audit found the mechanism spending at least half of its claimed budget and
-  nothing above it. This is evidence for the claim at these data sets and events, not a
-  proof that the mechanism is DP;
+- ``consistent`` (``bound_near_claim``, the library's own mechanisms only): no
+  violation, and ε_LB ≥ CONSISTENT_SHARE·ε — the audit found the mechanism spending at
+  least half of its claimed budget and nothing above it. This is evidence for the claim
+  at these data sets and events, not a proof that the mechanism is DP;
 - ``inconclusive`` (``bound_below_claim``): no violation, but the events found certify
   less than half of ε (too few draws for the events where the loss sits, or a mechanism
-  that adds more noise than its claim needs).
+  that adds more noise than its claim needs);
+- ``inconclusive`` (``no_violation_found``) for uploaded outputs whenever there is no
+  violation: outputs of an unknown implementation can prove a leak but not its
+  absence (a leak on an event not searched, or too rare for the sample, stays unseen),
+  so an upload is never called consistent.
 
 The same machinery audits the outputs of any implementation (:func:`audit_outputs`).
 """
@@ -53,6 +71,7 @@ The same machinery audits the outputs of any implementation (:func:`audit_output
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,7 +80,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from privcore.core.binomial import clopper_pearson, log_ratio_lower
+from privcore.core.binomial import clopper_pearson, cp_lower, cp_upper, log_ratio_lower
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, report
 from privcore.dp import mechanisms as mech
@@ -92,6 +111,7 @@ REASONS = (
     "bound_above_claim",  # violation: ε_LB exceeds the claim
     "bound_near_claim",  # consistent: CONSISTENT_SHARE·ε ≤ ε_LB ≤ ε (+ tolerance)
     "bound_below_claim",  # inconclusive: ε_LB below CONSISTENT_SHARE·ε
+    "no_violation_found",  # inconclusive, uploaded outputs: ε_LB ≤ ε, nothing cleared
 )
 
 FALSE_ALARM_RATE = 1e-3
@@ -121,8 +141,9 @@ SUM_CLAMP = (0.0, 10.0)
 SUM_RECORDS = (2.3, 7.25, 0.0, 12.0, 3.7, 9.5, -1.5)
 UNCLAMPED_OUTLIER = 1_000.0
 
-# Candidate events: quantile levels of the pooled training draws for the thresholds, of
-# the pooled |x| for the radii of the low-order-bit events, and the bit positions j.
+# Candidate events: quantile levels of the pooled training draws for the thresholds (and
+# the bin edges), of the pooled |x| for the radii of the low-order-bit events, the bit
+# positions j, and how many repeated values of each data set's draws are point events.
 _THRESHOLD_LEVELS = np.unique(  # not rows: a fixed grid of quantile levels
     np.concatenate(
         [
@@ -133,6 +154,8 @@ _THRESHOLD_LEVELS = np.unique(  # not rows: a fixed grid of quantile levels
     )
 )
 _RADIUS_LEVELS = (0.01, 0.05, 0.2, 0.5, 1.0)
+_MAX_POINTS = 64
+_UNIONS = ("points", "bins")  # the kinds ranked on one half of the learning draws
 _MAX_BIT = 64
 _BITS = np.arange(_MAX_BIT + 1)
 
@@ -315,12 +338,14 @@ class CentralAudit:
 
     ``epsilon_lb``: the certified lower bound on the privacy loss (at confidence
     1 − FALSE_ALARM_RATE over both orders; ≥ 0); ``verdict`` and ``reason``: see
-    :func:`decide`; ``event``: the learned event (``kind`` "at_least", "at_most" or
-    "low_bits", its ``params``, a ``text``, the ``order`` of the data sets the bound
-    compares and the test-half ``counts``); ``p_d`` and ``p_d_prime``: Clopper–Pearson
-    intervals of P[M(D) ∈ E] and P[M(D′) ∈ E] whose ends are the one-sided bounds used;
-    ``neighbours``: the two data sets in words; ``broken``: whether the audited mechanism
-    is a deliberately broken one (None for uploaded outputs); ``seconds``: run time.
+    :func:`decide`; ``event``: the learned event (``kind`` "at_least", "at_most",
+    "low_bits", "point", "points", "bin" or "bins", its ``params``, a ``text``, the
+    ``order`` of the data sets the bound compares and the test-half ``counts``); ``p_d``
+    and ``p_d_prime``: Clopper–Pearson intervals of P[M(D) ∈ E] and P[M(D′) ∈ E] whose
+    ends are the one-sided bounds used; ``loss_interval``: [ε_LB, ε_UB] of the event
+    found (module docstring, step 3); ``neighbours``: the two data sets in words;
+    ``broken``: whether the audited mechanism is a deliberately broken one (None for
+    uploaded outputs); ``seconds``: run time.
     """
 
     mechanism: str
@@ -335,11 +360,14 @@ class CentralAudit:
     p_d_prime: tuple[float, float]
     neighbours: str
     broken: bool | None = None
+    loss_interval: tuple[float, float] = (0.0, math.inf)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (the CLI's ``--json`` and the history row)."""
-        return plain(
+        """JSON-safe summary (the CLI's ``--json`` and the history row); uploaded outputs
+        (``broken`` None) are never called consistent, so theirs has no
+        ``consistent_share``."""
+        summary = plain(
             {
                 "mechanism": self.mechanism,
                 "epsilon": self.epsilon,
@@ -351,6 +379,7 @@ class CentralAudit:
                 "event": self.event,
                 "p_d": list(self.p_d),
                 "p_d_prime": list(self.p_d_prime),
+                "loss_interval": list(self.loss_interval),
                 "neighbours": self.neighbours,
                 "broken": self.broken,
                 "false_alarm_rate": FALSE_ALARM_RATE,
@@ -359,14 +388,21 @@ class CentralAudit:
                 "seconds": round(self.seconds, 4),
             }
         )
+        if self.broken is None:
+            del summary["consistent_share"]
+        return summary
 
 
-def decide(epsilon: float, epsilon_lb: float) -> tuple[str, str]:
+def decide(epsilon: float, epsilon_lb: float, *, uploaded: bool = False) -> tuple[str, str]:
     """(verdict, reason): violation when ε_LB > ε + DECISION_TOLERANCE
-    (``bound_above_claim``); consistent when ε_LB ≥ CONSISTENT_SHARE·ε
-    (``bound_near_claim``); else inconclusive (``bound_below_claim``)."""
+    (``bound_above_claim``); else, for uploaded outputs, inconclusive
+    (``no_violation_found``: no violation at this sample size, never "consistent");
+    else consistent when ε_LB ≥ CONSISTENT_SHARE·ε (``bound_near_claim``), inconclusive
+    below (``bound_below_claim``)."""
     if epsilon_lb > epsilon + DECISION_TOLERANCE:
         return "violation", "bound_above_claim"
+    if uploaded:
+        return "inconclusive", "no_violation_found"
     if epsilon_lb >= CONSISTENT_SHARE * epsilon:
         return "consistent", "bound_near_claim"
     return "inconclusive", "bound_below_claim"
@@ -393,16 +429,110 @@ def fraction_bits(x: np.ndarray) -> np.ndarray:
     return np.where(integer == 0, 0, np.maximum(bits, 0))
 
 
+def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and how often each occurs."""
+    if ordered.size == 0:
+        return ordered, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return ordered[starts], np.diff(np.r_[starts, ordered.size])
+
+
+def _repeated_values(*ordered: np.ndarray) -> np.ndarray:
+    """The candidate point values: on each sorted sample, the _MAX_POINTS values seen most
+    often among those seen at least twice (ties to the smaller value); ascending."""
+    chosen = []
+    for sample in ordered:
+        values, counts = _runs(sample)
+        repeated = counts >= 2
+        values, counts = values[repeated], counts[repeated]
+        chosen.append(values[np.argsort(-counts, kind="stable")[:_MAX_POINTS]])
+    return np.unique(np.concatenate(chosen))  # not rows: candidate output values
+
+
+def _point_counts(ordered: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """How many of the sorted outputs equal each point."""
+    return np.searchsorted(ordered, points, side="right") - np.searchsorted(
+        ordered, points, side="left"
+    )
+
+
+def _bin_counts(ordered: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """How many of the sorted outputs fall in each bin (−∞, e₀), [e₀, e₁), …, [e_last, ∞)."""
+    below = np.searchsorted(ordered, edges, side="left")  # outputs < each edge
+    return np.diff(np.concatenate([[0], below, [ordered.size]]))
+
+
+def _ranked(k_first: np.ndarray, n_first: int, k_second: np.ndarray, n_second: int) -> np.ndarray:
+    """Cells (points or bins) by their learned likelihood ratio, highest first:
+    r = ((k₁ + ½)/n₁) / ((k₂ + ½)/n₂), counts smoothed by ½ so that a cell seen on one
+    side only ranks by how often it was seen there (ties: the lower index first).
+    Example: (k₁, k₂) = (99, 0) of 1,000 each gives r = 199, (3, 1) gives r = 2.33."""
+    ratio = ((k_first + 0.5) / n_first) / ((k_second + 0.5) / n_second)
+    return np.argsort(-ratio, kind="stable")
+
+
+def _merged(bins: np.ndarray, edges: np.ndarray) -> list[list[float]]:
+    """Bins (indices) as the fewest intervals [low, high): adjacent bins joined; ±∞ at
+    the ends."""
+    intervals: list[list[float]] = []
+    for index in np.sort(bins):
+        low, high = _bin_bounds(int(index), edges)
+        if intervals and intervals[-1][1] == low:
+            intervals[-1][1] = high
+        else:
+            intervals.append([low, high])
+    return intervals
+
+
+def _bin_bounds(index: int, edges: np.ndarray) -> tuple[float, float]:
+    """Bin ``index`` as [low, high): bin 0 is (−∞, e₀), the last [e_last, ∞)."""
+    low = float(edges[index - 1]) if index > 0 else -math.inf
+    high = float(edges[index]) if index < edges.size else math.inf
+    return low, high
+
+
+def _interval_text(low: float, high: float) -> str:
+    """[low, high) in words, ±∞ for the open ends."""
+    left = "(−∞" if math.isinf(low) else f"[{low:.6g}"
+    right = "∞)" if math.isinf(high) else f"{high:.6g})"
+    return f"{left}, {right}"
+
+
 @dataclass(frozen=True)
 class _Candidates:
-    """The candidate events learned from the pooled training draws."""
+    """The candidate events, learned from the training draws only (module docstring):
+    thresholds, radii of the low-order-bit events, point values, bin edges, and the
+    order in which each data set's union events take points and bins (``point_ranks`` and
+    ``bin_ranks``: [D over D′, D′ over D])."""
 
     thresholds: np.ndarray
     radii: np.ndarray
+    points: np.ndarray
+    point_ranks: tuple[np.ndarray, np.ndarray]
+    edges: np.ndarray
+    bin_ranks: tuple[np.ndarray, np.ndarray]
+
+    def families(self) -> list[tuple[str, int, Any]]:
+        """(kind, how many events, what defines them) in the order of :meth:`counts`."""
+        t, p, b = self.thresholds.size, self.points.size, self.edges.size + 1
+        return [
+            ("at_least", t, None),
+            ("at_most", t, None),
+            ("low_bits", self.radii.size * _BITS.size, None),
+            ("point", p, None),
+            ("points", p, self.point_ranks[0]),
+            ("points", p, self.point_ranks[1]),
+            ("bin", b, None),
+            ("bins", b, self.bin_ranks[0]),
+            ("bins", b, self.bin_ranks[1]),
+        ]
 
     def counts(self, outputs: np.ndarray) -> np.ndarray:
-        """How many of ``outputs`` fall in each candidate event: [x ≥ t for every t,
-        x ≤ t for every t, (|x| ≤ r and bits(x) > j) for every r, then every j]."""
+        """How many of ``outputs`` fall in each candidate event, in the order of
+        :meth:`families`: x ≥ t and x ≤ t for every t; (|x| ≤ r and bits(x) > j) for every
+        r, then every j; x = v for every point v; the unions of the first 1, 2, … points in
+        each of the two rankings; every bin; the unions of the first 1, 2, … bins in each
+        ranking."""
         ordered = np.sort(outputs)
         at_least = outputs.size - np.searchsorted(ordered, self.thresholds, side="left")
         at_most = np.searchsorted(ordered, self.thresholds, side="right")
@@ -413,31 +543,93 @@ class _Candidates:
             below = bits[magnitude <= radius]  # draws by their lowest set bit
             histogram = np.bincount(below, minlength=_MAX_BIT + 2)  # not rows: mechanism draws
             low_bits.append(histogram.sum() - np.cumsum(histogram)[: _BITS.size])
-        return np.concatenate([at_least, at_most, *low_bits])
+        points = _point_counts(ordered, self.points)
+        bins = _bin_counts(ordered, self.edges)
+        return np.concatenate(
+            [
+                at_least,
+                at_most,
+                *low_bits,
+                points,
+                *(np.cumsum(points[rank]) for rank in self.point_ranks),
+                bins,
+                *(np.cumsum(bins[rank]) for rank in self.bin_ranks),
+            ]
+        )
 
     def describe(self, index: int) -> dict[str, Any]:
         """The event at ``index`` of :meth:`counts` as kind, params and text."""
-        t = self.thresholds.size
-        if index < t:
+        kind, rank = "", None
+        for family, size, ranking in self.families():
+            if index < size:
+                kind, rank = family, ranking
+                break
+            index -= size
+        else:
+            raise IndexError(index)
+        if kind in ("at_least", "at_most"):
             value = float(self.thresholds[index])
-            return {"kind": "at_least", "params": {"threshold": value}, "text": f"x ≥ {value:.6g}"}
-        if index < 2 * t:
-            value = float(self.thresholds[index - t])
-            return {"kind": "at_most", "params": {"threshold": value}, "text": f"x ≤ {value:.6g}"}
-        radius_index, bit = divmod(index - 2 * t, _BITS.size)
-        radius = float(self.radii[radius_index])
-        return {
-            "kind": "low_bits",
-            "params": {"radius": radius, "bits": int(bit)},
-            "text": f"|x| ≤ {radius:.6g} and x is not a multiple of 2^-{int(bit)}",
-        }
+            sign = "≥" if kind == "at_least" else "≤"
+            return {"kind": kind, "params": {"threshold": value}, "text": f"x {sign} {value:.6g}"}
+        if kind == "low_bits":
+            radius_index, bit = divmod(index, _BITS.size)
+            radius = float(self.radii[radius_index])
+            return {
+                "kind": kind,
+                "params": {"radius": radius, "bits": int(bit)},
+                "text": f"|x| ≤ {radius:.6g} and x is not a multiple of 2^-{int(bit)}",
+            }
+        if kind == "point":
+            value = float(self.points[index])
+            return {"kind": kind, "params": {"value": value}, "text": f"x = {value!r}"}
+        if kind == "points":
+            values = np.sort(self.points[rank[: index + 1]]).tolist()
+            listed = ", ".join(repr(v) for v in values)
+            return {"kind": kind, "params": {"values": values}, "text": f"x ∈ {{{listed}}}"}
+        if kind == "bin":
+            low, high = _bin_bounds(index, self.edges)
+            return {
+                "kind": kind,
+                "params": {"interval": [low, high]},
+                "text": f"x ∈ {_interval_text(low, high)}",
+            }
+        intervals = _merged(rank[: index + 1], self.edges)
+        text = " ∪ ".join(_interval_text(low, high) for low, high in intervals)
+        return {"kind": kind, "params": {"intervals": intervals}, "text": f"x ∈ {text}"}
 
 
-def _candidates(train_d: np.ndarray, train_d_prime: np.ndarray) -> _Candidates:
+def _candidates(
+    train_d: np.ndarray, train_d_prime: np.ndarray, rank_d: np.ndarray, rank_d_prime: np.ndarray
+) -> _Candidates:
+    """The candidate events of the learning draws ``train_*``: thresholds and bin edges at
+    quantiles of the pooled draws, radii at quantiles of the pooled |x|; the point values
+    and the rankings of points and bins by their likelihood ratio in each order are
+    learned from ``rank_*`` alone, the first half of the learning draws."""
     pooled = np.concatenate([train_d, train_d_prime])
     thresholds = np.unique(np.quantile(pooled, _THRESHOLD_LEVELS))  # not rows: quantiles
     radii = np.unique(np.quantile(np.abs(pooled), _RADIUS_LEVELS))  # not rows: quantiles
-    return _Candidates(thresholds, radii)
+    ordered_d, ordered_dp = np.sort(rank_d), np.sort(rank_d_prime)
+    n_d, n_dp = rank_d.size, rank_d_prime.size
+    points = _repeated_values(ordered_d, ordered_dp)
+    k_d, k_dp = _point_counts(ordered_d, points), _point_counts(ordered_dp, points)
+    point_ranks = (_ranked(k_d, n_d, k_dp, n_dp), _ranked(k_dp, n_dp, k_d, n_d))
+    edges = thresholds  # the bins lie between consecutive thresholds
+    b_d, b_dp = _bin_counts(ordered_d, edges), _bin_counts(ordered_dp, edges)
+    bin_ranks = (_ranked(b_d, n_d, b_dp, n_dp), _ranked(b_dp, n_dp, b_d, n_d))
+    return _Candidates(thresholds, radii, points, point_ranks, edges, bin_ranks)
+
+
+def _learned_counts(
+    candidates: _Candidates, train: np.ndarray, score: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's count and draws on the learning half: a union of points or bins
+    on ``score`` (the half of the learning draws its ranking did not see, so that its
+    count is not inflated by the ranking), every other event on all of ``train``."""
+    union = np.concatenate(
+        [np.full(size, kind in _UNIONS) for kind, size, _ in candidates.families()]
+    )
+    counts = np.where(union, candidates.counts(score), candidates.counts(train))
+    return counts, np.where(union, score.size, train.size)
 
 
 def _audit(
@@ -450,17 +642,20 @@ def _audit(
     half_d, half_d_prime = outputs_d.size // 2, outputs_d_prime.size // 2
     train_d, test_d = outputs_d[:half_d], outputs_d[half_d:]
     train_dp, test_dp = outputs_d_prime[:half_d_prime], outputs_d_prime[half_d_prime:]
+    rank_d, score_d = train_d[: half_d // 2], train_d[half_d // 2 :]
+    rank_dp, score_dp = train_dp[: half_d_prime // 2], train_dp[half_d_prime // 2 :]
     report(progress, 0.6, "learning the event")
-    candidates = _candidates(train_d, train_dp)
-    learn_d, learn_dp = candidates.counts(train_d), candidates.counts(train_dp)
+    candidates = _candidates(train_d, train_dp, rank_d, rank_dp)
+    learn_d, n_d = _learned_counts(candidates, train_d, score_d)
+    learn_dp, n_dp = _learned_counts(candidates, train_dp, score_dp)
     report(progress, 0.8, "certifying the event")
     alpha = FALSE_ALARM_RATE / 2  # per order (Bonferroni); α/4 per one-sided bound
     test = {"D": candidates.counts(test_d), "D′": candidates.counts(test_dp)}
     sizes = {"D": test_d.size, "D′": test_dp.size}
     best: dict[str, Any] | None = None
     orders = (
-        ("D", "D′", learn_d, train_d.size, learn_dp, train_dp.size),
-        ("D′", "D", learn_dp, train_dp.size, learn_d, train_d.size),
+        ("D", "D′", learn_d, n_d, learn_dp, n_dp),
+        ("D′", "D", learn_dp, n_dp, learn_d, n_d),
     )
     for first, second, k_first, n_first, k_second, n_second in orders:
         learned = log_ratio_lower(k_first, n_first, k_second, n_second, alpha, delta)
@@ -474,16 +669,37 @@ def _audit(
             best = {"bound": bound, "index": index, "order": (first, second)}
     assert best is not None
     index = best["index"]
+    first, second = best["order"]
     k_d, k_dp = int(test["D"][index]), int(test["D′"][index])
     event = candidates.describe(index)
-    event["order"] = f"{best['order'][0]} over {best['order'][1]}"
+    event["order"] = f"{first} over {second}"
     event["counts"] = {"D": [k_d, sizes["D"]], "D′": [k_dp, sizes["D′"]]}
+    upper = _loss_upper(
+        int(test[first][index]), sizes[first], int(test[second][index]), sizes[second], alpha, delta
+    )
+    lower = max(best["bound"], 0.0)
     return {
-        "epsilon_lb": max(best["bound"], 0.0),
+        "epsilon_lb": lower,
         "event": event,
         "p_d": clopper_pearson(k_d, sizes["D"], 1.0 - alpha),
         "p_d_prime": clopper_pearson(k_dp, sizes["D′"], 1.0 - alpha),
+        "loss_interval": (lower, max(upper, lower)),
     }
+
+
+def _loss_upper(
+    k_first: int, n_first: int, k_second: int, n_second: int, alpha: float, delta: float
+) -> float:
+    """ln((P_upper[E | first] − δ) / P_lower[E | second]) with one-sided Clopper–Pearson
+    bounds at α/2 each: the upper end of the learned event's privacy loss, the mirror of
+    :func:`privcore.core.binomial.log_ratio_lower` (∞ when the event was never seen on the
+    second data set, 0 when δ is not below the first bound). Example: 500 of 500 and 0
+    of 500 → ∞; 0 of 500 on the first → 0."""
+    upper = float(cp_upper(k_first, n_first, alpha / 2)) - delta
+    lower = float(cp_lower(k_second, n_second, alpha / 2))
+    if upper <= 0:
+        return 0.0
+    return math.inf if lower <= 0 else max(math.log(upper / lower), 0.0)
 
 
 # --------------------------------------------------------------------------- validation
@@ -641,7 +857,8 @@ def audit_outputs(
     ``outputs_d_prime`` from runs on a neighbour D′ (one person added or removed), each
     100 to MAX_SAMPLES finite numbers, for a claim of (ε, δ). The outputs are shuffled
     (seeded by ``seed``) before they are split into the learning and the certifying
-    halves, so that outputs listed in any order give a valid bound."""
+    halves, so that outputs listed in any order give a valid bound. No violation is
+    reported as inconclusive (``no_violation_found``), never as consistent."""
     started = time.perf_counter()
     epsilon = mech.check_epsilon(epsilon)
     delta = _check_audit_delta(delta, gaussian=False)
@@ -650,7 +867,7 @@ def audit_outputs(
     second = _outputs(outputs_d_prime, "D′")
     rng = _generator(seed, "uploaded", epsilon, delta)
     found = _audit(rng.permutation(first), rng.permutation(second), delta, None)
-    verdict, reason = decide(epsilon, found["epsilon_lb"])
+    verdict, reason = decide(epsilon, found["epsilon_lb"], uploaded=True)
     return CentralAudit(
         mechanism=str(mechanism),
         epsilon=epsilon,

@@ -795,9 +795,11 @@ def check_row_order(
     n = len(release)
     if n < 2 or not qi:
         return {}
-    if n <= ROW_ORDER_EXACT_ROWS:
-        return _check_small_table(original, release, qi, hierarchies)
     rng = np.random.default_rng(seed)
+    if n <= ROW_ORDER_EXACT_ROWS:
+        shares = _check_small_table(original, release, qi, hierarchies)
+        _check_closeness(original, release, qi, None, rng)
+        return shares
     rows = np.sort(rng.choice(n, ROW_ORDER_SAMPLE, replace=False)) if n > ROW_ORDER_SAMPLE else None
     shares: dict[str, tuple[float, float]] = {}
     suspects: list[str] = []
@@ -825,7 +827,12 @@ def check_row_order(
         nearer_chance = same <= (chance + 1.0) / 2.0
         if same < 0.9 and chance >= 0.1 and nearer_chance and same < chance + margin:
             suspects.append(str(column))
-    if suspects and _covered_share(original, release, qi, hierarchies, rng) >= 0.9:
+    if not (suspects and _covered_share(original, release, qi, hierarchies, rng) >= 0.9):
+        # no shuffled generalization: are the released values nearer the original at
+        # their own position than at random (a perturbation, a synthesis, a shuffle)?
+        _check_closeness(original, release, qi, rows, rng)
+        return shares
+    if suspects:
         column = suspects[0]
         same, chance = shares[column]
         raise DataFormatError(
@@ -840,6 +847,90 @@ def check_row_order(
             chance=round(chance, 3),
         )
     return shares
+
+
+#: a numeric cell is "near" its original within this many standard deviations
+ROW_ORDER_NEAR_SD = 0.5
+#: fewer rows than this do not tell a pairing by position from chance
+ROW_ORDER_CLOSE_MIN_ROWS = 50
+
+
+def _check_closeness(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: Sequence[str],
+    rows: np.ndarray | None,
+    rng: np.random.Generator,
+) -> None:
+    """Refuse a pairing by position in which no quasi-identifier is nearer its original
+    at the same position than at random: a perturbed or synthetic release keeps each
+    record near its own (a category unchanged, a number within
+    :data:`ROW_ORDER_NEAR_SD` standard deviations of the original column), a shuffled
+    one does not.
+
+    Per QI on the sampled rows: the share *s* of rows whose released cell is near the
+    original at the same position, and *b*, the mean share over
+    ``ROW_ORDER_PERMUTATIONS`` random pairings. A QI tells something when 0.02 ≤ b ≤
+    0.98 or s > b; the pairing is refused (``measure.row_order``) when at least one QI
+    tells something and for every such QI s < b + max(0.02, 4·√(b(1−b)/m)).
+    """
+    from privcore.data.cells import comparable_keys, numeric_cells
+
+    if (len(release) if rows is None else len(rows)) < ROW_ORDER_CLOSE_MIN_ROWS:
+        return  # too few rows to tell a pairing from chance
+    telling, gains = [], []
+    for column in qi:
+        released = release[column] if rows is None else release[column].iloc[rows]
+        originals = original[column] if rows is None else original[column].iloc[rows]
+        x = numeric_cells(originals.reset_index(drop=True))
+        y = numeric_cells(released.reset_index(drop=True))
+        if np.isfinite(x).mean() > 0.9 and np.isfinite(y).mean() > 0.5:
+            finite = x[np.isfinite(x)]
+            spread = float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0
+            if not (spread > 0 and math.isfinite(spread)):
+                continue
+
+            def near(order: np.ndarray | None, x=x, y=y, spread=spread) -> float:
+                paired = x if order is None else x[order]
+                with np.errstate(invalid="ignore"):
+                    return float((np.abs(paired - y) <= ROW_ORDER_NEAR_SD * spread).mean())
+
+        else:
+            a_codes, b_codes = factorize(
+                pd.concat(
+                    [
+                        comparable_keys(originals.reset_index(drop=True)),
+                        comparable_keys(released.reset_index(drop=True)),
+                    ],
+                    ignore_index=True,
+                )
+            )[0].reshape(2, -1)
+
+            def near(order: np.ndarray | None, a=a_codes, b=b_codes) -> float:
+                paired = a if order is None else a[order]
+                return float((paired == b).mean())
+
+        m = len(x)
+        same = near(None)
+        chance = float(np.mean([near(rng.permutation(m)) for _ in range(ROW_ORDER_PERMUTATIONS)]))
+        if not (0.02 <= chance <= 0.98 or same > chance):
+            continue
+        margin = max(0.02, 4.0 * math.sqrt(chance * (1.0 - chance) / max(m, 1)))
+        telling.append((str(column), same, chance))
+        gains.append(same >= chance + margin)
+    if telling and not any(gains):
+        column, same, chance = telling[0]
+        raise DataFormatError(
+            f"The rows of the release do not line up with the original's: in column "
+            f"'{column}' {same:.0%} of the released values lie near the original value at "
+            f"the same position, no more than for rows paired at random ({chance:.0%}). "
+            f"The release looks shuffled: give a key column present in both tables, or "
+            f"export the release in the original order.",
+            code="measure.row_order",
+            column=column,
+            same=round(same, 3),
+            chance=round(chance, 3),
+        )
 
 
 def _covered_share(

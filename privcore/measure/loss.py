@@ -47,9 +47,9 @@ from privcore.classes import (
     present_codes,
 )
 from privcore.core.scaling import scaled_span
-from privcore.data.cells import parse_column
+from privcore.data.cells import comparable_keys, parse_column
 from privcore.data.codes import is_number
-from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.data.hierarchy import Hierarchy
 from privcore.errors import HierarchyError, ParameterError, PrivcoreError
 
 __all__ = [
@@ -255,7 +255,7 @@ def _levels_of_pairs(
     leaf = leaf_of_value[pairs.original]
     # Only the distinct released values become keys.
     present = pd.Series(np.asarray(release.present, dtype=object), dtype=object)
-    released_keys = pd.Index(value_keys(present).to_numpy(dtype=object), dtype=object)
+    released_keys = pd.Index(comparable_keys(present).to_numpy(dtype=object), dtype=object)
     released_index = release.value_index[pairs.released]  # -1: a missing released cell
     top = hierarchy.height
     levels = np.full(len(pairs), -1, dtype=np.int64)
@@ -324,7 +324,8 @@ def generalization_levels(
     The lowest level g (0 = original … ``hierarchy.height`` = top) whose label of the
     original value equals the released cell; a released ``*`` is the top level; -1
     when no level matches (the cell was not produced by this hierarchy). Values are
-    compared as keys (:func:`~privcore.data.hierarchy.value_keys`: ``29`` = ``"29"``).
+    compared as values (:func:`~privcore.data.cells.comparable_keys`: ``29`` = ``"29"``
+    = ``"29.0"``).
     A missing original matches a missing released cell at level 0. Original values the
     hierarchy does not cover raise :class:`~privcore.errors.HierarchyError`.
 

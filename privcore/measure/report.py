@@ -29,15 +29,18 @@ import pandas as pd
 from privcore.classes import (
     EquivalenceClasses,
     TableCodes,
+    checked_blanked,
     combine_codes,
     compact_codes,
     factorize,
     release_classes,
+    top_rows,
 )
 from privcore.core.bipartite import maximum_matching
 from privcore.core.jsonsafe import plain
 from privcore.core.notes import Note
-from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.data.cells import comparable_keys
+from privcore.data.hierarchy import Hierarchy
 from privcore.errors import DataFormatError, ParameterError, RoleError
 from privcore.measure.entropy import (
     NOTE_CONSTANT,
@@ -161,6 +164,27 @@ class ReleaseMeasurement:
 #: the rows paired (by a key, or in the original's order); every other figure is computed
 #: on the release's classes (and a population) alone.
 NEEDS_ALIGNMENT = ("pl", "ul", "whd", "gcp", "precision", "real_records.own")
+
+_BLANKED = "\x00blanked"  # the column that carries ``blanked`` through the alignment
+
+
+def aligned_blanked(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    blanked: np.ndarray | None,
+    key: str | None = None,
+    *,
+    qi: Sequence[str] = (),
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray | None]:
+    """:func:`~privcore.measure.entropy.align` of the two tables, with ``blanked`` (a
+    boolean per row of ``release`` as given: the rows its method blanked, or None)
+    taken along to the aligned release's rows."""
+    if blanked is None:
+        return (*align(original, release, key, qi=qi, hierarchies=hierarchies), None)
+    release = release.assign(**{_BLANKED: checked_blanked(blanked, len(release))})
+    original, release = align(original, release, key, qi=qi, hierarchies=hierarchies)
+    return original, release.drop(columns=[_BLANKED]), release[_BLANKED].to_numpy(dtype=bool)
 
 
 def _check_columns(original: pd.DataFrame, release: pd.DataFrame, qi, sa, key) -> None:
@@ -345,8 +369,10 @@ def real_records(
     ``own``: rows i whose released values equal those of original row i in every
     column (the tables aligned row for row; left out when ``aligned`` is False: the
     rows are not paired); ``any``: released rows equal to some original row. Values
-    are compared as keys (:func:`~privcore.data.hierarchy.value_keys`: ``39``, ``39.0``
-    and ``"39"`` are one value; missing equals missing). Vectorized: each column's codes
+    are compared, not their storage types (:func:`~privcore.data.cells.comparable_keys`:
+    ``39``, ``39.0``, ``"39"`` and ``"39.0"`` are one value — a numeric column that
+    became text for a ``*`` still equals its original; missing equals missing).
+    Vectorized: each column's codes
     (``codes``: both tables' columns already factorized, else factorized here) are put
     in one value space by their distinct values alone, the codes are combined into one
     int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on
@@ -411,7 +437,7 @@ def _shared_keys(
     values, codes of the released values, number of codes), in the smallest integer type."""
 
     def keys_of(uniques: np.ndarray) -> np.ndarray:
-        keys = value_keys(pd.Series(uniques, dtype=object)).astype(object)
+        keys = comparable_keys(pd.Series(uniques, dtype=object)).astype(object)
         return keys.where(keys.notna(), _MISSING_KEY).to_numpy(dtype=object)
 
     key_of_original, keys = pd.factorize(keys_of(original_uniques))  # not rows: values
@@ -569,13 +595,22 @@ def _checked_weights(
     return array.astype(np.int64, copy=False)
 
 
-def _qi_groups(classes: EquivalenceClasses) -> tuple[np.ndarray, int]:
+def _qi_groups(classes: EquivalenceClasses, release: pd.DataFrame) -> tuple[np.ndarray, int]:
     """The released rows grouped by their QI values, from the classes: each class, and
-    the suppressed rows (every QI ``*``) as one group more. (codes per row, groups)"""
-    groups = classes.n_classes + int(classes.n_suppressed > 0)
+    the suppressed rows (every QI ``*``) as one group more — or in the class at ``*`` in
+    every QI when there is one (rows generalized to the top show the same cells).
+    (codes per row, groups)"""
     ids = classes.ids
-    codes = np.where(ids < 0, classes.n_classes, ids) if classes.n_suppressed else ids
-    return compact_codes(codes, groups), groups
+    if not classes.n_suppressed:
+        return compact_codes(ids, classes.n_classes), classes.n_classes
+    at_top = top_rows(release, classes.qi, classes=classes) & ~classes.suppressed
+    if at_top.any():
+        top_class = int(ids[np.flatnonzero(at_top)[0]])
+        return compact_codes(np.where(ids < 0, top_class, ids), classes.n_classes), (
+            classes.n_classes
+        )
+    groups = classes.n_classes + 1
+    return compact_codes(np.where(ids < 0, classes.n_classes, ids), groups), groups
 
 
 def measure_release(
@@ -593,8 +628,15 @@ def measure_release(
     check_order: bool = False,
     alignment: str = "position",
     weights: np.ndarray | None = None,
+    blanked: np.ndarray | None = None,
 ) -> ReleaseMeasurement:
     """Measure ``release`` (an anonymized version of ``original``).
+
+    ``blanked`` (a boolean per row of ``release`` as given, or None): the rows the method
+    that made the release blanked in every QI — a release made here. They are its
+    suppressed rows, and rows generalized to ``*`` are a class
+    (:func:`~privcore.classes.release_classes`); without it (a file) the rows at ``*``
+    in every QI are read by the models as below.
 
     ``t_distance`` is the distance t is reported with where no t-closeness model in
     ``models`` sets one. ``check_order`` (for a release read from a file, matched by
@@ -634,6 +676,9 @@ def measure_release(
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
     hierarchies = dict(hierarchies or {})
     _check_columns(original, release, qi, sa, key)
+    if blanked is not None:  # carried through the alignment as a column of its own
+        blanked = checked_blanked(blanked, len(release))
+        release = release.assign(**{_BLANKED: blanked})
     notes: list[str] = []
     unpaired_because = None
     if weights is not None:
@@ -659,6 +704,9 @@ def measure_release(
     paired = alignment != "none"
     if len(release) == 0:
         raise DataFormatError("The release has no rows.", code="data.no_rows")
+    if blanked is not None:
+        blanked = release[_BLANKED].to_numpy(dtype=bool)
+        release = release.drop(columns=[_BLANKED])
     # Each column of each table is factorized once, in the smallest integer type, and the
     # codes serve every step: the classes, the entropies, the information loss and the
     # real records (entropies depend only on which cells are equal).
@@ -672,6 +720,7 @@ def measure_release(
         hierarchies=hierarchies,
         codes=release_codes,
         weights=weights,
+        blanked=blanked,
     )
     report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
     requested_k = next(  # the class size a size-only model (k-anonymity) asks for
@@ -688,7 +737,7 @@ def measure_release(
     # The classes group the released rows by their QIs (the suppressed rows, all '*',
     # are one group more): the entropies read that grouping instead of building it, and
     # the entropy of some of the QIs is counted on the classes rather than on the rows.
-    information.release_partition(qi, *_qi_groups(classes))
+    information.release_partition(qi, *_qi_groups(classes, release))
     if paired:
         loss, loss_notes = information_loss(
             original,

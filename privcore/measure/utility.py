@@ -55,29 +55,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import value_codes
 from privcore.core.jsonsafe import plain
 from privcore.core.scaling import column_units
-from privcore.data.codes import is_number
-from privcore.data.hierarchy import value_keys
+from privcore.data.cells import comparable_keys, numeric_cells
 from privcore.errors import ParameterError, RoleError
 
 __all__ = ["numeric_cells", "ols", "perturbation_utility"]
-
-_CODED = r"^\s*(?:>=|<=|≥|≤)?\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*$"
-
-
-def numeric_cells(values: pd.Series) -> np.ndarray:
-    """The cells of a column as float64: numbers as they are; text cells that are a
-    number, or ``>=m`` / ``<=M`` (top/bottom coding), as that number; anything else
-    NaN. Each distinct text is read once."""
-    if is_number(values.dtype):
-        return values.to_numpy(dtype=np.float64, na_value=np.nan)
-    codes, uniques = value_codes(values)
-    text = pd.Series(np.asarray(uniques, dtype=object)).astype("str")
-    numbers = pd.to_numeric(text.str.extract(_CODED, expand=False), errors="coerce")
-    table = np.append(numbers.to_numpy(dtype=np.float64, na_value=np.nan), np.nan)
-    return table[codes]  # code -1 (missing) picks the trailing NaN
 
 
 def ols(y: np.ndarray, x: np.ndarray, names: Sequence[str]) -> dict[str, Any]:
@@ -197,8 +180,8 @@ def perturbation_utility(
             ),
         }
     for column in categorical:
-        a = value_keys(original[column]).to_numpy(dtype=object, na_value=None)
-        b = value_keys(release[column]).to_numpy(dtype=object, na_value=None)
+        a = comparable_keys(original[column]).to_numpy(dtype=object, na_value=None)
+        b = comparable_keys(release[column]).to_numpy(dtype=object, na_value=None)
         out["categorical"][column] = {"changed_share": float((a != b).mean()) if len(a) else 0.0}
     out["correlation"] = None
     out["regression"] = None

@@ -60,9 +60,11 @@ Conditions (:data:`CONDITIONS`):
 - ``near_limit``: PL or journalist risk passes but lies within 20 % of its limit;
 - ``interval_above_limit``: an Article 29 risk passes, but its confidence interval
   reaches above the limit;
-- ``pl_note``: PL(all) or the PL of an SA is flagged (``constant``: the attribute has
-  one value; ``not_meaningful``: the release has more entropy than the original);
-  a QI's flag is a note only (local recoding adds labels);
+- ``pl_note``: PL(all) or the PL of an SA is flagged (``constant_original``: the
+  attribute has one value in the original; ``constant_release``: the release gives it
+  one value where the original has several — the findings' ``constant`` says which;
+  ``not_meaningful``: the release has more entropy than the original); a QI's flag is
+  a note only (local recoding adds labels);
 - ``unparsed_cells``: the attacker could not read some released cells (no hierarchy),
   so the attack figures are a lower bound — give the hierarchies;
 - ``not_measured``: a required figure could not be computed.

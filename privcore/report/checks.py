@@ -36,6 +36,7 @@ __all__ = [
     "NOTES",
     "VERDICTS",
     "evaluate_checks",
+    "loss_coverage",
     "merge_actions",
     "notes_of",
 ]
@@ -77,6 +78,7 @@ NOTES = (
     "key_surrogate",
     "pl_note",
     "loss_columns",
+    "loss_columns_cells",
     "rebuilt",
     "rules_changed",
     "columns_sampled",
@@ -85,6 +87,11 @@ NOTES = (
 )
 #: Codes of the privacy-level notes of :mod:`privcore.measure.entropy`.
 PL_NOTES = {"constant": NOTE_CONSTANT, "not_meaningful": NOTE_NOT_MEANINGFUL}
+#: Every kind of privacy-level note a report holds: those of :data:`PL_NOTES`; a single
+#: value found in the original (``constant_original``) or brought by the release alone
+#: (``constant_release``, the original has several), as the findings' ``constant`` says
+#: (plain ``constant`` when a stored report does not say where); ``flagged``: another.
+PL_NOTE_KINDS = (*PL_NOTES, "constant_original", "constant_release", "flagged")
 
 #: A passing PL or journalist risk at or above this fraction of its limit is a warning.
 NEAR_LIMIT = 0.8
@@ -331,10 +338,24 @@ def evaluate_checks(
         )
     linkage = attacks.get("linkage") or {}
     targets = int(linkage.get("targets") or 0)
-    reidentified = int(linkage.get("reidentified") or 0)
-    checks.append(
-        _share_check("reidentified_share", reidentified, targets, t.max_reidentified_share)
+    # judged on the stronger linkage attack: the exact join, or the nearest released
+    # record (a perturbed release defeats the join by changing every value)
+    strongest = attacks.get("linkage_strongest") or {
+        "method": "exact",
+        "reidentified": linkage.get("reidentified") or 0,
+        "targets": targets,
+    }
+    found = float(strongest.get("reidentified") or 0)
+    check = _share_check(
+        "reidentified_share",
+        int(found) if found.is_integer() else round(found, 1),
+        int(strongest.get("targets") or targets),
+        t.max_reidentified_share,
     )
+    check["detail"]["method"] = strongest.get("method", "exact")
+    if strongest.get("interval") is not None:
+        check["detail"]["interval"] = [float(x) for x in strongest["interval"]]
+    checks.append(check)
     disclosed = {str(s): int(v or 0) for s, v in (linkage.get("attribute_disclosed") or {}).items()}
     worst = max(disclosed, key=lambda s: disclosed[s]) if any(disclosed.values()) else None
     worst_count = disclosed[worst] if worst is not None else 0
@@ -374,11 +395,23 @@ def _condition(code: str, action: dict[str, Any] | None = None, **params: Any) -
     return out
 
 
-def pl_note_codes(note: str | None) -> list[str]:
-    """The codes of a privacy-level note of :mod:`privcore.measure.entropy`."""
+def _constant_in(findings: Mapping[str, Any], attribute: str) -> str | None:
+    """The table that has the single value of ``attribute`` (the findings' ``constant``:
+    "original" or "release"), or None when the findings do not say."""
+    constant = findings.get("constant") or {}
+    return next((t for t in ("original", "release") if attribute in (constant.get(t) or ())), None)
+
+
+def pl_note_codes(note: str | None, constant_in: str | None = None) -> list[str]:
+    """The codes of a privacy-level note of :mod:`privcore.measure.entropy`; a single
+    value is placed in the table that has it when ``constant_in`` ("original" or
+    "release", :func:`privcore.report.findings.constant_columns`) says which."""
     if not note:
         return []
-    return [code for code, text in PL_NOTES.items() if text in note] or ["flagged"]
+    codes = [code for code, text in PL_NOTES.items() if text in note] or ["flagged"]
+    if constant_in in ("original", "release"):
+        codes = [f"constant_{constant_in}" if c == "constant" else c for c in codes]
+    return codes
 
 
 def _order_condition(order: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -476,7 +509,7 @@ def _conditions(
     flagged = {"all", *(measurement.get("sa") or [])}
     for attribute, note in (measurement.get("pl_notes") or {}).items():
         if attribute in flagged:
-            for code in pl_note_codes(note):
+            for code in pl_note_codes(note, _constant_in(findings, attribute)):
                 out.append(_condition("pl_note", attribute=attribute, note=code))
     unparsed = findings.get("unparsed_cells") or {}
     if unparsed:
@@ -498,21 +531,43 @@ def notes_of(
 ) -> list[dict[str, Any]]:
     """The report's notes (facts that ask for nothing): a key fit to stay as a
     surrogate, the privacy-level notes of the quasi-identifiers, and the columns the
-    hierarchy-based loss measures leave out."""
+    hierarchy-based loss measures leave out (:func:`loss_coverage`)."""
     notes: list[dict[str, Any]] = []
     if key is not None and not (findings.get("key") or {}).get("leaks"):
         notes.append(_note("key_surrogate", key=key))
     conditions = {"all", *(measurement.get("sa") or [])}
     for attribute, note in (measurement.get("pl_notes") or {}).items():
         if attribute not in conditions:
-            for code in pl_note_codes(note):
+            for code in pl_note_codes(note, _constant_in(findings, attribute)):
                 notes.append(_note("pl_note", attribute=attribute, note=code))
-    loss = measurement.get("loss") or {}
-    kept = set(loss.get("loss_columns") or [])
-    left_out = [q for q in measurement.get("qi") or [] if q not in kept]
+    coverage = loss_coverage(measurement)
+    no_labels = [q for q in coverage["qi"] if q not in coverage["hierarchy"]]
+    left_out = [q for q in no_labels if q not in coverage["gcp"]]  # by all three
+    cells_read = [q for q in no_labels if q in coverage["gcp"]]  # by WHD and precision
     if left_out:
         notes.append(_note("loss_columns", columns=left_out))
+    if cells_read:
+        notes.append(_note("loss_columns_cells", columns=cells_read))
     return notes
+
+
+def loss_coverage(measurement: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The quasi-identifiers each information-loss figure covers, as the measurement
+    recorded them — the one source of the columns the report names for them:
+    ``hierarchy`` (WHD and precision: released cells that are labels of a hierarchy,
+    the loss's ``loss_columns``), ``gcp`` (GCP: those, and the columns whose cells
+    contain their original values, ``gcp_columns``; a measurement recorded without
+    ``gcp_columns`` covered the hierarchy columns alone) and ``qi`` (all of them, which
+    the class-based figures — discernibility, C_avg — cover)."""
+    loss = measurement.get("loss") or {}
+    qi = [str(q) for q in measurement.get("qi") or []]
+    hierarchy = {str(c) for c in loss.get("loss_columns") or []}
+    gcp = {str(c) for c in loss["gcp_columns"] or []} if "gcp_columns" in loss else hierarchy
+    return {
+        "qi": qi,
+        "hierarchy": [q for q in qi if q in hierarchy],
+        "gcp": [q for q in qi if q in gcp],
+    }
 
 
 def anonymize_actions(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -16,14 +16,24 @@ from privcore.attacks.ordering import spearman
 from privcore.core.jsonsafe import plain
 from privcore.data import Role, suggest_roles
 from privcore.engines.base import values_to_rank
+from privcore.measure.entropy import NOTE_CONSTANT, entropy
 from privcore.report.thresholds import TOLERANCE
 
-__all__ = ["ORDER_IN_PLACE", "ORDER_Z", "findings", "findings_of_facts", "is_ordered"]
+__all__ = [
+    "ORDER_IN_PLACE",
+    "ORDER_Z",
+    "constant_columns",
+    "findings",
+    "findings_of_facts",
+    "is_ordered",
+]
 
 #: |ρ|·√(n−1) at or above this is an order, not chance (ρ of a random shuffle ~ N(0, 1/(n−1))).
 ORDER_Z = 3.0
 #: Rows in place at or above min(n, this) is an order (a random shuffle leaves ~1 in place).
 ORDER_IN_PLACE = 5
+#: An entropy at or below this is a single value (as the privacy level's own test).
+SINGLE_VALUE = 1e-12
 
 
 def _numeric_or_raw(values: pd.Series) -> np.ndarray:
@@ -141,6 +151,31 @@ def _other_columns(
     return others, identifiers, qi_like, sa_like
 
 
+def constant_columns(
+    original: pd.DataFrame, release: pd.DataFrame, measurement: Mapping[str, Any]
+) -> dict[str, list[str]]:
+    """Where the attributes whose privacy level is 0 for a single value (the
+    measurement's ``pl_notes``: "constant column") have that single value:
+    ``{"original": [...], "release": [...]}`` — in the original when H(X) = 0 there
+    (Shannon entropy, missing one value), else in the release alone when H(X̄) = 0 —
+    the release made it constant. "all" is every sensitive attribute as one tuple. The
+    tables may be frequency sets (an engine's paired parts): a single value is one
+    whatever the counts."""
+    sa = [str(s) for s in measurement.get("sa") or []]
+    out: dict[str, list[str]] = {"original": [], "release": []}
+    for attribute, note in (measurement.get("pl_notes") or {}).items():
+        if NOTE_CONSTANT not in str(note or ""):
+            continue
+        columns = sa if attribute == "all" else [str(attribute)]
+        if not columns or any(c not in original or c not in release for c in columns):
+            continue
+        if entropy(original, columns) <= SINGLE_VALUE:
+            out["original"].append(str(attribute))
+        elif entropy(release, columns) <= SINGLE_VALUE:
+            out["release"].append(str(attribute))
+    return out
+
+
 def findings(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -151,10 +186,14 @@ def findings(
     *,
     aligned: bool = False,
     shuffled: bool = False,
+    measurement: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Row order, key, other columns, homogeneity and unread cells, JSON-safe."""
+    """Row order, key, other columns, homogeneity, unread cells and — given the
+    ``measurement`` — where the single values behind a privacy level of 0 are
+    (:func:`constant_columns`), JSON-safe."""
     order = _order(original, release, key, aligned=aligned, shuffled=shuffled)
-    return _assembled(order, _key(original, key), release, qi, sa, key, simulation)
+    constant = constant_columns(original, release, measurement or {})
+    return _assembled(order, _key(original, key), release, qi, sa, key, simulation, constant)
 
 
 def findings_of_facts(
@@ -167,6 +206,7 @@ def findings_of_facts(
     order: Mapping[str, Any],
     key_sample: pd.DataFrame | None = None,
     shuffled: bool = False,
+    constant: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """:func:`findings` from facts computed elsewhere — on tables an engine reads
     (:func:`privcore.runs.tables.readiness_tables`), which are never in memory whole:
@@ -184,6 +224,7 @@ def findings_of_facts(
       by name or value pattern); a sample of a large table may miss a value pattern.
     - ``simulation``: the attack on the tables, whose homogeneity and unread cells are
       reported as :func:`findings` reports them.
+    - ``constant``: :func:`constant_columns` of the paired tables (their frequency sets).
 
     On the same facts the result equals :func:`findings`."""
     n = int(order["n"])
@@ -202,7 +243,7 @@ def findings_of_facts(
             raise ValueError("a key finding needs a sample of the key column")
         rows = int(order.get("original_rows", n))
         key_found = _key_finding(key, key_sample[[key]], order.get("key_spearman"), rows)
-    return _assembled(found, key_found, release_sample, qi, sa, key, simulation)
+    return _assembled(found, key_found, release_sample, qi, sa, key, simulation, constant)
 
 
 def _assembled(
@@ -213,9 +254,11 @@ def _assembled(
     sa: list[str],
     key: str | None,
     simulation: Any,
+    constant: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """The findings, JSON-safe: the order and key findings given, the release's other
-    columns, and the homogeneity and unread cells of the simulation."""
+    columns, the homogeneity and unread cells of the simulation, and where the single
+    values behind a privacy level of 0 are (``constant``)."""
     analysed = {*qi, *sa, *([key] if key is not None else [])}
     others, identifiers, qi_like, sa_like = _other_columns(release, analysed)
     after = simulation.homogeneity["after"].summary
@@ -235,5 +278,8 @@ def _assembled(
                 "per_attribute": after.get("per_attribute", {}),
             },
             "unparsed_cells": unparsed,
+            "constant": {
+                where: list((constant or {}).get(where) or []) for where in ("original", "release")
+            },
         }
     )

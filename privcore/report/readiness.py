@@ -17,8 +17,7 @@ from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, Stage
 from privcore.data import Hierarchy, fingerprint
 from privcore.errors import ParameterError, PrivcoreError
-from privcore.measure.entropy import align
-from privcore.measure.report import measure_release
+from privcore.measure.report import aligned_blanked, measure_release
 from privcore.report.checks import anonymize_actions, evaluate_checks, merge_actions, notes_of
 from privcore.report.findings import findings as find
 from privcore.report.risk import not_measured
@@ -34,8 +33,9 @@ class ReadinessReport:
 
     ``checks``, ``reasons``, ``conditions`` and ``notes`` are as described in
     :mod:`privcore.report.checks`; ``measurement`` is ``measure_release(...).to_dict()``,
-    ``attacks`` is ``simulate(...).to_dict()``; ``findings`` holds the row order, the key
-    and the other columns; ``gdpr_risks`` is ``gdpr_risks(...).to_dict()`` (singling
+    ``attacks`` is ``simulate(...).to_dict()``; ``findings`` holds the row order, the key,
+    the other columns and which table has the single value behind a privacy level of 0
+    (``constant``); ``gdpr_risks`` is ``gdpr_risks(...).to_dict()`` (singling
     out, linkability, inference: measured for every report unless left out, checked
     only against the limits set), or None when they were not measured (a note says
     why when they could not be); ``run_ids``
@@ -169,6 +169,7 @@ def readiness(
     original_name: str | None = None,
     release_name: str | None = None,
     gdpr: bool = True,
+    blanked: Any = None,
 ) -> ReadinessReport:
     """Decide whether ``release`` (an anonymized version of ``original``) may be published.
 
@@ -181,7 +182,11 @@ def readiness(
     :mod:`privcore.report.checks` is evaluated. ``shuffled``: the file to publish is
     this release with its rows shuffled (the download of a release made here), so its
     row order gives nothing away and asks for no condition. ``algorithm`` (how the
-    release was made: name and parameters) is reported as given.
+    release was made: name and parameters) is reported as given. ``blanked`` (a boolean
+    per row of ``release``: the rows its method blanked, ``Release.suppressed`` of a
+    release made here) makes the measurement and the attacks count the release's own
+    suppressed rows (:func:`~privcore.classes.release_classes`): the suppressed share
+    checked is then the release's.
 
     Singling out, linkability and inference are measured by
     :func:`~privcore.attacks.gdpr_risks.gdpr_risks` on the row-matched tables (a
@@ -226,9 +231,11 @@ def readiness(
         key=key,
         risk_threshold=thresholds.max_prosecutor,
         check_order=not aligned,
+        blanked=blanked,
     )
     measurement = plain(measured.to_dict())
-    aligned_original, aligned_release = align(original, release, key)  # checked above
+    # checked above
+    aligned_original, aligned_release, blanked = aligned_blanked(original, release, blanked, key)
 
     stage(0.15, "Attacking the release")
     simulation = simulate(
@@ -241,6 +248,7 @@ def readiness(
         hierarchies=hierarchies,
         risk_threshold=thresholds.max_prosecutor,
         progress=stage.part(0.15, 0.9) if progress is not None else None,
+        blanked=blanked,
     )
     attacks = plain(simulation.to_dict())
 
@@ -252,7 +260,17 @@ def readiness(
         )
 
     stage(0.9, "Checking row order and columns")
-    found = find(original, release, qi, sa, key, simulation, aligned=aligned, shuffled=shuffled)
+    found = find(
+        original,
+        release,
+        qi,
+        sa,
+        key,
+        simulation,
+        aligned=aligned,
+        shuffled=shuffled,
+        measurement=measurement,
+    )
     checks, reasons, conditions, verdict = evaluate_checks(
         measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr_figures
     )

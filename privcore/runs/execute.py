@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import datetime as dt
 import functools
 import time
 from collections.abc import Callable, Mapping
@@ -73,8 +74,11 @@ class Inputs:
     people for journalist risk; ``roll``: a voter roll already built; ``samples``:
     logged LDP samples; ``control``: records of the population never released (the
     control set of singling out, linkability and inference); ``algorithm``: how a
-    release under report was made; ``names``: extra names of what the run read or wrote
-    (file names), recorded with its parameters;
+    release under report was made; ``blanked``: the rows of ``release`` the method that
+    made it blanked in every QI (a boolean per row: ``Release.suppressed`` of a release
+    made here), so that its measurement, report and attack count the release's own
+    suppressed rows (:func:`privcore.classes.release_classes`); ``names``: extra names
+    of what the run read or wrote (file names), recorded with its parameters;
     ``work``: a callable ``work(progress) -> (result, summary)`` that computes the run
     instead of the library call its request names (a
     :class:`~privcore.runs.requests.TaskRequest`, or a result shared between the sessions
@@ -92,6 +96,7 @@ class Inputs:
     samples: Dataset | None = None
     control: pd.DataFrame | None = None
     algorithm: Mapping[str, Any] | None = None
+    blanked: Any = None
     names: Mapping[str, Any] = field(default_factory=dict)
     work: Callable[[Progress | None], tuple] | None = None
 
@@ -198,6 +203,7 @@ def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None)
         t_distance=request.t_distance,
         check_order=not inputs.aligned,
         alignment=request.alignment,
+        blanked=inputs.blanked,
     )
     return result, result.history_summary()
 
@@ -209,12 +215,17 @@ def _task(request: TaskRequest, inputs: Inputs, progress: Progress | None):
 
 def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
     from privcore.attacks import simulate
-    from privcore.measure.entropy import align
+    from privcore.measure.report import aligned_blanked
 
     inputs.need("original", "release")
     hierarchies = inputs.schema.hierarchies if inputs.schema else {}
-    original, release = align(
-        inputs.original.frame, inputs.release, request.key, qi=request.qi, hierarchies=hierarchies
+    original, release, blanked = aligned_blanked(
+        inputs.original.frame,
+        inputs.release,
+        inputs.blanked,
+        request.key,
+        qi=request.qi,
+        hierarchies=hierarchies,
     )
     result = simulate(
         original,
@@ -230,6 +241,7 @@ def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
         risk_threshold=request.risk_threshold,
         tolerance=request.tolerance,
         progress=progress,
+        blanked=blanked,
     )
     return result, result.to_dict()
 
@@ -299,6 +311,7 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
         progress=progress,
         original_name=inputs.original.name,
         release_name=inputs.release_name,
+        blanked=inputs.blanked,
     )
     parts = report_parts(request, result, inputs.describe())
     return result, result.history_summary(), parts
@@ -699,6 +712,24 @@ def _call_runner(runner: Callable[..., tuple], request: Request, inputs: Inputs,
 # --------------------------------------------------------------------------- run
 
 
+@dataclass(frozen=True)
+class _Start:
+    """When a run started: the moment (UTC) each of its history rows is recorded with —
+    its parts' rows too, so that a run and its parts share one start and the history,
+    newest first by start then by id, lists them in the order they were recorded — and
+    the monotonic clock its duration is measured on."""
+
+    at: dt.datetime
+    clock: float
+
+    @classmethod
+    def now(cls) -> _Start:
+        return cls(dt.datetime.now(dt.UTC), time.perf_counter())
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.clock
+
+
 def _write(
     kind: str,
     params: Mapping[str, Any],
@@ -708,11 +739,12 @@ def _write(
     inputs: Inputs,
     page: str,
     owner: str | None,
-    started: float,
+    started: _Start,
 ) -> tuple[int | None, HistoryError | None]:
     """One history row (the data set's fingerprint, never its rows): its run id, or why
-    the history could not keep it."""
+    the history could not keep it. It starts when the run started and lasts until now."""
     dataset = inputs.original or inputs.samples
+    seconds = started.seconds()
     try:
         run_id = history.record_run(
             kind,
@@ -720,7 +752,9 @@ def _write(
             results=results,
             dataset=None if dataset is None else dataset.summary(),
             page=page,
-            duration_s=time.perf_counter() - started,
+            started_at=started.at,
+            finished_at=started.at + dt.timedelta(seconds=seconds),
+            duration_s=seconds,
             status=status,
             error=error,
             owner=owner,
@@ -744,7 +778,7 @@ def make_request(
     it started: recorded with the policy of :func:`run` (status error, the error's code
     and parameters; ``params`` the values as given, plus the inputs' names), then raised
     again."""
-    started = time.perf_counter()
+    started = _Start.now()
     try:
         return cls(**values)
     except PrivcoreError as exc:
@@ -785,7 +819,7 @@ def run(
     """
     inputs = inputs or Inputs()
     params = {**request.to_dict(), **inputs.describe()}
-    started = time.perf_counter()
+    started = _Start.now()
 
     def write(
         status: str,
@@ -830,5 +864,5 @@ def run(
         summary=summary,
         run_id=run_id,
         history_error=history_error,
-        seconds=time.perf_counter() - started,
+        seconds=started.seconds(),
     )

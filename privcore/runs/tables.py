@@ -38,6 +38,7 @@ from privcore.data.hierarchy import Hierarchy
 from privcore.data.loading import fingerprint
 from privcore.engines.base import COUNT, Engine, Regrouped, max_groups, regrouped
 from privcore.errors import InfeasibleError
+from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
 from privcore.models import ModelReport, PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
 
@@ -627,7 +628,35 @@ def _joint_parts(
     joint = engine.frequency_set(paired, [f"o:{c}" for c in columns] + [f"r:{c}" for c in columns])
     original_part = joint[[f"o:{c}" for c in columns]].set_axis(columns, axis=1)
     release_part = joint[[f"r:{c}" for c in columns]].set_axis(columns, axis=1)
-    return original_part, release_part, joint[COUNT].to_numpy(dtype=np.int64)
+    weights = joint[COUNT].to_numpy(dtype=np.int64)
+    if key is None:
+        check_pairs_by_position(original_part, release_part, weights, qi)
+    return original_part, release_part, weights
+
+
+def check_pairs_by_position(
+    original_part: pd.DataFrame,
+    release_part: pd.DataFrame,
+    weights: np.ndarray,
+    qi: Sequence[str],
+    *,
+    seed: int = 0,
+) -> None:
+    """The check of a pairing by position (:func:`~privcore.measure.entropy.check_row_order`)
+    on the record pairs of a joint frequency set: up to ``ROW_ORDER_SAMPLE`` pairs drawn
+    by their counts, so that an engine refuses a shuffled release in the words the
+    tables in memory get (``measure.row_order``)."""
+    total = int(weights.sum())
+    if total < 2 or not len(weights):
+        return
+    rng = np.random.default_rng(seed)
+    drawn = rng.choice(len(weights), size=min(total, ROW_ORDER_SAMPLE), p=weights / total)
+    check_row_order(
+        original_part.iloc[drawn].reset_index(drop=True),
+        release_part.iloc[drawn].reset_index(drop=True),
+        list(qi),
+        seed=seed,
+    )
 
 
 def _original_dataset(
@@ -736,7 +765,7 @@ def readiness_tables(
     from privcore.measure.report import measure_release
     from privcore.report import ReadinessReport, Thresholds
     from privcore.report.checks import evaluate_checks, notes_of
-    from privcore.report.findings import findings_of_facts
+    from privcore.report.findings import constant_columns, findings_of_facts
     from privcore.report.readiness import _names, article29_risks
 
     if not isinstance(thresholds, Thresholds):
@@ -802,6 +831,7 @@ def readiness_tables(
         order=order,
         key_sample=key_sample,
         shuffled=shuffled,
+        constant=constant_columns(original_part, release_part, measurement),
     )
     gdpr_figures, gdpr_notes = None, []
     if gdpr or thresholds.needs_gdpr_risks:

@@ -63,7 +63,8 @@ def test_another_algorithm_is_another_release_not_a_step(empty_cache):
     """Mondrian, then Datafly straight after, live: two releases on the shelf and two
     history rows — a burst is the same algorithm on the same columns."""
     at = open_page()
-    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    at.selectbox(key="an_algorithm").set_value("mondrian")
+    at.button(key="an_run").click().run()
     no_exceptions(at)
     at.selectbox(key="an_algorithm").set_value("datafly").run()
     no_exceptions(at)
@@ -78,11 +79,12 @@ def test_a_renamed_step_has_settled(empty_cache):
     """Renaming the release shown reruns the page without a live step: it has settled,
     so the next steps do not take it (or its run) away."""
     at = open_page()
+    at.button(key="an_run").click().run()  # the first release: live steps follow it
     at.slider(key="an_k").set_value(3).run()
     at.text_input(key="an_name").input("keep me").run()
     at.slider(key="an_k").set_value(4).run()
     at.slider(key="an_k").set_value(2).run()
-    assert [r["params"]["k"] for r in anonymize_runs()] == [2, 3]
+    assert [r["params"]["k"] for r in anonymize_runs()] == [2, 3, 5]
     names = {r.name for r in at.session_state["workbench"].releases()}
     assert "keep me" in names
 
@@ -93,13 +95,14 @@ def test_steps_interrupted_by_the_next_one_leave_no_row(empty_cache):
     user cancelled (Cancel settles the parameters first) stays."""
     at = open_page()
     owner = at.session_state["_owner"]
+    at.button(key="an_run").click().run()  # the first release: live steps follow it
     at.slider(key="an_k").set_value(3).run()
     interrupted = history.record_run(
         "anonymize", params={"k": 4}, status="cancelled", page="anonymize", owner=owner
     )
     at.slider(key="an_k").set_value(2).run()
     assert history.get_run(interrupted) is None
-    assert [r["params"]["k"] for r in anonymize_runs()] == [2]
+    assert [r["params"]["k"] for r in anonymize_runs()] == [2, 5]
     # a run the user cancelled, then the page reran without a live step: kept
     cancelled = history.record_run(
         "anonymize", params={"k": 6}, status="cancelled", page="anonymize", owner=owner

@@ -56,6 +56,27 @@ def test_adult_at_k5_on_the_button_with_the_class_table():
     assert len(runs) == 1 and runs[0]["results"]["k"] >= 5
 
 
+def test_options_changed_before_the_first_run_compute_nothing():
+    at = open_page("hospital")
+    # live update is on and the optimal search is quick here, yet nothing is shown yet:
+    # ticking l-diversity, setting l and k start no run
+    assert at.toggle(key="an_live").value is True
+    at.checkbox(key="an_use_l").check().run()
+    at.number_input(key="an_l").set_value(2.0).run()
+    at.slider(key="an_k").set_value(3).run()
+    no_exceptions(at)
+    assert history.list_runs(kind="anonymize") == []
+    assert at.session_state["workbench"].last_release is None and not metrics(at)
+    assert any("Press Anonymize to make a release" in i.value for i in at.info)
+    press_run(at)
+    [run] = history.list_runs(kind="anonymize")
+    assert (run["params"]["k"], run["params"]["l"]) == (3, 2.0)
+    # once a release is shown, a change updates it (live update on, a quick algorithm)
+    at.slider(key="an_k").set_value(4).run()
+    no_exceptions(at)
+    assert [r["params"]["k"] for r in history.list_runs(kind="anonymize")] == [4, 3]
+
+
 def test_changing_k_reruns_and_records():
     at = press_run(open_page())
     at.slider(key="an_k").set_value(20).run()
@@ -75,7 +96,8 @@ def test_each_full_domain_algorithm_on_the_hospital_table():
 
 def test_impossible_k_shows_an_error_not_a_traceback():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(50).run()
+    at.slider(key="an_k").set_value(50)
+    press_run(at)
     no_exceptions(at)
     assert any("larger than the table" in e.value for e in at.error)
     assert history.list_runs(kind="anonymize")[0]["status"] == "error"
@@ -83,7 +105,8 @@ def test_impossible_k_shows_an_error_not_a_traceback():
 
 def test_the_release_feeds_the_privacy_level_page():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     made = at.session_state["workbench"].last_release
     at.switch_page(str(ROOT / "pages" / "privacy_level.py")).run()
     no_exceptions(at)
@@ -100,7 +123,8 @@ def test_local_and_synthetic_algorithms_on_the_hospital_table(monkeypatch):
     # each algorithm's result is looked at (settles) before the next: each is recorded
     monkeypatch.setattr("ui.anonymize_view.BURST_SECONDS", 0.0)
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     for algorithm in ("mondrian", "kaca", "condensation"):
         at.selectbox(key="an_algorithm").set_value(algorithm).run()
         no_exceptions(at)
@@ -120,7 +144,8 @@ def test_condensation_with_l_diversity_on_the_page():
     at.slider(key="an_k").set_value(2).run()
     at.selectbox(key="an_algorithm").set_value("condensation").run()
     at.checkbox(key="an_use_l").check().run()
-    at.number_input(key="an_l").set_value(3.0).run()
+    at.number_input(key="an_l").set_value(3.0)
+    press_run(at)
     no_exceptions(at)
     assert not at.error, [e.value for e in at.error]
     run = history.list_runs(kind="anonymize")[0]
@@ -131,7 +156,8 @@ def test_condensation_with_l_diversity_on_the_page():
 
 def test_compare_view_tables_each_algorithm():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     at.multiselect(key="an_compare").set_value(["datafly", "mondrian", "kaca"]).run()
     at.button(key="an_compare_run").click().run()
     no_exceptions(at)
@@ -167,7 +193,8 @@ def test_live_toggle_run_cancel_and_downloads():
 
 def test_local_recoding_says_there_are_no_levels():
     at = open_page("hospital")
-    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    at.selectbox(key="an_algorithm").set_value("mondrian")
+    press_run(at)
     no_exceptions(at)
     open_tab(at, "an_view", "Charts")
     assert any("no generalization levels per quasi-identifier" in i.value for i in at.info)
@@ -184,7 +211,8 @@ def test_quasi_identifiers_and_sensitive_attributes_default_to_the_schema():
 
 def test_a_quasi_identifier_left_out_is_released_unchanged():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     generalized = at.session_state["workbench"].last_release
     assert set(generalized.qi) == {"ZIP", "Age"}
     at.multiselect(key="an_qi").unselect("Age").run()
@@ -214,7 +242,8 @@ def test_a_quasi_identifier_left_out_is_released_unchanged():
 
 def test_other_pages_say_which_columns_they_check_a_narrower_release_against():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     at.multiselect(key="an_qi").unselect("Age").run()
     for page in ("report.py", "attack.py", "privacy_level.py"):
         at.switch_page(str(ROOT / "pages" / page)).run()
@@ -225,7 +254,8 @@ def test_other_pages_say_which_columns_they_check_a_narrower_release_against():
 
 def test_the_compare_view_uses_the_same_columns():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     at.multiselect(key="an_qi").unselect("Age").run()
     at.multiselect(key="an_compare").set_value(["datafly", "mondrian"]).run()
     at.button(key="an_compare_run").click().run()
@@ -237,12 +267,14 @@ def test_the_compare_view_uses_the_same_columns():
 
 def test_no_sensitive_attribute_is_a_localized_error_not_a_traceback():
     at = open_page("hospital")
-    at.multiselect(key="an_sa").set_value([]).run()
+    at.multiselect(key="an_sa").set_value([])
+    press_run(at)
     no_exceptions(at)
     assert errors(at) == ["Choose at least one sensitive attribute."]
     latest = history.list_runs(kind="anonymize")[0]
     assert latest["status"] == "error" and latest["params"]["sa"] == []
-    at.multiselect(key="an_qi").set_value([]).run()
+    at.multiselect(key="an_qi").set_value([])
+    press_run(at)
     no_exceptions(at)
     assert errors(at) == ["Choose at least one quasi-identifier."]
     at.session_state["lang"] = "zh"
@@ -291,7 +323,8 @@ def test_column_names_are_not_rendered_as_markup():
 
 def test_a_release_is_made_again_from_its_spec():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     made = at.session_state["workbench"].last_release
     spec = made.spec_json().encode("utf-8")
     at.file_uploader(key="an_replay_file").upload("spec.json", spec, "application/json").run()
@@ -310,7 +343,8 @@ def test_a_release_is_made_again_from_its_spec():
 
 def test_a_spec_of_another_table_or_no_spec_is_a_clear_error():
     at = open_page("hospital")
-    at.slider(key="an_k").set_value(3).run()
+    at.slider(key="an_k").set_value(3)
+    press_run(at)
     spec = json.loads(at.session_state["workbench"].last_release.spec_json())
     spec["input"]["sha256"] = "0" * 64
     upload = json.dumps(spec).encode("utf-8")

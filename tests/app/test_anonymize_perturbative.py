@@ -61,19 +61,44 @@ def test_qi_cells_changed_is_the_mean_share_of_changed_cells_over_the_qis():
     assert qi_cells_changed(original, original, ["a", "b"]) == 0.0
 
 
-def test_reidentified_share_counts_unique_matches_that_are_the_persons_own():
+def test_reidentified_share_is_the_stronger_of_exact_and_distance_linkage():
     from ui.risk_utility import reidentified_share
 
     original = pd.DataFrame({"a": [1, 2, 3, 3], "s": ["p", "q", "r", "t"]})
-    # unchanged: persons 0 and 1 each match their own record only; 2 and 3 match two
+    # unchanged: persons 0 and 1 each match (and are nearest to) their own record only;
+    # 2 and 3 tie with each other's record — by either attack 2 of 4
     assert reidentified_share(original, original, ["a"], ["s"]) == pytest.approx(0.5)
     # records 0 and 1 swapped their values: each of persons 0 and 1 matches one record,
-    # the other's — a false match, nobody re-identified
+    # the other's — a false match, nobody re-identified by either attack
     swapped = original.assign(a=[2, 1, 3, 3])
     assert reidentified_share(original, swapped, ["a"], ["s"]) == 0.0
-    # record 1 recoded to 1: person 0 has two candidates, person 1 none
-    merged = original.assign(a=[1, 1, 3, 3])
-    assert reidentified_share(original, merged, ["a"], ["s"]) == 0.0
+    # a value moved by noise: the exact join finds nobody, the nearest record is still
+    # person 0's own and unique, and 2.6 is person 1's: 2 of 4 by distance
+    noised = original.assign(a=[1.2, 2.6, 3.0, 3.0])
+    assert reidentified_share(original, noised, ["a"], ["s"]) == pytest.approx(0.5)
+
+
+def test_close_points_get_labels_moved_apart_and_failing_releases_are_marked():
+    from ui.risk_utility import label_offsets, risk_utility_chart
+
+    points = pd.DataFrame(
+        {
+            "algorithm": ["A", "B", "C", "D"],
+            "changed": [0.10, 0.12, 0.50, 0.11],
+            "reidentified": [0.0, 0.01, 0.0, 0.02],
+            "satisfied": [True, False, True, True],
+        }
+    )
+    assert label_offsets(points) == [0, 13, 0, 26]
+    spec = risk_utility_chart(points).to_dict()
+    (data,) = spec["datasets"].values()
+    assert [d["status"] for d in data] == [
+        "Constraints met",
+        "Constraints not met (not a candidate)",
+        "Constraints met",
+        "Constraints met",
+    ]
+    assert [d["dy"] for d in data] == [-7, 6, -7, 19]
 
 
 def test_comparison_points_leave_out_refused_algorithms_and_feed_the_chart():
@@ -82,16 +107,22 @@ def test_comparison_points_leave_out_refused_algorithms_and_feed_the_chart():
 
     table = pd.DataFrame(
         [
-            {"algorithm": "Datafly", "changed": 1.0, "reidentified": 0.0, "k": 3, "error": ""},
+            {
+                "algorithm": "Datafly",
+                "changed": 1.0,
+                "reidentified": 0.0,
+                "k": 3,
+                "satisfied": True,
+            },
             {"algorithm": "KACA", "changed": None, "reidentified": None, "k": None, "error": "x"},
-            {"algorithm": "PRAM", "changed": 0.25, "reidentified": 0.5, "k": 1, "error": ""},
+            {"algorithm": "PRAM", "changed": 0.25, "reidentified": 0.5, "k": 1, "satisfied": False},
         ]
     )
     points = comparison_points(table)
-    assert list(points.columns) == ["algorithm", "changed", "reidentified"]
+    assert list(points.columns) == ["algorithm", "changed", "reidentified", "satisfied"]
     assert points.to_dict("records") == [
-        {"algorithm": "Datafly", "changed": 1.0, "reidentified": 0.0},
-        {"algorithm": "PRAM", "changed": 0.25, "reidentified": 0.5},
+        {"algorithm": "Datafly", "changed": 1.0, "reidentified": 0.0, "satisfied": True},
+        {"algorithm": "PRAM", "changed": 0.25, "reidentified": 0.5, "satisfied": False},
     ]
     assert comparison_points(pd.DataFrame()).empty
     spec = risk_utility_chart(points).to_dict()
@@ -101,7 +132,7 @@ def test_comparison_points_leave_out_refused_algorithms_and_feed_the_chart():
         ("PRAM", 0.25, 0.5),
     ]
     layers = spec["layer"]
-    assert {layer["mark"]["type"] for layer in layers} == {"circle", "text"}
+    assert {layer["mark"]["type"] for layer in layers} == {"point", "text"}
 
 
 def test_utility_tables_from_a_utility_dict():
@@ -142,18 +173,26 @@ def test_utility_tables_from_a_utility_dict():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_mdav_shows_its_utility_in_both_languages(lang):
-    at = run_algorithm(open_page("hospital", lang), "mdav", 3)
+    # ZIP is a code, which MDAV does not average: the measured QIs are Age and Salary
+    at = open_page("hospital", lang)
+    bench = at.session_state["workbench"]
+    bench.confirmed["hospital"] = (
+        bench.schema("hospital")
+        .with_role("ZIP", "insensitive")
+        .with_role("Salary", "quasi_identifier")
+    )
+    at = run_algorithm(at.run(), "mdav", 3)
     release = at.session_state["workbench"].last_release
     assert release.algorithm == "mdav" and release.utility is not None
     utility = release.utility
     table = table_headed(at, FIRST_COLUMN[lang][0])
-    assert table.iloc[:, 0].tolist() == ["ZIP", "Age"]
+    assert table.iloc[:, 0].tolist() == ["Age", "Salary"]
     age = utility["numeric"]["Age"]
-    assert table.iloc[1, 1:].tolist() == pytest.approx(
+    assert table.iloc[0, 1:].tolist() == pytest.approx(
         [age["mean_absolute_change"], age["mean_relative_change"], age["changed_share"]]
     )
     regression = table_headed(at, FIRST_COLUMN[lang][1])
-    assert regression.iloc[:, 0].tolist() == ["intercept", "Age"]
+    assert regression.iloc[:, 0].tolist() == ["intercept", "Salary"]
     assert regression.iloc[:, 3].tolist() == pytest.approx(
         list(utility["regression"]["interval_overlap"].values())
     )
@@ -181,7 +220,12 @@ def test_mdav_shows_its_utility_in_both_languages(lang):
 
 
 def test_mdav_on_adult_tables_every_quasi_identifier():
-    at = run_algorithm(open_page("adult"), "mdav", 5)
+    at = open_page("adult")
+    # 3,940 records lie in combinations of the categorical QIs with fewer than 5: they
+    # are suppressed, which a limit of 13.1 % allows (at 0 % MDAV refuses in words)
+    at.slider(key="an_sup").set_value(13.5).run()
+    at = run_algorithm(at, "mdav", 5)
+    assert at.session_state["workbench"].last_release.n_suppressed == 3940
     table = table_headed(at, FIRST_COLUMN["en"][0])
     assert table.iloc[:, 0].tolist() == list(at.session_state["workbench"].last_release.qi)
     assert len(table) == 8
@@ -191,6 +235,8 @@ def test_mdav_on_adult_tables_every_quasi_identifier():
 
 def test_the_comparison_places_each_algorithm_on_risk_vs_utility():
     at = open_page("hospital")
+    # on Age: ZIP is a code, one stratum per ZIP to MDAV (nine records, nine ZIPs)
+    at.multiselect(key="an_qi").set_value(["Age"]).run()
     at.slider(key="an_k").set_value(3).run()
     at.multiselect(key="an_compare").set_value(["datafly", "mdav", "rank_swap"]).run()
     at.button(key="an_compare_run").click().run()
@@ -206,8 +252,8 @@ def test_the_comparison_places_each_algorithm_on_risk_vs_utility():
     assert [d["algorithm"] for d in data] == list(table["algorithm"])  # one point each
     assert [d["changed"] for d in data] == pytest.approx(list(table["changed"]))
     assert [d["reidentified"] for d in data] == pytest.approx(list(table["reidentified"]))
-    # Datafly generalizes every ZIP and Age cell at k = 3; MDAV replaces each by its
-    # group's (fractional) mean: every cell changed, no exact match left to link
+    # Datafly generalizes every Age cell at k = 3; MDAV replaces each by its group's
+    # mean (47.33, 26, 32.67: no age of the group): every cell changed, no exact match
     assert (data[0]["changed"], data[0]["reidentified"]) == (1.0, 0.0)
     assert (data[1]["changed"], data[1]["reidentified"]) == (1.0, 0.0)
     assert 0.0 <= data[2]["changed"] <= 1.0 and 0.0 <= data[2]["reidentified"] <= 1.0

@@ -297,7 +297,8 @@ def test_releases_whose_classes_nest_narrow_nobody():
     at = new_app()
     at.session_state["workbench"].active = "hospital"
     at.switch_page(str(ROOT / "pages" / "anonymize.py")).run()
-    at.slider(key="an_k").set_value(9).run()
+    at.slider(key="an_k").set_value(9)
+    at.button(key="an_run").click().run()
     no_exceptions(at)
     at.switch_page(str(ROOT / "pages" / "attack.py")).run()
     at.button(key="at_build").click().run()

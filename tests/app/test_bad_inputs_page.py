@@ -109,7 +109,8 @@ def open_anonymize(active: str = "hospital"):
 def test_k_larger_than_the_table_shows_the_error():
     at = open_anonymize()
     no_exceptions(at)
-    at.slider(key="an_k").set_value(20).run()
+    at.slider(key="an_k").set_value(20)
+    at.button(key="an_run").click().run()
     no_exceptions(at)
     no_apology(at)
     assert any("k = 20 is larger than the table (9 rows)" in e for e in errors(at)), errors(at)
@@ -117,7 +118,8 @@ def test_k_larger_than_the_table_shows_the_error():
 
 def test_l_larger_than_the_distinct_values_shows_the_error():
     at = open_anonymize()
-    at.slider(key="an_k").set_value(2).run()
+    at.slider(key="an_k").set_value(2)
+    at.button(key="an_run").click().run()
     at.checkbox(key="an_use_l").check().run()
     no_exceptions(at)
     assert not at.error, errors(at)  # l = 2 is feasible

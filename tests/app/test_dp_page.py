@@ -175,3 +175,26 @@ def test_uploaded_outputs_that_tell_the_data_sets_apart_are_a_violation():
     assert any("Violation" in m.value for m in at.markdown)
     [run] = history.list_runs(kind="dp_audit")
     assert run["params"]["audited"] == "uploaded" and run["results"]["verdict"] == "violation"
+
+
+def test_uploaded_outputs_without_a_violation_are_not_called_consistent():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    csv = pd.DataFrame(
+        {"on_d": rng.laplace(0.0, 1.0, 2_000), "on_d_prime": rng.laplace(0.0, 1.0, 2_000)}
+    ).to_csv(index=False)
+    at = open_page()
+    at.file_uploader(key="dp_outputs").upload("outputs.csv", csv.encode(), "text/csv")
+    at.run()
+    at.selectbox(key="dp_outputs_d").set_value("on_d")
+    at.selectbox(key="dp_outputs_d_prime").set_value("on_d_prime")
+    at.button(key="dp_audit_outputs").click().run()
+    no_exceptions(at)
+    [card] = [m.value for m in at.markdown if "No violation found at this sample size" in m.value]
+    [detail] = [c.value for c in at.caption if "outputs per data set" in c.value]
+    assert "2,000 outputs per data set" in detail and "This is not a clearance" in detail
+    assert "onsistent" not in card + detail
+    [run] = history.list_runs(kind="dp_audit")
+    assert run["results"]["reason"] == "no_violation_found"

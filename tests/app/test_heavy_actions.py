@@ -189,7 +189,8 @@ def test_buttons_after_an_upload_or_a_second_release_go_through_compute(tmp_path
     pressed["ldp_run_samples"] = _pressed(at, "ldp_run_samples")
 
     at = _page("anonymize.py")
-    at.slider(key="an_k").set_value(3).run()  # a second release of the sample, k = 3
+    at.slider(key="an_k").set_value(3)
+    at.button(key="an_run").click().run()  # a second release of the sample, k = 3
     spec = at.session_state["workbench"].last_release.spec_json().encode("utf-8")
     at.file_uploader(key="an_replay_file").upload("spec.json", spec, "application/json").run()
     pressed["an_replay_run"] = _pressed(at, "an_replay_run")

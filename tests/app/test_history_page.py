@@ -104,3 +104,89 @@ def test_locked_history_warns_on_the_page_and_the_app_keeps_working(monkeypatch)
     while history.pending_runs(path) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [r["kind"] for r in history.list_runs(kind="anonymize", path=path)] == ["anonymize"]
+
+
+def record_a_report():
+    """A release made on the hospital table (k = 3) and a readiness report on it, as the
+    Report page records one: the release's name, how it was made. Returns the outcomes."""
+    from privcore.data import load_sample
+    from privcore.runs import AnonymizeRequest, Inputs, ReportRequest, run
+
+    dataset, schema = load_sample("hospital")
+    qi, sa = ["ZIP", "Age"], ["Disease"]
+    made = run(AnonymizeRequest(qi=qi, sa=sa, k=3), Inputs(original=dataset, schema=schema))
+    release = made.result
+    paired = Inputs(
+        original=dataset,
+        schema=schema,
+        release=release.frame,
+        aligned=True,
+        release_name="k3 for the board",
+        algorithm={"algorithm": release.algorithm, **release.params},
+    )
+    return made, run(ReportRequest(qi=qi, sa=sa), paired, page="report")
+
+
+def test_the_list_is_newest_first_with_times_to_the_second_and_the_release_named():
+    made, reported = record_a_report()
+    at = new_app("history.py")
+    no_exceptions(at)
+    table = at.dataframe[0].value
+    summary = reported.summary
+    expected = [reported.run_id, summary["attack_run"], summary["measure_run"], made.run_id]
+    assert list(table["id"]) == expected
+    started = history.get_run(reported.run_id)["started_at"]  # 2026-…T04:31:05.194796+00:00
+    assert table["started_at"].iloc[0] == started[:10] + " " + started[11:19]
+    assert all(len(value) == 19 for value in table["started_at"])  # no microseconds
+    assert list(table["release"]) == ["k3 for the board"] * 3 + ["—"]
+
+
+def test_a_reports_details_name_the_release_it_assessed():
+    made, reported = record_a_report()
+    sha = made.result.fingerprint.sha256
+    at = new_app("history.py")
+    at.session_state["history_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    no_exceptions(at)
+    started = history.display_time(history.get_run(reported.run_id)["started_at"])
+    captions = [c.value.replace("\u2060", "") for c in at.caption]  # as the page shows them
+    assert any(c.startswith(f"Started {started} UTC · ") for c in captions)
+    line = next(m.value for m in at.markdown if "Release assessed" in m.value).replace("\\", "")
+    assert line == (
+        "Release assessed: «k3 for the board» · made with Optimal full-domain search "
+        "(k ≥ 3, Suppression limit (share of rows) = 0%, Seed = 0, Information loss to "
+        "minimize = NCP / GCP (certainty penalty)) · "
+        f"fingerprint {sha[:16]}… · 9 rows × 4 columns"
+    )
+
+
+def test_the_release_line_in_both_languages_with_the_run_that_made_it():
+    from ui import history_view as view
+
+    run = {
+        "params": {"release": "k3"},
+        "results": {
+            "release_fingerprint": {
+                "sha256": "de71cd19011187db" + "0" * 48,
+                "rows": 9,
+                "columns": 4,
+            },
+            "algorithm": {
+                "algorithm": "datafly",
+                "constraints": [{"model": "k", "k": 3}],
+                "max_suppression": 0.1,
+                "seed": 0,
+                "lattice_size": 24,  # a figure of the search, not a setting: not shown
+            },
+        },
+    }
+    assert view.release_line(run, "en", made_by=17) == (
+        "Release assessed: «k3» · made with Datafly (k ≥ 3, Suppression limit (share of "
+        "rows) = 10%, Seed = 0) · fingerprint de71cd19011187db… · 9 rows × 4 columns · "
+        "made by run #17"
+    )
+    assert view.release_line(run, "zh", made_by=17) == (
+        "评估的发布：「k3」 · 由 Datafly 生成（k ≥ 3、抑制上限（行比例） = 10%、随机种子 = 0） · "
+        "指纹 de71cd19011187db… · 9 行 × 4 列 · 由运行 #17 生成"
+    )
+    assert view.release_line({"params": {"k": 3}, "results": {}}, "en") is None

@@ -123,7 +123,7 @@ def record_runs() -> list[int]:
     reported = run(ReportRequest(qi=QI, sa=SA), paired, page="report")
     assessed = run(RiskRequest(qi=QI, sa=SA, sampling_fraction=0.1), paired, page="privacy_level")
     perturbed = run(
-        AnonymizeRequest(qi=QI, sa=SA, k=3, algorithm="mdav"),
+        AnonymizeRequest(qi=("Age",), sa=SA, k=3, algorithm="mdav"),  # ZIP: a code
         Inputs(original=dataset, schema=schema),
         page="anonymize",
     )

@@ -165,6 +165,7 @@ def test_a_release_of_the_table_is_assessed_without_markdown_from_it(evil_app):
     at.run()
     at.selectbox(key="an_algorithm").set_value("mondrian").run()
     at.checkbox(key="an_use_t").check().run()
+    at.button(key="an_run").click().run()
     _assert_escaped(at, "anonymize (mondrian)")
     texts = " ".join(_rendered(at._tree))
     assert "\\$evil\\_{x}\\$" in texts  # the verdict card names the sensitive column

@@ -40,6 +40,7 @@ def test_a_mondrian_release_has_one_gcp_on_both_pages():
     at = go(open_app(), "anonymize.py")
     at.slider(key="an_k").set_value(3).run()
     at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    at.button(key="an_run").click().run()
     no_exceptions(at)
     on_anonymize = metrics(at)["GCP"]
     release = at.session_state["workbench"].last_release
@@ -83,6 +84,7 @@ def test_a_release_made_here_is_judged_by_the_models_it_was_made_with():
     at.checkbox(key="an_use_l").check().run()
     at.number_input(key="an_l").set_value(2.0).run()
     at.slider(key="an_k").set_value(3).run()
+    at.button(key="an_run").click().run()
     no_exceptions(at)
     go(at, "privacy_level.py")
     assert at.number_input(key="pl_k").value == 3

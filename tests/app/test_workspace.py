@@ -140,6 +140,8 @@ def test_controls_and_release_are_kept_across_pages_and_nothing_runs_again():
     at.checkbox(key="an_use_l").check().run()
     at.number_input(key="an_l").set_value(2.0).run()
     at.slider(key="an_k").set_value(3).run()
+    assert not anonymize_runs()  # nor does any change before the first run
+    at.button(key="an_run").click().run()
     made = wb(at).last_release
     runs = len(anonymize_runs())
     assert made is not None and made.algorithm == "mondrian"
@@ -185,7 +187,8 @@ def test_a_slow_algorithm_runs_only_on_the_button(monkeypatch):
 
 def test_each_page_assesses_the_release_its_picker_names():
     at = go(open_app(), "anonymize.py")
-    at.selectbox(key="an_algorithm").set_value("mondrian").run()  # a run: a release
+    at.selectbox(key="an_algorithm").set_value("mondrian")
+    at.button(key="an_run").click().run()  # a run: a release
     first = wb(at).find_release(wb(at).made["hospital"])
     go(at, "privacy_level.py")
     assert at.selectbox(key="pl_release").value == first.id
@@ -255,9 +258,32 @@ def test_a_failed_verdict_tries_its_fix_on_the_anonymize_page():
     assert wb(at).last_release.measurement.to_dict()["k"] >= 5
 
 
+def test_a_tried_fix_becomes_the_release_the_other_pages_assess():
+    at = go(open_app(), "privacy_level.py")
+    button(at, "Measure").click().run()  # the textbook's release: k = 3 < 5
+    textbook = wb(at).reviewed()
+    button(at, "Try k = 5 on the Anonymize page").click().run()
+    no_exceptions(at)
+    made = wb(at).find_release(wb(at).made["hospital"])
+    assert made is not None and made is not textbook and made.request["k"] == 5
+    # the same state change as "Review this release"
+    assert wb(at).under_review["hospital"] == made.id and wb(at).reviewed() is made
+    assert any(c.value == "The Privacy level, Attack and Report pages assess this release."
+               for c in at.caption)  # fmt: skip
+    assert not [b for b in at.button if b.label == "Review this release"]
+    for page, key in (
+        ("privacy_level.py", "pl_release"),
+        ("attack.py", "at_release"),
+        ("report.py", "rp_release"),
+    ):
+        go(at, page)
+        assert at.selectbox(key=key).value == made.id, page
+
+
 def test_a_report_condition_is_fixed_by_its_button():
     at = go(open_app(), "anonymize.py")
-    at.slider(key="an_k").set_value(3).run()  # a release made here
+    at.slider(key="an_k").set_value(3)
+    at.button(key="an_run").click().run()  # a release made here
     made = wb(at).find_release(wb(at).made["hospital"])
     open_tab(at, "an_view", "Download")
     at.checkbox(key=f"an_keep_order_{made.id}").check().run()
@@ -304,7 +330,8 @@ def test_a_shuffled_upload_shows_every_figure_that_needs_no_pairing():
 
 def test_a_small_shuffled_release_is_paired_by_exact_matching():
     at = go(open_app(), "anonymize.py")
-    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    at.selectbox(key="an_algorithm").set_value("mondrian")
+    at.button(key="an_run").click().run()
     made = wb(at).last_release
     shuffled = made.export(shuffle=True).to_csv(index=False).encode()
     go(at, "privacy_level.py")

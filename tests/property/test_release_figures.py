@@ -11,10 +11,12 @@ recomputed from the file and the original table by the straightforward code belo
 plain pandas group-bys and Python over the (few) classes — no privcore.classes, models
 or measure code.
 
-The rule for the rows whose QIs are all ``*`` (the group G), recomputed here: G taken
-as one class is checked against every requested model; if it passes it is a class like
-any other, else its rows are suppressed (left out of the classes and checks, charged n
-each in discernibility).
+The rows whose QIs are all ``*``: those the algorithm blanked are its suppressed rows
+(SPEC §13; left out of the classes and checks, charged n each in discernibility, within
+the suppression limit), which the written file alone cannot tell from rows generalized
+to the top — those are a class like any other. (A file without that record is read by
+the rule of privcore.classes: G taken as one class is checked against every requested
+model; if it passes it is a class, else its rows are suppressed.)
 
 Two settings are fixed besides: a release at the lattice top (one class of every row)
 and a release where every row is suppressed (and the same request without a
@@ -37,6 +39,7 @@ from hypothesis import strategies as st
 from privcore.anonymize import ALGORITHMS, FULL_DOMAIN, anonymize
 from privcore.data import load, save
 from privcore.data.hierarchy import Hierarchy
+from privcore.data.roles import is_measurement
 from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError
 from privcore.history import to_json
@@ -284,12 +287,19 @@ def mondrian_ncp(original: pd.DataFrame, released: pd.DataFrame, qi, hierarchies
     return total / (len(original) * len(qi))
 
 
-def expected_report(original, released, qi, sa, models, hierarchies, algorithm) -> dict:
-    """The report's figures recomputed from the written file and the original table."""
+def expected_report(
+    original, released, qi, sa, models, hierarchies, algorithm, blanked=None
+) -> dict:
+    """The report's figures recomputed from the written file and the original table;
+    ``blanked``: the rows the algorithm blanked (its suppressed rows, SPEC §13), which
+    the file alone cannot tell from rows generalized to '*'."""
     n = len(released)
     star = released[list(qi)].apply(lambda col: col.map(key) == STAR).all(axis=1).to_numpy()
     suppressed = np.zeros(n, dtype=bool)
-    if star.any():
+    if blanked is not None:
+        assert not (blanked & ~star).any(), "a suppressed row shows '*' in every QI"
+        suppressed = blanked
+    elif star.any():
         group = released[star]
         passes = [class_measures(m, [group], released, sa, hierarchies)[0][0] for m in models]
         suppressed = star if not all(passes) else suppressed
@@ -380,6 +390,68 @@ def expected_report(original, released, qi, sa, models, hierarchies, algorithm) 
     }
 
 
+GENERALIZATION_ONLY = ("gcp", "ncp", "precision", "whd_total", "whd_mean")
+
+
+def _number(cell) -> float:
+    """A released cell as a number (">=m" / "<=M" as m / M), NaN when it is none."""
+    text = str(cell).strip()
+    for sign in (">=", "<=", "≥", "≤"):
+        text = text.removeprefix(sign).strip()
+    try:
+        value = float(text)
+    except ValueError:
+        return math.nan
+    return value if math.isfinite(value) else math.nan
+
+
+def plain_distortion(original, released, qi, numeric) -> float:
+    """Mean over every QI cell of min(1, |x − x'| / (√2·S)) for a number, 1 for a number
+    blanked, 1[x ≠ x'] for a category (compared as keys)."""
+    total, cells = 0.0, 0
+    for column in qi:
+        for a, b in zip(original[column].tolist(), released[column].tolist(), strict=True):
+            cells += 1
+            if column in numeric:
+                values = [_number(v) for v in original[column].tolist()]
+                values = [v for v in values if not math.isnan(v)]
+                mean = sum(values) / len(values)
+                spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+                x, y = _number(a), _number(b)
+                if math.isnan(y):
+                    total += 1.0
+                elif spread > 0:
+                    total += min(1.0, abs(x - y) / (math.sqrt(2) * spread))
+                else:
+                    total += float(x != y)
+            else:
+                total += float(key(a) != key(b))
+    return total / cells
+
+
+def plain_marginal_distance(original, released, qi, numeric) -> float:
+    """Mean over the QIs of the Kolmogorov–Smirnov distance (numbers) or the total
+    variation distance of the value frequencies (categories)."""
+    distances = []
+    for column in qi:
+        if column in numeric:
+            a = sorted(v for v in map(_number, original[column]) if not math.isnan(v))
+            b = sorted(v for v in map(_number, released[column]) if not math.isnan(v))
+            grid = sorted(set(a) | set(b))
+            distances.append(
+                max(
+                    abs(sum(v <= x for v in a) / len(a) - sum(v <= x for v in b) / len(b))
+                    for x in grid
+                )
+            )
+        else:
+            p = Counter(key(v) for v in original[column])
+            q = Counter(key(v) for v in released[column])
+            n, m = len(original), len(released)
+            distances.append(0.5 * sum(abs(p[v] / n - q[v] / m) for v in set(p) | set(q)))
+    return sum(distances) / len(distances)
+
+
 # --------------------------------------------------------------------------- comparison
 
 
@@ -403,8 +475,10 @@ def check_report(release, df, schema, models, tmp_path) -> dict:
     original = df.drop(columns=list(schema.identifiers))
     qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     assert list(released.columns) == list(release.frame.columns)
+    blanked = np.asarray(release.suppressed, dtype=bool)
+    assert int(blanked.sum()) <= math.floor(release.params["max_suppression"] * len(df) + 1e-9)
     want = expected_report(
-        original, released, qi, sa, models, schema.hierarchies, release.algorithm
+        original, released, qi, sa, models, schema.hierarchies, release.algorithm, blanked
     )
     loss = want.pop("loss")
     verdicts = want.pop("verdicts")
@@ -412,13 +486,28 @@ def check_report(release, df, schema, models, tmp_path) -> dict:
         want.pop("satisfied")  # a synthetic release's guarantee is on its groups
     same(report, want, release.algorithm)
     reported_loss = report["loss"]
+    generalized = report["kind"] == "generalized"
     for name, value in loss.items():
-        if value is None:
+        if value is None or (not generalized and name in GENERALIZATION_ONLY):
+            # a loss that does not fit the release is absent, never a false figure
             assert name not in reported_loss, name
         else:
             same(reported_loss.get(name), value, f"loss.{name}")
-    assert len(report["verdicts"]) == len(verdicts)
-    for got, expected in zip(report["verdicts"], verdicts, strict=True):
+    if not generalized:
+        numeric = [c for c in qi if is_measurement(original[c], c, schema.hierarchies.get(c))]
+        headline = report["loss_headline"]
+        if report["kind"] == "perturbed":
+            same(headline["value"], plain_distortion(original, released, qi, numeric), "distortion")
+        else:
+            same(
+                headline["value"],
+                plain_marginal_distance(original, released, qi, numeric),
+                "marginal_distance",
+            )
+    # a synthetic release's verdicts are its groups'; its records' are record_verdicts
+    records = report["record_verdicts"] if release.synthetic else report["verdicts"]
+    assert len(records) == len(verdicts)
+    for got, expected in zip(records, verdicts, strict=True):
         same(got, expected, f"verdict {expected['model']}")
     if release.algorithm in FULL_DOMAIN:
         node = report["node"]

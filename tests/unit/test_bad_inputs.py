@@ -391,6 +391,9 @@ def test_missing_numeric_qi_through_every_algorithm(algorithm, with_hierarchies)
         elif algorithm == "mdav":  # averages need every value
             assert exc.code == "anonymize.numeric_qi_incomplete"
             assert_user_message(exc.message, "MDAV", "age", "missing")
+        elif algorithm == "local_suppression":  # rows blanked in every QI, limit 0
+            assert exc.code == "anonymize.suppression_over_limit"
+            assert_user_message(exc.message, "Local suppression", "suppression limit")
         else:  # without hierarchies a lattice algorithm asks for them
             assert not with_hierarchies and exc.code == "hierarchy.missing_qi"
         return
@@ -412,7 +415,9 @@ def test_missing_numeric_qi_with_l_diversity(algorithm):
             frame, schema, [KAnonymity(2), DistinctLDiversity(2)], algorithm=algorithm
         )
     except PrivcoreError as exc:
-        assert algorithm in ("condensation", "mdav"), exc
+        assert algorithm in ("condensation", "mdav", "local_suppression"), exc
+        if algorithm == "local_suppression":  # rows blanked in every QI, limit 0
+            assert exc.code == "anonymize.suppression_over_limit"
         assert_user_message(exc.message)
         return
     if ALGORITHMS[algorithm].enforces_models:

@@ -122,6 +122,50 @@ def test_bad_queries_exit_2_with_one_line(capsys, people, argv, words):
     assert code == 2 and words in err and "\n" not in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "clamp",
+    [["--clamp", "-70,30"], ["--clamp=-70,30"], ["--clamp", "-7e1,3e1"], ["--cla", "-70,30"]],
+)
+def test_a_negative_clamp_bound_is_the_options_value(capsys, people, clamp):
+    out = run_json(capsys, "dp", "query", str(people), "--sum", "age", *clamp,
+                   "--epsilon", "2", "--mechanism", "laplace")  # fmt: skip
+    # clamped to [-70, 30]: Δ = max(|-70|, |30|) = 70, scale Δ/ε = 35
+    assert (out["sensitivity"], out["scale"]) == (70.0, 35.0)
+    assert out["query"] == "sum(age in [-70.0, 30.0])"
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        # values that start like a negative number reach the request's own check
+        (["--count", "--epsilon", "-1e-3"], "--epsilon must be a number above 0, not -0.001"),
+        (["--count", "--epsilon", "-inf"], "--epsilon must be a finite number above 0"),
+        (["--count", "--draws", "-2"], "--draws"),
+        # an option after an option is still a missing value
+        (["--count", "--epsilon", "--draws", "2"], "--epsilon: expected one argument"),
+    ],
+)
+def test_negative_values_are_values_and_missing_ones_are_refused(capsys, people, argv, words):
+    try:
+        code = main(["dp", "query", str(people), *argv])
+    except SystemExit as stop:  # refused by the parser
+        code = stop.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and words in err and "\n" not in err
+
+
+def test_a_negative_threshold_of_the_report_reaches_its_check(capsys, tmp_path):
+    from pathlib import Path
+
+    hospital = Path(__file__).resolve().parents[2] / "assets" / "hospital"
+    tables = ["--original", str(hospital / "hospital.csv"),
+              "--release", str(hospital / "hospital_release.csv")]  # fmt: skip
+    code = main(["report", *tables, "--qi", "ZIP,Age", "--sa", "Disease",
+                 "--max-t", "-1e-1", "--out", str(tmp_path / "r.html")])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "max_t must be a number in [0, 1], not -0.1" in err
+
+
 def test_dinner_story(capsys):
     out = run_json(capsys, "dp", "dinner", "--epsilon", str(math.log(3)))
     assert out["posterior_max"] == pytest.approx(0.75)

@@ -98,6 +98,10 @@ def test_decide_by_hand():
     assert audit.decide(1.0, 0.5) == ("consistent", "bound_near_claim")
     assert audit.decide(1.0, 0.4999) == ("inconclusive", "bound_below_claim")
     assert audit.decide(2.0, 0.0) == ("inconclusive", "bound_below_claim")
+    # uploaded outputs: a violation, or no violation found — never consistent
+    assert audit.decide(1.0, 1.0002, uploaded=True) == ("violation", "bound_above_claim")
+    for bound in (1.00005, 0.97, 0.5, 0.0):
+        assert audit.decide(1.0, bound, uploaded=True) == ("inconclusive", "no_violation_found")
 
 
 # --------------------------------------------------------------------------- mechanisms
@@ -226,8 +230,11 @@ def test_disjoint_outputs_are_a_violation_with_the_hand_computed_bound():
     assert result.epsilon_lb == pytest.approx(math.log(lower / (1 - lower)), rel=1e-9)
     assert result.epsilon_lb == pytest.approx(4.0908, abs=1e-4)
     assert result.verdict == "violation" and result.mechanism == "uploaded"
-    # a claim above the bound is not convicted
-    assert audit.audit_outputs(np.zeros(1_000), np.ones(1_000), 5.0).verdict != "violation"
+    # the event is never seen on D′: its loss has no finite upper end
+    assert result.loss_interval == (result.epsilon_lb, math.inf)
+    # a claim above the bound is not convicted, nor cleared
+    above = audit.audit_outputs(np.zeros(1_000), np.ones(1_000), 5.0)
+    assert (above.verdict, above.reason) == ("inconclusive", "no_violation_found")
 
 
 def test_identical_distributions_are_not_a_violation():
@@ -236,7 +243,7 @@ def test_identical_distributions_are_not_a_violation():
         d, d_prime = rng.laplace(size=5_000), rng.laplace(size=5_000)
         # listed in sorted order: the shuffle before the split keeps the bound valid
         result = audit.audit_outputs(np.sort(d), np.sort(d_prime), 0.1, seed=seed)
-        assert result.verdict != "violation"
+        assert (result.verdict, result.reason) == ("inconclusive", "no_violation_found")
         assert result.epsilon_lb < 0.1
 
 
@@ -244,6 +251,147 @@ def test_uploaded_outputs_with_delta_subtract_it():
     # with δ = 0.99 no event of 500 draws can certify anything
     result = audit.audit_outputs(np.zeros(1_000), np.ones(1_000), 1.0, delta=0.99)
     assert result.epsilon_lb == 0.0 and result.verdict == "inconclusive"
+    assert result.reason == "no_violation_found"
+
+
+# --------------------------------------------------------------------------- point and bin events
+
+GRID = 2.0**-12
+"""The test mechanisms' output grid: noise rounded to multiples of 2⁻¹², so that the
+outputs' low-order bits do not depend on the count (no Mironov leak)."""
+UPLOAD_ROWS = 200_000
+"""Outputs per data set, the largest upload of the hosted page."""
+
+
+def grid_laplace(rng: np.random.Generator, count: float, epsilon: float) -> np.ndarray:
+    """count + Lap(1/ε) rounded to the grid: ε-DP for a count (rounding is
+    post-processing, and a count is on the grid)."""
+    return count + np.round(rng.laplace(0.0, 1.0 / epsilon, UPLOAD_ROWS) / GRID) * GRID
+
+
+def point_mass_laplace(seed: int, share: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Outputs on D (count 0) and D′ (count 1) of a Laplace count at ε = 1 that returns
+    the exact count with probability ``share`` (0 for the correct mechanism)."""
+    rng = np.random.default_rng(seed)
+    return tuple(  # type: ignore[return-value]
+        np.where(rng.random(UPLOAD_ROWS) < share, count, grid_laplace(rng, count, 1.0))
+        for count in (0.0, 1.0)
+    )
+
+
+def test_point_and_bin_helpers_by_hand():
+    ordered = np.array([0.0, 0.0, 0.5, 1.0, 1.0, 1.0, 2.0])
+    values, counts = audit._runs(ordered)
+    assert values.tolist() == [0.0, 0.5, 1.0, 2.0] and counts.tolist() == [2, 1, 3, 1]
+    # values seen twice or more on either side: 0 and 1 here, 3 on the other
+    assert audit._repeated_values(ordered, np.array([3.0, 3.0, 4.0])).tolist() == [0, 1, 3]
+    assert audit._point_counts(ordered, np.array([0.0, 1.0, 7.0])).tolist() == [2, 3, 0]
+    # bins (−∞, 0.5), [0.5, 1.5), [1.5, ∞)
+    assert audit._bin_counts(ordered, np.array([0.5, 1.5])).tolist() == [2, 4, 1]
+    assert audit._bin_bounds(0, np.array([0.5, 1.5])) == (-math.inf, 0.5)
+    assert audit._bin_bounds(2, np.array([0.5, 1.5])) == (1.5, math.inf)
+    # adjacent bins join: bins 0, 1 and 3 of edges 1, 2, 3 → (−∞, 2) ∪ [3, ∞)
+    assert audit._merged(np.array([3, 0, 1]), np.array([1.0, 2.0, 3.0])) == [
+        [-math.inf, 2.0],
+        [3.0, math.inf],
+    ]
+    # ((k₁ + ½)/n₁)/((k₂ + ½)/n₂) of 1,000 each: (99, 0) → 199, (3, 1) → 2.333, (0, 5) → 0.09
+    ranked = audit._ranked(np.array([3, 0, 99]), 1_000, np.array([1, 5, 0]), 1_000)
+    assert ranked.tolist() == [2, 0, 1]
+
+
+def test_loss_upper_by_hand():
+    """100 of 100 on both data sets, α = 5·10⁻⁴ (α/2 per side): upper = 1,
+    lower = (2.5·10⁻⁴)^(1/100), so ε_UB = ln(4000)/100 = 0.0829405."""
+    assert audit._loss_upper(100, 100, 100, 100, 5e-4, 0.0) == pytest.approx(0.0829405, abs=1e-7)
+    assert audit._loss_upper(100, 100, 0, 100, 5e-4, 0.0) == math.inf  # never seen on D′
+    assert audit._loss_upper(0, 100, 50, 100, 5e-4, 0.999) == 0.0  # δ above the bound
+
+
+def point_mass_epsilon(share: float) -> float:
+    """The true ε of :func:`point_mass_laplace`: the loss of the point x = 0 (the largest
+    ratio of two probabilities on the grid), with q₀ = 1 − e^(−γ/2) the chance that the
+    gridded noise is 0 and q₁ = e^(−1)·sinh(γ/2) that it is −1 (γ = 2⁻¹², ε = 1):
+    ln((share + (1 − share)·q₀)/((1 − share)·q₁))."""
+    q0, q1 = -math.expm1(-GRID / 2), math.exp(-1) * math.sinh(GRID / 2)
+    return math.log((share + (1 - share) * q0) / ((1 - share) * q1))
+
+
+def test_a_point_mass_on_the_exact_count_is_caught_in_every_seed():
+    """A Laplace count (ε = 1 claimed) that returns the exact count 5 % of the time: true
+    ε = ln(1174.73) = 7.0688. Thresholds see only ln((0.05 + 0.475)/(0.475·e^(−1))) = 1.10
+    of it (ε_LB 1.05 to 1.08); the point event x = 0 (or x = 1) certifies 5.48 to 6.11,
+    median 5.78, on 20 seeds of 200,000 outputs per data set."""
+    true_epsilon = point_mass_epsilon(0.05)
+    assert true_epsilon == pytest.approx(7.0688, abs=1e-4)
+    bounds = []
+    for seed in range(20):
+        result = audit.audit_outputs(*point_mass_laplace(seed), 1.0, seed=seed)
+        assert (result.verdict, result.reason) == ("violation", "bound_above_claim"), seed
+        assert result.event["kind"] in ("point", "points"), (seed, result.event)
+        low, high = result.loss_interval
+        assert low == result.epsilon_lb and high >= low
+        bounds.append(result.epsilon_lb)
+    assert min(bounds) >= 5.0
+    assert float(np.median(bounds)) >= 5.5  # 5.5 × the claim
+    assert max(bounds) <= true_epsilon  # a lower bound, never above the truth
+
+
+def test_a_rarer_point_mass_that_thresholds_call_consistent_is_caught():
+    """The exact count 1 % of the time (true ε = ln(227.65) = 5.4278): thresholds see
+    ln((0.01 + 0.495)/(0.495·e^(−1))) = 1.02, and certified 0.975 to 0.998 — "consistent"
+    on all 20 seeds; the point events certify 3.83 to 4.45 (median 4.12)."""
+    assert point_mass_epsilon(0.01) == pytest.approx(5.4278, abs=1e-4)
+    bounds = []
+    for seed in range(20):
+        result = audit.audit_outputs(*point_mass_laplace(seed, share=0.01), 1.0, seed=seed)
+        assert result.verdict == "violation", (seed, result.epsilon_lb)
+        bounds.append(result.epsilon_lb)
+    assert min(bounds) >= 3.0 and float(np.median(bounds)) >= 3.5
+    assert max(bounds) <= point_mass_epsilon(0.01)
+
+
+def test_a_correct_laplace_is_neither_flagged_nor_cleared():
+    """The same noise without the point mass (true ε = 1), 20 seeds: no violation, ε_LB
+    at most the claim (the thresholds still certify 0.952 to 0.976 of it), and the
+    verdict says that no violation was found — never "consistent"."""
+    for seed in range(20):
+        result = audit.audit_outputs(*point_mass_laplace(seed, share=0.0), 1.0, seed=seed)
+        assert (result.verdict, result.reason) == ("inconclusive", "no_violation_found")
+        assert 0.9 <= result.epsilon_lb <= 1.0, (seed, result.epsilon_lb)
+        assert "consistent" not in json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+def test_a_narrow_band_of_outputs_is_found_by_the_histogram():
+    """D′ puts 5 % of its outputs in [4, 4.05] (on the grid), where D has probability
+    about 0.5·e⁻⁴·0.05 = 4.6·10⁻⁴: a loss of ln(0.0512/0.00046) ≈ 4.7 that the best
+    threshold x ≥ 4 sees only as ln(0.0736/0.00916) = 2.08 (ε_LB 1.85 to 1.94). The bins
+    certify 4.06 to 4.38 on these five seeds."""
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        d, d_prime = grid_laplace(rng, 0.0, 1.0), grid_laplace(rng, 1.0, 1.0)
+        band = np.round(rng.uniform(4.0, 4.05, UPLOAD_ROWS) / GRID) * GRID
+        d_prime = np.where(rng.random(UPLOAD_ROWS) < 0.05, band, d_prime)
+        result = audit.audit_outputs(d, d_prime, 1.0, seed=seed)
+        assert result.event["kind"] in ("bin", "bins"), (seed, result.event)
+        assert result.epsilon_lb >= 3.5, (seed, result.epsilon_lb)
+
+
+def test_point_and_bin_events_in_the_report():
+    """Three outputs repeat on D only: the point event x = 2.5 is learned and described
+    exactly, with its interval (about 300 of 2,000 test outputs on D, none on D′)."""
+    rng = np.random.default_rng(0)
+    d = np.r_[np.full(600, 2.5), rng.uniform(0, 10, 3_400)]
+    d_prime = rng.uniform(0, 10, 4_000)
+    result = audit.audit_outputs(d, d_prime, 1.0)
+    assert result.event["kind"] in ("point", "points")
+    assert 2.5 in (result.event["params"].get("values") or [result.event["params"]["value"]])
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert payload["loss_interval"][1] is None  # ∞: the event never seen on D′
+    assert "consistent_share" not in payload
+    assert (
+        "consistent_share" in audit.audit_mechanism("laplace_count", 1.0, samples=1_000).to_dict()
+    )
 
 
 # --------------------------------------------------------------------------- bad input

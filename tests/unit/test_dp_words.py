@@ -246,7 +246,7 @@ def test_dp_audit_codes_are_worded():
         for lang in LANGS:
             worded = view.value_text("reason", reason, lang, kind="dp_audit")
             assert worded == catalogue(lang)[f"history.value.reason.{reason}"], reason
-    for kind in ("at_least", "at_most", "low_bits"):
+    for kind in ("at_least", "at_most", "low_bits", "point", "points", "bin", "bins"):
         assert view.value_text("kind", kind, "zh") == catalogue("zh")[f"history.value.kind.{kind}"]
     assert view.value_text("order", "D′ over D", "en") == "more likely on D′ than on D"
     assert view.value_text("mechanism", "broken_no_clamp", "en") == (
@@ -254,6 +254,69 @@ def test_dp_audit_codes_are_worded():
     )
     assert view.value_text("mechanism", "geometric", "zh") == "几何机制（离散 Laplace）"
     assert view.value_text("mechanism", "laplace", "en") == "Laplace mechanism"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_uploaded_audit_in_the_history_finds_no_violation_and_clears_nothing(lang):
+    """600 of 4,000 outputs on D are exactly 2.5, none on D′: the point event is found;
+    at a claim of 10 there is no violation, and the words say so without "consistent"."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    d = np.r_[np.full(600, 2.5), rng.uniform(0, 10, 3_400)]
+    report = audit_outputs(d, rng.uniform(0, 10, 4_000), 10.0)
+    lines = {line.label: line.value for line in view.describe(report.to_dict(), lang, "dp_audit")}
+    words = catalogue(lang)
+
+    def label(key: str, parent: str | None = None) -> str:
+        return view.field_label(key, parent, lang)
+
+    assert lines[label("reason")] == words["history.value.reason.no_violation_found"]
+    assert lines[label("verdict")] == words["ldp.verdict_inconclusive"]
+    assert (
+        lines[f"{label('event')} · {label('kind', 'event')}"] == (words["history.value.kind.point"])
+    )
+    params = f"{label('event')} · {label('params', 'event')}"
+    assert lines[f"{params} · {words['history.field.params.value']}"] == "2.5"
+    interval = lines[words["history.field.loss_interval"]]
+    assert interval == f"{view.value_text('epsilon_lb', report.epsilon_lb, lang)} – ∞"
+    shown = " ".join([*lines, *lines.values()])
+    assert "onsistent" not in shown and "一致" not in shown
+
+
+def test_the_dp_page_words_the_new_events_and_the_upload_verdict():
+    from ui import dp_view
+
+    order = {"order": "D′ over D"}
+    assert dp_view.event_text({"kind": "point", "params": {"value": 0.1}, **order}) == (
+        "the output equals 0.1 exactly (a point), more likely on D′ than on D"
+    )
+    points = {"kind": "points", "params": {"values": [float(v) for v in range(10)]}}
+    assert dp_view.event_text(points) == (
+        "the output is exactly one of 10 values (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, …)"
+    )
+    assert dp_view.event_text({"kind": "bin", "params": {"interval": [0.5, 0.75]}}) == (
+        "the output lies in the bin [0.5, 0.75) of its histogram"
+    )
+    bins = {"kind": "bins", "params": {"intervals": [[None, 1.0], [2.0, float("inf")]]}}
+    assert dp_view.event_text(bins) == (
+        "the output lies in (−∞, 1) ∪ [2, ∞) (bins of its histogram)"
+    )
+    for lang in LANGS:
+        words = catalogue(lang)
+        assert "onsistent" not in words["dp.reason_no_violation_found"]
+        assert "一致" not in words["dp.reason_no_violation_found"]
+        filled = format_text(
+            words["dp.reason_no_violation_found"],
+            {
+                "samples": "100,000",
+                "lb": "0.966",
+                "claimed": "1.000",
+                "low": "0.966",
+                "high": "1.1",
+            },
+        )
+        assert "{" not in filled and "100,000" in filled and "0.966" in filled
 
 
 def test_a_dp_audit_in_the_history():

@@ -454,3 +454,68 @@ def test_a_history_without_owners_is_upgraded_in_place(db_path: Path) -> None:
     assert [r["kind"] for r in runs] == ["anonymize", "measure"]
     assert runs[1]["owner"] is None and runs[0]["id"] == new
     assert [r["id"] for r in history.list_runs(owner="x" * 32, path=db_path)] == [new]
+
+
+@pytest.mark.parametrize(
+    "recorded, shown",
+    [
+        ("2026-11-29T04:31:05.194796+00:00", "2026-11-29 04:31:05"),
+        # the fraction is dropped, not rounded: 04:31:05.999999 is still 04:31:05
+        ("2026-11-29T04:31:05.999999+00:00", "2026-11-29 04:31:05"),
+        # another offset is converted to UTC: 12:31:05 at +08:00 is 04:31:05 UTC
+        ("2026-11-29T12:31:05.000000+08:00", "2026-11-29 04:31:05"),
+        ("2026-11-29T04:31:05", "2026-11-29 04:31:05"),  # no offset: the history's UTC
+        (None, "—"),
+        ("", "—"),
+        (pd.NA, "—"),
+        ("yesterday", "yesterday"),
+    ],
+)
+def test_display_time_is_utc_to_the_second(recorded, shown) -> None:
+    assert history.display_time(recorded) == shown
+
+
+def test_a_recorded_time_is_shown_without_microseconds(db_path: Path) -> None:
+    start = dt.datetime(2026, 11, 29, 4, 31, 5, 194796, tzinfo=dt.UTC)
+    run_id = history.record_run("measure", started_at=start, duration_s=1.0)
+    stored = history.get_run(run_id)["started_at"]
+    assert stored == "2026-11-29T04:31:05.194796+00:00"
+    assert history.display_time(stored) == "2026-11-29 04:31:05"
+
+
+def test_the_release_a_report_assessed_is_named_from_its_record() -> None:
+    made = {
+        "algorithm": "datafly",
+        "constraints": [{"model": "k", "k": 3}],
+        "max_suppression": 0.1,
+        "seed": 0,
+    }
+    report = {
+        "params": {"qi": ["ZIP"], "release": "k3"},
+        "results": {
+            "verdict": "ready",
+            "release_fingerprint": {"sha256": "de71" + "0" * 60, "rows": 9, "columns": 4},
+            "algorithm": made,
+        },
+    }
+    assert history.assessed_release(report) == {
+        "name": "k3",
+        "sha256": "de71" + "0" * 60,
+        "rows": 9,
+        "columns": 4,
+        "algorithm": "datafly",
+        "parameters": {"constraints": [{"model": "k", "k": 3}], "max_suppression": 0.1, "seed": 0},
+    }
+    # a measurement by the command line: its file name and fingerprint
+    measured = {"params": {"release": "r.csv", "release_sha256": "ab" * 32}, "results": {}}
+    assert history.assessed_release(measured) == {
+        "name": "r.csv",
+        "sha256": "ab" * 32,
+        "rows": None,
+        "columns": None,
+        "algorithm": None,
+        "parameters": {},
+    }
+    # a run of no release, or one whose record is not a mapping
+    assert history.assessed_release({"params": {"k": 3}, "results": {"k": 3}}) is None
+    assert history.assessed_release({"params": None, "results": "broken"}) is None

@@ -128,23 +128,23 @@ def test_needs_hierarchies(hospital):
 def test_suppression_within_the_budget(hospital):
     """k = 3 with MaxSup = 1/3 (budget ⌊9/3⌋ = 3 rows): the hand-computed merges above
     stop after step 4 — {1,2,3} and {4,5,6} satisfy, and rows 7, 8, 9 (three
-    singletons, 3 rows ≤ 3) are suppressed instead of merged. In the file they are
-    three rows at '*' in every QI: as one class they are 3-anonymous, so they are the
-    release's third class (the lattice top), and nothing is suppressed."""
+    singletons, 3 rows ≤ 3) are suppressed instead of merged: three suppressed rows
+    (SPEC §13: blanked by the algorithm, though as one class they would be
+    3-anonymous), two classes, discernibility 3² + 3² + 3 · 9 = 45."""
     frame, schema = hospital
     release = kaca(frame, schema, [KAnonymity(3)], max_suppression=1 / 3)
     assert release.params["merges"] == 4
-    assert release.n_suppressed == 0
-    assert not release.suppressed.any()
-    assert release.class_ids.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert release.n_suppressed == 3
+    assert release.suppressed.tolist() == [False] * 6 + [True] * 3
+    assert release.class_ids.tolist() == [0, 0, 0, 1, 1, 1, -1, -1, -1]
     assert release.frame.loc[6:, ["ZIP", "Age"]].eq("*").all().all()
     assert release.record_levels["ZIP"].tolist()[6:] == [5, 5, 5]
     assert release.frame["ZIP"].tolist()[:6] == ["476**"] * 3 + ["4790*"] * 3
     report = release.to_dict()
-    assert release.satisfied and report["k"] == 3 and report["classes"] == 3
-    assert report["suppressed_rows"] == 0
-    assert report["loss"]["discernibility"] == 27  # 3 · 3², no row charged n
-    assert any("one equivalence class" in note for note in release.notes)
+    assert release.satisfied and report["k"] == 3 and report["classes"] == 2
+    assert report["suppressed_rows"] == 3
+    assert report["loss"]["discernibility"] == 45  # 2 · 3², each suppressed row n = 9
+    assert any("suppressed by the algorithm" in note for note in release.notes)
     # a budget of 2 rows is too small for the three singletons: all merged as before
     merged = kaca(frame, schema, [KAnonymity(3)], max_suppression=0.3)
     assert merged.n_suppressed == 0 and merged.params["merges"] == 6

@@ -90,9 +90,9 @@ def test_mdav_releases_the_group_means_and_is_k_anonymous():
 
 def test_mdav_groups_within_the_categorical_combinations():
     """sex is categorical: groups form among the F records and among the M records; the
-    three records of the 'X' stratum cannot form a group of 4 and go to the top, where
-    they are not enough for a class of 4 either — so with no suppression allowed the
-    smallest group joins them (4 + 3 records: a class at the top)."""
+    three records of the 'X' stratum cannot form a group of 4: they are suppressed
+    ('*' in every QI), counted against the limit. With no suppression allowed the run is
+    refused, naming the limit that allows them: ⌈1000 · 3/23⌉ / 10 = 13.1 %."""
     rng = np.random.default_rng(1)
     frame = pd.DataFrame(
         {
@@ -102,18 +102,20 @@ def test_mdav_groups_within_the_categorical_combinations():
         }
     )
     schema = Schema({"age": Q, "sex": Q, "d": S})
-    release = anonymize(frame, schema, [KAnonymity(4)], algorithm="mdav")
+    with pytest.raises(InfeasibleError) as info:
+        anonymize(frame, schema, [KAnonymity(4)], algorithm="mdav")
+    assert info.value.code == "anonymize.suppression_over_limit"
+    assert (info.value.params["suppressed"], info.value.params["budget"]) == (3, 0)
+    assert info.value.params["needed"] == "13.1"
+    release = anonymize(frame, schema, [KAnonymity(4)], algorithm="mdav", max_suppression=0.131)
     released = release.frame
-    assert (released.loc[20:, ["age", "sex"]] == "*").all().all()
     top = (released[["age", "sex"]] == "*").all(axis=1)
-    assert top.sum() == 7 and release.n_suppressed == 0  # a class, not suppressed rows
+    assert top.tolist() == [False] * 20 + [True] * 3
+    assert release.n_suppressed == 3 and release.to_dict()["suppressed_rows"] == 3
     assert release.to_dict()["k"] >= 4
     kept = released[~top]
     assert set(kept["sex"]) == {"F", "M"}
     assert kept.groupby(["age", "sex"]).size().min() >= 4
-    # with suppression allowed, the three X records are suppressed instead
-    release = anonymize(frame, schema, [KAnonymity(4)], algorithm="mdav", max_suppression=0.2)
-    assert release.n_suppressed == 3 and release.to_dict()["k"] >= 4
 
 
 def test_mdav_merges_groups_for_l_diversity():
@@ -400,9 +402,9 @@ def test_local_suppression_traced_by_hand():
     """k = 2. Unique: rows 2 (30,F,222), 3 (30,F,333), 6 (40,M,555). zip has the most
     values (least important); blanking it in rows 2, 3, 6 puts 2 and 3 together — they
     are fixed (age and sex fix nobody). Row 6 stays alone whatever is blanked: sex, then
-    age follow, and it shows '*' everywhere. With one row of suppression allowed it is
-    suppressed: 2 + 3 = 5 cells. With none, the smallest class, {0, 1}, joins it at the
-    top — three rows, a class of its own: 11 cells, nothing suppressed."""
+    age follow, and it shows '*' everywhere: a suppressed row. With one row of
+    suppression allowed: 2 + 3 = 5 cells. With none, the run is refused (1 record over a
+    limit of 0; ⌈1000/7⌉ / 10 = 14.3 % would allow it)."""
     frame = pd.DataFrame(
         {
             "age": [30, 30, 30, 30, 40, 40, 40],
@@ -431,21 +433,28 @@ def test_local_suppression_traced_by_hand():
         "zip": 3,
     }
     assert release.n_suppressed == 1 and release.to_dict()["k"] == 2 and release.satisfied
-    release = anonymize(frame, schema, [KAnonymity(2)], algorithm="local_suppression")
-    assert release.params["cells"] == 11 and release.n_suppressed == 0
-    assert (release.frame.loc[[0, 1, 6], ["age", "sex", "zip"]] == "*").all().all()
-    assert release.to_dict()["k"] == 2
+    with pytest.raises(InfeasibleError) as info:
+        anonymize(frame, schema, [KAnonymity(2)], algorithm="local_suppression")
+    assert info.value.code == "anonymize.suppression_over_limit"
+    assert (info.value.params["suppressed"], info.value.params["needed"]) == (1, "14.3")
 
 
 def test_local_suppression_blanks_far_fewer_cells_than_rows_on_adult():
-    """Adult, 4 QIs, k = 5: every class reaches 5 by blanking single cells; the cells
-    blanked are fewer than the cells of the records that violate at first."""
+    """Adult, 4 QIs, k = 5: every class reaches 5 by blanking single cells but for three
+    records, blanked in every QI — suppressed rows, so a limit of 0 refuses the run and
+    one of 0.1 % (5 records) allows it; the cells blanked are fewer than the cells of
+    the records that violate at first."""
     dataset, _ = load_sample("adult")
     frame = dataset.frame.head(5000)
     qi = ["age", "sex", "race", "marital-status"]
     schema = Schema({**dict.fromkeys(qi, Q), "occupation": S})
-    release = anonymize(frame, schema, [KAnonymity(5)], algorithm="local_suppression")
-    assert release.to_dict()["k"] >= 5 and release.satisfied
+    with pytest.raises(InfeasibleError) as info:
+        anonymize(frame, schema, [KAnonymity(5)], algorithm="local_suppression")
+    assert (info.value.params["suppressed"], info.value.params["needed"]) == (3, "0.1")
+    release = anonymize(
+        frame, schema, [KAnonymity(5)], algorithm="local_suppression", max_suppression=0.001
+    )
+    assert release.to_dict()["k"] >= 5 and release.satisfied and release.n_suppressed == 3
     sizes = frame.groupby(qi).size()
     violating = int(sizes[sizes < 5].sum())
     assert 0 < release.params["cells"] < violating * len(qi) / 2

@@ -796,7 +796,7 @@ def test_cli_algorithm_report(tmp_path, capsys):
     main(_cli("--min-k", "3", "--out", str(out), "--algorithm-report", str(made), "--json"))
     data = json.loads(capsys.readouterr().out)
     assert data["algorithm"]["algorithm"] == "datafly"
-    assert "datafly" in out.read_text(encoding="utf-8")
+    assert "<td>Algorithm</td><td>Datafly</td>" in out.read_text(encoding="utf-8")
 
 
 def test_report_command_without_tables_or_a_run_exits_2(tmp_path, capsys):

@@ -25,7 +25,7 @@ from privcore.report import (
     Thresholds,
     readiness,
 )
-from privcore.report.checks import PL_NOTES
+from privcore.report.checks import PL_NOTE_KINDS
 from ui.catalog import LANGUAGES, action_label, catalogue, report_json, texts_of
 from ui.report_html import render_html
 
@@ -134,9 +134,9 @@ def test_every_code_has_words_in_both_languages():
     needed |= {f"report.status.{s}" for s in ("pass", "fail", "warn")}
     needed |= {f"report.advice.{c}" for c in CHECKS if c != "ul"} | {"report.advice.ul"}
     needed |= {f"report.condition.{c}" for c in CONDITIONS if c != "pl_note"}
-    needed |= {f"report.condition.pl_note.{n}" for n in (*PL_NOTES, "flagged")}
+    needed |= {f"report.condition.pl_note.{n}" for n in PL_NOTE_KINDS}
     needed |= {f"report.note.{n}" for n in NOTES if n != "pl_note"}
-    needed |= {f"report.note.pl_note.{n}" for n in (*PL_NOTES, "flagged")}
+    needed |= {f"report.note.pl_note.{n}" for n in PL_NOTE_KINDS}
     needed |= {f"report.try.{a}" for a in ACTIONS}
     needed |= {f"report.threshold.{t}" for t in Thresholds().to_dict()}
     needed |= {f"report.threshold.{t}.help" for t in Thresholds().to_dict()}
@@ -252,10 +252,11 @@ def test_html_self_contained_with_verdict_and_thresholds(hospital):
     assert "verdict-not_ready" in page and "Not ready" in page
     assert "<li>PL = 0.5 &gt; 0.3" in page
     for name, value in thresholds.to_dict().items():
-        assert f"<code>{name}</code>" in page
+        label = html.escape(catalogue("en")[f"report.threshold.{name}"], quote=True)
         shown = "not required" if value is None else f"{value:g}"
-        assert re.search(rf"<code>{name}</code></td><td>{re.escape(shown)}</td>", page), name
-    for figure in ("k-anonymity", "t-closeness", "DR", "UL", "discernibility", "Salary"):
+        assert f"<td>{label}</td><td>{shown}</td>" in page, name
+        assert name not in page  # the threshold's name in words, never its key
+    for figure in ("k-anonymity", "t-closeness", "DR", "UL", "Discernibility", "Salary"):
         assert figure in page
     assert report.fingerprint["sha256"] in page
     zh = render_html(report, "zh")

@@ -119,3 +119,43 @@ def test_a_measurement_of_a_release_made_here_needs_no_order_check(hospital):
     assert measured.result.to_dict()["k"] >= 3
     row = history.get_run(measured.run_id)
     assert row["params"]["release"] == "r" and row["params"]["k"] == 3
+
+
+def test_a_report_and_its_parts_share_one_start_and_list_newest_first(hospital, capsys):
+    import datetime as dt
+    import re
+
+    from privcore.cli import main
+    from privcore.runs import ReportRequest
+
+    dataset, schema = hospital
+    qi, sa = ["ZIP", "Age"], ["Disease"]
+    made = run(AnonymizeRequest(qi=qi, sa=sa, k=3), Inputs(original=dataset, schema=schema))
+    paired = Inputs(
+        original=dataset,
+        schema=schema,
+        release=made.result.export(shuffle=False),
+        aligned=True,
+        release_name="k3",
+    )
+    reported = run(ReportRequest(qi=qi, sa=sa), paired)
+    measured, attacked = reported.summary["measure_run"], reported.summary["attack_run"]
+    # recorded in this order: the release, the report's measurement, its attack, itself
+    assert made.run_id < measured < attacked < reported.run_id
+    runs = history.list_runs()
+    assert [r["id"] for r in runs] == [reported.run_id, attacked, measured, made.run_id]
+    # the report and its parts started at the same moment (the report's), to the
+    # microsecond; each lasts until it was recorded
+    assert len({r["started_at"] for r in runs[:3]}) == 1
+    for row in runs[:3]:
+        started = dt.datetime.fromisoformat(row["started_at"])
+        finished = dt.datetime.fromisoformat(row["finished_at"])
+        assert (finished - started).total_seconds() == pytest.approx(row["duration_s"], abs=1e-6)
+    assert runs[0]["duration_s"] >= runs[1]["duration_s"] >= runs[2]["duration_s"]
+    # the command line lists them in the same order, in UTC to the second
+    assert main(["history", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [int(line.split()[0][1:]) for line in lines] == [r["id"] for r in runs]
+    shown = history.display_time(runs[0]["started_at"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", shown)
+    assert lines[0].startswith(f"#{reported.run_id:<5} {shown} UTC  report ")

@@ -238,19 +238,23 @@ def test_datafly_suppression_that_stays_suppression():
     assert any("suppressed" in note for note in release.notes)
 
 
-def test_datafly_suppressed_rows_that_form_a_class():
-    """a = 1, 1, 2, 2, 3, 4, k = 2, MaxSup 1/3 (2 rows): {3} and {4} are suppressed;
-    in the file they are two rows at '*', 2-anonymous as one class: a class —
-    0 suppressed, 3 classes of 2, discernibility 12."""
+def test_datafly_suppressed_rows_stay_suppressed_rows_when_they_would_form_a_class():
+    """a = 1, 1, 2, 2, 3, 4, k = 2, MaxSup 1/3 (2 rows): {3} and {4} are suppressed by
+    Datafly. In the file they are two rows at '*', which as one class would be
+    2-anonymous — but the algorithm blanked them: 2 suppressed rows (SPEC §13), within
+    the limit, 2 classes of 2, discernibility 2² + 2² + 2 · 6 = 20. The written file,
+    which cannot say so, reads them as a class (module rule)."""
     hierarchy = Hierarchy([[v, "*"] for v in "1234"], name="a")
     frame, schema = one_qi(["1", "1", "2", "2", "3", "4"], hierarchy, list("xyxyxy"))
     release = anonymize(frame, schema, [KAnonymity(2)], algorithm="datafly", max_suppression=1 / 3)
     report = release.to_dict()
     assert release.node == (0,)
-    assert report["suppressed_rows"] == 0 and report["classes"] == 3 and report["k"] == 2
-    assert report["loss"]["discernibility"] == 12
-    assert release.class_ids.tolist() == [0, 0, 1, 1, 2, 2]
-    assert any("one equivalence class" in note for note in release.notes)
+    assert report["suppressed_rows"] == 2 and report["classes"] == 2 and report["k"] == 2
+    assert report["loss"]["discernibility"] == 20
+    assert release.class_ids.tolist() == [0, 0, 1, 1, -1, -1]
+    assert [note.code for note in release.notes] == ["anonymize.top_suppressed"]
+    file_classes = release_classes(release.frame, ["a"], ["s"], models=[KAnonymity(2)])
+    assert file_classes.n_suppressed == 0 and file_classes.n_classes == 3
 
 
 def test_kaca_merges_on_when_the_group_at_the_top_would_exceed_the_limit():
@@ -281,8 +285,8 @@ def test_full_domain_node_whose_group_at_the_top_fails_beyond_the_limit():
     """QI a with a3, a4 already '*' at level 1 (a1, a2 → A; a5, a6 → C). Entropy
     l = 1.9, MaxSup 3/7 (3 rows). At level 1: A (x, x, x) fails and would be
     suppressed (3 rows, within the budget), '*' (x, y) and C (y, z) pass — but in the
-    file A's rows and the '*' class are one group x, x, x, x, y with exp(H) = 1.65 < 1.9:
-    5 rows of suppression, over the budget, so level 1 does not satisfy. The top (x 4,
+    file A's rows and the '*' class are one group x, x, x, x, y with exp(H) = 1.65 < 1.9,
+    which an attacker reads as one, so level 1 does not satisfy. The top (x 4,
     y 2, z 1: exp(H) = 2.60) does: one class of seven rows."""
     hierarchy = Hierarchy(
         [
@@ -301,7 +305,7 @@ def test_full_domain_node_whose_group_at_the_top_fails_beyond_the_limit():
         prepare(frame, schema, models, max_suppression=3 / 7, seed=0, need_hierarchies=True)
     )
     level1 = lattice.evaluate((1,))
-    assert level1.violating_rows == 3 and level1.suppressed_rows == 5
+    assert level1.violating_rows == 3 and level1.suppressed_rows == 3
     assert not level1.satisfied and not level1.top_is_class
     for algorithm in ("datafly", "samarati", "incognito", "optimal"):
         release = anonymize(frame, schema, models, algorithm=algorithm, max_suppression=3 / 7)

@@ -1,0 +1,303 @@
+"""Distance-based record linkage: the linkage attack on perturbed and synthetic releases.
+
+Exact linkage (:mod:`privcore.attacks.linkage`) joins a person with the released classes
+whose cells contain the person's values. A perturbed release changes the values —
+microaggregation publishes means, noise moves every number — so no released cell
+contains a true value, and exact linkage finds nobody: "0 re-identified" says nothing
+about the release. The attacker of distance-based record linkage (DBRL; Pagliuca &
+Seri 1999, Domingo-Ferrer & Torra 2001, as sdcMicro and μ-Argus measure it) links each
+person to the **nearest** released record instead:
+
+- the categorical quasi-identifiers must be equal (a perturbed category is a different
+  category: the person's record is then out of reach);
+- among those records, the distance is Euclidean on the numeric quasi-identifiers,
+  each standardized by the original column's mean and standard deviation
+  (z = (x − μ_j)/S_j, S_j with n − 1; a column with S_j = 0 is left out);
+- the person is **re-identified** when the nearest released record is theirs and no
+  other lies as near: the link is certain, as a unique match is in the exact join. With
+  t records tied at the least distance (a group of k identical class means) the
+  attacker who picks one at random is right with probability 1/t: the mean of these
+  chances is the ``expected`` share, the counterpart of the exact join's baseline. The
+  re-identified share comes with its 95 % Wilson interval (Wilson 1927), and so does the
+  share of people whose own record is among the nearest (``linked_to_own``).
+
+Frequency sets (SPEC §9): with ``weights`` row i of the release stands for
+``weights[i]`` records identical in every column and target row j for ``counts[j]``
+people; a tie then counts records (the sum of the weights of the tied rows), and every
+count counts people — the figures of the expanded tables.
+
+**Interval disclosure** (sdcMicro's ``dRisk``, Templ, Kowarik & Meindl 2015): a
+record's numeric values are disclosed when each original value x_ij lies within
+``p`` standard deviations of its released value, |x_ij − x'_ij| ≤ p·S_j (p = 0.05 by
+default); the share of records whose every numeric quasi-identifier is disclosed, with
+its Wilson interval. It needs the rows paired (record i is released row i).
+
+The nearest records are found with a k-d tree (:class:`scipy.spatial.cKDTree`) over the
+standardized numbers plus one coordinate per categorical combination spaced further
+apart than any two records of one combination can be, so no neighbour crosses
+combinations; ties are counted by a second query within the least distance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.spatial import cKDTree
+
+from privcore.classes import code_counts, combine_codes, factorize, reduce_runs
+from privcore.core.jsonsafe import plain
+from privcore.data.cells import comparable_keys, numeric_cells
+from privcore.errors import ParameterError, RoleError
+
+__all__ = ["DEFAULT_INTERVAL", "distance_linkage", "interval_disclosure", "wilson"]
+
+#: Interval disclosure: a value is disclosed within this many standard deviations.
+DEFAULT_INTERVAL = 0.05
+_Z95 = 1.959963984540054
+
+
+def wilson(successes: float, trials: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion ``successes``/``trials``:
+    (p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n), z = 1.96; (0, 1) for no trial."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = min(max(successes / trials, 0.0), 1.0)
+    z2 = _Z95 * _Z95
+    centre = p + z2 / (2 * trials)
+    half = _Z95 * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    scale = 1 + z2 / trials
+    return max(0.0, (centre - half) / scale), min(1.0, (centre + half) / scale)
+
+
+def _numbers(values: pd.Series) -> np.ndarray:
+    return numeric_cells(values)  # a top/bottom code ">=90" read as 90
+
+
+def _scales(
+    original: pd.DataFrame, numeric: Sequence[str], weights: np.ndarray | None = None
+) -> list[tuple[str, float, float]]:
+    """(column, mean, standard deviation with n − 1) of each numeric QI of ``original``
+    (its rows standing for ``weights`` records each, when given) that has a spread;
+    the others are left out."""
+    out = []
+    for column in numeric:
+        x = _numbers(original[column])
+        finite = np.isfinite(x)
+        w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
+        x, w = x[finite], w[finite]
+        n = float(w.sum())
+        if n < 2:
+            continue
+        mean = float((w * x).sum() / n)
+        spread = math.sqrt(float((w * (x - mean) ** 2).sum()) / (n - 1))
+        if spread > 0 and math.isfinite(spread):
+            out.append((column, mean, spread))
+    return out
+
+
+def _z(table: pd.DataFrame, scales: Sequence[tuple[str, float, float]]) -> np.ndarray:
+    """``table``'s scaled columns as z-scores (NaN where a cell is no number)."""
+    if not scales:
+        return np.zeros((len(table), 0))
+    return np.column_stack([(_numbers(table[c]) - mu) / sd for c, mu, sd in scales])
+
+
+def _blocks(
+    targets: pd.DataFrame, release: pd.DataFrame, categorical: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """One code per row of each table for its combination of categorical QIs (values
+    compared as values: 42 = "42.0"), the same code for the same combination."""
+    n = len(targets)
+    if not categorical:
+        return np.zeros(n, dtype=np.int64), np.zeros(len(release), dtype=np.int64)
+    both = pd.concat(
+        [targets[list(categorical)], release[list(categorical)]], ignore_index=True
+    ).apply(comparable_keys)
+    codes = [factorize(both[c])[0] for c in categorical]
+    key = factorize(combine_codes(codes, [int(c.max()) + 1 for c in codes]))[0]
+    return key[:n], key[n:]
+
+
+def distance_linkage(
+    release: pd.DataFrame,
+    targets: pd.DataFrame,
+    target_records: np.ndarray,
+    qi: Sequence[str],
+    numeric: Sequence[str],
+    *,
+    original: pd.DataFrame,
+    weights: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """DBRL of ``targets`` (the attacker's people: their true QI values) against
+    ``release`` (module docstring).
+
+    ``target_records``: for each target, the release row that is their own record (−1:
+    not in the data set; such people are linked but never re-identified); ``numeric``:
+    the QIs compared by distance (the others must be equal); ``original``: the table
+    whose columns give the means and standard deviations (the data set; with
+    ``weights``, the frequency set aligned with ``release``). ``weights`` (records per
+    release row) and ``counts`` (people per target row) make both frequency sets.
+
+    Returns ``targets`` (people in the data set), ``reidentified`` (their nearest
+    released record unique and their own), ``share`` and its ``interval``,
+    ``linked_to_own`` (their own record among the nearest) with ``linked_share`` and
+    its interval, ``expected`` (Σ 1/t over the targets whose own record is among the t
+    nearest records) and ``expected_share``, ``unreachable`` (targets with no released
+    record of their categorical values), ``numeric_used`` and ``categorical_equal``.
+    """
+    qi = [str(q) for q in qi]
+    missing = [q for q in qi if q not in release.columns or q not in targets.columns]
+    if missing:
+        raise RoleError(
+            f"Both tables need the quasi-identifier(s) {', '.join(missing)}.",
+            code="linkage.missing_columns",
+            table="release",
+            columns=missing,
+        )
+    records = np.asarray(target_records, dtype=np.int64)
+    if len(records) != len(targets):
+        raise ParameterError("One own record per target is needed.", code="linkage.bad_records")
+    row_weights = (
+        np.ones(len(release), dtype=np.float64)
+        if weights is None
+        else np.asarray(weights, dtype=np.float64)
+    )
+    people = (
+        np.ones(len(targets), dtype=np.float64)
+        if counts is None
+        else np.asarray(counts, dtype=np.float64)
+    )
+    numeric = [c for c in qi if c in set(numeric)]
+    categorical = [c for c in qi if c not in numeric]
+    scales = _scales(original, numeric, None if weights is None else row_weights)
+    used = [c for c, _, _ in scales]
+    z_release, z_targets = _z(release, scales), _z(targets, scales)
+    block_t, block_r = _blocks(targets, release, categorical)
+    # a released number that is no number (blanked) is as far as possible: its record is
+    # reached only by the categorical block (distance to it: the block's largest)
+    span = 1.0
+    if used:
+        finite = np.concatenate(
+            [z_release[np.isfinite(z_release)], z_targets[np.isfinite(z_targets)]]
+        )
+        span = max(float(finite.max() - finite.min()) if len(finite) else 1.0, 1.0)
+    far = 2.0 * span * math.sqrt(max(len(used), 1)) + 1.0
+    z_release = np.where(np.isfinite(z_release), z_release, far)
+    z_targets = np.where(np.isfinite(z_targets), z_targets, 0.0)
+    gap = 4.0 * far * math.sqrt(max(len(used), 1)) + 1.0
+    points = np.column_stack([z_release, block_r.astype(np.float64) * gap])
+    queries = np.column_stack([z_targets, block_t.astype(np.float64) * gap])
+    in_data = records >= 0
+    size = int(max(block_t.max(initial=-1), block_r.max(initial=-1))) + 1
+    reachable = code_counts(block_r, size)[block_t] > 0  # a released record shares it
+    chance = np.zeros(len(targets))
+    linked = np.zeros(len(targets), dtype=bool)
+    unique_own = np.zeros(len(targets), dtype=bool)
+    if len(release) and reachable.any():
+        tree = cKDTree(points)
+        rows = np.flatnonzero(reachable)
+        nearest, _ = tree.query(queries[rows], k=1)
+        # ties: every released row within the least distance (a relative slack for
+        # rounding), counted in records; the own row's distance decides whether it is
+        # among them
+        slack = 1e-9 * np.maximum(nearest, 1.0)
+        if weights is None:
+            tied = np.asarray(
+                tree.query_ball_point(queries[rows], r=nearest + slack, return_length=True),
+                dtype=np.float64,
+            )
+        else:
+            hits = tree.query_ball_point(queries[rows], r=nearest + slack)
+            lengths = np.fromiter((len(h) for h in hits), dtype=np.int64, count=len(hits))
+            flat = np.fromiter(
+                (i for h in hits for i in h), dtype=np.int64, count=int(lengths.sum())
+            )
+            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            tied = reduce_runs(row_weights[flat], starts, "sum")
+        own = records[rows]
+        has_own = own >= 0
+        own_distance = np.full(len(rows), np.inf)
+        own_distance[has_own] = np.linalg.norm(
+            points[own[has_own]] - queries[rows[has_own]], axis=1
+        )
+        hit = own_distance <= nearest + slack
+        tied = np.maximum(tied, 1.0)
+        chance[rows] = np.where(hit, 1.0 / tied, 0.0)
+        linked[rows] = hit
+        unique_own[rows] = hit & (tied <= 1.0)
+    n_targets = float(people[in_data].sum())
+    found = float(people[in_data & unique_own].sum())
+    own_linked = float(people[in_data & linked].sum())
+    expected = float((people * chance)[in_data].sum())
+    share = found / n_targets if n_targets else 0.0
+    return plain(
+        {
+            "method": "dbrl",
+            "targets": int(n_targets),
+            "reidentified": int(found),
+            "share": share,
+            "interval": list(wilson(found, int(n_targets))),
+            "linked_to_own": int(own_linked),
+            "linked_share": own_linked / n_targets if n_targets else 0.0,
+            "linked_interval": list(wilson(own_linked, int(n_targets))),
+            "expected": expected,
+            "expected_share": expected / n_targets if n_targets else 0.0,
+            "unreachable": int(people[in_data & ~reachable].sum()),
+            "numeric_used": used,
+            "categorical_equal": categorical,
+        }
+    )
+
+
+def interval_disclosure(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    numeric: Sequence[str],
+    *,
+    within: float = DEFAULT_INTERVAL,
+) -> dict[str, Any] | None:
+    """The share of records whose every numeric QI lies within ``within`` standard
+    deviations of its released value (rows paired; module docstring), with its Wilson
+    interval; None without a numeric QI that has a spread."""
+    if not (isinstance(within, (int, float)) and 0 <= within <= 1e6):
+        raise ParameterError(
+            f"The interval must be a number of at least 0, not {within!r}.",
+            code="linkage.bad_interval",
+        )
+    if len(original) != len(release):
+        raise ParameterError(
+            f"The release has {len(release)} rows and the original {len(original)}: "
+            "interval disclosure compares them row by row.",
+            code="utility.rows_differ",
+            original=len(original),
+            release=len(release),
+        )
+    disclosed = np.ones(len(original), dtype=bool)
+    used = []
+    for column in numeric:
+        x, y = _numbers(original[column]), _numbers(release[column])
+        finite = x[np.isfinite(x)]
+        spread = float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0
+        if not (spread > 0 and math.isfinite(spread)):
+            continue
+        used.append(column)
+        with np.errstate(invalid="ignore"):
+            disclosed &= np.abs(x - y) <= within * spread  # NaN (no number): not disclosed
+    if not used:
+        return None
+    count = int(disclosed.sum())
+    n = len(original)
+    low, high = wilson(count, n)
+    return {
+        "within_sd": within,
+        "records": n,
+        "disclosed": count,
+        "share": count / n if n else 0.0,
+        "interval": [low, high],
+        "columns": used,
+    }
