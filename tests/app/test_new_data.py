@@ -81,7 +81,13 @@ def test_generated_tables_run_every_algorithm_after_using_suggested_hierarchies(
         if release is None or release.algorithm != algorithm:
             at.button(key="an_run").click().run()
         no_exceptions(at)
-        assert not _errors(at), (algorithm, _errors(at))
+        refused = _errors(at)
+        if algorithm in ("mdav", "local_suppression") and refused:
+            # groups smaller than k are blanked: above the suppression limit the method
+            # refuses, in words that say which limit would do
+            assert "suppression limit" in refused[0], refused
+            continue
+        assert not refused, (algorithm, refused)
         release = at.session_state["workbench"].last_release
         assert release is not None and release.algorithm == algorithm
         assert len(release.frame) == len(frame), algorithm
