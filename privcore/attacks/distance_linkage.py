@@ -50,7 +50,7 @@ from scipy.spatial import cKDTree
 
 from privcore.classes import code_counts, combine_codes, factorize, reduce_runs
 from privcore.core.jsonsafe import plain
-from privcore.data.cells import comparable_keys, numeric_cells
+from privcore.data.cells import comparable_keys, numeric_cells, require_paired_rows
 from privcore.errors import ParameterError, RoleError
 
 __all__ = ["DEFAULT_INTERVAL", "distance_linkage", "interval_disclosure", "wilson"]
@@ -269,14 +269,7 @@ def interval_disclosure(
             f"The interval must be a number of at least 0, not {within!r}.",
             code="linkage.bad_interval",
         )
-    if len(original) != len(release):
-        raise ParameterError(
-            f"The release has {len(release)} rows and the original {len(original)}: "
-            "interval disclosure compares them row by row.",
-            code="utility.rows_differ",
-            original=len(original),
-            release=len(release),
-        )
+    require_paired_rows(original, release, "interval disclosure")
     disclosed = np.ones(len(original), dtype=bool)
     used = []
     for column in numeric:

@@ -64,6 +64,7 @@ from pandas.api import types as ptypes
 
 from privcore.data.codes import SUPPRESSED, factorize, is_number, value_codes
 from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.errors import ParameterError
 
 __all__ = [
     "KINDS",
@@ -73,6 +74,7 @@ __all__ = [
     "numeric_cells",
     "parse_cell",
     "parse_column",
+    "require_paired_rows",
 ]
 
 #: The kinds of released cell, in the order they are tried.
@@ -537,3 +539,16 @@ def numeric_cells(values: pd.Series) -> np.ndarray:
     numbers = pd.to_numeric(text.str.extract(_CODED, expand=False), errors="coerce")
     table = np.append(numbers.to_numpy(dtype=np.float64, na_value=np.nan), np.nan)
     return table[codes]  # code -1 (missing) picks the trailing NaN
+
+
+def require_paired_rows(original: pd.DataFrame, release: pd.DataFrame, what: str) -> None:
+    """Refuse (``utility.rows_differ``) to compare two tables row by row when their row
+    counts differ; ``what`` names the figure that compares them."""
+    if len(original) != len(release):
+        raise ParameterError(
+            f"The release has {len(release)} rows and the original {len(original)}: "
+            f"{what} compares them row by row.",
+            code="utility.rows_differ",
+            original=len(original),
+            release=len(release),
+        )

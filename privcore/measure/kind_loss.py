@@ -50,8 +50,7 @@ import pandas as pd
 from privcore.classes import code_counts, combine_codes, factorize
 from privcore.core.jsonsafe import plain
 from privcore.core.kinds import ReleaseKind
-from privcore.data.cells import comparable_keys
-from privcore.errors import ParameterError
+from privcore.data.cells import comparable_keys, require_paired_rows
 from privcore.measure.utility import numeric_cells, perturbation_utility
 
 __all__ = ["distortion", "kind_loss", "marginal_distance", "total_variation"]
@@ -120,14 +119,7 @@ def distortion(
     """IL1s, the headline ``distortion`` over every column, deviations and variance
     distortion per numeric column, changed shares and the joint TVD of the categorical
     columns (module docstring); rows paired by position."""
-    if len(original) != len(release):
-        raise ParameterError(
-            f"The release has {len(release)} rows and the original {len(original)}: "
-            "distortion compares them row by row.",
-            code="utility.rows_differ",
-            original=len(original),
-            release=len(release),
-        )
+    require_paired_rows(original, release, "distortion")
     n = len(original)
     columns = list(columns)
     numeric = [c for c in columns if c in numeric]

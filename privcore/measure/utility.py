@@ -57,7 +57,7 @@ import pandas as pd
 
 from privcore.core.jsonsafe import plain
 from privcore.core.scaling import column_units
-from privcore.data.cells import comparable_keys, numeric_cells
+from privcore.data.cells import comparable_keys, numeric_cells, require_paired_rows
 from privcore.errors import ParameterError, RoleError
 
 __all__ = ["numeric_cells", "ols", "perturbation_utility"]
@@ -138,14 +138,7 @@ def perturbation_utility(
             code="utility.unknown_columns",
             columns=missing,
         )
-    if len(original) != len(release):
-        raise ParameterError(
-            f"The release has {len(release)} rows and the original {len(original)}: utility "
-            "compares them row by row.",
-            code="utility.rows_differ",
-            original=len(original),
-            release=len(release),
-        )
+    require_paired_rows(original, release, "utility")
     if target is not None and target not in numeric:
         raise ParameterError(
             f"The regression's target '{target}' must be one of the numeric columns "
