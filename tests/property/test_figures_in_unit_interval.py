@@ -221,6 +221,7 @@ OTHER = frozenset(
         f"loss_detail.numeric.{QI_MARK}.mean_absolute_deviation",
         f"loss_detail.numeric.{QI_MARK}.mean_relative_deviation",
         f"loss_detail.numeric.{QI_MARK}.variance_distortion",
+        "loss_detail.correlation",  # None with fewer than two numeric quasi-identifiers
         "loss_detail.correlation.mean_abs_difference",  # differences of correlations: ≤ 2
         "loss_detail.correlation.max_abs_difference",
         f"loss_detail.marginals.columns.{QI_MARK}.measure",
