@@ -81,8 +81,8 @@ def _scales(
     original: pd.DataFrame, numeric: Sequence[str], weights: np.ndarray | None = None
 ) -> list[tuple[str, float, float]]:
     """(column, mean, standard deviation with n − 1) of each numeric QI of ``original``
-    (its rows standing for ``weights`` records each, when given) that has a spread;
-    the others are left out."""
+    (its rows standing for ``weights`` records each, when given) that has a finite,
+    positive spread; the others (constant, or beyond the largest float) are left out."""
     out = []
     for column in numeric:
         x = _numbers(original[column])
@@ -92,8 +92,9 @@ def _scales(
         n = float(w.sum())
         if n < 2:
             continue
-        mean = float((w * x).sum() / n)
-        spread = math.sqrt(float((w * (x - mean) ** 2).sum()) / (n - 1))
+        with np.errstate(over="ignore", invalid="ignore"):  # ±1e308: no finite spread
+            mean = float((w * x).sum() / n)
+            spread = math.sqrt(float((w * (x - mean) ** 2).sum()) / (n - 1))
         if spread > 0 and math.isfinite(spread):
             out.append((column, mean, spread))
     return out
