@@ -119,6 +119,27 @@ UNIT_INTERVAL = frozenset(
 #: A sum of one figure in [0, 1] per quasi-identifier: in [0, |QIs it covers|].
 PER_QI = {"loss.whd_mean": "loss.loss_columns"}
 
+#: The keys of one verdict (``verdicts[]`` and ``record_verdicts[]``).
+VERDICT_KEYS = (
+    "model",
+    "requirement",
+    "passed",
+    "violating_classes",
+    "violating_rows",
+    "achieved.k",
+    f"achieved.l.{SA_MARK}",
+    f"achieved.c.{SA_MARK}",
+    f"achieved.distance.{SA_MARK}",
+    "parameters.model",
+    "parameters.k",
+    "parameters.l",
+    "parameters.c",
+    "parameters.t",
+    "parameters.distance",
+    "parameters.attributes",
+    "parameters.attributes[]",
+)
+
 #: Every other key: counts, l and c, C_avg, totals, levels, text, flags, parameters.
 OTHER = frozenset(
     {
@@ -161,45 +182,8 @@ OTHER = frozenset(
         "loss.loss_columns[]",
         "loss.whd_total",
         "risk.suppressed_rows",
-        "verdicts[].model",
-        "verdicts[].requirement",
-        "verdicts[].passed",
-        "verdicts[].violating_classes",
-        "verdicts[].violating_rows",
-        "verdicts[].achieved.k",
-        f"verdicts[].achieved.l.{SA_MARK}",
-        f"verdicts[].achieved.c.{SA_MARK}",
-        f"verdicts[].achieved.distance.{SA_MARK}",
-        "verdicts[].parameters.model",
-        "verdicts[].parameters.k",
-        "verdicts[].parameters.l",
-        "verdicts[].parameters.c",
-        "verdicts[].parameters.t",
-        "verdicts[].parameters.distance",
-        "verdicts[].parameters.attributes",
-        "verdicts[].parameters.attributes[]",
-        *(
-            name.replace("verdicts[]", "record_verdicts[]")
-            for name in (
-                "verdicts[].model",
-                "verdicts[].requirement",
-                "verdicts[].passed",
-                "verdicts[].violating_classes",
-                "verdicts[].violating_rows",
-                "verdicts[].achieved.k",
-                f"verdicts[].achieved.l.{SA_MARK}",
-                f"verdicts[].achieved.c.{SA_MARK}",
-                f"verdicts[].achieved.distance.{SA_MARK}",
-                "verdicts[].parameters.model",
-                "verdicts[].parameters.k",
-                "verdicts[].parameters.l",
-                "verdicts[].parameters.c",
-                "verdicts[].parameters.t",
-                "verdicts[].parameters.distance",
-                "verdicts[].parameters.attributes",
-                "verdicts[].parameters.attributes[]",
-            )
-        ),
+        # the verdicts, on the classes and (a synthetic release) on its records
+        *(f"{part}[].{key}" for part in ("verdicts", "record_verdicts") for key in VERDICT_KEYS),
         # the attacks: counts, the tolerance asked for, the roll
         "attack.linkage.targets",
         "attack.linkage.unique_matches",
