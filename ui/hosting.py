@@ -27,7 +27,7 @@ import ctypes
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -128,24 +128,45 @@ def forget_ended_sessions() -> bool:
     return True
 
 
-def end_expired_sessions(manager: Any) -> int:
+def end_expired_sessions(manager: Any, media: Any = None) -> int:
     """Shut down the departed sessions whose time to reconnect has passed; how many.
 
     Streamlit keeps a disconnected session for ``server.disconnectedSessionTTL`` seconds
     in case its tab comes back, then drops it from its store only when the store is next
     written to — without shutting it down, so its state stays wherever the session is
     still referred to. Here each such session is taken out of the store and shut down
-    (its files dropped, its state emptied: :func:`forget_ended_sessions`)."""
+    (its files dropped, its state emptied: :func:`forget_ended_sessions`).
+
+    Each shutdown also asks the media store (``media``) to drop the files no session
+    shows. A file made for a download on click belongs to no session, and the store
+    drops such a file on its second pass: several shutdowns in a row would delete a
+    download another visitor had just asked for before the browser fetched it. So the
+    media store's pass is held off while the sessions end; the caller runs it once."""
     storage = getattr(manager, "_session_storage", None)
     expire = getattr(getattr(storage, "_cache", None), "expire", None)
     if not callable(expire):
         return 0
     ended = 0
-    for _, info in expire():
-        with contextlib.suppress(Exception):  # one session that fails must not stop the rest
-            info.session.shutdown()
-            ended += 1
+    with _media_pass_held(media):
+        for _, info in expire():
+            with contextlib.suppress(Exception):  # one session that fails must not stop the rest
+                info.session.shutdown()
+                ended += 1
     return ended
+
+
+@contextlib.contextmanager
+def _media_pass_held(media: Any) -> Iterator[None]:
+    """Within the block, ``media.remove_orphaned_files`` does nothing (see above)."""
+    if media is None or not callable(getattr(media, "remove_orphaned_files", None)):
+        yield
+        return
+    media.remove_orphaned_files = lambda: None  # an instance attribute hides the method
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError):
+            del media.remove_orphaned_files
 
 
 def housekeeping_pass(previous_sessions: int | None) -> int | None:
@@ -156,7 +177,7 @@ def housekeeping_pass(previous_sessions: int | None) -> int | None:
         return previous_sessions
     instance = runtime.get_instance()
     manager = getattr(instance, "_session_mgr", None)
-    ended = end_expired_sessions(manager)
+    ended = end_expired_sessions(manager, instance.media_file_mgr)
     instance.media_file_mgr.remove_orphaned_files()
     sessions = manager.num_sessions() if manager is not None else None
     if ended:

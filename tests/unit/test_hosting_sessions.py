@@ -1,5 +1,6 @@
 """A session that ends empties its state, whatever still refers to the session object."""
 
+import pytest
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.state.session_state import SessionState
 
@@ -54,3 +55,54 @@ def test_departed_sessions_past_their_time_are_shut_down():
     assert Manager._session_storage.list() == []
     assert end_expired_sessions(Manager()) == 0
     assert end_expired_sessions(object()) == 0  # a manager without a store: nothing to do
+
+
+def test_ending_many_sessions_keeps_a_download_just_made_for_another_visitor():
+    """A file made on a download click belongs to no session; Streamlit's media store drops
+    such a file on its second pass, and every session shutdown runs one pass. Ending three
+    sessions in one housekeeping pass must not delete it before the browser fetches it."""
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.media_file_storage import MediaFileStorageError
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.session_manager import SessionInfo
+
+    from ui.hosting import end_expired_sessions
+
+    media = MediaFileManager(MemoryMediaFileStorage("/media"))
+    url = media.add(
+        b"report", "text/html", "coords", file_name="r.html", is_for_static_download=True
+    )
+    file_id = url.rsplit("/", 1)[-1].split(".")[0]
+    media.clear_session_refs()  # what a deferred download leaves: a file no session shows
+
+    class Session:  # shuts down as Streamlit's does: one media pass each
+        def __init__(self, number):
+            self.id = f"departed-{number}"
+
+        def shutdown(self):
+            media.remove_orphaned_files()
+
+    clock = [0.0]
+
+    class Manager:
+        _session_storage = MemorySessionStorage(ttl_seconds=60)
+
+    Manager._session_storage._cache = TTLCache(maxsize=100, ttl=60, timer=lambda: clock[0])
+
+    def three_departed():
+        for number in range(3):
+            info = SessionInfo(client=None, session=Session(number), script_run_count=1)
+            Manager._session_storage.save(info)
+        clock[0] += 61  # their time to reconnect has passed
+
+    three_departed()
+    assert end_expired_sessions(Manager(), media) == 3
+    media.remove_orphaned_files()  # the pass housekeeping runs itself: marks the file only
+    assert media._storage.get_file(file_id).content == b"report"
+    assert "remove_orphaned_files" not in vars(media)  # the store's own pass is back
+    three_departed()
+    end_expired_sessions(Manager())  # without holding the pass off: deleted
+    with pytest.raises(MediaFileStorageError):
+        media._storage.get_file(file_id)
