@@ -90,6 +90,7 @@ from privcore.anonymize.base import (
     report_progress,
     require_local_recoding,
 )
+from privcore.anonymize.perturbative import code_qis, numeric_qis
 from privcore.classes import code_counts, distinct_rows, group_sums, members
 from privcore.core.notes import Note
 from privcore.core.scaling import column_units
@@ -113,17 +114,23 @@ NOTE_FLOATS = Note(
 
 
 def _numeric_qis(problem: Problem) -> list[str]:
-    numeric = [
-        c
-        for c in problem.qi
-        if pd.api.types.is_numeric_dtype(problem.frame[c].dtype)
-        and not pd.api.types.is_bool_dtype(problem.frame[c].dtype)
-    ]
+    """The QIs condensation synthesizes: measurements. Numbers that are codes (a ZIP, an
+    identifier: :func:`~privcore.data.roles.code_column`) are categories — a group's
+    mean and covariance of ZIPs name no place — and are permuted within each group like
+    the other categorical QIs."""
+    numeric = numeric_qis(problem)
     if not numeric:
+        codes = [c.column for c in code_qis(problem)]
+        because = (
+            f"; {', '.join(codes)} hold codes (a ZIP, an identifier), which are categories"
+            if codes
+            else ""
+        )
         raise ParameterError(
             "Condensation needs at least one numeric quasi-identifier: it synthesizes "
-            "records from each group's mean and covariance.",
+            f"records from each group's mean and covariance{because}.",
             code="anonymize.condensation_no_numeric",
+            columns=codes,
         )
     # Infinite values ("inf" in a CSV) would turn a group's mean and covariance into NaN.
     incomplete = [

@@ -146,3 +146,26 @@ def test_a_masking_hierarchy_makes_an_unnamed_column_codes():
     release = anonymize(frame, coded, [KAnonymity(3)], algorithm="mdav")
     assert release.params["aggregated"] == ["age"] and release.params["strata"] == 3
     assert release.frame["area"].tolist() == ZIPS
+
+
+def test_condensation_permutes_zips_within_groups_and_synthesizes_only_ages():
+    """Condensation's groups draw ages from a mean and covariance; a ZIP is a category:
+    every released ZIP is one of its group's original ZIPs, never a synthesized number."""
+    frame, schema = zip_table()
+    release = anonymize(frame, schema, [KAnonymity(3)], algorithm="condensation", seed=4)
+    out = release.frame
+    assert sorted(out["zip"].tolist()) == sorted(ZIPS)  # the same ZIPs, permuted
+    groups = pd.Series(release.class_ids, index=frame.index)
+    for _, members in frame.groupby(groups):
+        assert sorted(out.loc[members.index, "zip"]) == sorted(members["zip"])
+    assert not set(out["age"]) <= set(AGES)  # ages are synthesized
+
+
+def test_condensation_on_codes_alone_is_refused_naming_them():
+    frame = pd.DataFrame({"zip": ZIPS, "disease": list("abcabcabcabc")})
+    with pytest.raises(ParameterError) as error:
+        anonymize(
+            frame, Schema({"zip": Q, "disease": S}), [KAnonymity(3)], algorithm="condensation"
+        )
+    assert error.value.code == "anonymize.condensation_no_numeric"
+    assert "zip" in str(error.value) and "codes" in str(error.value)
