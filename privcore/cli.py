@@ -1517,6 +1517,7 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(u)
 
     from privcore.report import Thresholds
+    from privcore.report.thresholds import FOLLOWS_PROSECUTOR
 
     defaults = Thresholds()
     r = sub.add_parser(
@@ -1563,12 +1564,16 @@ def build_parser() -> argparse.ArgumentParser:
         ("--max-linkability", "max_linkability", "linkability risk (Article 29)"),
         ("--max-inference", "max_inference", "inference risk, per sensitive attribute"),
     ):
-        default = getattr(defaults, field)
+        default = getattr(Thresholds.__dataclass_fields__[field], "default", None)
+        if default == FOLLOWS_PROSECUTOR:
+            default_words = "the prosecutor limit, 1/k"
+        else:
+            default_words = "none" if default is None else f"{getattr(defaults, field):g}"
         r.add_argument(
             option,
             type=_limit_option,
             metavar="X",
-            help=f"{what} (default {'none' if default is None else f'{default:g}'})",
+            help=f"{what} (default {default_words})",
         )
     r.add_argument("--roll-size", type=_positive_int, help="people in the roll (default 10 × rows)")
     r.add_argument("--seed", type=_seed, default=0, help="seed of the voter roll")

@@ -447,8 +447,9 @@ def add_dp_commands(sub: Any) -> None:
     r.add_argument(
         "--max-suppression",
         type=cli._number,
-        default=0.0,
-        help="share of rows the k-anonymous release may suppress (default 0)",
+        default=DpReleaseRequest.max_suppression,
+        help="share of rows the k-anonymous release may suppress "
+        f"(default {DpReleaseRequest.max_suppression:g})",
     )
     cli._hierarchy_option(r)
     r.add_argument(

@@ -601,7 +601,7 @@ def release_tab(ctx: Context) -> None:
                     t("dp.release_suppression"),
                     0.0,
                     50.0,
-                    0.0,
+                    100.0 * DpReleaseRequest.max_suppression,
                     1.0,
                     key=keep("dp_release_suppression"),
                 )

@@ -208,13 +208,18 @@ def threshold_controls() -> dict[str, Any]:
         help=t("rp.max_prosecutor_help"),
         key=keep("rp_max_pros"),
     )
+    # empty: the prosecutor limit, as the three Article 29 risks below
+    follows = t(
+        "rp.from_k", risk=f"{(1 / int(min_k)) if max_prosecutor is None else max_prosecutor:.3f}"
+    )
     max_journalist = c1.number_input(
         t("rp.max_journalist"),
         0.001,
         1.0,
-        float(defaults.max_journalist),
+        None,
         0.05,
-        help=t("rp.max_journalist_help", k=k_for_risk(defaults.max_journalist)),
+        placeholder=follows,
+        help=t("rp.max_journalist_help"),
         key=keep("rp_max_jour"),
     )
     max_reid = c2.number_input(
@@ -243,8 +248,15 @@ def threshold_controls() -> dict[str, Any]:
     )
     use_t = c1.toggle(t("rp.use_t"), key=keep("rp_use_t"))
     max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key=keep("rp_max_t"), disabled=not use_t)
-    # the Article 29 risks (singling out, linkability, inference): measured only when set
-    gdpr_limits = {}
+    # the Article 29 risks (singling out, linkability, inference): empty, the prosecutor
+    # limit; the toggle (on by default) waives the three at once
+    check_article29 = c2.toggle(
+        t("rp.check_article29"),
+        value=True,
+        help=t("rp.check_article29_help"),
+        key=keep("rp_check_a29"),
+    )
+    gdpr_limits: dict[str, float | None] = {}
     for column, (name, widget_key) in zip(
         (c1, c2, c1),
         (
@@ -260,13 +272,17 @@ def threshold_controls() -> dict[str, Any]:
             1.0,
             None,
             0.05,
-            placeholder=t("report.html.not_required"),
+            placeholder=follows if check_article29 else t("report.html.not_required"),
             help=t(f"report.threshold.{name}.help"),
             key=keep(widget_key),
+            disabled=not check_article29,
         )
-        gdpr_limits[name] = None if value is None else float(value)
+        if not check_article29:
+            gdpr_limits[name] = None  # waived: measured and shown, not checked
+        elif value is not None:  # left empty: the default, the prosecutor limit
+            gdpr_limits[name] = float(value)
     for_k = int(min_k) if max_prosecutor is None else k_for_risk(float(max_prosecutor))
-    if k_for_risk(float(max_journalist)) > for_k:
+    if max_journalist is not None and k_for_risk(float(max_journalist)) > for_k:
         st.caption(
             t(
                 "rp.journalist_needs_k",
@@ -280,7 +296,7 @@ def threshold_controls() -> dict[str, Any]:
         "max_t": float(max_t) if use_t else None,
         "max_pl": float(max_pl),
         "max_prosecutor": None if max_prosecutor is None else float(max_prosecutor),
-        "max_journalist": float(max_journalist),
+        **({} if max_journalist is None else {"max_journalist": float(max_journalist)}),
         "max_reidentified_share": float(max_reid),
         "max_disclosed_share": float(max_disclosed),
         "max_suppressed_share": float(max_suppressed),

@@ -29,7 +29,7 @@ import streamlit as st
 from privcore.data import Dataset, Schema
 from privcore.data.loading import fingerprint
 from privcore.errors import PrivcoreError
-from privcore.runs import Inputs, Outcome
+from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS
 from ui import words
 from ui.errors import show_error
@@ -62,16 +62,17 @@ def algorithm_title(name: str) -> str:
 
 
 def default_name(release: Any, made_at: str) -> str:
-    """A release's default name: its algorithm, the models it was made with and the time
-    ("Mondrian k=5 l=2 · 14:32")."""
+    """A release's default name: its algorithm, the models it was made with, its
+    suppression limit when it is not the default one, and the time ("Mondrian k=5 l=2 ·
+    14:32", "Datafly k=5 sup=0% · 14:33")."""
     parts = [algorithm_title(str(release.algorithm))]
     for model in release.params.get("constraints", []):
         for letter in ("k", "l", "t"):
             if letter in model:
                 parts.append(f"{letter}={float(model[letter]):g}")
-    suppression = release.params.get("max_suppression") or 0.0
-    if suppression:
-        parts.append(f"sup={float(suppression):.0%}")
+    suppression = float(release.params.get("max_suppression") or 0.0)
+    if abs(suppression - AnonymizeRequest.max_suppression) > 1e-12:
+        parts.append(f"sup={suppression:.0%}")
     return f"{' '.join(parts)} · {made_at}"
 
 

@@ -293,7 +293,8 @@ def evaluate_checks(
     conditions, verdict)``. ``algorithm`` (how the release was made) only shapes the
     actions. ``gdpr_risks`` (``gdpr_risks(...).to_dict()``) feeds the checks
     ``singling_out``, ``linkability`` and ``inference`` (the largest over the sensitive
-    attributes), evaluated only when their limits are set."""
+    attributes), evaluated unless their limits are waived (None; by default each is the
+    prosecutor limit, :class:`~privcore.report.thresholds.Thresholds`)."""
     t = thresholds
     checks: list[dict[str, Any]] = []
     k = measurement.get("k")

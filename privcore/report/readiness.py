@@ -191,8 +191,9 @@ def readiness(
     Singling out, linkability and inference are measured by
     :func:`~privcore.attacks.gdpr_risks.gdpr_risks` on the row-matched tables (a
     held-out control share of the original, drawn with ``seed``; the hierarchies
-    given) and reported with their intervals and baselines; they are checks only when
-    their limits are set. ``gdpr=False`` leaves them out unless a limit asks for them.
+    given) and reported with their intervals and baselines; they are checks against
+    their limits, by default the prosecutor limit 1/k (a limit of None waives one).
+    ``gdpr=False`` leaves them out unless a limit asks for them.
     When they cannot be measured (a table too small to hold a control set out), the
     report says so in a note, and a limit set on them is a "not measured" condition.
 

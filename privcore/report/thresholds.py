@@ -23,7 +23,7 @@ import numpy as np
 from privcore.errors import ParameterError
 from privcore.models import DistinctLDiversity, KAnonymity, PrivacyModel, TCloseness
 
-__all__ = ["GDPR_THRESHOLDS", "TOLERANCE", "Thresholds", "k_for_risk"]
+__all__ = ["FOLLOWS_PROSECUTOR", "GDPR_THRESHOLDS", "TOLERANCE", "Thresholds", "k_for_risk"]
 
 #: Slack of the comparisons (a risk of exactly 1/3 meets a limit of 1/3).
 TOLERANCE = 1e-9
@@ -37,6 +37,13 @@ GDPR_THRESHOLDS = {
 
 #: The defaults when neither the class size nor the prosecutor risk is given.
 _DEFAULT_K = 5
+
+#: The default of every other risk limit (journalist, singling out, linkability,
+#: inference): the prosecutor limit 1/k, the most an attacker may gain (see Thresholds).
+FOLLOWS_PROSECUTOR = "max_prosecutor"
+
+#: The limits that take the prosecutor limit unless given.
+_FOLLOWERS = ("max_journalist", *GDPR_THRESHOLDS.values())
 
 
 def k_for_risk(risk: float) -> int:
@@ -78,7 +85,8 @@ def _whole(name: str, value: Any) -> int:
 class Thresholds:
     """What the compliance officer requires of a release (None: not required).
 
-    The defaults are conservative, for a release to the public:
+    The defaults are what a careful reviewer of a release to the public signs, and
+    they agree with one another: one risk limit, 1/k, for every way of being found.
 
     - ``min_k`` and ``max_prosecutor``: one requirement (see the module docstring).
       Neither given: k = 5 and 0.2 (every person hides among at least 5 records, common
@@ -90,19 +98,26 @@ class Thresholds:
     - ``max_t = None``: t-closeness not required (auto distance when set);
     - ``max_pl = 0.3``: the privacy level PL(all) of SPEC §3 (0 = nothing learned, 1 =
       everything);
-    - ``max_journalist = 0.1``: highest re-identification probability for someone known
-      only to be in the population (the synthetic roll); guaranteed by k ≥ 10;
+    - ``max_journalist``: highest re-identification probability for someone known only
+      to be in the population (the synthetic roll); default the prosecutor limit (0.2
+      with k = 5), which k-anonymity guarantees — a smaller journalist limit asks for
+      more than the class size does (0.1 needs k = 10), so it is never the default;
     - ``max_reidentified_share = 0``: nobody may be re-identified by the linkage attack;
     - ``max_disclosed_share = 0.05``: at most 5 % of the people may have a sensitive
       value disclosed by the linkage attack (any sensitive attribute);
-    - ``max_suppressed_share = 0.05``: at most 5 % of the rows suppressed;
+    - ``max_suppressed_share = 0.05``: at most 5 % of the rows suppressed (the default
+      suppression limit of the Anonymize page and ``privcore anonymize``);
     - ``min_ul = None``: no utility floor;
-    - ``max_singling_out``, ``max_linkability``, ``max_inference = None``: the three
-      risks of the Article 29 Working Party (opinion 05/2014) as Anonymeter measures them
+    - ``max_singling_out``, ``max_linkability``, ``max_inference``: the three risks of
+      the Article 29 Working Party (opinion 05/2014) as Anonymeter measures them
       (:func:`~privcore.attacks.gdpr_risks.gdpr_risks`: excess success of an attacker on
-      released records over held-out control records, 0 = none, 1 = always) — not
-      required unless given; the inference limit applies to every sensitive attribute.
+      released records over held-out control records, 0 = none, 1 = always); default
+      the prosecutor limit, so an attacker singling out, linking or inferring may gain
+      no more than a class of k records allows; the inference limit applies to every
+      sensitive attribute. ``None``: not required.
 
+    A limit left at its default (:data:`FOLLOWS_PROSECUTOR`) takes the prosecutor
+    limit once that is known.
     Out-of-range values raise :class:`~privcore.errors.ParameterError`.
     """
 
@@ -111,14 +126,14 @@ class Thresholds:
     max_t: float | None = None
     max_pl: float | None = 0.3
     max_prosecutor: float | None = None
-    max_journalist: float | None = 0.1
+    max_journalist: float | str | None = FOLLOWS_PROSECUTOR
     max_reidentified_share: float = 0.0
     max_disclosed_share: float = 0.05
     max_suppressed_share: float = 0.05
     min_ul: float | None = None
-    max_singling_out: float | None = None
-    max_linkability: float | None = None
-    max_inference: float | None = None
+    max_singling_out: float | str | None = FOLLOWS_PROSECUTOR
+    max_linkability: float | str | None = FOLLOWS_PROSECUTOR
+    max_inference: float | str | None = FOLLOWS_PROSECUTOR
 
     def __post_init__(self) -> None:
         k, risk = self.min_k, self.max_prosecutor
@@ -134,6 +149,9 @@ class Thresholds:
             k = k_for_risk(risk)
         object.__setattr__(self, "min_k", k)
         object.__setattr__(self, "max_prosecutor", risk)
+        for name in _FOLLOWERS:
+            if getattr(self, name) == FOLLOWS_PROSECUTOR:
+                object.__setattr__(self, name, risk)
         if self.min_l is not None:
             object.__setattr__(self, "min_l", _real("min_l", self.min_l, 1.0, 1e9))
         optional = {

@@ -168,7 +168,7 @@ class AnonymizeRequest(Request):
     c: float = 3.0
     t: float | None = None
     t_distance: str = "auto"
-    max_suppression: float = 0.0
+    max_suppression: float = 0.05
     loss_metric: str = "ncp"
     summary: str = "range"
     pram_retain: float = 0.8
@@ -475,7 +475,7 @@ class DpReleaseRequest(Request):
     relation: str = "add_remove"
     k: int | None = None
     algorithm: str = "optimal"
-    max_suppression: float = 0.0
+    max_suppression: float = 0.05
     gdpr: bool = False
 
     def __post_init__(self) -> None:

@@ -152,9 +152,10 @@ def test_a_reports_details_name_the_release_it_assessed():
     captions = [c.value.replace("\u2060", "") for c in at.caption]  # as the page shows them
     assert any(c.startswith(f"Started {started} UTC · ") for c in captions)
     line = next(m.value for m in at.markdown if "Release assessed" in m.value).replace("\\", "")
+    # the suppression limit is the request's default, 5 %
     assert line == (
         "Release assessed: «k3 for the board» · made with Optimal full-domain search "
-        "(k ≥ 3, Suppression limit (share of rows) = 0%, Seed = 0, Information loss to "
+        "(k ≥ 3, Suppression limit (share of rows) = 5%, Seed = 0, Information loss to "
         "minimize = NCP / GCP (certainty penalty)) · "
         f"fingerprint {sha[:16]}… · 9 rows × 4 columns"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from privcore import history
 from tests.app.conftest import ROOT, new_app, no_exceptions
 
@@ -70,17 +72,34 @@ def test_a_report_stopped_by_cancel_is_recorded_as_cancelled(monkeypatch):
     assert run["status"] == "cancelled"
 
 
-def test_the_article_29_thresholds_are_unset_by_default_and_checked_when_given():
+def test_the_article_29_thresholds_are_empty_by_default_and_follow_the_prosecutor_limit():
     at = open_page()
-    for key in ("rp_max_so", "rp_max_link", "rp_max_inf"):
+    keys = ("rp_max_so", "rp_max_link", "rp_max_inf", "rp_max_jour")
+    for key in keys:
         assert at.number_input(key=key).value is None
+        assert at.number_input(key=key).proto.placeholder == "empty: 1/k = 0.200"  # k = 5
     at.number_input(key="rp_min_k").set_value(3)
     at.button(key="rp_go").click().run()
     no_exceptions(at)
+    for key in keys:  # the placeholder follows k: 1/3
+        assert at.number_input(key=key).proto.placeholder == "empty: 1/k = 0.333"
     report = report_of(at)
-    assert report.thresholds.max_singling_out is None
-    assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in report.checks}
-    # the three figures are shown all the same, with their intervals and baselines
+    limits = report.thresholds
+    assert (limits.max_singling_out, limits.max_linkability, limits.max_inference) == (
+        pytest.approx(1 / 3),
+        pytest.approx(1 / 3),
+        pytest.approx(1 / 3),
+    )
+    assert limits.max_journalist == pytest.approx(1 / 3)
+    # checked against 1/3: singling out 0.044 (interval to 0.063) passes; linkability 0 and
+    # inference 0.255 pass, but their intervals reach 1 and 0.961: warnings
+    checks = {c["check"]: c for c in report.checks}
+    assert [checks[name]["status"] for name in ("singling_out", "linkability", "inference")] == [
+        "pass",
+        "warn",
+        "warn",
+    ]
+    # the three figures are shown, with their intervals and baselines
     assert report.gdpr_risks["singling_out"]["ci"]
     titles = [e.label for e in at.expander]
     assert "Singling out, linkability and inference" in titles
@@ -95,10 +114,25 @@ def test_the_article_29_thresholds_are_unset_by_default_and_checked_when_given()
     no_exceptions(at)
     report = report_of(at)
     assert (report.thresholds.max_singling_out, report.thresholds.max_inference) == (0.01, 0.9)
-    assert report.thresholds.max_linkability is None
+    assert report.thresholds.max_linkability == pytest.approx(1 / 3)  # left empty
     checks = {c["check"]: c for c in report.checks}
-    assert "linkability" not in checks
+    assert checks["linkability"]["threshold"] == pytest.approx(1 / 3)
     assert checks["singling_out"]["status"] == "fail"
     assert checks["singling_out"]["value"] == report.gdpr_risks["singling_out"]["risk"]
     assert checks["inference"]["attribute"] in ("Salary", "Disease")
     assert report.verdict == "not_ready"
+    # switched off, the three are waived: measured and shown, no check, inputs disabled
+    at.toggle(key="rp_check_a29").set_value(False)
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    report = report_of(at)
+    limits = report.thresholds
+    assert (limits.max_singling_out, limits.max_linkability, limits.max_inference) == (
+        None,
+        None,
+        None,
+    )
+    assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in report.checks}
+    assert report.gdpr_risks["singling_out"]["ci"]
+    assert at.number_input(key="rp_max_so").proto.disabled
+    assert at.number_input(key="rp_max_so").proto.placeholder == "not required"

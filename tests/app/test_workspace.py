@@ -146,6 +146,7 @@ def test_controls_and_release_are_kept_across_pages_and_nothing_runs_again():
     runs = len(anonymize_runs())
     assert made is not None and made.algorithm == "mondrian"
     name = wb(at).find_release(wb(at).made["hospital"]).name
+    # the page's default suppression limit (5 %) is left out of the name
     assert re.fullmatch(rf"Mondrian k=3 l=2 · {HHMM}", name)
     for page in ("privacy_level.py", "attack.py", "report.py", "history.py"):
         go(at, page)

@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSPITAL = ROOT / "assets" / "hospital" / "hospital.csv"
 HOSPITAL_RELEASE = ROOT / "assets" / "hospital" / "hospital_release.csv"
 QI, SA = ["ZIP", "Age"], ["Salary", "Disease"]
+#: The three Article 29 risks waived, for tests of the other checks: on 9 rows their
+#: intervals are too wide to pass a limit (a held-out control set of 2 records).
+WITHOUT_ARTICLE29 = {"max_singling_out": None, "max_linkability": None, "max_inference": None}
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +164,7 @@ def _figures(**changes):
             {"k": 5},
         ),
         # journalist 0.2 > 0.1: classes of ≥ 10 in the population → k = 10
-        ({"a__risk__journalist_max": 0.2}, {}, "journalist", {"k": 10}),
+        ({"a__risk__journalist_max": 0.2}, {"max_journalist": 0.1}, "journalist", {"k": 10}),
         # distinct l = 1 < 3 → distinct l = 3
         ({"m__l_distinct__Disease": 1}, {"min_l": 3}, "l_distinct", {"l": 3, "l_kind": "distinct"}),
         # t = 0.1 > 0.05 → t-closeness at 0.05
@@ -193,11 +196,38 @@ def test_each_failing_check_carries_the_action_that_fixes_it(changes, thresholds
     assert next(c for c in checks if c["check"] == check)["action"] == expected
 
 
+def _article29(point: float, high: float) -> dict:
+    """An Article 29 risk as ``RiskResult.to_dict()`` stores it, reduced to what the
+    checks read: the point estimate and its 95 % interval [0, high]."""
+    return {"risk": point, "ci": [0.0, high], "baseline": 0.05, "confidence": 0.95}
+
+
 def test_the_default_release_figures_pass_and_ask_for_nothing():
     measurement, attacks = _figures()
-    checks, reasons, conditions, verdict = evaluate_checks(measurement, attacks, {}, Thresholds())
+    # the Article 29 risks are checked by default against the prosecutor limit 1/5 = 0.2:
+    # points 0.05, 0.02 and 0.1 with intervals up to 0.1, 0.08 and 0.19 all pass
+    risks = {
+        "singling_out": _article29(0.05, 0.1),
+        "linkability": _article29(0.02, 0.08),
+        "inference": {"Disease": _article29(0.1, 0.19)},
+    }
+    checks, reasons, conditions, verdict = evaluate_checks(
+        measurement, attacks, {}, Thresholds(), gdpr_risks=risks
+    )
     assert (verdict, reasons, conditions) == ("ready", [], [])
     assert not any("action" in c for c in checks)
+    assert {c["check"]: c["threshold"] for c in checks[-3:]} == {
+        "singling_out": 0.2,
+        "linkability": 0.2,
+        "inference": 0.2,
+    }
+    # without their figures the three risks are not measured: a condition each, not a pass
+    checks, reasons, conditions, verdict = evaluate_checks(measurement, attacks, {}, Thresholds())
+    assert (verdict, reasons) == ("ready_with_conditions", [])
+    assert conditions == [
+        {"condition": "not_measured", "params": {"check": name, "attribute": None}}
+        for name in ("singling_out", "linkability", "inference")
+    ]
 
 
 def test_no_local_recoding_action_when_the_release_already_is_one():
@@ -221,7 +251,7 @@ def test_hospital_by_hand(hospital):
     (0 re-identified) and no candidate set holds a single SA value (0 disclosed);
     nothing is suppressed."""
     original, release = hospital
-    thresholds = Thresholds(min_k=3, max_prosecutor=0.2, max_journalist=None)
+    thresholds = Thresholds(min_k=3, max_prosecutor=0.2, max_journalist=None, **WITHOUT_ARTICLE29)
     report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
     assert report.verdict == "not_ready"
     assert statuses(report) == {
@@ -262,7 +292,9 @@ def test_hospital_min_k_3_derives_the_prosecutor_limit(hospital):
 def test_hospital_min_k_3_with_looser_limits_is_ready_with_conditions(hospital):
     """Prosecutor ≤ 1/3 and PL ≤ 0.6 pass; PL = 0.5 ≥ 0.8 × 0.6 = 0.48 is near its limit."""
     original, release = hospital
-    thresholds = Thresholds(min_k=3, max_prosecutor=1 / 3, max_pl=0.6, max_journalist=None)
+    thresholds = Thresholds(
+        min_k=3, max_prosecutor=1 / 3, max_pl=0.6, max_journalist=None, **WITHOUT_ARTICLE29
+    )
     report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
     assert report.verdict == "ready_with_conditions"
     assert report.reasons == [] and report.fix is None
@@ -283,7 +315,8 @@ def test_hospital_journalist_from_the_roll(hospital):
     seed-0 roll of 90 people one class matches 11 of them → 1/11, which passes 0.1 but
     lies within 20 % of it (a warning and a condition)."""
     original, release = hospital
-    report = readiness(original, release, qi=QI, sa=SA, thresholds=Thresholds(min_k=3), seed=0)
+    thresholds = Thresholds(min_k=3, max_journalist=0.1)
+    report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds, seed=0)
     journalist = next(c for c in report.checks if c["check"] == "journalist")
     assert journalist["value"] == pytest.approx(report.attacks["risk"]["journalist_max"])
     assert journalist["value"] == pytest.approx(1 / 11)
@@ -332,7 +365,9 @@ def test_columns_key_and_order_conditions(hospital):
         patient_name=[f"Person {i}" for i in range(9)],
         sex=original["sex"],
     )
-    thresholds = Thresholds(min_k=3, max_prosecutor=0.34, max_pl=None, max_journalist=None)
+    thresholds = Thresholds(
+        min_k=3, max_prosecutor=0.34, max_pl=None, max_journalist=None, **WITHOUT_ARTICLE29
+    )
     report = readiness(original, release, qi=QI, sa=SA, key="record_no", thresholds=thresholds)
     assert report.verdict == "ready_with_conditions"
     assert codes(report) == [
@@ -414,7 +449,7 @@ def test_a_release_made_here_and_downloaded_shuffled_has_no_row_order_condition(
     shuffled by default: nothing to handle; made here but downloaded in order: download
     it shuffled."""
     original, release = hospital
-    loose = Thresholds(min_k=3, max_pl=None, max_journalist=None)
+    loose = Thresholds(min_k=3, max_pl=None, max_journalist=None, **WITHOUT_ARTICLE29)
 
     def order_codes(**how):
         report = readiness(original, release, qi=QI, sa=SA, thresholds=loose, **how)
@@ -432,7 +467,7 @@ def test_an_app_release_can_be_plainly_ready(hospital):
     dataset, schema = load_sample("hospital")
     request = AnonymizeRequest(algorithm="datafly", k=3, qi=QI, sa=SA)
     made = run(request, Inputs(original=dataset, schema=schema), record=False)
-    thresholds = {"min_k": 3, "max_pl": None, "max_journalist": None}
+    thresholds = {"min_k": 3, "max_pl": None, "max_journalist": None, **WITHOUT_ARTICLE29}
     report_request = ReportRequest(qi=QI, sa=SA, thresholds=thresholds)
 
     def inputs(shuffled: bool) -> Inputs:
@@ -495,6 +530,7 @@ def adult():
     return frame, schema, k10, k10_l2
 
 
+#: The Article 29 limits are left at their default, the prosecutor limit 0.1.
 LOOSE = Thresholds(
     min_k=10,
     min_l=None,
@@ -521,8 +557,14 @@ def test_adult_k10_mondrian_ready_with_expected_conditions(adult):
     )
     assert report.verdict == "ready_with_conditions"
     assert report.reasons == []
-    assert codes(report) == ["homogeneous_classes", "row_order_unverified"]
-    assert report.conditions[0]["action"] == {"action": "anonymize", "l": 2, "l_kind": "distinct"}
+    # inference on occupation: 118 of 500 attacks right against 103 of 500 controls, point
+    # (0.2380 − 0.2082)/(1 − 0.2082) = 0.0376 ≤ 0.1 but its interval reaches 0.1012: a condition
+    assert codes(report) == ["interval_above_limit", "homogeneous_classes", "row_order_unverified"]
+    inference = report.conditions[0]["params"]
+    assert (inference["check"], inference["attribute"]) == ("inference", "occupation")
+    assert inference["value"] == pytest.approx(0.0376, abs=1e-4)
+    assert inference["high"] == pytest.approx(0.1012, abs=1e-4)
+    assert report.conditions[1]["action"] == {"action": "anonymize", "l": 2, "l_kind": "distinct"}
     assert report.measurement["k"] == 10
     assert report.attacks["linkage"]["reidentified"] == 0
     assert report.attacks["before"]["linkage"]["reidentified"] > 0
@@ -537,24 +579,42 @@ def test_adult_k10_mondrian_ready_with_expected_conditions(adult):
         thresholds=LOOSE,
         hierarchies=schema.hierarchies,
     )
-    assert codes(shuffled) == ["homogeneous_classes"]
+    assert codes(shuffled) == ["interval_above_limit", "homogeneous_classes"]
     assert shuffled.findings["key"]["leaks"] is False
 
 
-def test_adult_k10_l2_shuffled_is_ready(adult):
+def test_adult_k10_l2_shuffled_is_ready_but_for_the_inference_interval(adult):
     frame, schema, _, k10_l2 = adult
+    thresholds = Thresholds.from_dict({**LOOSE.to_dict(), "min_l": 2})
     report = readiness(
         frame,
         k10_l2.export(seed=7),
         qi=list(schema.quasi_identifiers),
         sa=["occupation"],
         key="token",
-        thresholds=Thresholds.from_dict({**LOOSE.to_dict(), "min_l": 2}),
+        thresholds=thresholds,
         hierarchies=schema.hierarchies,
     )
-    assert report.verdict == "ready", report.conditions
-    assert report.conditions == [] and report.reasons == []
-    assert {c["status"] for c in report.checks} == {"pass"}
+    # inference on occupation: 119 of 500 attacks right against 103 of 500 controls, point
+    # (0.2400 − 0.2082)/(1 − 0.2082) = 0.0401 ≤ 0.1, but its interval reaches 0.0401 +
+    # 0.0637 = 0.1038 > 0.1 (Wilson half-widths 0.0372 and 0.0354, propagated): a condition
+    assert report.verdict == "ready_with_conditions" and report.reasons == []
+    assert codes(report) == ["interval_above_limit"]
+    params = report.conditions[0]["params"]
+    assert (params["check"], params["attribute"], params["threshold"]) == (
+        "inference",
+        "occupation",
+        0.1,
+    )
+    assert params["value"] == pytest.approx(0.0401, abs=1e-4)
+    assert params["high"] == pytest.approx(0.1038, abs=1e-4)
+    assert {c["check"] for c in report.checks if c["status"] != "pass"} == {"inference"}
+    # every other check passes: without the inference limit the same figures are ready
+    waived = Thresholds.from_dict({**thresholds.to_dict(), "max_inference": None})
+    _, reasons, conditions, verdict = evaluate_checks(
+        report.measurement, report.attacks, report.findings, waived, gdpr_risks=report.gdpr_risks
+    )
+    assert (verdict, reasons, conditions) == ("ready", [], [])
     # Local recoding maps one value to several labels (more entropy than the original)
     # but keeps I(X; X̄)/H(X) meaningful: no QI is flagged (SPEC §3 erratum).
     flagged = [n for n in report.notes if n["note"] == "pl_note"]

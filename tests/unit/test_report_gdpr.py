@@ -29,6 +29,14 @@ HOSPITAL = ROOT / "assets" / "hospital" / "hospital.csv"
 HOSPITAL_RELEASE = ROOT / "assets" / "hospital" / "hospital_release.csv"
 QI, SA = ["ZIP", "Age"], ["Salary", "Disease"]
 GDPR = {"max_singling_out": 0.5, "max_linkability": 0.5, "max_inference": 0.5}
+#: The three risks waived: no check of them.
+WITHOUT_ARTICLE29 = dict.fromkeys(GDPR)
+GDPR_CHECKS = ("singling_out", "linkability", "inference")
+
+
+def only(**limits: float) -> dict:
+    """The limits of the Article 29 risks given, the others waived (a test of one risk)."""
+    return {**WITHOUT_ARTICLE29, **limits}
 
 
 def risk(point: float, low: float, high: float, baseline: float = 0.1) -> dict:
@@ -72,10 +80,18 @@ def check_of(checks, name):
 # --------------------------------------------------------------------------- thresholds
 
 
-def test_thresholds_are_optional_validated_and_round_trip():
+def test_thresholds_default_to_the_prosecutor_limit_are_validated_and_round_trip():
+    # by default each limit is the prosecutor limit 1/k: 1/5 = 0.2, 1/10 = 0.1, or as given
     t = Thresholds()
-    assert (t.max_singling_out, t.max_linkability, t.max_inference) == (None, None, None)
-    assert not t.needs_gdpr_risks
+    assert (t.max_singling_out, t.max_linkability, t.max_inference) == (0.2, 0.2, 0.2)
+    assert t.needs_gdpr_risks
+    assert Thresholds.from_dict(json.loads(json.dumps(t.to_dict()))) == t
+    t = Thresholds(min_k=10)
+    assert (t.max_singling_out, t.max_linkability, t.max_inference) == (0.1, 0.1, 0.1)
+    t = Thresholds(max_prosecutor=0.25, max_linkability=0.5)
+    assert (t.max_singling_out, t.max_linkability, t.max_inference) == (0.25, 0.5, 0.25)
+    # None waives them
+    assert not Thresholds(**WITHOUT_ARTICLE29).needs_gdpr_risks
     given = Thresholds(max_singling_out=0.1, max_inference=1)
     assert given.needs_gdpr_risks and given.max_inference == 1.0
     assert Thresholds.from_dict(json.loads(json.dumps(given.to_dict()))) == given
@@ -86,9 +102,18 @@ def test_thresholds_are_optional_validated_and_round_trip():
             assert info.value.code == "report.bad_threshold" and name in info.value.message
 
 
-def test_without_their_thresholds_nothing_changes():
-    """Figures given but no limit set: no check, the verdict of the other checks."""
+def test_by_default_they_are_checked_and_waived_limits_change_nothing():
+    # default limits 1/k = 0.2: singling out 0.9 > 0.2 fails; linkability and inference
+    # have no figures: not measured, a condition each
     checks, reasons, conditions, verdict = evaluate(gdpr(risk(0.9, 0.8, 1.0)))
+    assert verdict == "not_ready" and [r["check"] for r in reasons] == ["singling_out"]
+    assert reasons[0]["threshold"] == 0.2
+    assert conditions == [
+        {"condition": "not_measured", "params": {"check": name, "attribute": None}}
+        for name in ("linkability", "inference")
+    ]
+    # figures given but every limit waived: no check, the verdict of the other checks
+    checks, reasons, conditions, verdict = evaluate(gdpr(risk(0.9, 0.8, 1.0)), **WITHOUT_ARTICLE29)
     assert verdict == "ready" and reasons == [] and conditions == []
     assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in checks}
 
@@ -115,7 +140,7 @@ def test_above_the_limit_fails_with_an_action():
 
 def test_below_the_limit_with_its_interval_below_passes():
     checks, reasons, conditions, verdict = evaluate(
-        gdpr(link=risk(0.1, 0.05, 0.15)), max_linkability=0.2
+        gdpr(link=risk(0.1, 0.05, 0.15)), **only(max_linkability=0.2)
     )
     assert check_of(checks, "linkability")["status"] == "pass"
     assert (verdict, reasons, conditions) == ("ready", [], [])
@@ -129,7 +154,7 @@ def test_at_the_limit_passes():
 def test_near_the_limit_the_interval_makes_a_warning_and_a_condition():
     # point 0.15 ≤ 0.2, but the interval reaches 0.25 > 0.2
     checks, reasons, conditions, verdict = evaluate(
-        gdpr(link=risk(0.15, 0.05, 0.25)), max_linkability=0.2
+        gdpr(link=risk(0.15, 0.05, 0.25)), **only(max_linkability=0.2)
     )
     assert check_of(checks, "linkability")["status"] == "warn"
     assert reasons == [] and verdict == "ready_with_conditions"
@@ -163,21 +188,21 @@ def test_inference_takes_the_largest_point_over_the_sensitive_attributes():
 def test_inference_warns_on_the_attribute_whose_interval_crosses_the_limit():
     # both points pass (Salary's 0.15 is the larger); Disease's interval reaches 0.3
     risks = gdpr(Disease=risk(0.1, 0.0, 0.3), Salary=risk(0.15, 0.12, 0.18))
-    checks, _, conditions, verdict = evaluate(risks, max_inference=0.2)
+    checks, _, conditions, verdict = evaluate(risks, **only(max_inference=0.2))
     check = check_of(checks, "inference")
     assert (check["attribute"], check["status"], check["value"]) == ("Disease", "warn", 0.1)
     assert verdict == "ready_with_conditions"
     assert conditions[0]["params"]["attribute"] == "Disease"
     # every interval within the limit: the largest point, passing
     risks = gdpr(Disease=risk(0.1, 0.0, 0.19), Salary=risk(0.15, 0.12, 0.18))
-    check = check_of(evaluate(risks, max_inference=0.2)[0], "inference")
+    check = check_of(evaluate(risks, **only(max_inference=0.2))[0], "inference")
     assert (check["attribute"], check["status"]) == ("Salary", "pass")
 
 
 def test_a_risk_that_was_not_measured_is_a_warning():
     # linkability needs two quasi-identifiers; no figures at all (a report on an engine)
     for risks in (gdpr(risk(0.0, 0.0, 0.1)), None):
-        checks, _, conditions, verdict = evaluate(risks, max_linkability=0.2)
+        checks, _, conditions, verdict = evaluate(risks, **only(max_linkability=0.2))
         check = check_of(checks, "linkability")
         assert check["status"] == "warn" and check["value"] is None
         assert conditions == [
@@ -218,13 +243,43 @@ def hospital():
     return dataset.frame, release, schema.hierarchies
 
 
-def test_readiness_reports_the_three_risks_and_checks_them_only_when_asked(hospital, monkeypatch):
+def test_readiness_reports_the_three_risks_checks_them_by_default_and_waives_them_with_none(
+    hospital, monkeypatch
+):
     original, release, hierarchies = hospital
     report = readiness(original, release, qi=QI, sa=SA, hierarchies=hierarchies, seed=4)
-    # measured and shown with every report, a check only with a limit
+    # measured and shown with every report, and checked against the prosecutor limit 0.2
     direct = gdpr_risks(original, release, QI, SA, seed=4, hierarchies=hierarchies).to_dict()
     assert report.gdpr_risks == json.loads(json.dumps(direct))
-    assert not {"singling_out", "linkability", "inference"} & {c["check"] for c in report.checks}
+    checks = {c["check"]: c for c in report.checks if c["check"] in GDPR_CHECKS}
+    assert {name: c["threshold"] for name, c in checks.items()} == dict.fromkeys(GDPR_CHECKS, 0.2)
+    # singling out 0.041 (interval to 0.062) ≤ 0.2 passes; linkability, 2 of 2 attacks
+    # right against 1 of 2 controls (Wilson centres 3.92/5.84 = 0.671 and 2.92/5.84 =
+    # 0.5): (0.671 − 0.5)/(1 − 0.5) = 0.342 > 0.2 fails; inference, 1 of 2 against 0 of 2
+    # (0.5 and 1.92/5.84 = 0.329) on either attribute: (0.5 − 0.329)/(1 − 0.329) = 0.255
+    # > 0.2 fails, on Salary (the first of the equal points)
+    assert {name: c["status"] for name, c in checks.items()} == {
+        "singling_out": "pass",
+        "linkability": "fail",
+        "inference": "fail",
+    }
+    assert checks["singling_out"]["value"] == pytest.approx(0.0411, abs=1e-4)
+    assert checks["linkability"]["value"] == pytest.approx(0.3424, abs=1e-4)
+    assert checks["inference"]["attribute"] == "Salary"
+    assert checks["inference"]["value"] == pytest.approx(0.2551, abs=1e-4)
+    assert {"linkability", "inference"} <= {r["check"] for r in report.reasons}
+    # waived: measured and shown still, but no check
+    waived = readiness(
+        original,
+        release,
+        qi=QI,
+        sa=SA,
+        hierarchies=hierarchies,
+        seed=4,
+        thresholds=WITHOUT_ARTICLE29,
+    )
+    assert waived.gdpr_risks == report.gdpr_risks
+    assert not set(GDPR_CHECKS) & {c["check"] for c in waived.checks}
     page = render_html(report)
     assert 'id="gdpr"' in page and "Inference of Disease" in page and "Naive baseline" in page
     assert "单独识别" in render_html(report, "zh")
@@ -236,7 +291,16 @@ def test_readiness_reports_the_three_risks_and_checks_them_only_when_asked(hospi
         raise AssertionError("measured although left out")
 
     monkeypatch.setattr(module, "measure_gdpr_risks", refuse)
-    report = readiness(original, release, qi=QI, sa=SA, hierarchies=hierarchies, gdpr=False)
+    # left out (gdpr=False) and waived: not measured at all
+    report = readiness(
+        original,
+        release,
+        qi=QI,
+        sa=SA,
+        hierarchies=hierarchies,
+        gdpr=False,
+        thresholds=WITHOUT_ARTICLE29,
+    )
     assert report.gdpr_risks is None and report.to_dict()["gdpr_risks"] is None
     assert 'id="gdpr"' not in render_html(report)
 

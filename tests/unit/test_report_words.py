@@ -32,6 +32,8 @@ from ui.report_html import render_html
 ROOT = Path(__file__).resolve().parents[2]
 QI, SA = ["ZIP", "Age"], ["Salary", "Disease"]
 XSS = "<img src=x onerror=alert(1)>"
+#: The three Article 29 risks waived, for reports about other checks and conditions.
+WITHOUT_ARTICLE29 = {"max_singling_out": None, "max_linkability": None, "max_inference": None}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,8 @@ def hospital() -> tuple[pd.DataFrame, pd.DataFrame]:
 @pytest.fixture(scope="module")
 def nine_rows(hospital) -> ReadinessReport:
     """The worked example at the default thresholds: not ready (k = 3 < 5, PL 0.5 > 0.3,
-    prosecutor 1/3 > 0.2), journalist 1/11 near its limit, rows in the original order."""
+    prosecutor 1/3 > 0.2, inference on Salary 0.255 > 0.2), linkability 0 with an interval
+    up to 1, rows in the original order."""
     original, release = hospital
     return readiness(original, release, qi=QI, sa=SA)
 
@@ -59,7 +62,7 @@ def busy(hospital) -> ReadinessReport:
         sex=original["sex"],
         Disease=[f"d{i}" for i in range(9)],  # more variety than the original: noise
     )
-    thresholds = Thresholds(min_k=3, max_journalist=0.05, min_ul=0.99)
+    thresholds = Thresholds(min_k=3, max_journalist=0.05, min_ul=0.99, **WITHOUT_ARTICLE29)
     return readiness(original, release, qi=QI, sa=SA, key="record_no", thresholds=thresholds)
 
 
@@ -173,19 +176,31 @@ def test_thresholds_help_says_how_k_and_the_risks_relate():
 def test_sentences_of_the_nine_row_table(nine_rows):
     words = texts_of(nine_rows, "en")
     assert words.verdict == "Not ready"
+    # inference on Salary, 1 of 2 attacks right against 0 of 2 controls (Wilson centres
+    # 0.5 and 1.92/5.84 = 0.329): (0.5 − 0.329)/(1 − 0.329) = 0.255 > the limit 1/5 = 0.2
     assert [r.sentence for r in words.reasons] == [
         "k = 3 < 5",
         "PL = 0.5 > 0.3",
         "prosecutor risk = 0.333 > 0.2",
+        "inference risk on Salary = 0.255 > 0.2 (95% interval 0 to 0.961; a naive "
+        "attacker's baseline 0.329)",
     ]
     assert words.reasons[0].advice == (
         "Every class needs at least 5 records: anonymize again with k = 5."
     )
-    assert [r.button for r in words.reasons] == ["Try k = 5", "Try k = 6", "Try k = 5"]
-    assert words.fix is None  # "Try k = 6" already tries every fix
+    assert [r.button for r in words.reasons] == [
+        "Try k = 5",
+        "Try k = 6",
+        "Try k = 5",
+        "Try k = 6, distinct l = 2",
+    ]
+    assert words.fix is None  # "Try k = 6, distinct l = 2" already tries every fix
+    # linkability, 1 of 2 attacks right against 1 of 2 controls: 0 ≤ 0.2, but its interval
+    # reaches 1 (a condition); journalist 1/11 = 0.0909 is far below 0.8 × 0.2 = 0.16
     assert [c.sentence for c in words.conditions] == [
-        "journalist risk = 0.0909 passes but lies within 20% of its limit 0.1: publish with "
-        "care and measure again after any change to the data.",
+        "linkability risk = 0 passes its limit 0.2, but its 95% confidence interval reaches 1 "
+        "(from 0): the measurement cannot rule out a risk above the limit. Publish with care, "
+        "or anonymize further and measure again.",
         "Rows were matched by position, so this file is in the original row order: shuffle "
         "the rows before publishing (anyone who knows the original order could read row i "
         "as person i).",
@@ -203,6 +218,17 @@ def test_sentences_of_the_nine_row_table(nine_rows):
     )
     with pytest.raises(ParameterError):
         texts_of(nine_rows, "fr")
+
+
+def test_a_journalist_risk_near_a_stricter_limit_is_a_condition(hospital):
+    # the seed-0 roll matches 11 people to one class: 1/11 = 0.0909 ≤ 0.1 but ≥ 0.8 × 0.1
+    original, release = hospital
+    thresholds = Thresholds(max_journalist=0.1)
+    report = readiness(original, release, qi=QI, sa=SA, thresholds=thresholds)
+    assert texts_of(report, "en").conditions[0].sentence == (
+        "journalist risk = 0.0909 passes but lies within 20% of its limit 0.1: publish with "
+        "care and measure again after any change to the data."
+    )
 
 
 def test_action_labels():
@@ -323,7 +349,7 @@ def test_chinese_html_has_no_english_reason_text(busy, nine_rows):
 
 def test_ready_html_has_green_box(hospital):
     original, release = hospital
-    thresholds = Thresholds(min_k=3, max_pl=None, max_journalist=None)
+    thresholds = Thresholds(min_k=3, max_pl=None, max_journalist=None, **WITHOUT_ARTICLE29)
     report = readiness(
         original, release, qi=QI, sa=SA, thresholds=thresholds, aligned=True, shuffled=True
     )
@@ -369,7 +395,8 @@ def test_the_page_says_what_the_html_says(lang):
 
     assert any(words.verdict in m for m in shown(at.markdown))
     errors = shown(at.error)
-    assert len(errors) == len(words.reasons) == 3
+    # k, PL, prosecutor and inference on Salary fail at the default thresholds
+    assert len(errors) == len(words.reasons) == 4
     for reason, error in zip(words.reasons, errors, strict=True):
         assert error == f"{reason.sentence}  \n{reason.advice}"
         assert html.escape(reason.sentence) in page and html.escape(reason.advice) in page
@@ -395,7 +422,7 @@ def test_sentences_of_unusual_checks():
 
     measurement, attacks = _figures(m__k=None, m__pl__all=None, m__ul=0.4)
     measurement["t_closeness"]["Disease"]["t"] = 0.3
-    thresholds = Thresholds(max_t=0.2, min_ul=0.6)
+    thresholds = Thresholds(max_t=0.2, min_ul=0.6, **WITHOUT_ARTICLE29)
     checks, reasons, conditions, verdict = evaluate_checks(measurement, attacks, {}, thresholds)
     report = {
         "verdict": verdict,
