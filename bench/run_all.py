@@ -18,6 +18,8 @@ SCRIPTS = [
     "bench_memory",
     "bench_anonymize",
     "bench_mdav",
+    "bench_release_kinds",
+    "bench_defaults",
     "bench_speed",
     "bench_attacks",
     "bench_ldp",

@@ -93,7 +93,8 @@ PL_NOTES = {"constant": NOTE_CONSTANT, "not_meaningful": NOTE_NOT_MEANINGFUL}
 #: (plain ``constant`` when a stored report does not say where); ``flagged``: another.
 PL_NOTE_KINDS = (*PL_NOTES, "constant_original", "constant_release", "flagged")
 
-#: A passing PL or journalist risk at or above this fraction of its limit is a warning.
+#: A passing PL, or journalist risk under a limit stricter than the prosecutor limit, at
+#: or above this fraction of its limit is a warning.
 NEAR_LIMIT = 0.8
 #: The algorithm that keeps most of the data at a given k (local recoding, no suppression).
 _KEEPS_MOST = "mondrian"
@@ -328,13 +329,17 @@ def evaluate_checks(
     checks.append(_check("prosecutor", risk.get("prosecutor_max"), t.max_prosecutor, "<="))
     attack_risk = attacks.get("risk") or {}
     if t.max_journalist is not None:
+        # near its limit is worth a warning only when that limit asks more than the class
+        # size does: the journalist risk never exceeds the prosecutor risk, so at the
+        # prosecutor limit (the default) k-anonymity alone keeps it there
+        stricter = t.max_journalist < t.max_prosecutor - TOLERANCE
         checks.append(
             _check(
                 "journalist",
                 attack_risk.get("journalist_max"),
                 t.max_journalist,
                 "<=",
-                near_limit=True,
+                near_limit=stricter,
             )
         )
     linkage = attacks.get("linkage") or {}

@@ -181,3 +181,25 @@ def test_a_release_name_states_its_suppression_limit_only_when_not_the_default()
     assert named(0.05) == "Datafly k=5 l=2 · 14:32"
     assert named(0.0) == "Datafly k=5 l=2 sup=0% · 14:32"
     assert named(0.1) == "Datafly k=5 l=2 sup=10% · 14:32"
+
+
+def test_a_journalist_risk_at_the_prosecutor_limit_is_no_warning(hospital_report):
+    """k = 5 and nobody else in the population like the smallest class: journalist risk
+    1/5, the default limit 1/5, which k-anonymity guarantees — a pass, not a "near the
+    limit" condition. Under a limit stricter than the prosecutor limit (0.22 < 1/4 with
+    k = 4) the same 0.2 ≥ 0.8 × 0.22 = 0.176 is near it: a warning."""
+    r = hospital_report
+    attacks = {**r.attacks, "risk": {**(r.attacks.get("risk") or {}), "journalist_max": 0.2}}
+    measurement = {**r.measurement, "k": 5}
+
+    def journalist(thresholds):
+        checks, _, conditions, _ = evaluate_checks(measurement, attacks, r.findings, thresholds)
+        check = next(c for c in checks if c["check"] == "journalist")
+        near = [c for c in conditions if c["params"].get("check") == "journalist"]
+        return check["status"], check["threshold"], near
+
+    status, limit, near = journalist(Thresholds())
+    assert (status, limit, near) == ("pass", pytest.approx(0.2), [])
+    status, limit, near = journalist(Thresholds(min_k=4, max_journalist=0.22))
+    assert (status, limit) == ("warn", 0.22)
+    assert [c["condition"] for c in near] == ["near_limit"]
