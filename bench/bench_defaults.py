@@ -80,13 +80,17 @@ def main() -> None:
             "—" if c["value"] is None else f"{c['value']:.4g}",
             f"{c['comparison']} {c['threshold']:.4g}",
             c["status"],
+            "[{:.3f}, {:.3f}]".format(*c["detail"]["ci"])
+            if "ci" in (c.get("detail") or {})
+            else "",
         ]
         for c in report.checks
     ]
     print(
         f"\nThe default report on the default optimal release: {report.verdict} ({seconds:.0f} s)\n"
     )
-    print(table(["check", "figure", "limit", "status"], checks))
+    print(table(["check", "figure", "limit", "status", "95 % interval"], checks))
+    print("\nConditions: " + "; ".join(c["condition"] for c in report.conditions))
 
 
 if __name__ == "__main__":
