@@ -48,7 +48,11 @@ Information loss ``extra_loss["ncp"]`` is the GCP (Xu et al. 2006) of the partit
 the mean over all QI cells of NCP — numeric (max − min of the partition) / (max − min of
 the table), 0 for a constant column; categorical 0 for one distinct value, else
 (values under the common ancestor with a hierarchy, the partition's distinct values
-without) / distinct values of the table.
+without) / distinct values of the table. As in the measurement's NCP
+(:func:`privcore.measure.loss.ncp`, :func:`~privcore.measure.loss.cell_ncp`), the values
+are those present — a missing value is none of them: a range naming ``NA`` costs its
+range for each of its rows, a set ``{a,NA}`` costs 0, a partition at the root 1 — so
+that a Mondrian release has one GCP, its own and the one measured from its cells.
 """
 
 from __future__ import annotations
@@ -134,6 +138,13 @@ class _Dimension:
         """The size of the QI's domain that spans and NCP are shares of: its number of
         values (``span_base`` when a larger table's is given)."""
         return self.span_base or self.n_values
+
+    @property
+    def present_base(self) -> float:
+        """The values of :attr:`base` that are present — the domain a categorical NCP is
+        a share of (the missing value is none of them, as in
+        :func:`privcore.measure.loss.ncp`); at least 1."""
+        return max(self.base - (self.missing >= 0), 1)
 
     def ancestor(self, a: int, b: int) -> int:
         """The lowest common ancestor (node id) of codes a and b (hierarchy only)."""
@@ -638,7 +649,9 @@ def _numeric_summary(
 def _hierarchy_summary(
     dim: _Dimension, low: np.ndarray, high: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(lowest common ancestor's label, NCP) per partition of a hierarchical QI."""
+    """(lowest common ancestor's label, NCP) per partition of a hierarchical QI: the
+    present values under the ancestor / the present values of the table, and 1 at the
+    root (where a partition mixing a missing value with others is)."""
     pairs = low.astype(np.int64) * dim.n_values + high
     unique, inverse = np.unique(pairs, return_inverse=True)  # not rows: per partition
     labels = np.empty(len(unique), dtype=object)
@@ -650,14 +663,16 @@ def _hierarchy_summary(
         else:
             node = dim.ancestor(a, b)
             labels[i] = dim.node_label[node]
-            ncp[i] = dim.node_size[node] / dim.base
+            ncp[i] = min(dim.node_size[node] / dim.present_base, 1.0)  # the root: 1
     return labels[inverse], ncp[inverse]
 
 
 def _set_summary(
     dim: _Dimension, column: np.ndarray, starts: np.ndarray, low: np.ndarray, high: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(``{a,b}`` of the partition's values, NCP) per partition of a categorical QI."""
+    """(``{a,b}`` of the partition's values, NCP) per partition of a categorical QI: the
+    present values of the set / the present values of the table, 0 for a set of one
+    present value (``{a,NA}``)."""
     text = dim.text[low].copy()
     ncp = np.zeros(len(starts))
     several = np.flatnonzero(low != high)
@@ -670,7 +685,8 @@ def _set_summary(
         for p in several.tolist():
             members = names[bounds[p] : bounds[p + 1]].tolist()
             text[p] = "{" + ",".join(members) + "}"
-            ncp[p] = len(members) / dim.base
+            present = int((value[bounds[p] : bounds[p + 1]] != dim.missing).sum())
+            ncp[p] = present / dim.present_base if present > 1 else 0.0
     return text, ncp
 
 

@@ -491,9 +491,11 @@ def cell_ncp(
     values present in the column (missing left out), numeric attribute: NCP = (max − min
     of the values the cell contains) / (max − min of the column); categorical: NCP =
     (values the cell contains) / (values of the column), 0 when it contains a single one.
-    ``*`` gives 1; a missing original gives 0 below ``*`` — the rules of :func:`ncp`, so
-    a cell that is a hierarchy label costs the same either way, and a Mondrian range or
-    set costs what Mondrian's own NCP says.
+    ``*`` gives 1. A missing original costs what its cell costs: 0 for a missing cell
+    (it contains no value of the column), the cell's NCP for one that names it among
+    other values (Mondrian's ``[20-29],NA``: the reader cannot tell which), 1 for ``*``
+    — the rules of :func:`ncp`, so a cell that is a hierarchy label costs the same
+    either way, and a Mondrian range or set costs what Mondrian's own NCP says.
 
     Returns (NCP per row, rows whose cell does not contain their original value). When
     that count is not 0 the release was not made by generalizing this column (noise,
@@ -578,9 +580,7 @@ def _cell_ncp_of_pairs(
     outside = int(pairs.counts[~holds_own].sum())
     if outside:
         return None, outside
-    out = penalty[pairs.released]
-    out[(value_of_pair < 0) & (out < 1.0)] = 0.0
-    return out, 0
+    return penalty[pairs.released], 0
 
 
 @dataclass(frozen=True, eq=False)
