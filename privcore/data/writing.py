@@ -160,6 +160,7 @@ def csv_text(
     quoted both, then every CRLF outside quotes — a row end — becomes LF.
     """
     guarded = 0
+    frame = whole_numbers_as_written(frame)
     if formula_guard:
         frame, guarded = guard_formulas(frame)
     text = frame.to_csv(index=False, sep=sep, header=header, lineterminator="\r\n")
@@ -170,6 +171,54 @@ def csv_text(
     pieces = text.split('"')
     pieces[::2] = [piece.replace("\r\n", "\n") for piece in pieces[::2]]
     return '"'.join(pieces), guarded
+
+
+#: Whole floats up to this size are written without ".0" (2⁵³: every integer below it is
+#: exactly a float, so the digits written are the number's).
+_EXACT_INTEGERS = 2.0**53
+
+
+def whole_numbers_as_written(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each float column whose values are all whole numbers written as
+    whole numbers: a column of ages or ZIP codes with a missing value is stored as
+    floats (510630.0), and is written 510630 as it was read, the missing cells empty.
+    In a column of text and numbers (a numeric column with ``*`` cells), the whole float
+    cells likewise. Fractions, values beyond ±2⁵³ and non-finite values leave a column
+    as it is; ``frame`` itself is not changed."""
+    out = frame
+    for position in range(frame.shape[1]):
+        column = frame.iloc[:, position]
+        if pd.api.types.is_float_dtype(column.dtype):
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            present = values[~np.isnan(values)]
+            if present.size == len(values) or not _whole(present):
+                continue  # no missing value: pandas writes whole floats as they are
+            written = pd.array(np.where(np.isnan(values), 0, values).astype(np.int64))
+            written[np.isnan(values)] = pd.NA
+            column = pd.Series(written, index=column.index, name=column.name)
+        elif column.dtype == object:
+            is_float = (column.map(type).isin((float, np.float64)) & column.notna()).to_numpy()
+            if not is_float.any():
+                continue
+            values = column[is_float].to_numpy(dtype=np.float64)
+            if not _whole(values):
+                continue
+            column = column.copy()
+            column[is_float] = values.astype(np.int64).astype(object)
+        else:
+            continue
+        if out is frame:
+            out = frame.copy(deep=False)
+        out.isetitem(position, column)
+    return out
+
+
+def _whole(values: np.ndarray) -> bool:
+    return bool(
+        np.isfinite(values).all()
+        and (np.abs(values) <= _EXACT_INTEGERS).all()
+        and (values == np.round(values)).all()
+    )
 
 
 def to_csv_bytes(frame: pd.DataFrame, *, sep: str = ",", formula_guard: bool = True) -> bytes:

@@ -35,8 +35,9 @@ limit, which adds a condition):
   risks of the Article 29 Working Party as Anonymeter measures them
   (:func:`~privcore.attacks.gdpr_risks.gdpr_risks`, a seeded held-out control set),
   point estimate ≤ ``max_singling_out`` / ``max_linkability`` / ``max_inference``
-  (each limit by default the prosecutor limit 1/k, None waives it); ``warn`` when the point passes but the
-  upper end of its 95 % interval lies above the limit, which adds a condition.
+  (each limit by default the prosecutor limit 1/k, None waives it); ``warn`` when the
+  point passes but the upper end of its 95 % interval lies above the limit, which adds a
+  condition.
 
 Conditions (:data:`CONDITIONS`):
 
