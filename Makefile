@@ -62,14 +62,16 @@ $(ANONYMETER_VENV)/.installed: tests/crosscheck/anonymeter-requirements.txt
 anonymeter: $(ANONYMETER_VENV)/.installed
 
 ## test: install test tools and Chromium, lint, run every test (unit, property, app, browser)
+## on TEST_WORKERS processes, each test file whole on one of them
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev-installed chromium anonymeter
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 ## test-fast: every test except the browser ones
 test-fast: $(VENV)/.dev-installed
-	$(PY) -m pytest -m "not e2e"
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not e2e"
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .

@@ -57,6 +57,11 @@ def test_the_expected_duration_of_a_run():
     assert expected_nodes("optimal", 24, 8, 2) == 24  # 3 · 9 · 2 = 54, at most the lattice
     # 1,000 · 2 · (4e-7 + 1.1e-9 · 24) = 8.528e-4 s
     assert expected_seconds("optimal", 1000, 2, 24, 8) == pytest.approx(8.528e-4)
+    # with a suppression limit the optimal search prunes less: × 5; Datafly climbs one path
+    assert expected_seconds("optimal", 1000, 2, 24, 8, 0.05) == pytest.approx(4.264e-3)
+    assert expected_seconds("datafly", 1000, 2, 24, 8, 0.05) == expected_seconds(
+        "datafly", 1000, 2, 24, 8
+    )
     # Mondrian: 1,000 · log2(1,001) · 2 · 7.8e-8 = 1,000 · 9.96722 · 1.56e-7 = 1.55489e-3 s
     assert expected_seconds("mondrian", 1000, 2, 24, 8) == pytest.approx(1.55489e-3, rel=1e-5)
     # KACA: 1,000 · 2 · 2e-6 = 4e-3 s
@@ -78,6 +83,11 @@ def test_the_expected_duration_of_a_run():
         "mondrian": True,
         "kaca": True,  # about 0.5 s
     }
+    # at the default suppression limit (5 %) the optimal search takes about a second
+    # (1.3 s measured): 30,162 · 8 · (4e-7 + 1.1e-9 · 432) · 5 = 1.02 s, not live
+    assert expected_seconds("optimal", adult.n_rows, 8, size, height, 0.05) == pytest.approx(
+        1.0240602, rel=1e-6
+    )
 
 
 # --------------------------------------------------------------------------- the shelf

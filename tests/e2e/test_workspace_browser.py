@@ -36,9 +36,18 @@ def start_on_hospital(page: Page, base: str) -> None:
 
 
 def choose(page: Page, label: str, option: str) -> None:
-    """Pick ``option`` in the select box labelled ``label``."""
-    page.get_by_role("combobox", name=label, exact=True).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    """Pick ``option`` in the select box labelled ``label``. Retried: a rerun that lands
+    just after the click draws the box again, closed."""
+    choice = page.get_by_role("option", name=option, exact=True)
+    for _attempt in range(3):
+        wait_idle(page)
+        page.get_by_role("combobox", name=label, exact=True).click()
+        try:
+            choice.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 - closed by a rerun: open it again
+            continue
+    choice.click()
     wait_idle(page)
 
 

@@ -105,6 +105,8 @@ def test_any_text_reads_back_the_same_and_starts_no_formula(frame, sep):
     # what pandas reads (the page downloads: bytes, with a byte-order mark if a NUL)
     data = to_csv_bytes(frame, sep=sep).decode("utf-8-sig")
     assert data == written
+    if not data.split("\n", 1)[0].strip(" \t"):
+        return  # one column named with spaces or tabs only: pandas skips the line as blank
     read = pd.read_csv(io.StringIO(data), sep=sep, dtype=str, keep_default_na=False)
     assert list(read.columns) == rows[0] and len(read) == len(frame)
 
