@@ -12,7 +12,6 @@ import pandas as pd
 
 from privcore import __version__
 from privcore.attacks import simulate
-from privcore.attacks.gdpr_risks import gdpr_risks as measure_gdpr_risks
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress, Stage
 from privcore.data import Hierarchy, fingerprint
@@ -20,7 +19,6 @@ from privcore.errors import ParameterError, PrivcoreError
 from privcore.measure.report import aligned_blanked, measure_release
 from privcore.report.checks import anonymize_actions, evaluate_checks, merge_actions, notes_of
 from privcore.report.findings import findings as find
-from privcore.report.risk import not_measured
 from privcore.report.thresholds import Thresholds
 
 __all__ = ["ReadinessReport", "readiness"]
@@ -144,6 +142,10 @@ def article29_risks(
     keeps them: ``(gdpr_risks(...).to_dict(), None)``, or ``(None, note)`` when they
     cannot be measured, the note ``gdpr_not_measured`` carrying the error's code and
     parameters (words, never rows)."""
+    # imported here: their statistics (scipy.stats) cost every command line half a second
+    from privcore.attacks.gdpr_risks import gdpr_risks as measure_gdpr_risks
+    from privcore.report.risk import not_measured
+
     try:
         risks = measure_gdpr_risks(original, release, qi, sa, seed=seed, hierarchies=hierarchies)
     except PrivcoreError as exc:

@@ -285,12 +285,12 @@ def test_readiness_reports_the_three_risks_checks_them_by_default_and_waives_the
     assert "单独识别" in render_html(report, "zh")
     import importlib
 
-    module = importlib.import_module("privcore.report.readiness")
+    module = importlib.import_module("privcore.attacks.gdpr_risks")  # read when measuring
 
     def refuse(*args, **kwargs):
         raise AssertionError("measured although left out")
 
-    monkeypatch.setattr(module, "measure_gdpr_risks", refuse)
+    monkeypatch.setattr(module, "gdpr_risks", refuse)
     # left out (gdpr=False) and waived: not measured at all
     report = readiness(
         original,
