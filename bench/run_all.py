@@ -24,6 +24,7 @@ SCRIPTS = [
     "bench_attacks",
     "bench_ldp",
     "bench_dp",
+    "bench_dp_sum",
     "bench_dp_release",
     "bench_population",
     "bench_suda2",

@@ -328,7 +328,14 @@ def histogram(
     )
 
 
-def _clamped_values(frame: pd.DataFrame, column: Any, low: float, high: float) -> np.ndarray:
+def _clamped_total(
+    frame: pd.DataFrame, column: Any, low: float, high: float, where: Mapping[Any, Any] | None
+) -> float | int:
+    """Σ clamp(x, a, b) over the rows meeting ``where``, a missing value counting as a (any
+    fixed value inside [a, b] keeps the sensitivity of the clamped sum). One pass over
+    the column and one copy: integers with integer bounds are clamped and summed exactly
+    as integers; other numbers as floats, ``fmax`` taking a missing value (NaN) to a and
+    ``fmin`` clamping above; without ``where`` no mask is applied."""
     series = frame[_check_columns(frame, [column])[0]]
     if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
         raise ParameterError(
@@ -336,10 +343,24 @@ def _clamped_values(frame: pd.DataFrame, column: Any, low: float, high: float) -
             code="dp.not_numeric",
             column=column,
         )
-    values = series.to_numpy(dtype=float, na_value=np.nan)
-    # a missing value counts as the lower bound: any fixed value inside [a, b] keeps the
-    # sensitivity of the clamped sum
-    return np.clip(np.where(np.isnan(values), low, values), low, high)
+    rows = where_mask(frame, where) if where else None
+    if (
+        pd.api.types.is_integer_dtype(series.dtype)
+        and isinstance(series.dtype, np.dtype)  # not a nullable Int64 with missing cells
+        and low == math.floor(low)
+        and high == math.floor(high)
+        and max(abs(low), abs(high)) * max(len(series), 1) < 2.0**62  # no overflow
+    ):
+        values = series.to_numpy()
+        if rows is not None:
+            values = values[rows]
+        return int(np.clip(values, int(low), int(high)).sum(dtype=np.int64))
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if rows is not None:
+        values = values[rows]
+    clamped = np.fmax(values, low)  # NaN → a
+    np.fmin(clamped, high, out=clamped)
+    return float(clamped.sum())
 
 
 def _sum_kind(frame: pd.DataFrame, column: Any, low: float, high: float) -> str:
@@ -371,9 +392,8 @@ def clamped_sum(
     """
     relation = _check_relation(relation)
     low, high = _check_clamp(lower, upper)
-    values = _clamped_values(frame, column, low, high)[where_mask(frame, where)]
+    total = _clamped_total(frame, column, low, high, where)
     kind = _sum_kind(frame, column, low, high)
-    total = float(values.sum())
     sensitivity = (high - low) if relation == "replace" else max(abs(low), abs(high))
     return Query(
         "sum",
