@@ -85,10 +85,13 @@ class Case:
     sa: str = "occupation"
     qi: tuple[str, ...] = tuple(QI)
     suppress_below: int = 0  # suppress the rows of classes smaller than this
+    rows: int | None = None  # the first rows of Adult only (pycanon's t loops per class)
 
 
 CASES = {
-    "raw": Case(),
+    # ungeneralized, nearly every row is a class of its own: pycanon's t-closeness takes
+    # 74 s on all 30,162 rows, and the first 4,000 rows ask the same of both
+    "raw": Case(rows=4000),
     "g1": Case(
         {
             "age": 2,
@@ -212,7 +215,7 @@ class Scenario:
     pycanon gets (kept rows, fresh RangeIndex, text columns as object)."""
 
     def __init__(self, adult: pd.DataFrame, hierarchies, case: Case) -> None:
-        frame = adult.reset_index(drop=True).copy()
+        frame = adult.iloc[: case.rows].reset_index(drop=True).copy()
         for column, level in case.levels.items():
             frame[column] = hierarchies[column].generalize_values(frame[column], level)
         qi = list(case.qi)
