@@ -29,6 +29,7 @@ measure and attack on a table of any size with them.
 
 from __future__ import annotations
 
-from privcore.engines.base import ENGINES, Engine, canonical, engine
+from privcore.engines.base import ENGINES, Engine, canonical
+from privcore.engines.factory import engine
 
 __all__ = ["ENGINES", "Engine", "canonical", "engine"]

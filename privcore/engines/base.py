@@ -100,28 +100,6 @@ class Engine(Protocol):
         of its frequency-set row; returns the rows written."""
 
 
-def engine(name: str) -> Engine:
-    """The engine called ``name`` (one of :data:`ENGINES`)."""
-    if name == "pandas":
-        from privcore.engines.pandas_engine import PandasEngine
-
-        return PandasEngine()
-    if name == "duckdb":
-        from privcore.engines.duckdb_engine import DuckDBEngine
-
-        return DuckDBEngine()
-    if name == "spark":
-        from privcore.engines.spark_engine import SparkEngine
-
-        return SparkEngine()
-    raise ParameterError(
-        f"Unknown engine {name!r}: choose one of {', '.join(ENGINES)}.",
-        code="engines.unknown",
-        option="engine",
-        allowed=list(ENGINES),
-    )
-
-
 def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
     """``wanted`` as a list, every name one of ``present`` (else a clear error)."""
     wanted = [str(c) for c in wanted]
