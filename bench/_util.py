@@ -98,3 +98,20 @@ def run_measured(code: str, env: dict, *, interval: float = 0.02) -> dict:
     result = json.loads(line.removeprefix("RESULT "))
     result["peak_mb"] = peak / 1024
     return result
+
+
+def diffprivlib_module(name: str):
+    """A module of diffprivlib (e.g. ``diffprivlib.tools.utils``); when the package
+    ``__init__`` fails (its scikit-learn models on a scikit-learn it does not know), the
+    module is loaded without it."""
+    import importlib
+    import importlib.util
+
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        for loaded in [n for n in sys.modules if n.startswith("diffprivlib")]:
+            del sys.modules[loaded]
+        package = importlib.util.module_from_spec(importlib.util.find_spec("diffprivlib"))
+        sys.modules["diffprivlib"] = package  # its __init__ is not run
+        return importlib.import_module(name)

@@ -32,8 +32,6 @@ Target: privcore no slower than the fastest peer. ``--json`` prints one object.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import math
 import sys
@@ -41,7 +39,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from _util import ROOT, table
+from _util import ROOT, diffprivlib_module, table
 
 ROWS = 1_000_000
 SIZES = (2, 3, 4, 5, 3, 4, 2, 5)
@@ -96,17 +94,7 @@ def run_privcore(frame: pd.DataFrame, domain: dict | None, columns: list[str]) -
 
 
 def _diffprivlib_histograms():
-    """diffprivlib.tools.histograms (its ``histogramdd`` and ``BudgetAccountant``); when the
-    package ``__init__`` fails (its scikit-learn models on a scikit-learn it does not know),
-    the tools are loaded without it."""
-    try:
-        return importlib.import_module("diffprivlib.tools.histograms")
-    except ImportError:
-        for name in [n for n in sys.modules if n.startswith("diffprivlib")]:
-            del sys.modules[name]
-        package = importlib.util.module_from_spec(importlib.util.find_spec("diffprivlib"))
-        sys.modules["diffprivlib"] = package  # its __init__ is not run
-        return importlib.import_module("diffprivlib.tools.histograms")
+    return diffprivlib_module("diffprivlib.tools.histograms")
 
 
 def run_diffprivlib(frame: pd.DataFrame, domain: dict) -> np.ndarray:

@@ -12,8 +12,6 @@ runs after one warm-up, in one process, side by side.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
 import time
 import warnings
@@ -24,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from _util import table  # noqa: E402
+from _util import diffprivlib_module, table  # noqa: E402
 
 from privcore.dp.queries import answer, clamped_sum  # noqa: E402
 
@@ -32,16 +30,7 @@ ROWS = 1_000_000
 
 
 def _diffprivlib_tools():
-    """diffprivlib.tools.utils without the package ``__init__`` (whose scikit-learn models
-    do not load on this scikit-learn)."""
-    try:
-        return importlib.import_module("diffprivlib.tools.utils")
-    except ImportError:
-        for name in [n for n in sys.modules if n.startswith("diffprivlib")]:
-            del sys.modules[name]
-        package = importlib.util.module_from_spec(importlib.util.find_spec("diffprivlib"))
-        sys.modules["diffprivlib"] = package
-        return importlib.import_module("diffprivlib.tools.utils")
+    return diffprivlib_module("diffprivlib.tools.utils")
 
 
 def best_ms(work, repeats: int = 15) -> float:
