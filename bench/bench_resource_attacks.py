@@ -71,7 +71,7 @@ from playwright.sync_api import expect, sync_playwright
 sys.path.insert(0, str(ROOT))
 
 from privcore.dp.audit import MAX_SAMPLES as DP_AUDIT_MAX_SAMPLES
-from ui.catalog import text
+from privcore.words.catalog import text
 from ui.heavy import computing_keys, declared_buttons
 
 CHROMIUM = "/usr/bin/chromium"

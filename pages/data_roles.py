@@ -3,13 +3,13 @@
 import streamlit as st
 
 from privcore.data import Schema
+from privcore.words.labels import note_text
 from ui import hierarchy_editor, large_table, roles_editor
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import current_language, t
 from ui.shell import require_app
 from ui.state import load_upload, workbench
-from ui.words import note_text
 
 require_app()
 

@@ -9,14 +9,14 @@ from privcore import history
 from privcore.config import history_scope
 from privcore.errors import HistoryError
 from privcore.report import readiness_from_history
+from privcore.words.labels import dataset_name
+from privcore.words.report_html import render_html
 from ui import history_view as view
 from ui.components import escape_md
 from ui.errors import guard, show_error
 from ui.i18n import current_language, labels, t
-from ui.report_html import render_html
 from ui.shell import require_app
 from ui.state import keep, session_owner, workbench
-from ui.words import dataset_name
 
 require_app()
 

@@ -755,7 +755,7 @@ def _suggested_hierarchies(
     quasi-identifier without a ``--hierarchy`` file, each named on stderr with its kind
     and why, in the words of the Data & roles page."""
     from privcore.data.hierarchy_suggestions import suggest_hierarchy
-    from ui.catalog import text
+    from privcore.words.catalog import text
 
     out: dict[str, Hierarchy] = {}
     for column in qi:
@@ -1160,9 +1160,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _write_report(report, args: argparse.Namespace) -> int:
     """The HTML document (``--out``, in ``--lang``), then the verdict, reasons and
     conditions in words, or with ``--json`` the report with an English ``message`` on
-    every reason, condition, check and note (:mod:`ui.catalog`, Streamlit-free)."""
-    from ui.catalog import report_json, report_lines
-    from ui.report_html import render_html
+    every reason, condition, check and note (:mod:`privcore.words.catalog`, Streamlit-free)."""
+    from privcore.words.catalog import report_json, report_lines
+    from privcore.words.report_html import render_html
 
     _write_text(args.out, render_html(report, args.lang), "--out")
     lines = report_lines(report, args.lang)

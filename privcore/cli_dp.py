@@ -330,7 +330,7 @@ def cmd_dp_audit(args: argparse.Namespace) -> int:
 
 def _reason(payload: dict[str, Any]) -> str:
     """The verdict's reason in the words of the Differential privacy page."""
-    from ui.catalog import text
+    from privcore.words.catalog import text
 
     return text(
         f"dp.reason_{payload['reason']}",

@@ -29,6 +29,7 @@ from privcore.errors import PrivcoreError
 from privcore.models import model_from_dict
 from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS, OPTIONS
+from privcore.words.labels import figure_label, model_title, note_text, requirement
 from ui import risk_utility
 from ui.charts import ACCENT, FAIL, MUTED, PASS, WARN
 from ui.components import (
@@ -44,7 +45,6 @@ from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.shared import shared_run_inputs
 from ui.state import ShelfRelease, Workbench, is_bundled, keep, session_owner
-from ui.words import figure_label, model_title, note_text, requirement
 from ui.workspace import algorithm_title, choice_title, file_stem
 
 DEFAULTS = AnonymizeRequest()

@@ -19,6 +19,7 @@ from privcore.data import Dataset
 from privcore.errors import PrivcoreError
 from privcore.runs import AttackRequest, Inputs, TaskRequest, tasks
 from privcore.runs.registry import OPTIONS
+from privcore.words.labels import attack_table
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.components import bounded_slider, escape_md, fmt
 from ui.errors import show_error
@@ -27,7 +28,6 @@ from ui.i18n import current_language, labels, t, t_plain
 from ui.progress import progress_bar
 from ui.shared import shared_compute
 from ui.state import Workbench, is_bundled, keep, load_upload
-from ui.words import attack_table
 from ui.workspace import choice_title
 
 #: Columns of a roll frequency set's targets that hold rows of the joint frequency set or

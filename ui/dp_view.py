@@ -606,8 +606,8 @@ def method_risks(risks: Mapping[str, Any], *, k: Any, algorithm: str) -> None:
     """Singling out, linkability and inference of the two methods, each release made
     again from 80 % of the records and attacked against the other 20 %: one table, a row
     per attack and method, with intervals and baselines."""
-    from ui.catalog import note_sentence
-    from ui.risk_words import article29_rows
+    from privcore.words.catalog import note_sentence
+    from privcore.words.risks import article29_rows
 
     lang = current_language()
     st.markdown(f"**{t('dp.release_gdpr_title')}**")

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from privcore.classes import EquivalenceClasses
-from ui import words
+from privcore.words import labels as words
 from ui.charts import ACCENT, FAIL, MUTED
 from ui.i18n import current_language, labels, t, t_plain
 

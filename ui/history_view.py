@@ -21,7 +21,7 @@ keys such as ``risk_threshold`` or ``l_distinct``, codes such as ``grr`` or
   digits, codes by their label (an algorithm's or mechanism's title, a verdict, a
   reason). A list of privacy-model reports is one row per model ("k-anonymity: k ≥ 5 —
   achieved k = 9 — passed"); a readiness report's checks, reasons, conditions and notes
-  are the report's own sentences (:mod:`ui.catalog`); an error is its message in the
+  are the report's own sentences (:mod:`privcore.words.catalog`); an error is its message in the
   language of the page; the library's notes (English sentences) are shown as they are,
   one row each under "Notes".
 - The comparison (:func:`compare`): the same rows, one column per run.
@@ -47,7 +47,7 @@ import streamlit as st
 
 from privcore import history
 from privcore.runs.registry import ALGORITHMS, MECHANISMS
-from ui.catalog import (
+from privcore.words.catalog import (
     catalogue,
     check_label,
     check_sentence,
@@ -59,9 +59,9 @@ from ui.catalog import (
     percent,
     text,
 )
+from privcore.words.labels import dataset_name, humanize, model_title, requirement, sentence_text
 from ui.components import escape_md
 from ui.i18n import current_language, t
-from ui.words import dataset_name, humanize, model_title, requirement, sentence_text
 
 __all__ = [
     "Line",

@@ -1,8 +1,8 @@
 """User-facing strings in English and Simplified Chinese, in the session's language.
 
-The catalogue itself (one JSON file per language and topic in ``ui/locales/``, the same
+The catalogue itself (one JSON file per language and topic in ``privcore/words/locales/``, the same
 keys in both; a test fails when a key is missing in either) is read by
-:mod:`ui.catalog`, which needs no Streamlit. ``t(key, **params)`` formats the string of
+:mod:`privcore.words.catalog`, which needs no Streamlit. ``t(key, **params)`` formats the string of
 the current language; a key missing in Chinese falls back to English, a missing key
 shows itself.
 
@@ -24,7 +24,7 @@ from typing import Any
 import streamlit as st
 
 from privcore.errors import PrivcoreError
-from ui.catalog import (
+from privcore.words.catalog import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
     catalogue,

@@ -54,7 +54,7 @@ from privcore.runs import (
 )
 from privcore.runs.registry import ALGORITHMS
 from privcore.runs.tables import NEEDS_RECORDS
-from ui import words
+from privcore.words import labels as words
 from ui.components import escape_md
 from ui.ec_table import MAX_SHADED, MAX_SHOWN, sa_distribution_chart, shaded
 from ui.errors import guard, show_error

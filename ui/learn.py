@@ -4,7 +4,7 @@ Every lesson runs the real privcore functions on a small bundled table (the 9-pa
 table, a table built here from it, or the ten diners of the differencing attack) and ends
 with a small exercise whose answer is computed by privcore too, so the page can never
 disagree with the rest of the workbench. Strings come from
-``ui/locales/learn_{lang}.json``; data values are shown in tables or escaped.
+``privcore/words/locales/learn_{lang}.json``; data values are shown in tables or escaped.
 """
 
 from __future__ import annotations

@@ -23,13 +23,13 @@ from privcore.measure.entropy import pl_matrix
 from privcore.measure.report import NEEDS_ALIGNMENT
 from privcore.runs import MeasureRequest
 from privcore.runs.registry import OPTIONS
+from privcore.words.labels import model_title, note_text, requirement
 from ui.components import escape_md, explained_metric, fmt, verdict_row
 from ui.ec_table import class_size_histogram, render_class_table
 from ui.errors import show_error
 from ui.i18n import current_language, labels, t, t_plain
 from ui.shared import ObjectMemo
 from ui.state import ShelfRelease, Workbench, keep, load_upload
-from ui.words import model_title, note_text, requirement
 from ui.workspace import action_button, choice_title, file_stem, verdict_action
 
 #: Threshold values offered when the release under review says none of its own.

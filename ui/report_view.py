@@ -3,8 +3,8 @@ them, conditions, every check, the figures it rests on and its notes; the thresh
 controls of the Report page, and the page on a table opened in an engine
 (:func:`table_page`).
 
-The words come from :func:`ui.catalog.texts_of`, the same sentences the HTML document
-(:mod:`ui.report_html`) and the command line print. The page calls :func:`show_report`;
+The words come from :func:`privcore.words.catalog.texts_of`, the same sentences the HTML document
+(:mod:`privcore.words.report_html`) and the command line print. The page calls :func:`show_report`;
 it returns the action of a "Try …" button pressed on this run (``{"action":
 "anonymize", "k": 10}``, ``{"action": "shuffle"}``, ``{"action": "drop_columns",
 "columns": [...]}``; see :mod:`privcore.report.checks`) for the page to carry out.
@@ -21,11 +21,11 @@ import streamlit as st
 
 from privcore.report import Thresholds
 from privcore.report.thresholds import k_for_risk
-from ui.catalog import figure, texts_of
+from privcore.words.catalog import figure, texts_of
+from privcore.words.labels import dataset_name
+from privcore.words.risks import article29_rows, article29_warnings, control_sentence
 from ui.i18n import current_language, escape_md, t, t_plain
-from ui.risk_words import article29_rows, article29_warnings, control_sentence
 from ui.state import Workbench, keep
-from ui.words import dataset_name
 
 __all__ = ["html_bytes", "show_report", "table_page", "threshold_controls"]
 
@@ -177,7 +177,7 @@ def show_report(report: Any, *, key: str = "report", actions: bool = True) -> di
 
 def html_bytes(report: Any, lang: str) -> bytes:
     """The report as the HTML document the page offers for download."""
-    from ui.report_html import render_html
+    from privcore.words.report_html import render_html
 
     return render_html(report, lang=lang).encode("utf-8")
 

@@ -24,10 +24,10 @@ import streamlit as st
 from privcore.data import to_csv_bytes
 from privcore.errors import PrivcoreError
 from privcore.report.risk import DEFAULT_ROLL_FACTOR, GDPR_RECORDS
+from privcore.words.risks import article29_rows, article29_warnings, control_sentence, share
 from ui.components import fmt
 from ui.errors import show_error
 from ui.i18n import current_language, escape_md, t, t_plain
-from ui.risk_words import article29_rows, article29_warnings, control_sentence, share
 from ui.state import keep, load_upload
 
 #: The sampling fraction offered first: the default voter roll's (one record in ten).

@@ -31,11 +31,11 @@ from privcore.data.loading import fingerprint
 from privcore.errors import PrivcoreError
 from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS
-from ui import words
+from privcore.words import labels as words
+from privcore.words.labels import param_label, param_value
 from ui.errors import show_error
 from ui.i18n import current_language, labels, t, t_plain
 from ui.state import ShelfRelease, Workbench, load_upload, set_controls
-from ui.words import param_label, param_value
 
 RELEASE_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "jsonl", "gz", "zip"]
 RESULTS = "_results"

@@ -1,6 +1,6 @@
 """The string catalogue, and the words of a readiness report — no Streamlit here.
 
-One JSON catalogue per language in ``ui/locales/`` (``en.json``, ``zh.json``, plus topic
+One JSON catalogue per language in ``privcore/words/locales/`` (``en.json``, ``zh.json``, plus topic
 files such as ``learn_en.json`` and ``report_en.json`` merged into them) with the same
 keys. :func:`text` formats the string of a key in a language (a key missing in Chinese
 falls back to English, a missing key shows itself); :func:`escape_md` makes any text
@@ -10,7 +10,7 @@ session's language); the command line and the HTML report use them directly.
 A readiness report (:class:`privcore.report.ReadinessReport`) holds codes and
 parameters only; :func:`texts_of` words it in one language — the verdict, every reason
 with what would fix it, every condition, check and note — so that the page
-(:mod:`ui.report_view`), the HTML document (:mod:`ui.report_html`) and the command line
+(:mod:`ui.report_view`), the HTML document (:mod:`privcore.words.report_html`) and the command line
 (:func:`report_json`, :func:`report_lines`) say the same thing with the same numbers.
 """
 

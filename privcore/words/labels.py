@@ -2,7 +2,7 @@
 
 The library speaks in keys (``c_avg``, ``l_kind``, ``distinct_l``) and English notes
 that carry codes (:class:`privcore.core.notes.Note`). A page never shows a key: it asks
-this module for the words in its language, from the catalogue in ``ui/locales``:
+this module for the words in its language, from the catalogue in ``privcore/words/locales``:
 
 - :func:`figure_label` — a figure of a measurement (``figure.<key>``);
 - :func:`param_label` and :func:`param_value` — a run parameter and its value
@@ -33,7 +33,7 @@ from privcore.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from ui.catalog import catalogue, format_text, text
+from privcore.words.catalog import catalogue, format_text, text
 
 __all__ = [
     "attack_table",

@@ -1,13 +1,13 @@
 """A readiness report as one self-contained HTML document — no Streamlit here.
 
 :func:`render_html` writes a :class:`privcore.report.ReadinessReport` (codes and figures)
-in English or Chinese with the words of :func:`ui.catalog.texts_of`, so the document
+in English or Chinese with the words of :func:`privcore.words.catalog.texts_of`, so the document
 says what the page and the command line say. Inline CSS, no script, no link, no image:
 it opens anywhere and prints to PDF from a browser (A4, one topic a page). Every value
 that reaches the page — column names, file names, algorithm parameters — is escaped.
 
 Every figure is written for people, in the document's language: numbers by
-:func:`ui.catalog.figure` (thousands separated, no exponent below 10¹⁵), yes/no for
+:func:`privcore.words.catalog.figure` (thousands separated, no exponent below 10¹⁵), yes/no for
 booleans, shares as percentages, thresholds, figures, models, distances and the
 algorithm's parameters by their names in the catalogue — never a key, a JSON block or
 a Python value. The columns an information-loss figure covers and the note on the
@@ -25,7 +25,7 @@ from typing import Any
 from privcore import __version__
 from privcore.attacks import RISK_KEYS
 from privcore.report.checks import loss_coverage
-from ui.catalog import (
+from privcore.words.catalog import (
     as_dict,
     check_language,
     figure,
@@ -36,8 +36,8 @@ from ui.catalog import (
     texts_of,
     yes_no,
 )
-from ui.risk_words import article29_rows, article29_warnings, control_sentence
-from ui.words import figure_label, model_title, param_label, param_value, requirement
+from privcore.words.labels import figure_label, model_title, param_label, param_value, requirement
+from privcore.words.risks import article29_rows, article29_warnings, control_sentence
 
 __all__ = ["render_html"]
 
@@ -104,7 +104,7 @@ def _table(
     lang: str = "en",
 ) -> str:
     """A table of text cells; a number or a boolean that reaches a cell is written by
-    :func:`ui.catalog.figure` in ``lang``."""
+    :func:`privcore.words.catalog.figure` in ``lang``."""
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
     body = []
     for row in rows:

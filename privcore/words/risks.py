@@ -1,6 +1,6 @@
 """Singling out, linkability and inference in words, for every place that shows them:
 the Privacy level page (:mod:`ui.risk_view`), the Release report page
-(:mod:`ui.report_view`) and the HTML report (:mod:`ui.report_html`). Plain text, no
+(:mod:`ui.report_view`) and the HTML report (:mod:`privcore.words.report_html`). Plain text, no
 Streamlit: each caller escapes for its medium.
 
 The figures come as :meth:`privcore.attacks.gdpr_risks.GdprRisks.to_dict` (a report's
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ui.catalog import text
+from privcore.words.catalog import text
 
 __all__ = ["article29_rows", "article29_warnings", "control_of", "control_sentence", "share"]
 

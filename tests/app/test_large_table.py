@@ -9,8 +9,8 @@ import pytest
 from privcore import history
 from privcore.config import local_tables_allowed
 from privcore.data import Hierarchy, load_sample
+from privcore.words.catalog import texts_of
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui.catalog import texts_of
 from ui.i18n import escape_md
 
 ROWS = 2000

@@ -20,9 +20,9 @@ from privcore.anonymize import anonymize
 from privcore.anonymize.base import LatticeTrace
 from privcore.data import load_sample
 from privcore.models import KAnonymity
+from privcore.words.catalog import text
 from tests.app.conftest import ROOT, new_app, no_exceptions, open_tab
 from ui import anonymize_view as view
-from ui.catalog import text
 
 # --------------------------------------------------------------------------- a hand-made lattice
 

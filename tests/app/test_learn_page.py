@@ -16,7 +16,7 @@ from privcore.data import load_sample
 from tests.app.conftest import ROOT, no_exceptions
 
 PAGE = ROOT / "pages" / "learn.py"
-LOCALES = ROOT / "ui" / "locales"
+LOCALES = ROOT / "privcore" / "words" / "locales"
 
 
 def strings(lang: str) -> dict[str, str]:

@@ -33,7 +33,7 @@ def test_worked_example_is_not_ready_with_its_reasons():
     assert report.verdict == "not_ready" and len(report.run_ids) == 3
     kinds = sorted(r["kind"] for r in history.list_runs())
     assert kinds == ["attack", "measure", "report"]
-    from ui.report_html import render_html
+    from privcore.words.report_html import render_html
 
     html = render_html(report)
     assert "<script" not in html and "k = 3" in html

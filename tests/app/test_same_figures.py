@@ -12,9 +12,9 @@ import pytest
 
 from privcore.cli import main
 from privcore.data import load, load_sample
+from privcore.words.catalog import texts_of
+from privcore.words.report_html import render_html
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui.catalog import texts_of
-from ui.report_html import render_html
 from ui.state import ShelfRelease
 
 ASSETS = ROOT / "assets"

@@ -32,7 +32,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from ui.catalog import LANGUAGES, text
+from privcore.words.catalog import LANGUAGES, text
 from ui.layout import SIDEBAR_WIDTH_PX
 
 from .test_browser import wait_idle

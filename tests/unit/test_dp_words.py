@@ -22,9 +22,9 @@ from privcore.dp.dinner import DIFFERENCING_MECHANISMS, differencing, dinner_sto
 from privcore.dp.release import dp_release
 from privcore.errors import PrivcoreError
 from privcore.runs import DpQueryRequest, DpReleaseRequest
+from privcore.words.catalog import catalogue, format_text
+from privcore.words.labels import describe_params, param_label, param_value
 from ui import history_view as view
-from ui.catalog import catalogue, format_text
-from ui.words import describe_params, param_label, param_value
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Where DP errors are raised: the library, the requests, the DP page's own view.

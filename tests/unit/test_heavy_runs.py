@@ -98,7 +98,7 @@ def test_a_run_above_the_budget_is_refused_before_any_work(table, monkeypatch):
 def test_the_error_is_worded_in_both_languages():
     words = {}
     for lang in ("en", "zh"):
-        with open(f"ui/locales/{lang}.json", encoding="utf-8") as handle:
+        with open(f"privcore/words/locales/{lang}.json", encoding="utf-8") as handle:
             words[lang] = json.load(handle)
         assert "{need_mb}" in words[lang]["error.runs.too_costly"]
         for key in costs.LOWER_WORDS:

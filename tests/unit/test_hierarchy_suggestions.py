@@ -128,7 +128,7 @@ def test_every_algorithm_runs_on_generated_tables_with_suggested_hierarchies(tab
 
 
 def test_every_kind_and_reason_is_worded_in_both_languages():
-    from ui.catalog import catalogue, text
+    from privcore.words.catalog import catalogue, text
 
     for lang in ("en", "zh"):
         words = catalogue(lang)

@@ -14,7 +14,7 @@ from privcore.data import ROLES
 from privcore.data.roles import _VALUE_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCALES = ROOT / "ui" / "locales"
+LOCALES = ROOT / "privcore" / "words" / "locales"
 
 
 def catalogue(lang: str) -> dict[str, str]:
@@ -40,7 +40,12 @@ def test_no_empty_strings_and_same_placeholders():
 
 def test_every_literal_key_in_the_code_exists():
     en = catalogue("en")
-    sources = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]
+    sources = [
+        ROOT / "app.py",
+        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "ui").rglob("*.py"),
+        *(ROOT / "privcore" / "words").glob("*.py"),
+    ]
     used = set()
     for path in sources:
         used |= set(re.findall(r"\bt\(\s*\"([a-z_][\w.-]*)\"", path.read_text(encoding="utf-8")))
@@ -130,8 +135,8 @@ HOSTILE = (
 
 @pytest.mark.parametrize("word", HOSTILE)
 def test_escaped_words_make_no_link_colour_icon_or_other_character(word):
+    from privcore.words.catalog import escape_md
     from tests.markdown_effects import effects, resolve
-    from ui.catalog import escape_md
 
     if word not in ("ftp://evil.example/f", "\\:red[x]"):  # GFM does not link ftp://
         assert effects(word), "the model sees what the renderer would do with the raw word"
@@ -156,8 +161,8 @@ def test_escaped_words_make_no_link_colour_icon_or_other_character(word):
     ).map("".join)
 )
 def test_any_escaped_text_keeps_its_characters_and_has_no_effect(word):
+    from privcore.words.catalog import escape_md
     from tests.markdown_effects import effects, resolve
-    from ui.catalog import escape_md
 
     line = " ".join(word.splitlines())
     escaped = escape_md(word)
@@ -189,7 +194,7 @@ GLOSSARY = {
 
 @pytest.mark.parametrize("term", sorted(GLOSSARY))
 def test_one_term_one_translation(term):
-    from ui.catalog import catalogue
+    from privcore.words.catalog import catalogue
 
     english, chinese = catalogue("en"), catalogue("zh")
     wanted, others = GLOSSARY[term]

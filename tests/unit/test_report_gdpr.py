@@ -21,8 +21,8 @@ from privcore.report import (
     report_from_history,
 )
 from privcore.runs import Inputs, ReportRequest, run
-from ui.catalog import check_sentence, condition_sentence, texts_of
-from ui.report_html import render_html
+from privcore.words.catalog import check_sentence, condition_sentence, texts_of
+from privcore.words.report_html import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSPITAL = ROOT / "assets" / "hospital" / "hospital.csv"

@@ -28,8 +28,8 @@ from privcore.report import Thresholds, readiness, readiness_from_history
 from privcore.report.checks import loss_coverage
 from privcore.runs import Inputs, ReportRequest, run
 from privcore.runs.tables import readiness_tables
-from ui.catalog import figure, limit, short, texts_of
-from ui.report_html import render_html
+from privcore.words.catalog import figure, limit, short, texts_of
+from privcore.words.report_html import render_html
 
 ROWS = 80
 COLUMNS = ("age", "city", "weight", "income", "disease", "pid")

@@ -353,7 +353,7 @@ def test_a_table_larger_than_the_records_read_measures_the_risks_on_a_sample(fil
     assert {"note": "gdpr_sampled", "params": {"rows": 100, "records": ROWS}} in report.notes
     risks = report.gdpr_risks
     assert risks["training_rows"] + risks["control_rows"] == 100
-    from ui.catalog import texts_of
+    from privcore.words.catalog import texts_of
 
     said = texts_of(report, "en").notes[-1]
     assert "sample of 100 of the 400 record pairs" in said

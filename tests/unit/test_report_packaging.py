@@ -1,5 +1,6 @@
 """`pip install .` ships what the command line needs to word and write a readiness report:
-the Streamlit-free ui.catalog and ui.report_html, and the locale catalogues."""
+the Streamlit-free privcore.words.catalog and privcore.words.report_html, and the
+locale catalogues."""
 
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ _SCRIPT = """
 import sys
 sys.modules["streamlit"] = None  # the command line has no Streamlit
 from pathlib import Path
-import ui.catalog, ui.report_html
+import privcore.words.catalog, privcore.words.report_html
 from privcore.data import load
 from privcore.report import readiness
-assert Path(ui.catalog.__file__).is_relative_to(Path(sys.argv[1])), ui.catalog.__file__
+catalog_file = Path(privcore.words.catalog.__file__)
+assert catalog_file.is_relative_to(Path(sys.argv[1])), catalog_file
 hospital = Path(sys.argv[2])
 report = readiness(
     load(hospital / "hospital.csv").frame,
@@ -30,16 +32,16 @@ report = readiness(
     qi=["ZIP", "Age"],
     sa=["Salary", "Disease"],
 )
-print(ui.catalog.texts_of(report, "en").reasons[0].sentence)
-page = ui.report_html.render_html(report, "zh")
+print(privcore.words.catalog.texts_of(report, "en").reasons[0].sentence)
+page = privcore.words.report_html.render_html(report, "zh")
 print("不可发布" in page and "检察官风险" in page)
 """
 
 
-def test_pyproject_packages_ui_with_its_catalogues():
+def test_pyproject_packages_the_words_with_their_catalogues():
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "ui" in setuptools["packages"]["find"]["include"]
-    assert setuptools["package-data"]["ui"] == ["locales/*.json"]
+    assert "privcore*" in setuptools["packages"]["find"]["include"]
+    assert setuptools["package-data"]["privcore.words"] == ["locales/*.json"]
 
 
 @pytest.mark.slow
@@ -73,8 +75,8 @@ def test_the_installed_package_words_and_writes_a_report(tmp_path):
         timeout=300,
     )
     assert install.returncode == 0, install.stderr[-2000:]
-    assert (target / "ui" / "locales" / "report_zh.json").exists()
-    assert (target / "ui" / "locales" / "en.json").exists()
+    assert (target / "privcore" / "words" / "locales" / "report_zh.json").exists()
+    assert (target / "privcore" / "words" / "locales" / "en.json").exists()
     ran = subprocess.run(
         [sys.executable, "-c", _SCRIPT, str(target), str(ROOT / "assets" / "hospital")],
         cwd=tmp_path,

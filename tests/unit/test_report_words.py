@@ -1,6 +1,6 @@
-"""The words of a readiness report: codes in privcore, sentences in ui.catalog (English and
-Chinese), and the page (ui.report_view), the HTML (ui.report_html) and the command line
-saying the same thing with the same numbers."""
+"""The words of a readiness report: codes in privcore, sentences in privcore.words.catalog
+(English and Chinese), and the page (ui.report_view), the HTML (privcore.words.report_html)
+and the command line saying the same thing with the same numbers."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from privcore.report import (
     readiness,
 )
 from privcore.report.checks import PL_NOTE_KINDS
-from ui.catalog import LANGUAGES, action_label, catalogue, report_json, texts_of
-from ui.report_html import render_html
+from privcore.words.catalog import LANGUAGES, action_label, catalogue, report_json, texts_of
+from privcore.words.report_html import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
 QI, SA = ["ZIP", "Age"], ["Salary", "Disease"]

@@ -1,4 +1,4 @@
-"""ui.words: every key and code the library hands over gets words in both languages."""
+"""privcore.words.labels: every key and code the library hands over gets words in both languages."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pandas as pd
 
 from privcore.core.notes import Note
 from privcore.data import load_sample
-from ui.catalog import catalogue
-from ui.words import (
+from privcore.words.catalog import catalogue
+from privcore.words.labels import (
     attack_table,
     class_column,
     class_table,
@@ -125,7 +125,7 @@ def test_bundled_data_sets_are_named_in_the_language():
 def test_a_stored_note_is_recognized_by_its_english_words():
     """The history keeps notes as their English sentences (no code): the Chinese page
     recognizes a sentence by the English words of its note and words it again."""
-    from ui.words import sentence_text
+    from privcore.words.labels import sentence_text
 
     assert sentence_text("PL of ZIP: constant column", "zh").startswith("ZIP 的 PL")
     assert sentence_text("PL of all: constant column", "zh").startswith("全部敏感属性 的 PL")
