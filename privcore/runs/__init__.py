@@ -8,15 +8,21 @@ with its options, defaults and choices, from which the command line's options an
 pages' widgets are built.
 """
 
+from privcore.runs.analysis_requests import (
+    BackgroundRequest,
+    ComplementaryRequest,
+    OrderingRequest,
+    ReconstructionRequest,
+    SweepRequest,
+)
 from privcore.runs.execute import (
-    Inputs,
     Outcome,
-    Part,
     compute,
     error_record,
     make_request,
     run,
 )
+from privcore.runs.inputs import Inputs, Part
 from privcore.runs.registry import ALGORITHMS, ATTACKS, MECHANISMS, MODELS, OPTIONS, Entry, Option
 from privcore.runs.requests import (
     AnonymizeRequest,
@@ -46,6 +52,8 @@ __all__ = [
     "AnonymizeRequest",
     "AttackRequest",
     "AuditRequest",
+    "BackgroundRequest",
+    "ComplementaryRequest",
     "DinnerRequest",
     "DpAccuracyRequest",
     "DpAuditRequest",
@@ -55,12 +63,15 @@ __all__ = [
     "Inputs",
     "MeasureRequest",
     "Option",
+    "OrderingRequest",
     "Outcome",
     "Part",
+    "ReconstructionRequest",
     "ReplayRequest",
     "ReportRequest",
     "Request",
     "RiskRequest",
+    "SweepRequest",
     "TaskRequest",
     "check_value",
     "compute",

@@ -53,6 +53,7 @@ LOWER_WORDS = {
     "histogram_columns": "the columns of the histogram (fewer or coarser)",
     "wide_qi": "the QIs with many values",
     "samples": "the number of samples",
+    "values": "the number of simulated values",
 }
 
 
@@ -226,6 +227,13 @@ def _task(request: Any, inputs: Any) -> Cost:
     )
 
 
+def _reconstruction(request: Any, inputs: Any) -> Cost:
+    """Randomization and reconstruction: the simulated values, their noisy copies and
+    fine-bin codes (a few numbers each), read once per iteration of the estimate."""
+    values = request.values * 6
+    return _cost(request.kind, values, values * 20, ("values",), "this reconstruction")
+
+
 def _light(request: Any, inputs: Any) -> Cost:
     return _cost(request.kind, 0, 0, (), f"this {request.kind} run")
 
@@ -238,6 +246,7 @@ _ESTIMATORS: dict[str, Callable[[Any, Any], Cost]] = {
     "DpAuditRequest": _dp_audit,
     "DpQueryRequest": _dp_query,
     "DpReleaseRequest": _dp_release,
+    "ReconstructionRequest": _reconstruction,
     "TaskRequest": _task,
 }
 

@@ -49,9 +49,10 @@ DENSITIES = ("kde", "histogram")
 
 @dataclass(frozen=True)
 class Option:
-    """One parameter: ``kind`` is "int", "float", "choice", "text", "flag" or "columns"
-    (a list of column names); ``choices`` for a choice, ``minimum``/``maximum`` for
-    numbers (inclusive unless ``open_minimum``); ``optional`` when ``None`` means "not
+    """One parameter: ``kind`` is "int", "float", "choice", "text", "flag", "columns"
+    (a list of column names) or "numbers" (a list of numbers, each in the range);
+    ``choices`` for a choice, ``minimum``/``maximum`` for numbers (inclusive unless
+    ``open_minimum``); ``optional`` when ``None`` means "not
     asked for" (a model the user did not choose)."""
 
     name: str
@@ -363,5 +364,58 @@ OPTIONS: dict[str, Option] = {
             choices=AUDIT_METHODS,
         ),
         _o("density", "choice", "OB on continuous outputs: KDE or histogram", choices=DENSITIES),
+        _o(
+            "epsilons",
+            "numbers",
+            "the claimed ε values of a sweep, comma-separated",
+            minimum=0.0,
+            open_minimum=True,
+        ),
+        # background knowledge
+        _o(
+            "m",
+            "int",
+            "background knowledge: wrong sensitive values the attacker rules out per record",
+            minimum=0,
+        ),
+        _o(
+            "posterior_tau",
+            "float",
+            "background knowledge: posterior confidence in the true sensitive value at which a "
+            "record counts as at risk",
+            minimum=0.0,
+            maximum=1.0,
+            open_minimum=True,
+        ),
+        # randomization and reconstruction (Agrawal & Srikant 2000)
+        _o(
+            "noise",
+            "choice",
+            "randomization: the published noise added to each value",
+            choices=_constant("privcore.ldp.reconstruction", "NOISE_KINDS"),
+        ),
+        _o(
+            "noise_scale",
+            "float",
+            "randomization: half-width of uniform noise, or standard deviation of Gaussian "
+            "noise, on values in [0, 100]",
+            minimum=0.0,
+            maximum=1000.0,
+            open_minimum=True,
+        ),
+        _o(
+            "values",
+            "int",
+            "randomization: simulated values to perturb and reconstruct",
+            minimum=100,
+            maximum=10_000_000,
+        ),
+        _o(
+            "reconstruction",
+            "choice",
+            "randomization: how the distribution is rebuilt (bayes: iterative Bayesian "
+            "update; em: expectation maximization)",
+            choices=_constant("privcore.ldp.reconstruction", "METHODS"),
+        ),
     )
 }

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from privcore.core.jsonsafe import plain
+from privcore.core.privacy_parameters import check_epsilon
 from privcore.errors import ParameterError
 from privcore.models import KAnonymity, PrivacyModel, TCloseness, l_diversity
 from privcore.runs.registry import ALGORITHMS, OPTIONS
@@ -98,6 +99,17 @@ def check_value(name: str, value: Any) -> Any:
         return value
     if kind == "flag":
         return bool(value)
+    if kind == "numbers":
+        numbers = [value] if isinstance(value, (int, float)) else value
+        if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence) or not numbers:
+            raise _bad(name, value, "a list of numbers, each " + _range_words(option))
+        return tuple(_checked_number(name, option, number) for number in numbers)
+    return _checked_number(name, option, value)
+
+
+def _checked_number(name: str, option: Any, value: Any) -> int | float:
+    """One number of the option ``name``: finite, whole where asked, in range."""
+    kind = "int" if option.kind == "int" else "float"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _bad(name, value, _range_words(option))
     if not math.isfinite(value):
@@ -119,11 +131,15 @@ class Request:
     """Shared behaviour of the request dataclasses (``kind`` names the history kind)."""
 
     kind: ClassVar[str]
+    #: A field checked by an option of another name (``{"tau": "posterior_tau"}``): the
+    #: same letter can mean different things in two requests.
+    option_names: ClassVar[Mapping[str, str]] = {}
 
     def __post_init__(self) -> None:
         for f in fields(self):  # type: ignore[arg-type]
-            if f.name in OPTIONS:
-                object.__setattr__(self, f.name, check_value(f.name, getattr(self, f.name)))
+            name = self.option_names.get(f.name, f.name)
+            if name in OPTIONS:
+                object.__setattr__(self, f.name, check_value(name, getattr(self, f.name)))
 
     def to_dict(self) -> dict[str, Any]:
         """The parameters as plain JSON types (the history's ``params``)."""
@@ -349,13 +365,14 @@ class TaskRequest(Request):
 
 def _dp_epsilon(request: Request) -> None:
     """A DP request's ε, checked beyond the option's rule (finite, > 0): from
-    :data:`privcore.dp.mechanisms.MIN_EPSILON` to :data:`~privcore.dp.mechanisms.MAX_EPSILON`
+    :data:`privcore.dp.parameters.MIN_EPSILON` to :data:`~privcore.dp.parameters.MAX_EPSILON`
     (``dp.epsilon_too_small``, ``dp.epsilon_too_large``), the range in which the noise is
     sampled exactly; a subnormal ε (5e-324) would make the noise scale Δ/ε infinite, a huge
     one (1e308) the noise zero and its variance a division by zero."""
-    from privcore.dp.mechanisms import check_request_epsilon  # numpy/scipy when used
+    from privcore.dp.parameters import EPSILON_CEILING, EPSILON_FLOOR  # numpy/scipy when used
 
-    object.__setattr__(request, "epsilon", check_request_epsilon(request.epsilon))
+    epsilon = check_epsilon(request.epsilon, at_least=EPSILON_FLOOR, at_most=EPSILON_CEILING)
+    object.__setattr__(request, "epsilon", epsilon)
 
 
 def _where_names(where: Mapping[str, Any] | None) -> list[str]:

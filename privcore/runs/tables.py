@@ -911,7 +911,7 @@ def engine_inputs(
     what a run's work returns (the summary, and a report's parts). The history records
     the frequency set the run read (``record``); ``fields``: other fields of the inputs
     (``schema``)."""
-    from privcore.runs.execute import Inputs
+    from privcore.runs.inputs import Inputs
 
     record = record or ReadRecord()
 

@@ -18,7 +18,7 @@ from privcore.report import risk as risk_module
 from privcore.report.checks import evaluate_checks
 from privcore.runs import Inputs, ReportRequest, run
 from privcore.runs import tables as engine_tables
-from privcore.runs.execute import report_parts
+from privcore.runs.runners import report_parts
 from privcore.runs.tables import ScannedDataset, attack_tables, readiness_tables
 
 SPARK_MISSING = spark_available()

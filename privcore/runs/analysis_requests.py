@@ -1,0 +1,137 @@
+"""Requests for the analyses around a release that are not a request family of their
+own: the background-knowledge, row-order and complementary-release attacks, an ε sweep
+of an LDP mechanism, and randomization with reconstruction.
+
+Each is a frozen request checked by :data:`privcore.runs.registry.OPTIONS`, computed by
+its runner (:mod:`privcore.runs.runners`) from the request and its
+:class:`~privcore.runs.Inputs`, and recorded by :func:`privcore.runs.run` like any other
+run — the same for the pages and the command line. ``to_dict()`` keeps names and
+numbers only (a prior's weights, which name values of the data, are not kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from privcore.errors import ParameterError
+from privcore.runs.requests import Request
+
+__all__ = [
+    "BackgroundRequest",
+    "ComplementaryRequest",
+    "OrderingRequest",
+    "ReconstructionRequest",
+    "SweepRequest",
+]
+
+
+@dataclass(frozen=True)
+class BackgroundRequest(Request):
+    """The background-knowledge attack (Machanavajjhala et al. 2007, §3.1 and §4): an attacker
+    who rules out ``m`` wrong sensitive values per record, with an optional ``prior``
+    (relative weights per value), reads each class of the original (before) and of the
+    release (after); a record is at risk when the posterior of its true value is at least
+    ``tau``. ``sa``: the one sensitive attribute attacked."""
+
+    kind: ClassVar[str] = "attack"
+    option_names: ClassVar[Mapping[str, str]] = {"tau": "posterior_tau"}
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+    m: int = 1
+    tau: float = 0.8
+    prior: Mapping[Any, float] | None = field(default=None, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len(self.sa) != 1:
+            raise ParameterError(
+                f"The background-knowledge attack reads one sensitive attribute; "
+                f"{len(self.sa)} were given.",
+                code="runs.one_sensitive",
+                count=len(self.sa),
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "attack": "background knowledge",
+            "qi": list(self.qi),
+            "sa": self.sa[0],
+            "m": self.m,
+            "tau": self.tau,
+            "prior": self.prior is not None,
+        }
+
+
+@dataclass(frozen=True)
+class OrderingRequest(Request):
+    """The unsorted-matching attack (Sweeney 2002, §4.1): how far the release's row order
+    still follows the original's, and the same figures for its rows shuffled with
+    ``seed`` (the seed a release made here is exported with). A release made here is
+    traced to its records by construction; a file through ``key``, a column present in
+    both tables."""
+
+    kind: ClassVar[str] = "attack"
+    qi: tuple[str, ...] = ()
+    key: str | None = None
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "attack": "unsorted matching",
+            "qi": list(self.qi),
+            "key": self.key,
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True)
+class ComplementaryRequest(Request):
+    """The complementary-release attack (Sweeney 2002, §4.3): two releases of the same
+    records, paired row by row (:attr:`Inputs.release` and
+    :attr:`Inputs.second_release`), intersected class by class; the effective k of each
+    record and what the intersections disclose of ``sa``."""
+
+    kind: ClassVar[str] = "attack"
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"attack": "complementary", "qi": list(self.qi), "sa": list(self.sa)}
+
+
+@dataclass(frozen=True)
+class SweepRequest(Request):
+    """An LDP mechanism audited at each claimed ε of ``epsilons`` with the white-box,
+    black-box and lower-bound measures (:func:`privcore.ldp.audit.sweep`); ``domain``
+    for the frequency oracles."""
+
+    kind: ClassVar[str] = "audit"
+    mechanism: str | None = None
+    epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+    domain: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.mechanism is None:
+            raise ParameterError(
+                "An ε sweep needs a mechanism.", code="runs.audit_target", missing="mechanism"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sweep": self.mechanism, "epsilons": list(self.epsilons), "domain": self.domain}
+
+
+@dataclass(frozen=True)
+class ReconstructionRequest(Request):
+    """Randomization and reconstruction (Agrawal & Srikant 2000): ``values`` simulated
+    values of a known bimodal truth on [0, 100] are published with ``noise`` of
+    ``noise_scale`` added, and their distribution is rebuilt on 20 intervals by the
+    ``reconstruction`` method. No data of the user's is read."""
+
+    kind: ClassVar[str] = "ldp_reconstruction"
+    noise: str = "uniform"
+    noise_scale: float = 25.0
+    values: int = 100_000
+    reconstruction: str = "bayes"

@@ -1,0 +1,655 @@
+"""One runner per kind of request: ``runner(request, inputs, progress)`` computes what
+the request asks for from the request and its :class:`~privcore.runs.inputs.Inputs`, and
+returns ``(result, summary)`` — plus, for a composite run, the :class:`Part` runs made
+inside it. :data:`RUNNERS` maps each request class to its runner;
+:func:`privcore.runs.execute.compute` looks it up, and :func:`privcore.runs.run` records
+the outcome. Library modules are imported inside the runners, so that building a request
+(the command line's parser, a page) loads none of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from privcore.core.jsonsafe import plain
+from privcore.core.progress import Progress
+from privcore.data import Schema
+from privcore.errors import ParameterError, PrivcoreError
+from privcore.runs.analysis_requests import (
+    BackgroundRequest,
+    ComplementaryRequest,
+    OrderingRequest,
+    ReconstructionRequest,
+    SweepRequest,
+)
+from privcore.runs.inputs import Inputs, Part
+from privcore.runs.requests import (
+    AnonymizeRequest,
+    AttackRequest,
+    AuditRequest,
+    DinnerRequest,
+    DpAccuracyRequest,
+    DpAuditRequest,
+    DpQueryRequest,
+    DpReleaseRequest,
+    MeasureRequest,
+    ReplayRequest,
+    ReportRequest,
+    RiskRequest,
+    TaskRequest,
+)
+
+__all__ = ["RUNNERS", "DpReleaseRun", "dp_query_summary", "report_parts"]
+
+
+def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.anonymize import anonymize
+
+    inputs.need("original", "schema")
+    schema = inputs.schema.restricted(request.qi or None, request.sa or None)
+    release = anonymize(
+        inputs.original.frame,
+        schema,
+        request.constraints(),
+        algorithm=request.algorithm,
+        max_suppression=request.max_suppression,
+        seed=request.seed,
+        progress=progress,
+        **request.options(),
+    )
+    release.fingerprint  # noqa: B018 - the release's identity, computed with it (and cached)
+    return release, release.history_summary()
+
+
+def _replay(request: ReplayRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.anonymize.spec import reproduce
+
+    inputs.need("original")
+    release = reproduce(inputs.original.frame, request.spec, progress=progress)
+    return release, release.history_summary()
+
+
+def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.measure.report import measure_release
+
+    inputs.need("original", "release")
+    result = measure_release(
+        inputs.original.frame,
+        inputs.release,
+        qi=request.qi,
+        sa=request.sa,
+        models=request.constraints(),
+        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
+        key=request.key,
+        risk_threshold=request.risk_threshold,
+        population=inputs.population,
+        t_distance=request.t_distance,
+        check_order=not inputs.aligned,
+        alignment=request.alignment,
+        blanked=inputs.blanked,
+    )
+    return result, result.history_summary()
+
+
+def _task(request: TaskRequest, inputs: Inputs, progress: Progress | None):
+    inputs.need("work")
+    return inputs.work(progress)
+
+
+def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.attacks import simulate
+    from privcore.measure.report import aligned_blanked
+
+    inputs.need("original", "release")
+    hierarchies = inputs.schema.hierarchies if inputs.schema else {}
+    original, release, blanked = aligned_blanked(
+        inputs.original.frame,
+        inputs.release,
+        inputs.blanked,
+        request.key,
+        qi=request.qi,
+        hierarchies=hierarchies,
+    )
+    result = simulate(
+        original,
+        release,
+        list(request.qi),
+        list(request.sa),
+        roll=inputs.roll,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        locale=request.locale,
+        hierarchies=hierarchies,
+        tau=request.tau,
+        risk_threshold=request.risk_threshold,
+        tolerance=request.tolerance,
+        progress=progress,
+        blanked=blanked,
+    )
+    return result, result.to_dict()
+
+
+def _audit(request: AuditRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.ldp import audit as ldp_audit
+    from privcore.ldp.mechanisms import make
+
+    if request.on_samples:
+        inputs.need("samples")
+        report = ldp_audit.audit_samples(
+            inputs.samples.frame,
+            request.input_column,
+            list(request.output_columns),
+            claimed_epsilon=request.epsilon,
+            method=request.methods[0],
+            seed=request.seed,
+            density=request.density,
+            progress=progress,
+        )
+        return {request.methods[0]: report}, report.to_dict()
+    mechanism = make(request.mechanism, request.epsilon, d=request.domain)
+    calls: dict[str, Callable[..., Any]] = {
+        "ab": lambda **kw: ldp_audit.audit_ab(mechanism, **kw),
+        "ob": lambda **kw: ldp_audit.audit_ob(
+            mechanism, inputs=request.inputs, density=request.density, **kw
+        ),
+        "lb": lambda **kw: ldp_audit.lower_bound(mechanism, **kw),
+    }
+    reports = {}
+    share = len(request.methods)
+    for index, method in enumerate(request.methods):
+
+        def part(fraction: float, message: str, index: int = index) -> None:
+            if progress is not None:
+                progress((index + fraction) / share, message)
+
+        kwargs: dict[str, Any] = {"seed": request.seed, "progress": part}
+        if request.samples_of(method) is not None:
+            kwargs["n"] = request.samples_of(method)
+        reports[method] = calls[method](**kwargs)
+    return reports, {m: r.to_dict() for m, r in reports.items()}
+
+
+def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
+    """The readiness report (pure: :func:`privcore.report.readiness`). Its measurement
+    and attack are recorded as runs of their own before it (:class:`Part`), with the
+    parameters a :class:`MeasureRequest` and an :class:`AttackRequest` of the same
+    columns and thresholds record; the report's results name their run ids."""
+    from privcore.report import Thresholds, readiness
+
+    inputs.need("original", "release")
+    thresholds = Thresholds.from_dict(request.thresholds)
+    result = readiness(
+        inputs.original.frame,
+        inputs.release,
+        qi=request.qi,
+        sa=request.sa,
+        thresholds=thresholds,
+        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
+        key=request.key,
+        algorithm=dict(inputs.algorithm) if inputs.algorithm else None,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        aligned=inputs.aligned,
+        shuffled=inputs.shuffled,
+        progress=progress,
+        original_name=inputs.original.name,
+        release_name=inputs.release_name,
+        blanked=inputs.blanked,
+    )
+    parts = report_parts(request, result, inputs.describe())
+    return result, result.history_summary(), parts
+
+
+def report_parts(request: ReportRequest, report: Any, described: Mapping[str, Any]) -> list[Part]:
+    """The measure and attack runs a readiness report is recorded with before it: the
+    parameters a :class:`MeasureRequest` and an :class:`AttackRequest` of the same
+    columns and thresholds record (plus ``described``: the inputs' names), the report's
+    measurement and attacks as their results."""
+    thresholds = report.thresholds
+    columns = {"qi": request.qi, "sa": request.sa, "key": request.key}
+    measured = MeasureRequest(
+        **columns,
+        k=thresholds.min_k,
+        l=thresholds.min_l,
+        t=thresholds.max_t,
+        risk_threshold=thresholds.max_prosecutor,
+    )
+    attacked = AttackRequest(
+        **columns,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        risk_threshold=thresholds.max_prosecutor,
+    )
+    return [
+        Part("measure", {**measured.to_dict(), **described}, report.measurement),
+        Part("attack", {**attacked.to_dict(), **described}, report.attacks),
+    ]
+
+
+# --------------------------------------------------------------------------- central DP
+
+
+def _dp_query_of(request: DpQueryRequest, frame: pd.DataFrame) -> Any:
+    """The query (true answer and sensitivities) a DP query request asks of ``frame``."""
+    from privcore.dp import queries
+
+    relation = request.relation
+    if request.query == "count":
+        return queries.count(frame, request.where, relation=relation)
+    if request.query == "histogram":
+        return queries.histogram(frame, list(request.columns), relation=relation)
+    make = queries.clamped_sum if request.query == "sum" else queries.mean
+    low, high = request.clamp
+    return make(frame, request.column, low, high, where=request.where, relation=relation)
+
+
+def _dp_query(request: DpQueryRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp import queries
+
+    inputs.need("original")
+    answer = queries.answer(
+        _dp_query_of(request, inputs.original.frame),
+        request.noise,
+        epsilon=request.epsilon,
+        delta=request.delta,
+        draws=request.draws,
+        seed=request.seed,
+    )
+    return answer, dp_query_summary(answer)
+
+
+def _dp_accuracy(request: DpAccuracyRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp.accuracy import accuracy_curve
+
+    inputs.need("original")
+    curve = accuracy_curve(
+        _dp_query_of(request, inputs.original.frame),
+        request.grid,
+        mechanism=request.noise,
+        delta=request.delta,
+        draws=request.draws,
+        seed=request.seed,
+        progress=progress,
+    )
+    return curve, {"epsilons": len(request.grid), "draws": request.draws}
+
+
+def dp_query_summary(answer: Any) -> dict[str, Any]:
+    """What the history keeps of a noisy answer: the answer (a histogram's cells are
+    values of the data: only their number), its noise and interval, and with several
+    draws their spread."""
+    import numpy as np
+
+    out = answer.to_dict()
+    out.pop("answers", None)
+    if isinstance(answer.answer, pd.Series):
+        out.pop("answer", None)
+        out.pop("interval", None)
+        out["cells"] = int(answer.answer.size)
+    out["query"] = answer.query.name
+    out["draws"] = int(answer.answers.shape[0])
+    if out["draws"] > 1:
+        out["draws_std"] = float(np.std(np.asarray(answer.answers, dtype=float), axis=0).mean())
+    return plain(out)
+
+
+def _dp_dinner(request: DinnerRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp import dinner_story
+
+    story = dinner_story(
+        request.epsilon,
+        prior=request.prior,
+        leaver=request.leaver,
+        mechanism=request.noise,
+        seed=request.seed,
+    )
+    return story, story.to_dict()
+
+
+@dataclass(frozen=True)
+class DpReleaseRun:
+    """A DP release, its error on each query (``comparison``) and, when a k was asked
+    for, the k-anonymous release of the same data compared on the same queries."""
+
+    dp: Any
+    k_anon: Any = None
+    comparison: Any = None
+    #: {"dp": ..., "k_anon": ...}: ``GdprRisks.to_dict()`` of each method, when asked for
+    gdpr_risks: dict[str, Any] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """Names and figures only: the marginals hold values of the data."""
+        dp = self.dp
+        out: dict[str, Any] = {
+            "epsilon": dp.epsilon,
+            "total": dp.total,
+            "records": len(dp.records),
+            "marginals": len(dp.marginals),
+            "ledger": dp.ledger,
+        }
+        if self.comparison is not None:
+            out["comparison"] = self.comparison.summary
+        if self.k_anon is not None:
+            out["k_anon"] = {
+                "algorithm": self.k_anon.algorithm,
+                "node": self.k_anon.node,
+                "suppressed": self.k_anon.n_suppressed,
+            }
+        if self.gdpr_risks is not None:
+            out["gdpr_risks"] = self.gdpr_risks
+        return plain(out)
+
+
+def _compared_schema(inputs: Inputs, qi: tuple[str, ...], sa: str) -> Schema:
+    """The roles of the k-anonymous release a DP release is compared with: the chosen QIs
+    and SA (whatever their roles in the data's schema), every other column insensitive
+    (released as it is), identifiers kept (dropped), the chosen columns' hierarchies. The
+    k-anonymous release then generalizes exactly the QIs both are compared on."""
+    from privcore.data import Role
+
+    schema = inputs.schema
+    roles = {str(column): Role.INSENSITIVE for column in inputs.original.frame.columns}
+    if schema is not None:
+        roles.update({c: r for c, r in schema.roles.items() if r is Role.IDENTIFIER})
+    roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
+    roles[sa] = Role.SENSITIVE
+    hierarchies = {} if schema is None else schema.hierarchies
+    chosen = {*qi, sa}
+    return Schema(roles, {c: h for c, h in hierarchies.items() if c in chosen})
+
+
+def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp.release import compare_releases, dp_release
+
+    inputs.need("original")
+    frame = inputs.original.frame
+    sa = request.sa[0]
+    share = 0.5 if request.k is not None else 1.0
+
+    def part(start: float, width: float) -> Progress | None:
+        if progress is None:
+            return None
+        return lambda fraction, message: progress(start + width * fraction, message)
+
+    dp = dp_release(
+        frame,
+        list(request.qi),
+        sa,
+        epsilon=request.epsilon,
+        seed=request.seed,
+        relation=request.relation,
+        progress=part(0.0, share),
+    )
+    if request.k is None:  # the DP release's own error on each query
+        comparison = compare_releases(frame, list(request.qi), sa, dp, None)
+        result = DpReleaseRun(dp, None, comparison, _method_risks(request, inputs, progress))
+        return result, result.summary()
+    schema = _compared_schema(inputs, request.qi, sa)
+    k_anon = _k_anonymous(frame, schema, request, part(share, 0.9 - share))
+    if progress is not None:
+        progress(0.9, "comparing the two releases")
+    comparison = compare_releases(
+        frame, list(request.qi), sa, dp, k_anon.frame, schema.hierarchies, k=request.k
+    )
+    risks = _method_risks(request, inputs, progress, schema)
+    result = DpReleaseRun(dp, k_anon, comparison, risks)
+    return result, result.summary()
+
+
+def _k_anonymous(
+    frame: pd.DataFrame, schema: Schema, request: DpReleaseRequest, progress: Progress | None = None
+) -> Any:
+    """The k-anonymous release a DP release is compared with (the request's k, algorithm,
+    suppression limit and seed)."""
+    from privcore.anonymize import anonymize
+    from privcore.models import KAnonymity
+
+    return anonymize(
+        frame,
+        schema,
+        [KAnonymity(request.k)],
+        algorithm=request.algorithm,
+        max_suppression=request.max_suppression,
+        seed=request.seed,
+        progress=progress,
+    )
+
+
+def _method_risks(
+    request: DpReleaseRequest,
+    inputs: Inputs,
+    progress: Progress | None,
+    schema: Schema | None = None,
+) -> dict[str, Any] | None:
+    """Singling out, linkability and inference of the DP release's method (and of the
+    k-anonymous one with ``schema``), each made again from a seeded 80 % of the records
+    and attacked against the rest; None unless the request asks for them."""
+    if not request.gdpr:
+        return None
+    from privcore.dp.release import dp_release
+    from privcore.report.risk import held_out_risks, not_measured
+
+    frame, qi, sa = inputs.original.frame, list(request.qi), request.sa[0]
+    if progress is not None:
+        progress(0.95, "singling out, linkability and inference")
+
+    def dp_records(training: pd.DataFrame) -> pd.DataFrame:
+        made = dp_release(
+            training, qi, sa, epsilon=request.epsilon, seed=request.seed, relation=request.relation
+        )
+        return made.records
+
+    def measured(make: Callable[[pd.DataFrame], pd.DataFrame], **options: Any) -> dict:
+        """The figures, or what kept them from being measured (a table too small to
+        hold records out, a release with no record)."""
+        try:
+            return held_out_risks(frame, make, qi, [sa], seed=request.seed, **options).to_dict()
+        except PrivcoreError as exc:
+            return {"not_measured": not_measured(exc)}
+
+    hierarchies = schema.hierarchies if schema is not None else None
+    out = {"dp": measured(dp_records)}
+    if schema is not None:
+        out["k_anon"] = measured(
+            lambda training: _k_anonymous(training, schema, request).frame,
+            hierarchies=hierarchies,
+        )
+    return out
+
+
+def _dp_audit(request: DpAuditRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.dp.audit import audit_mechanism
+
+    kwargs: dict[str, Any] = {"delta": request.delta, "seed": request.seed, "progress": progress}
+    if request.samples is not None:
+        kwargs["samples"] = request.samples
+    report = audit_mechanism(request.audited, request.epsilon, **kwargs)
+    return report, report.to_dict()
+
+
+def _risk(request: RiskRequest, inputs: Inputs, progress: Progress | None):
+    from privcore.report.risk import assess_risk
+
+    inputs.need("original", "release")
+    assessment = assess_risk(
+        inputs.original.frame,
+        inputs.release,
+        request.qi,
+        request.sa,
+        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
+        sampling_fraction=request.sampling_fraction,
+        population=inputs.population,
+        control=inputs.control,
+        seed=request.seed,
+        gdpr=request.gdpr,
+        progress=progress,
+    )
+    return assessment, assessment.history_summary()
+
+
+# --------------------------------------------------------------------------- analyses
+
+
+def _background(request: BackgroundRequest, inputs: Inputs, progress: Progress | None):
+    """The background-knowledge attack on the original (before) and on the release
+    (after): the attacker reads each table on its own, so no pairing of rows is needed."""
+    from privcore.attacks import background_attack
+
+    inputs.need("original", "release")
+    reports = {}
+    tables = (("before", inputs.original.frame), ("after", inputs.release))
+    for step, (when, frame) in enumerate(tables):
+        if progress is not None:
+            progress(step / 2, when)
+        reports[when] = background_attack(
+            frame,
+            list(request.qi),
+            request.sa[0],
+            m=request.m,
+            tau=request.tau,
+            prior=None if request.prior is None else dict(request.prior),
+        )
+    return reports, {when: report.summary for when, report in reports.items()}
+
+
+def _ordering(request: OrderingRequest, inputs: Inputs, progress: Progress | None):
+    """The unsorted-matching attack on the order the release's rows are published in: a
+    release made here (``inputs.aligned``) is in the original's order unless shuffled;
+    a file's order is known only through a key column present in both tables."""
+    from privcore.attacks import unsorted_matching_attack
+
+    inputs.need("original", "release")
+    order = None
+    if request.key is not None:
+        order = _key_order(inputs.original.frame, inputs.release, request.key)
+    elif not inputs.aligned:
+        raise ParameterError(
+            "The row order of a release file can be attacked only when its rows can be "
+            "traced to the original's: give a key column present in both tables.",
+            code="attack.order_unknown",
+        )
+    report = unsorted_matching_attack(
+        inputs.original.frame,
+        inputs.release,
+        order=order,
+        qi=list(request.qi) or None,
+        seed=request.seed,
+        compare_shuffled=True,
+    )
+    return report, report.summary
+
+
+def _key_order(original: pd.DataFrame, release: pd.DataFrame, key: str) -> Any:
+    """For each released row, the position in ``original`` of the record with the same
+    ``key`` (unique in both tables, and the same set of keys)."""
+    import numpy as np
+
+    for name, frame in (("original", original), ("release", release)):
+        if key not in frame.columns:
+            raise ParameterError(
+                f"The key column {key!r} is not in the {name}.",
+                code="attack.key_missing",
+                key=key,
+                table=name,
+            )
+        if frame[key].duplicated().any():
+            raise ParameterError(
+                f"The key column {key!r} repeats values in the {name}: it cannot trace rows.",
+                code="attack.key_not_unique",
+                key=key,
+                table=name,
+            )
+    positions = pd.Index(original[key]).get_indexer(release[key])
+    if len(release) != len(original) or (positions < 0).any():
+        raise ParameterError(
+            f"The release's values of {key!r} are not those of the original: the "
+            "unsorted-matching attack needs one released row per original record.",
+            code="attack.key_mismatch",
+            key=key,
+        )
+    return np.asarray(positions)
+
+
+def _complementary(request: ComplementaryRequest, inputs: Inputs, progress: Progress | None):
+    """Two releases of the same records, paired row by row, intersected class by class
+    (:func:`privcore.attacks.complementary_attack`)."""
+    from privcore.attacks import complementary_attack
+
+    inputs.need("release", "second_release")
+    report = complementary_attack(
+        inputs.release, inputs.second_release, list(request.qi), sa=list(request.sa)
+    )
+    return report, report.to_dict()["summary"]
+
+
+def _mechanism_at(name: str, domain: int | None, epsilon: float) -> Any:
+    from privcore.ldp.mechanisms import make
+
+    return make(name, epsilon, d=domain)
+
+
+def _sweep(request: SweepRequest, inputs: Inputs, progress: Progress | None):
+    """The mechanism audited at each claimed ε (:func:`privcore.ldp.audit.sweep`): one row
+    per ε, every measure with its interval or bound."""
+    import functools
+
+    from privcore.ldp import audit as ldp_audit
+
+    make = functools.partial(_mechanism_at, request.mechanism, request.domain)
+    make(request.epsilons[0])  # an unknown mechanism or a missing domain, in words, first
+    frame = ldp_audit.sweep(make, list(request.epsilons), progress=progress)
+    return frame, {"rows": plain(frame.to_dict("records"))}
+
+
+def _reconstruction(request: ReconstructionRequest, inputs: Inputs, progress: Progress | None):
+    """Randomization and reconstruction on a simulated truth: ``values`` draws of a
+    bimodal distribution on [0, 100] (40 % around 25 with σ = 7, 60 % around 70 with
+    σ = 10, clipped; seed 0), perturbed with the request's noise (seed 1), rebuilt on 20
+    intervals. Returns ``(result, truth)`` (truth: the true shares of the intervals) and
+    the total-variation distances to the truth of the estimate and of the perturbed
+    values (Agrawal & Srikant 2000)."""
+    import numpy as np
+
+    from privcore.ldp.reconstruction import Noise, randomize, reconstruct, total_variation
+
+    n = request.values
+    rng = np.random.default_rng(0)
+    values = np.where(rng.random(n) < 0.4, rng.normal(25, 7, n), rng.normal(70, 10, n))
+    values = values.clip(0, 100)
+    noise = Noise(request.noise, float(request.noise_scale))
+    perturbed = randomize(values, noise, seed=1)
+    result = reconstruct(
+        perturbed, noise, bins=20, lower=0.0, upper=100.0, method=request.reconstruction
+    )
+    truth = np.histogram(values, bins=result.edges)[0] / n  # simulated values, not rows
+    summary = {
+        "tv": total_variation(result.estimate, truth),
+        "tv_perturbed": total_variation(result.perturbed, truth),
+        "iterations": result.iterations,
+    }
+    return (result, truth), summary
+
+
+RUNNERS: dict[type, Callable[..., tuple]] = {
+    AnonymizeRequest: _anonymize,
+    ReplayRequest: _replay,
+    MeasureRequest: _measure,
+    AttackRequest: _attack,
+    AuditRequest: _audit,
+    ReportRequest: _report,
+    TaskRequest: _task,
+    DpQueryRequest: _dp_query,
+    DpAccuracyRequest: _dp_accuracy,
+    DinnerRequest: _dp_dinner,
+    DpReleaseRequest: _dp_release,
+    DpAuditRequest: _dp_audit,
+    RiskRequest: _risk,
+    BackgroundRequest: _background,
+    OrderingRequest: _ordering,
+    ComplementaryRequest: _complementary,
+    SweepRequest: _sweep,
+    ReconstructionRequest: _reconstruction,
+}
