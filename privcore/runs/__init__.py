@@ -8,6 +8,7 @@ with its options, defaults and choices, from which the command line's options an
 pages' widgets are built.
 """
 
+from privcore.runs.accountant import Accountant, cost_of
 from privcore.runs.analysis_requests import (
     BackgroundRequest,
     ComplementaryRequest,
@@ -49,6 +50,7 @@ __all__ = [
     "MECHANISMS",
     "MODELS",
     "OPTIONS",
+    "Accountant",
     "AnonymizeRequest",
     "AttackRequest",
     "AuditRequest",
@@ -75,6 +77,7 @@ __all__ = [
     "TaskRequest",
     "check_value",
     "compute",
+    "cost_of",
     "error_record",
     "make_request",
     "request_from_dict",

@@ -131,6 +131,7 @@ class ReconstructionRequest(Request):
     ``reconstruction`` method. No data of the user's is read."""
 
     kind: ClassVar[str] = "ldp_reconstruction"
+    option_names: ClassVar[Mapping[str, str]] = {"noise": "randomization_noise"}
     noise: str = "uniform"
     noise_scale: float = 25.0
     values: int = 100_000

@@ -34,6 +34,7 @@ from privcore import history
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress
 from privcore.errors import CancelledError, HistoryError, PrivcoreError
+from privcore.runs.accountant import Accountant
 from privcore.runs.inputs import Inputs
 from privcore.runs.requests import (
     AuditRequest,
@@ -261,13 +262,18 @@ def run(
     page: str = "cli",
     record: bool = True,
     worker: bool | None = None,
+    budget: Accountant | None = None,
+    budget_label: str | None = None,
 ) -> Outcome:
     """Execute ``request`` on ``inputs`` and record it (see the module docstring).
 
     ``page`` names the front end in the history ("cli", or the page); ``owner`` is the
     visitor's opaque token on a hosted demo; ``record=False`` writes nothing (the
     command line without ``--record``). ``worker``: see :func:`compute` (by default,
-    a worker process when the ``PRIVCORE_WORKERS`` setting asks for it).
+    a worker process when the ``PRIVCORE_WORKERS`` setting asks for it). ``budget``: the
+    privacy accountant a DP run spends from (:mod:`privcore.runs.accountant`): checked
+    before the run, spent (``budget_label`` on its ledger line) when it succeeds, and
+    kept in the run's results under ``budget``.
     """
     inputs = inputs or Inputs()
     params = {**request.to_dict(), **inputs.describe()}
@@ -285,6 +291,8 @@ def run(
         return _write(kind, run_params, results, status, error, inputs, page, owner, started)
 
     try:
+        if budget is not None:
+            budget.check(request)  # refused before any noise is drawn
         result, summary, *more = compute(request, inputs, progress, worker=worker)
     except CancelledError:
         write("cancelled", {}, None)
@@ -300,6 +308,9 @@ def run(
         raise
     parts = more[0] if more else []
     summary = dict(summary)
+    spent = None if budget is None else budget.spend(request, budget_label)
+    if spent is not None:
+        summary["budget"] = spent
     history_error = None
     for part in parts:
         part_id, history_error = write("ok", part.results, None, part.kind, part.params)

@@ -389,7 +389,7 @@ OPTIONS: dict[str, Option] = {
         ),
         # randomization and reconstruction (Agrawal & Srikant 2000)
         _o(
-            "noise",
+            "randomization_noise",
             "choice",
             "randomization: the published noise added to each value",
             choices=_constant("privcore.ldp.reconstruction", "NOISE_KINDS"),
