@@ -22,7 +22,6 @@ the frequency set the run read — the same on every engine — never its rows.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,15 +31,15 @@ import numpy as np
 import pandas as pd
 
 from privcore.core.progress import Progress, Stage
-from privcore.core.scaling import unit_of
 from privcore.data import Schema
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.loading import fingerprint
-from privcore.engines.base import COUNT, Engine, Regrouped, max_groups, regrouped
+from privcore.engines.base import COUNT, Engine, max_groups, regrouped
 from privcore.errors import InfeasibleError
 from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
 from privcore.models import ModelReport, PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
+from privcore.runs.mondrian_fragments import mondrian_in_fragments
 
 #: Algorithms that need each record in memory: they refuse a frequency set whose rows
 #: stand for several records (``anonymize.needs_records``); on an engine the table's
@@ -162,7 +161,8 @@ def anonymize_table(
 
     The frequency set is brought into memory when it has at most
     :func:`~privcore.engines.base.max_groups` rows; above that Mondrian runs on fragments
-    (:func:`_mondrian_in_fragments`) and the lattice searches refuse
+    (:func:`~privcore.runs.mondrian_fragments.mondrian_in_fragments`) and the lattice
+    searches refuse
     (``engines.too_many_groups``). KACA and condensation need the records themselves:
     the table is read into memory for them when it has at most :func:`records_limit`
     rows (:func:`_records_in_memory`), and refused above that."""
@@ -185,7 +185,7 @@ def anonymize_table(
     except InfeasibleError as exc:
         if exc.code != "engines.too_many_groups" or algorithm != "mondrian":
             raise
-        grouped, release = _mondrian_in_fragments(
+        grouped, release = mondrian_in_fragments(
             engine, table, inner, constraints, limit, stage.part(0.0, 0.7), settings
         )
     else:
@@ -279,237 +279,6 @@ def _records_in_memory(
         written_check=check,
         dataset=scanned_dataset(engine, table, frequency_set, name),
     )
-
-
-@dataclass(frozen=True, eq=False)
-class _Axis:
-    """One QI as Mondrian sees it in the whole table: numeric (its range), a hierarchy
-    (its leaves present), or a set of values (their number) — ``base``, what its spans
-    are shares of (missing counted as one value)."""
-
-    column: str
-    kind: str  # "numeric", "hierarchy" or "set"
-    base: float
-    hierarchy: Hierarchy | None = None
-    leaves: np.ndarray | None = None  # hierarchy: the leaves present in the whole table
-    low: float = 0.0  # numeric: the smallest and largest number, for a range (``base``)
-    high: float = 0.0  # beyond the floats (±1e308: base is inf)
-
-    @property
-    def domain(self) -> Any:
-        """What Mondrian's ``span_domains`` takes: ``base``, or (low, high) of a numeric
-        QI whose range is no float."""
-        numeric = self.kind == "numeric"
-        return (self.low, self.high) if numeric and not np.isfinite(self.base) else self.base
-
-
-def _axes(
-    engine: Engine, table: Any, qi: Sequence[str], hierarchies: Mapping[str, Hierarchy], limit
-) -> list[_Axis]:
-    """Each QI's :class:`_Axis`, from its one-column frequency set (a QI with more
-    distinct values than ``limit`` is left out: the table is not cut on it, and Mondrian
-    measures its spans on each fragment)."""
-    axes = []
-    for column in qi:
-        try:
-            values = engine.grouped(table, [column], limit=limit).frame[column]
-        except InfeasibleError:
-            continue
-        missing = int(values.isna().any())
-        present = values.dropna()
-        if pd.api.types.is_numeric_dtype(values.dtype):  # Mondrian reads numbers as numbers
-            low, high = (float(present.min()), float(present.max())) if len(present) else (0, 0)
-            with np.errstate(over="ignore"):
-                span = float(np.float64(high) - np.float64(low))
-            axes.append(_Axis(column, "numeric", span, low=low, high=high))
-        elif column in hierarchies:
-            leaves = hierarchies[column].encode(present)
-            axes.append(
-                _Axis(column, "hierarchy", len(leaves) + missing, hierarchies[column], leaves)
-            )
-        else:
-            axes.append(_Axis(column, "set", float(len(values))))
-    return axes
-
-
-def _lca_level(axis: _Axis, leaves: np.ndarray) -> int:
-    """The lowest level at which all of ``leaves`` share one label."""
-    for level in range(axis.hierarchy.height + 1):
-        if len(np.unique(axis.hierarchy.codes(level)[leaves])) <= 1:  # not rows: leaves
-            return level
-    return axis.hierarchy.height
-
-
-def _span_and_cut(axis: _Axis, values: pd.Series, counts: np.ndarray) -> tuple[float, Any]:
-    """Mondrian's view of a fragment on one QI, from the QI's distinct values in it
-    (``values``, their records ``counts``): its normalized span (as
-    :func:`privcore.anonymize.mondrian` measures it, in the whole table's terms) and its
-    cut — a boolean mask of the values that go left — or None when it has one value.
-    Numbers and sets are cut at the lower weighted median (or just below it, whichever
-    is more balanced), a hierarchy between two children of the values' lowest common
-    ancestor, the most balanced first; missing values, mixed with others, go to a side
-    of their own first."""
-    missing = values.isna().to_numpy()
-    if len(values) < 2:
-        return 0.0, None
-    if missing.any():
-        return 1.0, ~missing  # numbers mixed with missing values: those split off first
-    size = int(counts.sum())
-    if axis.kind == "hierarchy":
-        leaves = axis.hierarchy.encode(values)
-        level = _lca_level(axis, leaves)
-        node = axis.hierarchy.codes(level)[leaves[0]]
-        under = int((axis.hierarchy.codes(level)[axis.leaves] == node).sum())
-        span = under / axis.base
-        child = axis.hierarchy.codes(level - 1)[leaves]  # level ≥ 1: two values differ
-        children = np.unique(child)  # not rows: a node's children
-        records = np.array([counts[child == c].sum() for c in children])
-        left = np.cumsum(records)[:-1]
-        best = int(np.argmax(np.minimum(left, size - left)))
-        return span, np.isin(child, children[: best + 1])
-    if axis.kind == "numeric":
-        numbers = values.to_numpy(dtype=np.float64)
-        if np.isfinite(axis.base):
-            span = float(numbers.max() - numbers.min()) / axis.base if axis.base else 0.0
-        else:  # ±1e308: spans in a unit that holds the whole range
-            unit = unit_of([axis.low, axis.high])
-            whole = axis.high * unit - axis.low * unit
-            span = float(numbers.max() * unit - numbers.min() * unit) / whole
-        order = np.argsort(numbers, kind="stable")
-    else:
-        text = values.astype(str).to_numpy(dtype=object)
-        span = len(values) / axis.base
-        order = np.argsort(text, kind="stable")
-    cumulative = np.cumsum(counts[order])
-    x = int(np.searchsorted(cumulative, (size + 1) // 2))  # the lower median's rank
-    options = [(x, cumulative[x])] + ([(x - 1, cumulative[x - 1])] if x > 0 else [])
-    options = [(r, int(n)) for r, n in options if 0 < n < size]
-    rank, _ = min(options, key=lambda o: (-min(o[1], size - o[1]), o[0]))
-    mask = np.zeros(len(values), dtype=bool)
-    mask[order[: rank + 1]] = True
-    return span, mask
-
-
-def _cut_fragment(
-    engine: Engine, part: Any, axes: Sequence[_Axis], limit: int
-) -> tuple[Any, Any] | None:
-    """The two halves of fragment ``part`` by Mondrian's own first cut: on the QI with
-    the largest span (the first of them at a tie), as :func:`_span_and_cut` says."""
-    best = None
-    for axis in axes:
-        grouped = engine.grouped(part, [axis.column], limit=limit)
-        counts = grouped.frame[COUNT].to_numpy(dtype=np.int64)
-        span, mask = _span_and_cut(axis, grouped.frame[axis.column], counts)
-        if mask is not None and (best is None or span > best[0]):
-            best = (span, axis.column, grouped, mask)
-    if best is None:
-        return None
-    _, column, grouped, mask = best
-    rows = np.flatnonzero(mask)
-    return (
-        engine.restricted(part, column, _fragment_values(grouped, column, rows)),
-        engine.restricted(part, column, _fragment_values(grouped, column, np.flatnonzero(~mask))),
-    )
-
-
-def _fragment_values(grouped: Regrouped, column: str, rows: np.ndarray) -> list:
-    """The raw values of ``column`` whose loader's values are the rows ``rows`` of the
-    one-column frequency set ``grouped``."""
-    chosen = np.isin(grouped.row_of_raw, rows)
-    return [None if pd.isna(v) else v for v in grouped.raw[column].to_numpy()[chosen]]
-
-
-def _mondrian_in_fragments(
-    engine: Engine,
-    table: Any,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    limit: int,
-    progress: Progress,
-    settings: Mapping[str, Any],
-) -> tuple[Regrouped, Any]:
-    """Mondrian on a table whose frequency set has more than ``limit`` rows, as the
-    Spark Mondrian of De Capitani di Vimercati et al. (PerCom 2021) does: the table is
-    cut in the engine into fragments — a fragment whose frequency set has more than
-    ``limit`` rows is halved by the cut Mondrian itself would make first
-    (:func:`_cut_fragment`: the widest QI in the whole table's terms, at its median or
-    between two children of its values' common ancestor), which needs only each QI's
-    distinct values and their counts in it —, Mondrian runs on each fragment's
-    frequency set with its counts as weights and the whole table's domains
-    (``span_domains``), and the fragments' releases are put together. At these sizes
-    every such cut leaves far more than k records on each side, so the release is the
-    one Mondrian makes on the whole table, up to the tie-breaking of the cut's side;
-    every class still meets the models. Returns the frequency set of the whole table
-    and its release, measured as one release."""
-    from privcore.anonymize import anonymize
-    from privcore.anonymize.base import finish, prepare
-
-    started = time.perf_counter()
-    stage = Stage(progress)
-    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
-    axes = _axes(engine, table, qi, schema.hierarchies, limit)
-    domains = {axis.column: axis.domain for axis in axes}
-    total = engine.rows(table)
-    todo = [table]
-    done: list[tuple[Regrouped, pd.DataFrame]] = []
-    records = 0
-    while todo:
-        part = todo.pop(0)
-        try:
-            grouped = engine.grouped(part, [*qi, *sa], limit=limit)
-        except InfeasibleError as exc:
-            halves = (
-                None
-                if exc.code != "engines.too_many_groups"
-                else _cut_fragment(engine, part, axes, limit)
-            )
-            if halves is None:
-                raise
-            todo[:0] = list(halves)
-            continue
-        release = anonymize(
-            grouped.frame[[*qi, *sa]],
-            schema,
-            constraints,
-            algorithm="mondrian",
-            weights=grouped.frame[COUNT].to_numpy(dtype=np.int64),
-            span_domains=domains,
-            **settings,
-        )
-        done.append((grouped, release.frame[qi].reset_index(drop=True)))
-        records += int(grouped.frame[COUNT].sum())
-        stage(0.9 * records / total, f"Mondrian on fragment {len(done)}")
-    frames = [g.frame for g, _ in done]
-    offsets = np.cumsum([0] + [len(f) for f in frames[:-1]])
-    whole = Regrouped(
-        pd.concat(frames, ignore_index=True),
-        pd.concat([g.raw for g, _ in done], ignore_index=True),
-        np.concatenate([g.row_of_raw + o for (g, _), o in zip(done, offsets, strict=True)]),
-    )
-    released = pd.concat([r for _, r in done], ignore_index=True)
-    weights = whole.frame[COUNT].to_numpy(dtype=np.int64)
-    stage(0.9, "Measuring the fragments' release as one")
-    problem = prepare(
-        whole.frame[[*qi, *sa]],
-        schema,
-        constraints,
-        max_suppression=float(settings.get("max_suppression", 0.0)),
-        seed=int(settings.get("seed", 0)),
-        need_hierarchies=False,
-        weights=weights,
-    )
-    out = whole.frame[[*qi, *sa]].copy()
-    for q in qi:
-        out[q] = released[q].to_numpy()
-    release = finish(
-        problem,
-        out,
-        np.zeros(len(out), dtype=bool),
-        algorithm="mondrian",
-        params={"summary": settings.get("summary", "range"), "fragments": len(done)},
-        started=started,
-    )
-    return whole, release
 
 
 def measure_tables(
@@ -757,16 +526,13 @@ def readiness_tables(
 
     Returns the :class:`~privcore.report.ReadinessReport` and the
     :class:`ScannedDataset` of the original."""
-    import dataclasses
     import datetime as dt
 
-    from privcore.attacks import simulate
     from privcore.core.jsonsafe import plain
-    from privcore.measure.report import measure_release
     from privcore.report import ReadinessReport, Thresholds
     from privcore.report.checks import evaluate_checks, notes_of
-    from privcore.report.findings import constant_columns, findings_of_facts
-    from privcore.report.readiness import _names, article29_risks
+    from privcore.report.findings import constant_columns
+    from privcore.report.readiness import _names
 
     if not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
@@ -776,77 +542,25 @@ def readiness_tables(
     stage = Stage(progress)
 
     stage(0.0, "Pairing the two tables in the engine")
-    original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
-    stage(0.3, "Measuring the release")
-    measured = measure_release(
-        original_part,
-        release_part,
-        qi=qi,
-        sa=sa,
-        models=thresholds.models(),
-        hierarchies=hierarchies,
-        weights=weights,
-        risk_threshold=thresholds.max_prosecutor,
-    )
-    if key is not None:  # the engine paired the rows by the key: the joint set is aligned
-        measured = dataclasses.replace(measured, key=key, alignment="key")
-    measurement = plain(measured.to_dict())
-
-    stage(0.4, "Attacking the release")
-    simulation = simulate(
-        original_part,
-        release_part,
-        qi,
-        sa,
-        weights=weights,
-        roll_size=roll_size,
-        seed=seed,
-        hierarchies=hierarchies,
-        risk_threshold=thresholds.max_prosecutor,
-        progress=stage.part(0.4, 0.85),
+    joint = _joint_parts(engine, original, release, qi, sa, key)
+    original_part, release_part, weights = joint
+    measurement, simulation = _measured_and_attacked(
+        joint, qi, sa, key, thresholds, hierarchies, roll_size, seed, stage
     )
     attacks = plain(simulation.to_dict())
 
     stage(0.85, "Checking row order and columns in the engine")
     records = int(weights.sum())
-    if key is None:  # row i of the file under review is row i of the original
-        order: dict[str, Any] = {
-            "n": records,
-            "spearman": 1.0 if records >= 2 else None,
-            "rows_in_place": records,
-        }
-        key_sample = None
-        sampled = records > SAMPLE_ROWS
-    else:
-        order = engine.key_order(original, release, key)
-        key_sample = engine.head(original, SAMPLE_ROWS)
-        sampled = max(order["original_rows"], engine.rows(release)) > SAMPLE_ROWS
-    release_sample = engine.head(release, SAMPLE_ROWS)
-    found = findings_of_facts(
-        release_sample,
-        qi,
-        sa,
-        key,
-        simulation,
-        order=order,
-        key_sample=key_sample,
-        shuffled=shuffled,
-        constant=constant_columns(original_part, release_part, measurement),
+    constant = constant_columns(original_part, release_part, measurement)
+    found, sampled = _engine_findings(
+        engine, original, release, key, records, qi, sa, simulation, shuffled, constant
     )
     gdpr_figures, gdpr_notes = None, []
     if gdpr or thresholds.needs_gdpr_risks:
         stage(0.9, "Measuring singling out, linkability and inference")
-        paired_original, paired_release, drawn = pairs_as_records(
-            original_part, release_part, weights, limit=GDPR_RECORDS, seed=seed
+        gdpr_figures, gdpr_notes = _engine_article29(
+            original_part, release_part, weights, qi, sa, seed, hierarchies
         )
-        gdpr_figures, not_measured = article29_risks(
-            paired_original, paired_release, qi, sa, seed=seed, hierarchies=hierarchies
-        )
-        if not_measured is not None:
-            gdpr_notes.append(not_measured)
-        elif drawn:
-            params = {"rows": GDPR_RECORDS, "records": records}
-            gdpr_notes.append({"note": "gdpr_sampled", "params": params})
     checks, reasons, conditions, verdict = evaluate_checks(
         measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr_figures
     )
@@ -876,6 +590,131 @@ def readiness_tables(
     )
     stage(1.0, "Done")
     return report, dataset
+
+
+def _measured_and_attacked(
+    joint: tuple[pd.DataFrame, pd.DataFrame, np.ndarray],
+    qi: list[str],
+    sa: list[str],
+    key: str | None,
+    thresholds: Any,
+    hierarchies: Mapping[str, Hierarchy],
+    roll_size: int | None,
+    seed: int,
+    stage: Stage,
+) -> tuple[dict[str, Any], Any]:
+    """The joint frequency set measured with the models the thresholds require, and
+    attacked with a roll of ``roll_size`` people (its counts as weights): the
+    measurement as plain figures, and the simulation."""
+    import dataclasses
+
+    original_part, release_part, weights = joint
+
+    from privcore.attacks import simulate
+    from privcore.core.jsonsafe import plain
+    from privcore.measure.report import measure_release
+
+    stage(0.3, "Measuring the release")
+    measured = measure_release(
+        original_part,
+        release_part,
+        qi=qi,
+        sa=sa,
+        models=thresholds.models(),
+        hierarchies=hierarchies,
+        weights=weights,
+        risk_threshold=thresholds.max_prosecutor,
+    )
+    if key is not None:  # the engine paired the rows by the key: the joint set is aligned
+        measured = dataclasses.replace(measured, key=key, alignment="key")
+    stage(0.4, "Attacking the release")
+    simulation = simulate(
+        original_part,
+        release_part,
+        qi,
+        sa,
+        weights=weights,
+        roll_size=roll_size,
+        seed=seed,
+        hierarchies=hierarchies,
+        risk_threshold=thresholds.max_prosecutor,
+        progress=stage.part(0.4, 0.85),
+    )
+    return plain(measured.to_dict()), simulation
+
+
+def _engine_findings(
+    engine: Engine,
+    original: Any,
+    release: Any,
+    key: str | None,
+    records: int,
+    qi: list[str],
+    sa: list[str],
+    simulation: Any,
+    shuffled: bool,
+    constant: Any,
+) -> tuple[dict[str, Any], bool]:
+    """The report's findings on a table read by an engine: the row order (by
+    construction without a key; the engine's rank correlation of the pairs' positions
+    with one), the key's and the other columns' look from the first :data:`SAMPLE_ROWS`
+    rows; and whether those rows are a sample of a larger table."""
+    from privcore.report.findings import findings_of_facts
+
+    if key is None:  # row i of the file under review is row i of the original
+        order: dict[str, Any] = {
+            "n": records,
+            "spearman": 1.0 if records >= 2 else None,
+            "rows_in_place": records,
+        }
+        key_sample = None
+        sampled = records > SAMPLE_ROWS
+    else:
+        order = engine.key_order(original, release, key)
+        key_sample = engine.head(original, SAMPLE_ROWS)
+        sampled = max(order["original_rows"], engine.rows(release)) > SAMPLE_ROWS
+    found = findings_of_facts(
+        engine.head(release, SAMPLE_ROWS),
+        qi,
+        sa,
+        key,
+        simulation,
+        order=order,
+        key_sample=key_sample,
+        shuffled=shuffled,
+        constant=constant,
+    )
+    return found, sampled
+
+
+def _engine_article29(
+    original_part: pd.DataFrame,
+    release_part: pd.DataFrame,
+    weights: np.ndarray,
+    qi: list[str],
+    sa: list[str],
+    seed: int,
+    hierarchies: Mapping[str, Hierarchy],
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Singling out, linkability and inference on the record pairs of the joint
+    frequency set (all of them up to :data:`GDPR_RECORDS`, else a uniform sample: note
+    ``gdpr_sampled``), and the notes to add."""
+    from privcore.report.readiness import article29_risks
+
+    paired_original, paired_release, drawn = pairs_as_records(
+        original_part, release_part, weights, limit=GDPR_RECORDS, seed=seed
+    )
+    figures, not_measured = article29_risks(
+        paired_original, paired_release, qi, sa, seed=seed, hierarchies=hierarchies
+    )
+    if not_measured is not None:
+        return figures, [not_measured]
+    if drawn:
+        records = int(weights.sum())
+        return figures, [
+            {"note": "gdpr_sampled", "params": {"rows": GDPR_RECORDS, "records": records}}
+        ]
+    return figures, []
 
 
 class ReadRecord:

@@ -51,7 +51,7 @@ def test_a_fragment_is_cut_as_mondrian_cuts_first():
     the root, its children x (a, b: 3 records) and y (c: 1): the cut is x | y, span 4/4.
     Missing values mixed with others go to a side of their own, span 1."""
     from privcore.data import Hierarchy
-    from privcore.runs.tables import _Axis, _span_and_cut
+    from privcore.runs.mondrian_fragments import _Axis, _span_and_cut
 
     axis = _Axis("n", "numeric", 10.0)
     span, mask = _span_and_cut(axis, pd.Series([1.0, 2.0, 3.0, 4.0]), np.array([1, 1, 1, 5]))
