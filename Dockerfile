@@ -52,7 +52,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 
 # The demo overrides: smaller uploads, no usage statistics, bound to all interfaces (inside
 # the container), sessions of visitors who left dropped after 30 s; serve.py adds the
-# guard (no /_stcore/metrics, security headers) and the housekeeping of ui/hosting.py.
+# guard (no /_stcore/metrics, security headers) and the housekeeping of ui/common/hosting.py.
 CMD ["python", "-m", "streamlit", "run", "serve.py", \
      "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", \
      "--server.maxUploadSize=50", "--server.enableCORS=true", \

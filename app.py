@@ -7,12 +7,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from privcore.errors import PrivcoreError
-from ui import charts, layout
-from ui.errors import show_error
-from ui.i18n import LANGUAGES, labels, t
-from ui.shell import VIA_APP
-from ui.state import workbench
+from ui.common import charts, layout
+from ui.common.errors import show_error
+from ui.common.i18n import LANGUAGES, labels, t
+from ui.common.shell import VIA_APP, dataset_status
+from ui.common.state import workbench
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -79,18 +78,7 @@ def _sidebar():
         return st.container()
 
 
-def _dataset_status(container) -> None:
-    wb = workbench()
-    with container:
-        try:
-            rows, columns = wb.size()
-            st.caption(t("sidebar.dataset_size", rows=f"{rows:,}", columns=columns))
-            st.caption(t("sidebar.schema_ok") if wb.schema() else t("sidebar.schema_missing"))
-        except PrivcoreError as exc:
-            show_error(exc)
-
-
-dataset_status = _sidebar()
+status_slot = _sidebar()
 
 pages = [
     st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
@@ -153,4 +141,4 @@ except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback fo
 finally:
     st.session_state[VIA_APP] = False
 
-_dataset_status(dataset_status)
+dataset_status(status_slot)

@@ -15,7 +15,7 @@ idle server, as the reference. Then an attacker in another browser:
    of two numbers), and one of 156 kB with 10⁶ rows, uploaded on Data & roles, tabs
    closed after 15 s;
 3. **every heavy action of every page** (hardening, round three): the keys of
-   :func:`ui.heavy.computing_keys` — the computing buttons the code of ``ui/`` and
+   :func:`ui.common.heavy.computing_keys` — the computing buttons the code of ``ui/`` and
    ``pages/`` draws, not a hand-kept list — each brought on screen by its entry in
    :data:`REPLAYS` (a key without one fails the bench) with the costliest parameters the
    demo's widgets allow where that is simple, on a table of ``PRIVCORE_MAX_ROWS``
@@ -26,7 +26,7 @@ idle server, as the reference. Then an attacker in another browser:
 Reported per attack (1, 2): the peak memory, the bystander's page times against the idle
 reference, and the memory once the attacker's sessions are gone (the demo drops a
 departed session after ``server.disconnectedSessionTTL`` seconds, and the housekeeping of
-``ui/hosting.py`` returns freed heap to the system) against the memory before. Per heavy
+``ui/common/hosting.py`` returns freed heap to the system) against the memory before. Per heavy
 action (3): what the page showed (a refusal's words, "ran", "cancelled"), the peak memory
 while it ran, the memory 5 s after Cancel or close, and the bystander's pages meanwhile;
 overall: the bystander's p95 page time during the replay against its idle p95, the peak
@@ -72,7 +72,7 @@ sys.path.insert(0, str(ROOT))
 
 from privcore.dp.audit import MAX_SAMPLES as DP_AUDIT_MAX_SAMPLES
 from privcore.words.catalog import text
-from ui.heavy import computing_keys, declared_buttons
+from ui.common.heavy import computing_keys, declared_buttons
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -966,7 +966,7 @@ def replay_order(keys: set[str]) -> list[str]:
     missing, stale = keys - set(REPLAYS), set(REPLAYS) - keys
     if missing or stale:
         raise SystemExit(
-            "bench_resource_attacks: REPLAYS does not match ui.heavy.computing_keys(): "
+            "bench_resource_attacks: REPLAYS does not match ui.common.heavy.computing_keys(): "
             f"no replay for {sorted(missing)}; no such button any more: {sorted(stale)}"
         )
     return [key for key in REPLAYS if key in keys]
@@ -1324,7 +1324,7 @@ def main(only: list[str] | None = None, attacks: bool = True, run_for: float = R
                 replayed = replay_all(browser, server, files, keys, run_for)
                 browser.close()
             sections.append(
-                f"Every heavy action ({len(keys)} keys of `ui.heavy.computing_keys()`), on "
+                f"Every heavy action ({len(keys)} keys of `ui.common.heavy.computing_keys()`), on "
                 f"{files.table.stat().st_size / 2**20:.1f} MB of CSV with "
                 f"{env.get('PRIVCORE_MAX_ROWS')} rows, each left to run {run_for:.0f} s:\n\n"
                 + _replay_report(server, replayed, [s for *_, s in idle_log], before)

@@ -1,24 +1,20 @@
 """Attack simulator: would the release picked at the top resist an attacker?"""
 
-from functools import partial
-
 import streamlit as st
 
-from privcore.runs import AttackRequest, Inputs, MeasureRequest, TaskRequest, tasks
-from ui import attack_view as view
-from ui.heavy import heavy_button, new_request, run_heavy
-from ui.i18n import t
-from ui.shared import share_release_run
-from ui.shell import require_app
-from ui.state import keep, workbench
-from ui.workspace import (
+from ui.attack import engine, runs, view
+from ui.attack import roll as roll_inputs
+from ui.common.components import fmt
+from ui.common.heavy import heavy_button
+from ui.common.i18n import t
+from ui.common.shell import require_app
+from ui.common.state import keep, workbench
+from ui.common.workspace import (
     alignment_controls,
     assessing_page,
     guard_run,
     keep_result,
     note_release_columns,
-    paired_frame,
-    release_inputs,
     result_header,
     result_of,
     rows_line_up,
@@ -31,7 +27,7 @@ ROLL, PAGE = "at_roll", "attack"
 if workbench().is_table():  # a table opened in an engine: a release file attacked there
     st.title(t("at.title"))
     st.write(t("at.lead"))
-    view.table_page(workbench())
+    engine.table_page(workbench())
     st.stop()
 
 wb, original, schema, entry = assessing_page(title="at.title", lead="at.lead", key="at_release")
@@ -41,7 +37,7 @@ left, right = st.columns(2, gap="large")
 with left:
     pairing, key_column = alignment_controls(entry, original, qi, sa, key="at")
 with right:
-    view.roll_controls(wb, original, qi, key=ROLL)
+    roll_inputs.roll_controls(wb, original, qi, key=ROLL)
 
 stored_roll = st.session_state.get(ROLL)
 roll = stored_roll["roll"] if stored_roll and stored_roll["data"] == wb.active else None
@@ -55,13 +51,6 @@ roll_facts = roll.to_dict()
 roll_public = bool(stored_roll.get("public"))  # built from a bundled sample
 
 
-def task(params: dict, work, *, label: str):
-    """A recorded attack run of this page (``work(progress)`` → (result, summary))."""
-    inputs = Inputs(original=original, schema=schema, release_name=entry.name, work=work)
-    request = TaskRequest(task="attack", params=params)
-    return run_heavy(request, inputs, label=label, page=PAGE)
-
-
 tabs = st.tabs([t("at.tab_linkage"), t("at.tab_background"), t("at.tab_ordering"), t("at.tab_two")])
 with tabs[0]:
     # the roll is built already (its description is recorded with the run's inputs)
@@ -70,28 +59,22 @@ with tabs[0]:
     params = {**values, "pairing": pairing, "roll": roll_facts}
 
     def linkage():
-        inputs = release_inputs(
-            entry, original, schema, pairing, qi=qi, sa=sa, roll=roll, names={"roll": roll_facts}
+        return runs.linkage(
+            entry,
+            original,
+            schema,
+            pairing,
+            values,
+            roll,
+            roll_facts=roll_facts,
+            roll_public=roll_public,
         )
-        request = new_request(AttackRequest, values, inputs, page=PAGE)
-        inputs = share_release_run(
-            request, inputs, entry, public_inputs=roll_public, pairing=pairing, roll=roll_facts
-        )
-        return run_heavy(request, inputs, label=t("at.run_linkage"), page=PAGE)
 
     def unpaired():
-        """What needs no pairing: the release's classes against the roll (prosecutor,
-        journalist and marketer risk) — a measurement with the roll as population."""
-        inputs = release_inputs(
-            entry, original, schema, "none", qi=qi, sa=sa, population=roll.frame
+        """What needs no pairing: the release's classes against the roll."""
+        return runs.unpaired(
+            entry, original, schema, roll, roll_facts=roll_facts, roll_public=roll_public
         )
-        request = new_request(
-            MeasureRequest, {"qi": qi, "sa": sa, "alignment": "none"}, inputs, page=PAGE
-        )
-        inputs = share_release_run(
-            request, inputs, entry, public_inputs=roll_public, pairing="none", roll=roll_facts
-        )
-        return run_heavy(request, inputs, label=t("at.run_linkage"), page=PAGE)
 
     go_column, cancel_column = st.columns([1, 3])
     go = heavy_button(
@@ -116,17 +99,7 @@ with tabs[0]:
         if outcome.request.kind == "measure":
             view.unpaired_linkage(outcome.result)
         else:
-            sim = outcome.result
-            view.unparsed_warning(sim.linkage["after"])
-            view.headline(sim)
-            view.within_tolerance(sim)
-            st.altair_chart(view.before_after_chart(sim), width="stretch")
-            view.explanations(sim.linkage["after"])
-            st.subheader(t("at.victims"))
-            view.victims(sim.linkage["after"], sa)
-            st.subheader(t("at.homogeneous"))
-            view.explanations(sim.homogeneity["after"])
-            view.homogeneous_classes(sim.homogeneity["after"])
+            view.linkage_result(outcome.result, sa)
 
 with tabs[1]:
     st.caption(t("at.background_help"))
@@ -136,7 +109,7 @@ with tabs[1]:
     )
     m = c2.slider(t("at.m"), 0, 10, 1, help=t("at.m_help"), key=keep("at_m"))
     tau = c2.slider(t("at.tau"), 0.5, 1.0, 0.8, 0.05, key=keep("at_tau"))
-    prior = view.prior_controls(original.frame[target_sa], key="at_prior")
+    prior = roll_inputs.prior_controls(original.frame[target_sa], key="at_prior")
     params = {
         "attack": "background knowledge",
         "sa": target_sa,
@@ -146,10 +119,11 @@ with tabs[1]:
     }
     # the attacker reads each table on its own: no pairing of rows is needed
     if heavy_button(t("at.run_background"), key="at_run_background", primary=False):
-        background = partial(
-            tasks.background_task, original.frame, entry.frame, qi, target_sa, m, tau, prior
+        outcome = guard_run(
+            lambda: runs.background(
+                entry, original, schema, sa=target_sa, m=m, tau=tau, prior=prior
+            )
         )
-        outcome = guard_run(lambda: task(params, background, label=t("at.working")))
         if outcome is not None:
             keep_result(f"{PAGE}_background", entry, params, outcome)
     stored = result_of(f"{PAGE}_background", entry)
@@ -173,8 +147,7 @@ with tabs[2]:
     else:
         params = {"attack": "unsorted matching"}
         if heavy_button(t("at.run_ordering"), key="at_run_ordering", primary=False):
-            ordering = partial(tasks.ordering_task, original.frame, entry.release, qi)
-            outcome = guard_run(lambda: task(params, ordering, label=t("at.working")))
+            outcome = guard_run(lambda: runs.ordering(entry, original, schema))
             if outcome is not None:
                 keep_result(f"{PAGE}_ordering", entry, params, outcome)
         stored = result_of(f"{PAGE}_ordering", entry)
@@ -183,11 +156,11 @@ with tabs[2]:
             s = stored["value"].result.summary
             cols = st.columns(2)
             cols[0].metric(
-                t("at.in_order"), f"ρ = {view.fmt(s['spearman'])}", help=t("at.spearman_help")
+                t("at.in_order"), f"ρ = {fmt(s['spearman'])}", help=t("at.spearman_help")
             )
             cols[0].caption(t("at.in_place", share=f"{s['rows_in_place']:.0%}"))
             shuffled = s.get("shuffled") or {}
-            cols[1].metric(t("at.shuffled"), f"ρ = {view.fmt(shuffled.get('spearman'))}")
+            cols[1].metric(t("at.shuffled"), f"ρ = {fmt(shuffled.get('spearman'))}")
             cols[1].caption(t("at.in_place", share=f"{(shuffled.get('rows_in_place') or 0):.1%}"))
 
 with tabs[3]:
@@ -211,14 +184,16 @@ with tabs[3]:
                 t("at.two_same", first=entry.name, second=second.name), icon=":material/block:"
             )
         if heavy_button(t("at.run_two"), key="at_two", primary=False, disabled=same):
-
-            def complementary():
-                first = paired_frame(entry, original, schema, pairing, key_column, qi=qi, sa=sa)
-                other = paired_frame(second, original, schema, "auto", None, qi=qi, sa=sa)
-                work = partial(tasks.complementary_task, first, other, qi, sa)
-                return task(params, work, label=t("at.working"))
-
-            outcome = guard_run(complementary)
+            outcome = guard_run(
+                lambda: runs.complementary(
+                    entry,
+                    second,
+                    original,
+                    schema,
+                    pairing=pairing,
+                    key_column=key_column,
+                )
+            )
             if outcome is not None:
                 keep_result(f"{PAGE}_two", entry, params, outcome)
         stored = result_of(f"{PAGE}_two", entry)

@@ -2,14 +2,11 @@
 
 import streamlit as st
 
-from privcore.data import Schema
-from privcore.words.labels import note_text
-from ui import hierarchy_editor, large_table, roles_editor
-from ui.components import escape_md
-from ui.errors import guard, show_error
-from ui.i18n import current_language, t
-from ui.shell import require_app
-from ui.state import load_upload, workbench
+from ui.common.errors import guard, show_error
+from ui.common.i18n import t
+from ui.common.shell import require_app
+from ui.common.state import load_upload, workbench
+from ui.data import dataset_view, hierarchy_editor, roles_editor, schema_file, table_page
 
 require_app()
 
@@ -29,27 +26,16 @@ if upload is not None and upload.file_id not in wb.seen_uploads:
     else:
         wb.seen_uploads[upload.file_id] = added
         st.rerun()
-large_table.open_expander(wb)
+table_page.open_expander(wb)
 
 key = wb.active
 if wb.is_table(key):  # a table opened in an engine
     with guard():
-        large_table.render(wb, key)
+        table_page.render(wb, key)
     st.stop()
 with guard():
     dataset = wb.dataset(key)
-    st.subheader(escape_md(wb.title(key)))
-    st.caption(
-        t(
-            "data.facts",
-            rows=f"{dataset.n_rows:,}",
-            columns=dataset.n_columns,
-            format=dataset.source_format,
-            encoding=dataset.encoding or "—",
-        )
-    )
-    for note in dataset.notes:
-        st.caption(escape_md(note_text(note, current_language())))
+    dataset_view.render_facts(wb, key, dataset)
     roles_editor.render_unnamed_column(wb, key, dataset)
     if key in wb.uploads and st.button(
         t("data.remove"), key=f"remove::{key}", help=t("data.remove_help")
@@ -78,20 +64,11 @@ with guard():
     with tab_hier:
         hierarchy_editor.render(wb, key, dataset)
     with tab_schema:
-        st.write(t("data.schema_lead"))
-        st.download_button(
-            t("data.schema_download"),
-            data=wb.draft(key).to_json().encode("utf-8"),
+        schema_file.render(
+            wb,
+            key,
             file_name=f"schema_{key}.json",
-            mime="application/json",
-            on_click="ignore",
+            confirm=lambda schema: roles_editor.confirm(
+                wb, key, dataset, schema, roles_editor.suggestions_for(dataset)
+            ),
         )
-        schema_file = st.file_uploader(t("data.schema_upload"), type=["json"], key=f"schema::{key}")
-        if schema_file is not None and st.button(t("data.schema_apply")):
-            with guard():
-                schema = Schema.from_json(schema_file.getvalue())
-                suggestions = roles_editor.suggestions_for(dataset)
-                if roles_editor.confirm(wb, key, dataset, schema, suggestions):
-                    wb.drafts[key] = schema
-                    st.session_state.pop(roles_editor.editor_key(key), None)
-                    st.rerun()

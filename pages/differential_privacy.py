@@ -3,10 +3,10 @@ it is, how it compares with k-anonymity, and whether a mechanism keeps its promi
 
 import streamlit as st
 
-from ui import dp_page
-from ui.i18n import t
-from ui.shell import require_app
-from ui.state import workbench
+from ui import dp as dp_page
+from ui.common.i18n import t
+from ui.common.shell import require_app
+from ui.common.state import workbench
 
 require_app()
 

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui.i18n import t
-from ui.shell import require_app
-from ui.state import workbench
+from ui.common.i18n import t
+from ui.common.shell import require_app
+from ui.common.state import workbench
 
 require_app()
 

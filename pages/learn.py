@@ -7,11 +7,11 @@ lesson on screen.
 
 import streamlit as st
 
-from ui.errors import guard
-from ui.i18n import t, t_plain
+from ui.common.errors import guard
+from ui.common.i18n import t, t_plain
+from ui.common.shell import require_app
+from ui.common.state import workbench
 from ui.learn import LESSONS
-from ui.shell import require_app
-from ui.state import workbench
 
 require_app()
 

@@ -2,24 +2,21 @@
 
 import streamlit as st
 
-from privcore.runs import MeasureRequest, RiskRequest
-from ui import measure_view, risk_view
-from ui.heavy import heavy_button, new_request, run_heavy
-from ui.i18n import t
-from ui.shared import share_release_run
-from ui.shell import require_app
-from ui.state import keep, workbench
-from ui.workspace import (
+from ui.common.heavy import heavy_button
+from ui.common.i18n import t
+from ui.common.shell import require_app
+from ui.common.state import keep, workbench
+from ui.common.workspace import (
     alignment_controls,
     assessing_page,
     guard_run,
     keep_result,
     note_release_columns,
-    release_inputs,
     request_alignment,
     result_header,
     result_of,
 )
+from ui.measure import engine, risk, runs, thresholds, view
 
 require_app()
 
@@ -29,8 +26,8 @@ RISK = "privacy_level.risk"  # the risk section's results, kept apart from the m
 if workbench().is_table():  # a table opened in an engine: a release file measured there
     st.title(t("pl.title"))
     st.write(t("pl.lead"))
-    chosen = measure_view.table_page(workbench())
-    risk_view.table_section(workbench(), chosen)
+    chosen = engine.table_page(workbench())
+    engine.table_section(workbench(), chosen)
     st.stop()
 
 wb, original, schema, entry = assessing_page(
@@ -62,13 +59,13 @@ with left:
 with right:
     pairing, key_column = alignment_controls(entry, original, qi, sa, key="pl")
 
-thresholds = measure_view.threshold_inputs(sa, entry)
-population = measure_view.population_input(wb.active)
+chosen_thresholds = thresholds.threshold_inputs(sa, entry)
+population = thresholds.population_input(wb.active)
 values = {
     "qi": qi,
     "sa": sa,
     "key": key_column,
-    **thresholds,
+    **chosen_thresholds,
     "alignment": request_alignment(pairing),
 }
 # what a result depends on besides the release: compared to say "out of date"
@@ -78,18 +75,14 @@ params = {
     "population_rows": None if population is None else len(population),
 }
 
-
-def measure():
-    inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, population=population)
-    request = new_request(MeasureRequest, values, inputs, page=PAGE)
-    inputs = share_release_run(request, inputs, entry, public_inputs=population is None)
-    return run_heavy(request, inputs, label=t("pl.measuring"), page=PAGE, slot=bar_slot)
-
-
 measure_clicked = heavy_button(t("pl.measure"), key="pl_measure")
 bar_slot = st.empty()  # on every run: the layout below keeps its tabs' state
 if measure_clicked:
-    outcome = guard_run(measure)
+    outcome = guard_run(
+        lambda: runs.measure_release(
+            entry, original, schema, pairing, values, population=population, slot=bar_slot
+        )
+    )
     if outcome is not None:
         keep_result(PAGE, entry, params, outcome)
 
@@ -97,13 +90,13 @@ stored = result_of(PAGE, entry)
 if stored is not None:
     outcome = stored["value"]
     result_header(stored, entry, params, run_id=outcome.run_id)
-    measure_view.render(outcome, original.frame, wb, entry)
+    view.render(outcome, original.frame, wb, entry)
 
 # --------------------------------------------------------------------------- risk
 st.divider()
 st.subheader(t("risk.title"))
 st.caption(t("risk.lead"))
-risk_fraction, control = risk_view.inputs(population)
+risk_fraction, control = risk.inputs(population)
 risk_values = {"qi": qi, "sa": sa, "sampling_fraction": risk_fraction}
 risk_params = {
     **risk_values,
@@ -112,19 +105,21 @@ risk_params = {
     "control_rows": None if control is None else len(control),
 }
 
-
-def assess():
-    inputs = release_inputs(
-        entry, original, schema, pairing, qi=qi, sa=sa, population=population, control=control
-    )
-    request = new_request(RiskRequest, risk_values, inputs, page=PAGE)
-    return run_heavy(request, inputs, label=t("risk.assessing"), page=PAGE, slot=risk_bar_slot)
-
-
 risk_clicked = heavy_button(t("risk.assess"), key="pl_risk_assess", primary=False)
 risk_bar_slot = st.empty()
 if risk_clicked:
-    outcome = guard_run(assess)
+    outcome = guard_run(
+        lambda: runs.assess_release(
+            entry,
+            original,
+            schema,
+            pairing,
+            risk_values,
+            population=population,
+            control=control,
+            slot=risk_bar_slot,
+        )
+    )
     if outcome is not None:
         keep_result(RISK, entry, risk_params, outcome)
 
@@ -132,5 +127,5 @@ stored = result_of(RISK, entry)
 if stored is not None:
     outcome = stored["value"]
     result_header(stored, entry, risk_params, run_id=outcome.run_id)
-    risk_view.render(outcome.result.to_dict())
-    risk_view.records(outcome.result)
+    risk.render(outcome.result.to_dict())
+    risk.records(outcome.result)

@@ -58,7 +58,14 @@ from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
 
-__all__ = ["METHODS", "Matches", "checked_counts", "match_roll", "weighted_classes"]
+__all__ = [
+    "METHODS",
+    "Matches",
+    "checked_counts",
+    "match_roll",
+    "require_columns",
+    "weighted_classes",
+]
 
 #: Matching strategies: "auto" picks "join" whenever it is exact, else "bitset".
 METHODS = ("auto", "join", "bitset")
@@ -232,6 +239,57 @@ def match_roll(
     (:attr:`Matches.people`). See the module docstring.
     """
     qi = tuple(str(q) for q in qi)
+    weights, counts = _checked_arguments(release, roll, qi, method, weights, counts)
+    _report(progress, 0.0, "Linkage: reading the release")
+    classes = equivalence_classes(release, qi, blanked=blanked)
+    if weights is not None:
+        classes = weighted_classes(classes, weights)
+    cells, class_cells, roll_codes, roll_values = _read_columns(
+        release, roll, qi, classes, hierarchies or {}
+    )
+    # Distinct roll tuples: people sharing all QI values share every answer.
+    tuples = group_rows(roll_codes, [len(v) for v in roll_values], weights=counts)
+    tuple_codes = [codes[tuples.first] for codes in roll_codes]
+    _report(progress, 0.1, "Linkage: evaluating released cells")
+    value_cell = None
+    if method != "bitset":
+        value_cell = _value_cells(cells, qi, class_cells, roll_values, insist=method == "join")
+    bitsets = None
+    if value_cell is not None:
+        result = _join(classes, class_cells, value_cell, tuple_codes, tuples.counts)
+    else:
+        bitsets = _Bitsets.build(classes, cells, qi, class_cells, tuple_codes, roll_values)
+        result = _bitset_match(classes, bitsets, tuples.counts, progress)
+    n_candidates, records, single, population = result
+    candidate_records = records[tuples.ids]
+    single_class = single[tuples.ids]
+    _report(progress, 1.0, "Linkage: matched")
+    return Matches(
+        qi=qi,
+        classes=classes,
+        candidate_classes=n_candidates[tuples.ids],
+        candidate_records=candidate_records,
+        single_class=single_class,
+        matched_record=_matched_records(classes, candidate_records, single_class),
+        population=population,
+        cells=cells,
+        method="bitset" if bitsets is not None else "join",
+        tuple_of_person=tuples.ids,
+        _bitsets=bitsets,
+        people=counts,
+    )
+
+
+def _checked_arguments(
+    release: pd.DataFrame,
+    roll: pd.DataFrame,
+    qi: Sequence[str],
+    method: str,
+    weights: np.ndarray | None,
+    counts: np.ndarray | None,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The arguments of :func:`match_roll`, checked: the QI columns of both tables, the
+    method, and the release's row weights and the roll's people counts as int64."""
     _check_columns(release, roll, qi)
     if weights is not None:
         weights = checked_counts(
@@ -247,12 +305,18 @@ def match_roll(
             code="linkage.bad_method",
             method=str(method),
         )
-    hierarchies = hierarchies or {}
-    _report(progress, 0.0, "Linkage: reading the release")
-    classes = equivalence_classes(release, qi, blanked=blanked)
-    if weights is not None:
-        classes = weighted_classes(classes, weights)
-    n_classes = classes.n_classes
+    return weights, counts
+
+
+def _read_columns(
+    release: pd.DataFrame,
+    roll: pd.DataFrame,
+    qi: Sequence[str],
+    classes: EquivalenceClasses,
+    hierarchies: Mapping[str, Hierarchy],
+) -> tuple[dict[str, ColumnCells], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """Per QI: the released cells (parsed once), the cell of each class, and the roll's
+    value codes and distinct values."""
     cells: dict[str, ColumnCells] = {}
     class_cells: list[np.ndarray] = []
     roll_codes: list[np.ndarray] = []
@@ -264,67 +328,54 @@ def match_roll(
         codes, values = factorize(roll[q])
         roll_codes.append(codes)
         roll_values.append(values)
-    # Distinct roll tuples: people sharing all QI values share every answer.
-    tuples = group_rows(roll_codes, [len(v) for v in roll_values], weights=counts)
-    tuple_of_person, tuple_counts = tuples.ids, tuples.counts
-    tuple_codes = [codes[tuples.first] for codes in roll_codes]
-    _report(progress, 0.1, "Linkage: evaluating released cells")
+    return cells, class_cells, roll_codes, roll_values
 
-    joinable = method != "bitset"
-    value_cell: list[np.ndarray] = []  # per QI: the single used cell holding each value
-    if joinable:
-        for q, used_of_class, values in zip(qi, class_cells, roll_values, strict=True):
-            used = np.unique(used_of_class)  # not rows: one cell per class
-            hits = np.zeros(len(values), dtype=np.int64)
-            cell = np.full(len(values), -1, dtype=np.int64)
-            for lo, block in _blocks(cells[q], values, len(used)) if len(used) else ():
-                inside = block[used]
-                hits[lo : lo + inside.shape[1]] = inside.sum(axis=0)
-                cell[lo : lo + inside.shape[1]] = np.where(
-                    inside.any(axis=0), inside.argmax(axis=0), -1
-                )
-            if len(hits) and hits.max() > 1:
-                joinable = False
-                break
-            value_cell.append(cell)
-        if not joinable and method == "join":
-            raise ParameterError(
-                "The released cells overlap (a value lies in several cells of one "
-                "column), so an exact join cannot match this release; use the bitset "
-                "method.",
-                code="linkage.not_joinable",
+
+def _value_cells(
+    cells: Mapping[str, ColumnCells],
+    qi: Sequence[str],
+    class_cells: Sequence[np.ndarray],
+    roll_values: Sequence[np.ndarray],
+    *,
+    insist: bool,
+) -> list[np.ndarray] | None:
+    """Per QI, the single used cell holding each distinct roll value (-1: none), or None
+    when a value lies in several cells of one QI and the exact join cannot apply (then a
+    :class:`ParameterError` ``linkage.not_joinable`` when ``insist``)."""
+    value_cell: list[np.ndarray] = []
+    for q, used_of_class, values in zip(qi, class_cells, roll_values, strict=True):
+        used = np.unique(used_of_class)  # not rows: one cell per class
+        hits = np.zeros(len(values), dtype=np.int64)
+        cell = np.full(len(values), -1, dtype=np.int64)
+        for lo, block in _blocks(cells[q], values, len(used)) if len(used) else ():
+            inside = block[used]
+            hits[lo : lo + inside.shape[1]] = inside.sum(axis=0)
+            cell[lo : lo + inside.shape[1]] = np.where(
+                inside.any(axis=0), inside.argmax(axis=0), -1
             )
-    bitsets = None
-    if joinable:
-        result = _join(classes, class_cells, value_cell, tuple_codes, tuple_counts)
-        used_method = "join"
-    else:
-        bitsets = _Bitsets.build(classes, cells, qi, class_cells, tuple_codes, roll_values)
-        result = _bitset_match(classes, bitsets, tuple_counts, progress)
-        used_method = "bitset"
-    n_candidates, records, single, population = result
-    candidate_classes = n_candidates[tuple_of_person]
-    candidate_records = records[tuple_of_person]
-    single_class = single[tuple_of_person]
-    matched_record = np.full(len(roll), -1, dtype=np.int64)
+        if len(hits) and hits.max() > 1:
+            if insist:
+                raise ParameterError(
+                    "The released cells overlap (a value lies in several cells of one "
+                    "column), so an exact join cannot match this release; use the bitset "
+                    "method.",
+                    code="linkage.not_joinable",
+                )
+            return None
+        value_cell.append(cell)
+    return value_cell
+
+
+def _matched_records(
+    classes: EquivalenceClasses, candidate_records: np.ndarray, single_class: np.ndarray
+) -> np.ndarray:
+    """Per person: the record of their single candidate record's class, -1 when they
+    have not exactly one candidate record."""
+    matched_record = np.full(len(candidate_records), -1, dtype=np.int64)
     unique = candidate_records == 1
-    if n_classes:
+    if classes.n_classes:
         matched_record[unique] = classes.first_row[single_class[unique]]
-    _report(progress, 1.0, "Linkage: matched")
-    return Matches(
-        qi=qi,
-        classes=classes,
-        candidate_classes=candidate_classes,
-        candidate_records=candidate_records,
-        single_class=single_class,
-        matched_record=matched_record,
-        population=population,
-        cells=cells,
-        method=used_method,
-        tuple_of_person=tuple_of_person,
-        _bitsets=bitsets,
-        people=counts,
-    )
+    return matched_record
 
 
 def checked_counts(values: Any, n_rows: int, *, what: str, code: str) -> np.ndarray:
@@ -368,14 +419,20 @@ def _check_columns(release: pd.DataFrame, roll: pd.DataFrame, qi: Sequence[str])
     if not qi:
         raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
     for frame, what in ((release, "release"), (roll, "voter roll")):
-        missing = [q for q in qi if q not in frame.columns]
-        if missing:
-            raise RoleError(
-                f"The {what} has no column {', '.join(missing)}.",
-                code="linkage.missing_columns",
-                table=what,
-                columns=missing,
-            )
+        require_columns(frame, qi, table=what, text=f"The {what} has no column")
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str], *, table: str, text: str) -> None:
+    """A :class:`RoleError` ``linkage.missing_columns`` (``table``, the missing
+    ``columns``) when ``frame`` lacks any of ``columns``: "``text`` a, b."."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise RoleError(
+            f"{text} {', '.join(missing)}.",
+            code="linkage.missing_columns",
+            table=table,
+            columns=missing,
+        )
 
 
 def _blocks(cells: ColumnCells, values: np.ndarray, rows: int) -> Any:

@@ -162,17 +162,7 @@ def simulate(
         weights = checked_counts(
             weights, len(original), what="row weights of the data set", code="attack.bad_weights"
         )
-        roll = _frequency_roll(roll, original, qi, weights, roll_size, seed, part(0.0, 0.2))
-    elif isinstance(roll, (RollFrequencySet, pd.DataFrame)):
-        raise ParameterError(
-            "A voter roll given as a frequency set (rows with a count) needs the data set as "
-            "a frequency set too: give the row weights.",
-            code="attack.roll_needs_weights",
-        )
-    elif roll is None:
-        roll = build_roll(
-            original, qi, size=roll_size, seed=seed, locale=locale, progress=part(0.0, 0.2)
-        )
+    roll = _attack_roll(roll, original, qi, weights, roll_size, seed, locale, part(0.0, 0.2))
     qi, sa = list(qi), list(sa)
     linkage = {
         "before": linkage_attack(
@@ -218,6 +208,32 @@ def simulate(
     if progress is not None:
         progress(1.0, "Done")
     return Simulation(roll, linkage, homogeneity, time.perf_counter() - started, distance)
+
+
+def _attack_roll(
+    roll: Any,
+    original: pd.DataFrame,
+    qi: Sequence[str],
+    weights: np.ndarray | None,
+    size: int | None,
+    seed: int,
+    locale: str,
+    progress: Progress | None,
+) -> VoterRoll | RollFrequencySet:
+    """The roll of :func:`simulate`: the given one, else one drawn (:func:`build_roll`,
+    or with ``weights`` :func:`roll_frequency_set`); a roll frequency set needs
+    ``weights``."""
+    if weights is not None:
+        return _frequency_roll(roll, original, qi, weights, size, seed, progress)
+    if isinstance(roll, (RollFrequencySet, pd.DataFrame)):
+        raise ParameterError(
+            "A voter roll given as a frequency set (rows with a count) needs the data set as "
+            "a frequency set too: give the row weights.",
+            code="attack.roll_needs_weights",
+        )
+    if roll is None:
+        return build_roll(original, qi, size=size, seed=seed, locale=locale, progress=progress)
+    return roll
 
 
 def _frequency_roll(

@@ -151,22 +151,8 @@ def distance_linkage(
     record of their categorical values), ``numeric_used`` and ``categorical_equal``.
     """
     qi = [str(q) for q in qi]
-    missing = [q for q in qi if q not in release.columns or q not in targets.columns]
-    if missing:
-        raise RoleError(
-            f"Both tables need the quasi-identifier(s) {', '.join(missing)}.",
-            code="linkage.missing_columns",
-            table="release",
-            columns=missing,
-        )
-    records = np.asarray(target_records, dtype=np.int64)
-    if len(records) != len(targets):
-        raise ParameterError("One own record per target is needed.", code="linkage.bad_records")
-    row_weights = (
-        np.ones(len(release), dtype=np.float64)
-        if weights is None
-        else np.asarray(weights, dtype=np.float64)
-    )
+    records = _checked_targets(release, targets, target_records, qi)
+    row_weights = None if weights is None else np.asarray(weights, dtype=np.float64)
     people = (
         np.ones(len(targets), dtype=np.float64)
         if counts is None
@@ -174,64 +160,10 @@ def distance_linkage(
     )
     numeric = [c for c in qi if c in set(numeric)]
     categorical = [c for c in qi if c not in numeric]
-    scales = _scales(original, numeric, None if weights is None else row_weights)
-    used = [c for c, _, _ in scales]
-    z_release, z_targets = _z(release, scales), _z(targets, scales)
-    block_t, block_r = _blocks(targets, release, categorical)
-    # a released number that is no number (blanked) is as far as possible: its record is
-    # reached only by the categorical block (distance to it: the block's largest)
-    span = 1.0
-    if used:
-        finite = np.concatenate(
-            [z_release[np.isfinite(z_release)], z_targets[np.isfinite(z_targets)]]
-        )
-        span = max(float(finite.max() - finite.min()) if len(finite) else 1.0, 1.0)
-    far = 2.0 * span * math.sqrt(max(len(used), 1)) + 1.0
-    z_release = np.where(np.isfinite(z_release), z_release, far)
-    z_targets = np.where(np.isfinite(z_targets), z_targets, 0.0)
-    gap = 4.0 * far * math.sqrt(max(len(used), 1)) + 1.0
-    points = np.column_stack([z_release, block_r.astype(np.float64) * gap])
-    queries = np.column_stack([z_targets, block_t.astype(np.float64) * gap])
+    scales = _scales(original, numeric, row_weights)
+    points, queries, reachable = _embedding(release, targets, scales, categorical)
+    chance, linked, unique_own = _nearest_own(points, queries, reachable, records, row_weights)
     in_data = records >= 0
-    size = int(max(block_t.max(initial=-1), block_r.max(initial=-1))) + 1
-    reachable = code_counts(block_r, size)[block_t] > 0  # a released record shares it
-    chance = np.zeros(len(targets))
-    linked = np.zeros(len(targets), dtype=bool)
-    unique_own = np.zeros(len(targets), dtype=bool)
-    if len(release) and reachable.any():
-        from scipy.spatial import cKDTree  # here: scipy.spatial costs every command 0.4 s
-
-        tree = cKDTree(points)
-        rows = np.flatnonzero(reachable)
-        nearest, _ = tree.query(queries[rows], k=1)
-        # ties: every released row within the least distance (a relative slack for
-        # rounding), counted in records; the own row's distance decides whether it is
-        # among them
-        slack = 1e-9 * np.maximum(nearest, 1.0)
-        if weights is None:
-            tied = np.asarray(
-                tree.query_ball_point(queries[rows], r=nearest + slack, return_length=True),
-                dtype=np.float64,
-            )
-        else:
-            hits = tree.query_ball_point(queries[rows], r=nearest + slack)
-            lengths = np.fromiter((len(h) for h in hits), dtype=np.int64, count=len(hits))
-            flat = np.fromiter(
-                (i for h in hits for i in h), dtype=np.int64, count=int(lengths.sum())
-            )
-            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-            tied = reduce_runs(row_weights[flat], starts, "sum")
-        own = records[rows]
-        has_own = own >= 0
-        own_distance = np.full(len(rows), np.inf)
-        own_distance[has_own] = np.linalg.norm(
-            points[own[has_own]] - queries[rows[has_own]], axis=1
-        )
-        hit = own_distance <= nearest + slack
-        tied = np.maximum(tied, 1.0)
-        chance[rows] = np.where(hit, 1.0 / tied, 0.0)
-        linked[rows] = hit
-        unique_own[rows] = hit & (tied <= 1.0)
     n_targets = float(people[in_data].sum())
     found = float(people[in_data & unique_own].sum())
     own_linked = float(people[in_data & linked].sum())
@@ -250,10 +182,113 @@ def distance_linkage(
             "expected": expected,
             "expected_share": expected / n_targets if n_targets else 0.0,
             "unreachable": int(people[in_data & ~reachable].sum()),
-            "numeric_used": used,
+            "numeric_used": [c for c, _, _ in scales],
             "categorical_equal": categorical,
         }
     )
+
+
+def _checked_targets(
+    release: pd.DataFrame, targets: pd.DataFrame, target_records: Any, qi: Sequence[str]
+) -> np.ndarray:
+    """The targets' own records as int64, one per target; both tables must hold the QIs."""
+    missing = [q for q in qi if q not in release.columns or q not in targets.columns]
+    if missing:
+        raise RoleError(
+            f"Both tables need the quasi-identifier(s) {', '.join(missing)}.",
+            code="linkage.missing_columns",
+            table="release",
+            columns=missing,
+        )
+    records = np.asarray(target_records, dtype=np.int64)
+    if len(records) != len(targets):
+        raise ParameterError("One own record per target is needed.", code="linkage.bad_records")
+    return records
+
+
+def _embedding(
+    release: pd.DataFrame,
+    targets: pd.DataFrame,
+    scales: Sequence[tuple[str, float, float]],
+    categorical: Sequence[str],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(released points, target points, whether a released record shares the target's
+    categorical combination): the z-scores of the scaled columns (a released cell that
+    is no number placed farther than any number) and one coordinate per categorical
+    combination, spaced further apart than any two records of one combination can be, so
+    no neighbour crosses combinations (module docstring)."""
+    n_used = max(len(scales), 1)
+    z_release, z_targets = _z(release, scales), _z(targets, scales)
+    block_t, block_r = _blocks(targets, release, categorical)
+    # a released number that is no number (blanked) is as far as possible: its record is
+    # reached only by the categorical block (distance to it: the block's largest)
+    span = 1.0
+    if scales:
+        finite = np.concatenate(
+            [z_release[np.isfinite(z_release)], z_targets[np.isfinite(z_targets)]]
+        )
+        span = max(float(finite.max() - finite.min()) if len(finite) else 1.0, 1.0)
+    far = 2.0 * span * math.sqrt(n_used) + 1.0
+    z_release = np.where(np.isfinite(z_release), z_release, far)
+    z_targets = np.where(np.isfinite(z_targets), z_targets, 0.0)
+    gap = 4.0 * far * math.sqrt(n_used) + 1.0
+    points = np.column_stack([z_release, block_r.astype(np.float64) * gap])
+    queries = np.column_stack([z_targets, block_t.astype(np.float64) * gap])
+    size = int(max(block_t.max(initial=-1), block_r.max(initial=-1))) + 1
+    reachable = code_counts(block_r, size)[block_t] > 0  # a released record shares it
+    return points, queries, reachable
+
+
+def _nearest_own(
+    points: np.ndarray,
+    queries: np.ndarray,
+    reachable: np.ndarray,
+    records: np.ndarray,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per target: the chance 1/t of picking its own record among the t records tied
+    nearest (0 when its own is not among them), whether its own is among them, and
+    whether it is the only one (t = 1, in records: ``weights`` per released row)."""
+    chance = np.zeros(len(queries))
+    linked = np.zeros(len(queries), dtype=bool)
+    unique_own = np.zeros(len(queries), dtype=bool)
+    if not (len(points) and reachable.any()):
+        return chance, linked, unique_own
+    from scipy.spatial import cKDTree  # here: scipy.spatial costs every command 0.4 s
+
+    tree = cKDTree(points)
+    rows = np.flatnonzero(reachable)
+    nearest, _ = tree.query(queries[rows], k=1)
+    # ties: every released row within the least distance (a relative slack for rounding),
+    # counted in records; the own row's distance decides whether it is among them
+    slack = 1e-9 * np.maximum(nearest, 1.0)
+    tied = _tied_records(tree, queries[rows], nearest + slack, weights)
+    own = records[rows]
+    has_own = own >= 0
+    own_distance = np.full(len(rows), np.inf)
+    own_distance[has_own] = np.linalg.norm(points[own[has_own]] - queries[rows[has_own]], axis=1)
+    hit = own_distance <= nearest + slack
+    tied = np.maximum(tied, 1.0)
+    chance[rows] = np.where(hit, 1.0 / tied, 0.0)
+    linked[rows] = hit
+    unique_own[rows] = hit & (tied <= 1.0)
+    return chance, linked, unique_own
+
+
+def _tied_records(
+    tree: Any, queries: np.ndarray, radius: np.ndarray, weights: np.ndarray | None
+) -> np.ndarray:
+    """Per query: the released records within its ``radius`` (rows, or the sum of their
+    ``weights``)."""
+    if weights is None:
+        return np.asarray(
+            tree.query_ball_point(queries, r=radius, return_length=True), dtype=np.float64
+        )
+    hits = tree.query_ball_point(queries, r=radius)
+    lengths = np.fromiter((len(h) for h in hits), dtype=np.int64, count=len(hits))
+    flat = np.fromiter((i for h in hits for i in h), dtype=np.int64, count=int(lengths.sum()))
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    return reduce_runs(weights[flat], starts, "sum")
 
 
 def interval_disclosure(

@@ -182,14 +182,7 @@ def homogeneity_attack(
         }
         top_shares[name] = top_share
         hit = np.flatnonzero(exposed)
-        block = keys.iloc[hit].reset_index(drop=True)
-        block.insert(0, "class", hit)
-        block["size"] = sizes[hit]
-        block["attribute"] = name
-        block["value"] = pd.Series(classes.attribute(name).values[value[hit]], dtype=object)
-        block["count"] = top[hit]
-        block["share"] = top_share[hit]
-        blocks.append(block)
+        blocks.append(_exposed_rows(classes, keys, name, hit, top, value, top_share))
     columns = ["class", *qi, "size", "attribute", "value", "count", "share"]
     targets = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame(columns=columns)
 
@@ -212,6 +205,28 @@ def homogeneity_attack(
         explanations=texts,
         details={"top_share": top_shares, "explanation_codes": codes},
     )
+
+
+def _exposed_rows(
+    classes: EquivalenceClasses,
+    keys: pd.DataFrame,
+    name: str,
+    hit: np.ndarray,
+    top: np.ndarray,
+    value: np.ndarray,
+    top_share: np.ndarray,
+) -> pd.DataFrame:
+    """The targets of one sensitive attribute: a row per exposed class ``hit`` with its
+    QI values (``keys``), size, the exposed value (code ``value``), its count ``top``
+    and share ``top_share``."""
+    block = keys.iloc[hit].reset_index(drop=True)
+    block.insert(0, "class", hit)
+    block["size"] = classes.sizes[hit]
+    block["attribute"] = name
+    block["value"] = pd.Series(classes.attribute(name).values[value[hit]], dtype=object)
+    block["count"] = top[hit]
+    block["share"] = top_share[hit]
+    return block
 
 
 def _explain(summary: dict[str, Any], sa: list[str], tau: float) -> list[tuple[str, str]]:

@@ -12,22 +12,35 @@ records are all the records of all the classes they match.
 Matching is :func:`privcore.matching.match_roll` (shared with the journalist risk of a
 measurement).
 
-Frequency sets (SPEC §9): with ``weights`` the release is a weighted frequency set and
-the roll a roll frequency set (:func:`~privcore.attacks.roll.roll_frequency_set`): each
-roll row stands for ``count`` people with the same QI values and the same data set row.
-Every answer of a roll row holds for each of its people, so each figure is a sum (or
-mean) weighted by the counts — the figure of the same attack on the expanded tables.
+Frequency sets (SPEC §9): ``weights`` (whole numbers ≥ 1, one per release row) make the
+release (and ``truth``, aligned) a weighted frequency set: row i stands for ``weights[i]``
+records identical in every column. The roll is then a roll frequency set
+(:func:`~privcore.attacks.roll.roll_frequency_set`): the QI columns, ``record`` (the
+release row its people belong to, -1 for people not in the data set) and ``count`` (the
+people the row stands for, ≥ 1; the people of release row i number at most
+``weights[i]``, one record each). Every answer of a roll row holds for each of its
+people, so each figure is a sum (or mean) weighted by the counts — the figure of the
+attack on the expanded tables (release rows repeated by weight, roll people by count):
+``targets``, ``roll_size`` and every other count count people, ``baseline`` is their
+mean, ``suppressed_rows`` and the risk count records, and
+``details["candidate_records"]`` counts people. Which of row i's identical records a
+person is does not change any figure (a unique match is a class of one record). A
+frequency set names nobody: ``targets`` has one row per target roll row, with its
+``people`` and ``person_id`` / ``name`` left empty (None), and the example chains
+(``details["chain"]``, ``details["chain_steps"]``) are empty lists.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from privcore.attacks.linkage_explain import chain_steps, chain_text, explain
 from privcore.attacks.report import AttackReport
 from privcore.classes import (
     EquivalenceClasses,
@@ -43,16 +56,15 @@ from privcore.data.cells import comparable_keys
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
-from privcore.matching import METHODS, Matches, checked_counts, match_roll
+from privcore.matching import METHODS, Matches, checked_counts, match_roll, require_columns
 from privcore.risk import risk_summary
 
-__all__ = ["DEFAULT_TOLERANCE", "METHODS", "Matches", "linkage_attack", "match_roll"]
+__all__ = ["DEFAULT_TOLERANCE", "METHODS", "Matches", "chain_text", "linkage_attack", "match_roll"]
 
 
 _SHOWN_VALUES = 5  # sensitive values listed per target before "…"
 #: Default tolerance of the numeric disclosure: ±10 % of the target's true value.
 DEFAULT_TOLERANCE = 0.1
-_CHAINS = 10  # example victims explained step by step
 
 
 # --------------------------------------------------------------------------- the attack
@@ -98,20 +110,9 @@ def linkage_attack(
     class j (clipped up to f_j when smaller: ``population_clipped``),
     ``unparsed_cells`` and ``roll_size``.
 
-    ``weights`` (whole numbers ≥ 1, one per release row) make ``release`` (and
-    ``truth``, aligned) a weighted frequency set: row i stands for ``weights[i]``
-    records identical in every column. ``roll`` is then a roll frequency set: the QI
-    columns, ``record`` (the release row its people belong to, -1 for people not in the
-    data set) and ``count`` (the people the row stands for, ≥ 1; the people of release
-    row i number at most ``weights[i]``, one record each). Every figure of the summary
-    is that of the attack on the expanded tables (release rows repeated by weight, roll
-    people by count): ``targets``, ``roll_size`` and every other count count people,
-    ``baseline`` is their mean, ``suppressed_rows`` and the risk count records, and
-    ``details["candidate_records"]`` counts people. Which of row i's identical records
-    a person is does not change any figure (a unique match is a class of one record).
-    A frequency set names nobody: ``targets`` has one row per target roll row, with its
-    ``people`` and ``person_id`` / ``name`` left empty (None), and the example chains
-    (``details["chain"]``, ``details["chain_steps"]``) are empty lists.
+    ``weights`` (whole numbers ≥ 1, one per release row) make ``release`` a weighted
+    frequency set and ``roll`` a roll frequency set with a ``count`` column; every
+    figure is then that of the attack on the expanded tables (module docstring).
 
     ``blanked`` (a boolean per release row: the rows the method that made the release
     blanked, ``Release.suppressed`` of a release made here) makes ``suppressed_rows``
@@ -121,14 +122,107 @@ def linkage_attack(
     started = time.perf_counter()
     qi = tuple(str(q) for q in qi)
     sa = tuple(str(s) for s in sa)
-    unknown = [s for s in sa if s not in release.columns]
-    if unknown:
-        raise RoleError(
-            f"The release has no sensitive column {', '.join(unknown)}.",
-            code="linkage.missing_columns",
-            table="release",
-            columns=unknown,
-        )
+    record, weights, people = _checked_inputs(release, roll, qi, sa, truth, tolerance, weights)
+    matches = _match(release, roll, qi, hierarchies, progress, weights, people, blanked)
+    matched_at = time.perf_counter()
+    _report(progress, 0.8, "Linkage: who was re-identified")
+    targets = _Targets.of(matches, record, people)
+    pairs = matches.candidate_pairs(targets.rows)
+    correct = matches.unique & (matches.matched_record == record) & (record >= 0)
+    sa_columns, sensitive = _sensitive_findings(
+        release, truth, sa, matches.classes, targets, pairs, tolerance
+    )
+    table = _target_table(roll, qi, matches, targets, correct, sa_columns)
+    summary = _summary(
+        matches, record, targets, correct, pairs, sensitive, tolerance, risk_threshold
+    )
+    report = _attack_report(summary, table, release, qi, sa, matches, targets, pairs)
+    finished = time.perf_counter()
+    report.details["timings"] = {
+        "match": matched_at - started,
+        "report": finished - matched_at,
+        "total": finished - started,
+    }
+    _report(progress, 1.0, "Linkage: done")
+    return report
+
+
+def _match(
+    release: pd.DataFrame,
+    roll: pd.DataFrame,
+    qi: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None,
+    progress: Progress | None,
+    weights: np.ndarray | None,
+    people: np.ndarray | None,
+    blanked: np.ndarray | None,
+) -> Matches:
+    """:func:`~privcore.matching.match_roll` of the roll against the release, its
+    progress the first 80 % of the attack's."""
+
+    def sub_progress(fraction: float, message: str) -> None:
+        _report(progress, 0.8 * fraction, message)
+
+    return match_roll(
+        release,
+        qi,
+        roll,
+        hierarchies=hierarchies,
+        progress=sub_progress,
+        weights=weights,
+        counts=people,
+        blanked=blanked,
+    )
+
+
+def _attack_report(
+    summary: dict[str, Any],
+    table: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    matches: Matches,
+    targets: _Targets,
+    pairs: tuple[np.ndarray, np.ndarray],
+) -> AttackReport:
+    """The report of :func:`linkage_attack` but its timings: the summary in sentences, the
+    example victims' chains (none for a frequency set, which names nobody), the classes
+    and the targets by number of candidate records."""
+    explanations, codes = explain(summary, sa)
+    steps = (
+        chain_steps(table, release, matches.classes, qi, sa, *pairs)
+        if targets.people is None
+        else []
+    )
+    return AttackReport(
+        attack="linkage",
+        summary=summary,
+        targets=table,
+        explanations=tuple(explanations),
+        details={
+            "explanation_codes": codes,
+            "chain": [chain_text(step) for step in steps],
+            "chain_steps": steps,
+            "classes": _class_table(release, qi, matches),
+            "method": matches.method,
+            "candidate_records": _histogram(targets.candidate_records, targets.people),
+        },
+    )
+
+
+def _checked_inputs(
+    release: pd.DataFrame,
+    roll: pd.DataFrame,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    truth: pd.DataFrame | None,
+    tolerance: Any,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The arguments of :func:`linkage_attack`, checked: (the roll's ``record`` column,
+    the release's row weights, the roll's people per row), the last two None without
+    ``weights``."""
+    require_columns(release, sa, table="release", text="The release has no sensitive column")
     if not (isinstance(tolerance, (int, float)) and 0.0 <= tolerance <= 1e6):
         raise ParameterError(
             f"The tolerance must be a number of at least 0, not {tolerance!r}.",
@@ -150,100 +244,155 @@ def linkage_attack(
                 code="linkage.truth_alignment",
                 rows=[len(truth), len(release)],
             )
-        absent = [s for s in sa if s not in truth.columns]
-        if absent:
-            raise RoleError(
-                f"The original table has no column {', '.join(absent)}.",
-                code="linkage.missing_columns",
-                table="original",
-                columns=absent,
-            )
+        require_columns(truth, sa, table="original", text="The original table has no column")
+    return record, weights, people
 
-    def sub_progress(fraction: float, message: str) -> None:
-        _report(progress, 0.8 * fraction, message)
 
-    matches = match_roll(
-        release,
-        qi,
-        roll,
-        hierarchies=hierarchies,
-        progress=sub_progress,
-        weights=weights,
-        counts=people,
-        blanked=blanked,
-    )
-    matched_at = time.perf_counter()
+@dataclass(frozen=True, eq=False)
+class _Targets:
+    """The roll's people who are in the data set: their positions in the roll
+    (``rows``), their records, the people each row stands for (``people``; None: one
+    each, a roll of people), the class of their own record (-1: suppressed) and their
+    candidate records."""
+
+    rows: np.ndarray
+    record: np.ndarray
+    people: np.ndarray | None
+    own_class: np.ndarray
+    candidate_records: np.ndarray
+
+    @classmethod
+    def of(cls, matches: Matches, record: np.ndarray, people: np.ndarray | None) -> _Targets:
+        rows = np.flatnonzero(record >= 0)
+        own = record[rows]
+        own_class = matches.classes.ids[own] if len(rows) else np.zeros(0, dtype=np.int64)
+        return cls(
+            rows,
+            own,
+            None if people is None else people[rows],
+            own_class,
+            matches.candidate_records[rows],
+        )
+
+    def count(self, mask: np.ndarray) -> int:
+        """The people of the targets ``mask`` selects (:func:`_total`)."""
+        return _total(mask, self.people)
+
+    @property
+    def total(self) -> int:
+        """How many people the targets are."""
+        return len(self.rows) if self.people is None else int(self.people.sum())
+
+
+def _summary(
+    matches: Matches,
+    record: np.ndarray,
+    targets: _Targets,
+    correct: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    sensitive: Mapping[str, Any],
+    tolerance: float,
+    risk_threshold: float,
+) -> dict[str, Any]:
+    """The summary of :func:`linkage_attack`: who was re-identified or falsely matched,
+    the ``sensitive`` findings, the baseline, targets suppressed or outside their own
+    class, and the risk of the classes."""
+    people = matches.people
     classes = matches.classes
-    _report(progress, 0.8, "Linkage: who was re-identified")
-
-    targets = np.flatnonzero(record >= 0)
-    target_record = record[targets]
-    # People each target row stands for (None: one each, a roll of people).
-    target_people = None if people is None else people[targets]
-    own_class = classes.ids[target_record] if len(targets) else np.zeros(0, dtype=np.int64)
-    n_targets = len(targets)
-    targets_total = n_targets if people is None else int(target_people.sum())
-    unique = matches.unique
-    correct_all = unique & (matches.matched_record == record) & (record >= 0)
-    false_all = unique & (matches.matched_record != record)
-    reidentified = _total(correct_all, people)
-    false_matches = _total(false_all, people)
-    unique_targets = _total(unique[targets], target_people)
+    reidentified = _total(correct, people)
+    false_matches = _total(matches.unique & (matches.matched_record != record), people)
     found = reidentified + false_matches
-    precision = reidentified / found if found else None
-    cand_records = matches.candidate_records[targets]
-    inverse = np.zeros(n_targets, dtype=np.float64)
-    has = cand_records > 0
-    inverse[has] = 1.0 / cand_records[has]
-    if not n_targets:
-        baseline = 0.0
-    elif people is None:
-        baseline = float(inverse.mean())
-    else:
-        baseline = float((inverse * target_people).sum() / targets_total)
+    pair_i, pair_cls = pairs
+    own_hit = np.zeros(len(targets.rows), dtype=bool)
+    own_hit[pair_i[pair_cls == targets.own_class[pair_i]]] = True
+    risk, clipped = _roll_risk(matches, risk_threshold)
+    return {
+        "roll_size": len(record) if people is None else int(people.sum()),
+        "targets": targets.total,
+        "classes": int(classes.n_classes),
+        "suppressed_rows": int(classes.n_suppressed),
+        "unique_matches": targets.count(matches.unique[targets.rows]),
+        "reidentified": reidentified,
+        "false_matches": false_matches,
+        "precision": reidentified / found if found else None,
+        **sensitive,
+        "tolerance": float(tolerance),
+        "baseline": _baseline(targets),
+        "suppressed_targets": targets.count(targets.own_class < 0),
+        "targets_outside_own_class": targets.count((targets.own_class >= 0) & ~own_hit),
+        "unmatched_targets": targets.count(targets.candidate_records == 0),
+        "risk": risk,
+        "population_clipped": clipped,
+        "unparsed_cells": matches.unparsed,
+        "method": matches.method,
+    }
 
-    pair_i, pair_cls = matches.candidate_pairs(targets)
-    own_hit = np.zeros(n_targets, dtype=bool)
-    hit = pair_cls == own_class[pair_i]
-    own_hit[pair_i[hit]] = True
-    outside_own = _total((own_class >= 0) & ~own_hit, target_people)
-    suppressed_targets = _total(own_class < 0, target_people)
 
-    # Sensitive values the attacker reads off each target's candidate records.
-    sa_columns: dict[str, Any] = {}
+def _baseline(targets: _Targets) -> float:
+    """The mean over the targets of 1/|candidate records| (0 with none): the chance of
+    finding one's record by picking a candidate at random."""
+    if not len(targets.rows):
+        return 0.0
+    inverse = np.zeros(len(targets.rows), dtype=np.float64)
+    has = targets.candidate_records > 0
+    inverse[has] = 1.0 / targets.candidate_records[has]
+    if targets.people is None:
+        return float(inverse.mean())
+    return float((inverse * targets.people).sum() / targets.total)
+
+
+def _sensitive_findings(
+    release: pd.DataFrame,
+    truth: pd.DataFrame | None,
+    sa: Sequence[str],
+    classes: EquivalenceClasses,
+    targets: _Targets,
+    pairs: tuple[np.ndarray, np.ndarray],
+    tolerance: float,
+) -> tuple[dict[str, np.ndarray], dict[str, dict[str, int]]]:
+    """What the attacker reads off each target's candidate records: the columns of the
+    target table (per SA its values and whether it is disclosed; per numeric SA whether
+    it lies within the tolerance) and the summary's ``attribute_disclosed``,
+    ``attribute_wrong`` and ``attribute_within_tolerance`` (people per SA)."""
+    columns: dict[str, np.ndarray] = {}
     disclosed: dict[str, int] = {}
     wrong: dict[str, int] = {}
     for s in sa:
+        true = truth[s] if truth is not None else release[s]
         shown, is_disclosed, is_wrong = _sensitive_reading(
-            release[s],
-            (truth[s] if truth is not None else release[s]),
-            classes,
-            target_record,
-            pair_i,
-            pair_cls,
+            release[s], true, classes, targets.record, *pairs
         )
-        sa_columns[f"{s} values"] = shown
-        sa_columns[f"{s} disclosed"] = is_disclosed
-        disclosed[s] = _total(is_disclosed, target_people)
-        wrong[s] = _total(is_wrong, target_people)
+        columns[f"{s} values"] = shown
+        columns[f"{s} disclosed"] = is_disclosed
+        disclosed[s] = targets.count(is_disclosed)
+        wrong[s] = targets.count(is_wrong)
     within: dict[str, int] = {}
     for s in sa:
         true = truth[s] if truth is not None else release[s]
         if not is_number(true.dtype):
             continue
-        is_within = _within_tolerance(
-            release[s], true, classes, target_record, pair_i, pair_cls, tolerance
-        )
-        sa_columns[f"{s} within tolerance"] = is_within
-        within[s] = _total(is_within, target_people)
+        is_within = _within_tolerance(release[s], true, classes, targets.record, *pairs, tolerance)
+        columns[f"{s} within tolerance"] = is_within
+        within[s] = targets.count(is_within)
+    figures = {
+        "attribute_disclosed": disclosed,
+        "attribute_wrong": wrong,
+        "attribute_within_tolerance": within,
+    }
+    return columns, figures
 
-    # Risk with F_j from the roll (clipped up to f_j where the roll holds fewer).
+
+def _roll_risk(matches: Matches, threshold: float) -> tuple[dict[str, Any], int]:
+    """The re-identification risks of :func:`~privcore.risk.risk_summary` with F_j the
+    roll's people matching class j, clipped up to f_j where the roll holds fewer, and
+    how many classes were clipped."""
+    classes = matches.classes
     population = matches.population.astype(np.int64)
     clipped = int((population < classes.sizes).sum())
     risk = risk_summary(
-        classes, threshold=risk_threshold, population_sizes=np.maximum(population, classes.sizes)
+        classes, threshold=threshold, population_sizes=np.maximum(population, classes.sizes)
     )
-    risk_dict = {
+    figures = {
         "prosecutor_max": risk.prosecutor_max,
         "prosecutor_avg": risk.prosecutor_avg,
         "journalist_max": risk.journalist_max,
@@ -252,84 +401,56 @@ def linkage_attack(
         "records_at_risk": risk.records_at_risk,
         "threshold": risk.threshold,
     }
+    return figures, clipped
 
-    if people is not None:  # a row of a frequency set names nobody
-        person_id = names = np.full(n_targets, None, dtype=object)
+
+def _target_table(
+    roll: pd.DataFrame,
+    qi: Sequence[str],
+    matches: Matches,
+    targets: _Targets,
+    correct: np.ndarray,
+    sa_columns: Mapping[str, np.ndarray],
+) -> pd.DataFrame:
+    """One row per target: who (``person_id``, ``name``; empty for a frequency set,
+    which names nobody), the QI values, the record (and ``people``), the candidates, the
+    match and the sensitive findings."""
+    rows = targets.rows
+    if targets.people is not None:  # a row of a frequency set names nobody
+        person_id = names = np.full(len(rows), None, dtype=object)
     else:
         person_id = (
-            roll["person_id"].iloc[targets].to_numpy()
+            roll["person_id"].iloc[rows].to_numpy()
             if "person_id" in roll.columns
-            else targets.astype(np.int64)
+            else rows.astype(np.int64)
         )
         names = (
-            roll["name"].iloc[targets].astype(object).to_numpy()
+            roll["name"].iloc[rows].astype(object).to_numpy()
             if "name" in roll.columns
             else np.array([f"person {p}" for p in person_id], dtype=object)
         )
     table = pd.DataFrame({"person_id": person_id, "name": names})
     for q in qi:
-        table[q] = roll[q].iloc[targets].to_numpy()
-    table["record"] = target_record
-    if target_people is not None:
-        table["people"] = target_people
-    table["candidate_classes"] = matches.candidate_classes[targets]
-    table["candidate_records"] = cand_records
-    table["matched_record"] = matches.matched_record[targets]
-    table["correct"] = correct_all[targets]
+        table[q] = roll[q].iloc[rows].to_numpy()
+    table["record"] = targets.record
+    if targets.people is not None:
+        table["people"] = targets.people
+    table["candidate_classes"] = matches.candidate_classes[rows]
+    table["candidate_records"] = targets.candidate_records
+    table["matched_record"] = matches.matched_record[rows]
+    table["correct"] = correct[rows]
     for name, column in sa_columns.items():
         table[name] = column
+    return table
 
-    summary: dict[str, Any] = {
-        "roll_size": len(roll) if people is None else int(people.sum()),
-        "targets": targets_total,
-        "classes": int(classes.n_classes),
-        "suppressed_rows": int(classes.n_suppressed),
-        "unique_matches": unique_targets,
-        "reidentified": reidentified,
-        "false_matches": false_matches,
-        "precision": precision,
-        "attribute_disclosed": disclosed,
-        "attribute_wrong": wrong,
-        "attribute_within_tolerance": within,
-        "tolerance": float(tolerance),
-        "baseline": baseline,
-        "suppressed_targets": suppressed_targets,
-        "targets_outside_own_class": outside_own,
-        "unmatched_targets": _total(cand_records == 0, target_people),
-        "risk": risk_dict,
-        "population_clipped": clipped,
-        "unparsed_cells": matches.unparsed,
-        "method": matches.method,
-    }
-    explanations, codes = _explain(summary, sa)
-    steps = (
-        _chain_steps(table, release, classes, qi, sa, pair_i, pair_cls) if people is None else []
-    )
-    chains = [chain_text(step) for step in steps]
-    class_table = release.iloc[classes.first_row][list(qi)].reset_index(drop=True)
-    class_table["size"] = classes.sizes
-    class_table["population"] = matches.population
-    finished = time.perf_counter()
-    _report(progress, 1.0, "Linkage: done")
-    return AttackReport(
-        attack="linkage",
-        summary=summary,
-        targets=table,
-        explanations=tuple(explanations),
-        details={
-            "explanation_codes": codes,
-            "chain": chains,
-            "chain_steps": steps,
-            "classes": class_table,
-            "method": matches.method,
-            "candidate_records": _histogram(cand_records, target_people),
-            "timings": {
-                "match": matched_at - started,
-                "report": finished - matched_at,
-                "total": finished - started,
-            },
-        },
-    )
+
+def _class_table(release: pd.DataFrame, qi: Sequence[str], matches: Matches) -> pd.DataFrame:
+    """The release's classes: their QI values, size and population (roll people)."""
+    classes = matches.classes
+    table = release.iloc[classes.first_row][list(qi)].reset_index(drop=True)
+    table["size"] = classes.sizes
+    table["population"] = matches.population
+    return table
 
 
 def _records(roll: pd.DataFrame, n_rows: int) -> np.ndarray:
@@ -523,150 +644,3 @@ def _histogram(candidate_records: np.ndarray, people: np.ndarray | None) -> dict
     }
     out[">100"] = _total(candidate_records > 100, people)
     return out
-
-
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _explain(summary: Mapping[str, Any], sa: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Three to five plain sentences, and a stable code for each."""
-    n, roll = summary["targets"], summary["roll_size"]
-    sentences = [
-        (
-            "linkage.population",
-            f"{n:,} of the {roll:,} people in the voter roll are in the data set; the "
-            f"release has {summary['classes']:,} equivalence classes"
-            f" and {summary['suppressed_rows']:,} suppressed rows.",
-        ),
-        (
-            "linkage.reidentified",
-            f"{summary['unique_matches']:,} of them match exactly one released record and "
-            f"{summary['reidentified']:,} are re-identified correctly; "
-            f"{summary['false_matches']:,} people are matched to a single record that is not "
-            f"theirs (precision {_percent(summary['precision'])}).",
-        ),
-        (
-            "linkage.baseline",
-            "Guessing one of a target's candidate records at random finds the right one "
-            f"{_percent(summary['baseline'])} of the time on average; prosecutor risk is at "
-            f"most {_percent(summary['risk']['prosecutor_max'])} and journalist risk at most "
-            f"{_percent(summary['risk']['journalist_max'])}.",
-        ),
-    ]
-    if sa:
-        parts = ", ".join(f"{s} for {summary['attribute_disclosed'][s]:,}" for s in sa)
-        sentences.append(
-            (
-                "linkage.attribute",
-                "A sensitive value is disclosed when all of a target's candidate records "
-                f"share it, re-identified or not: {parts} of the {n:,} targets.",
-            )
-        )
-    if summary["attribute_within_tolerance"]:
-        parts = ", ".join(
-            f"{s} for {v:,}" for s, v in summary["attribute_within_tolerance"].items()
-        )
-        sentences.append(
-            (
-                "linkage.tolerance",
-                "A numeric sensitive value is learnt within "
-                f"±{100 * summary['tolerance']:g}% when all of a target's candidate records "
-                f"lie that close to the target's own value: {parts} of the {n:,} targets.",
-            )
-        )
-    problems = []
-    if summary["unparsed_cells"]:
-        count = sum(len(v) for v in summary["unparsed_cells"].values())
-        problems.append(f"{count:,} released values could not be read and match nobody")
-    if summary["targets_outside_own_class"]:
-        problems.append(
-            f"{summary['targets_outside_own_class']:,} targets do not match their own "
-            "record's class (the release does not contain their values)"
-        )
-    if summary["population_clipped"]:
-        problems.append(
-            f"{summary['population_clipped']:,} classes match fewer roll people than they "
-            "have records, so their population count was raised to their size"
-        )
-    if problems:
-        sentences.append(("linkage.warnings", "Note: " + "; ".join(problems) + "."))
-    return [s for _, s in sentences], [c for c, _ in sentences]
-
-
-def _chain_steps(
-    table: pd.DataFrame,
-    release: pd.DataFrame,
-    classes: EquivalenceClasses,
-    qi: Sequence[str],
-    sa: Sequence[str],
-    pair_i: np.ndarray,
-    pair_cls: np.ndarray,
-) -> list[dict[str, Any]]:
-    """The attacker's reasoning for up to ten example victims, step by step (a dict
-    each, so that the app can put it in words in either language; :func:`chain_text`
-    says it in English)."""
-    if table.empty:
-        return []
-    correct = table["correct"].to_numpy(dtype=bool)
-    told = np.zeros(len(table), dtype=bool)
-    for s in sa:
-        told |= table[f"{s} disclosed"].to_numpy(dtype=bool)
-    chosen = np.concatenate(
-        [
-            np.flatnonzero(correct)[:3],
-            np.flatnonzero(told & ~correct)[:3],
-            np.flatnonzero(~correct & ~told)[:_CHAINS],
-        ]
-    )
-    chosen = distinct(chosen)[:_CHAINS]
-    starts = np.searchsorted(pair_i, np.arange(len(table) + 1))
-    keys = release.iloc[classes.first_row][list(qi)].astype(object)
-    steps = []
-    for t in chosen.tolist():  # at most ten victims
-        row = table.iloc[t]
-        mine = pair_cls[starts[t] : starts[t + 1]]
-        n = int(row["candidate_records"])
-        steps.append(
-            {
-                "name": str(row["name"]),
-                "person": [[str(q), str(row[q])] for q in qi],
-                "classes": len(mine),
-                "first_class": ", ".join(str(v) for v in keys.iloc[int(mine[0])].tolist())
-                if len(mine)
-                else None,
-                "suppressed": bool(len(mine) == 0 and classes.ids[int(row["record"])] < 0),
-                "candidates": n,
-                "matched_record": int(row["matched_record"]) if n == 1 else None,
-                "correct": bool(row["correct"]),
-                "sensitive": [
-                    [str(s), str(row[f"{s} values"]), bool(row[f"{s} disclosed"])] for s in sa
-                ]
-                if n
-                else [],
-            }
-        )
-    return steps
-
-
-def chain_text(step: dict[str, Any]) -> str:
-    """One victim's chain of reasoning (:func:`_chain_steps`) in plain English."""
-    person = ", ".join(f"{q} {v}" for q, v in step["person"])
-    text = f"Voter {step['name']}, {person}"
-    if step["classes"] == 0:
-        text += " → no release class matches"
-        if step["suppressed"]:
-            text += " (their record was suppressed)"
-    elif step["classes"] == 1:
-        text += f" → release class {step['first_class']}"
-    else:
-        text += f" → {step['classes']} release classes ({step['first_class']}; …)"
-    n = step["candidates"]
-    if n == 1:
-        who = "the right person" if step["correct"] else "someone else"
-        text += f" → 1 candidate: record {step['matched_record']}, {who}"
-    elif n:
-        text += f" → {n:,} candidates"
-    for s, values, disclosed in step["sensitive"]:
-        text += f" → {s} {values}: {'disclosed' if disclosed else 'not disclosed'}"
-    return text

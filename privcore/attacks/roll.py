@@ -395,21 +395,7 @@ def _check_size(n: int, size: int | None) -> int:
         )
     if size is None:
         size = min(10 * n, max(limit, n))  # an explicit size above the limit fails below
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-        raise ParameterError(
-            f"The voter roll size must be a whole number, not {size!r}.",
-            code="roll.size_type",
-            size=str(size),
-        )
-    size = int(size)
-    if size < n:
-        raise ParameterError(
-            f"A voter roll of {size:,} people cannot hold the {n:,} people of the data set; "
-            f"choose a size of at least {n:,}.",
-            code="roll.size_too_small",
-            size=size,
-            rows=n,
-        )
+    size = _whole_size(size, n)
     if size > limit:
         raise ParameterError(
             f"A voter roll of {size:,} people exceeds this installation's limit of "
@@ -426,6 +412,12 @@ def _check_people(records: int, size: int | None) -> int:
     records (no limit: :data:`DEFAULT_MAX_ROLL` bounds the roll's rows)."""
     if size is None:
         return 10 * records
+    return _whole_size(size, records)
+
+
+def _whole_size(size: Any, people: int) -> int:
+    """``size`` as an int: a whole number of people, at least the ``people`` of the data
+    set (each of them is on the roll)."""
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
         raise ParameterError(
             f"The voter roll size must be a whole number, not {size!r}.",
@@ -433,13 +425,13 @@ def _check_people(records: int, size: int | None) -> int:
             size=str(size),
         )
     size = int(size)
-    if size < records:
+    if size < people:
         raise ParameterError(
-            f"A voter roll of {size:,} people cannot hold the {records:,} people of the data "
-            f"set; choose a size of at least {records:,}.",
+            f"A voter roll of {size:,} people cannot hold the {people:,} people of the data "
+            f"set; choose a size of at least {people:,}.",
             code="roll.size_too_small",
             size=size,
-            rows=records,
+            rows=people,
         )
     return size
 

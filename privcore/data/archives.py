@@ -54,6 +54,16 @@ def is_compressed(head: bytes) -> bool:
     return head.startswith((GZIP_MAGIC, ZIP_MAGIC, EMPTY_ZIP_MAGIC))
 
 
+def not_a_table(what: str) -> DataFormatError:
+    """``data.binary``: the file is ``what`` (a PDF document, a Word document…), not a
+    table."""
+    return DataFormatError(
+        f"This file is {what}, not a table. Upload CSV, Excel (.xlsx), Parquet or JSON lines.",
+        code="data.binary",
+        kind=what,
+    )
+
+
 def open_zip(buffer: IO[bytes]) -> zipfile.ZipFile:
     """The zip archive in ``buffer``; a damaged one is ``data.bad_archive``."""
     try:
@@ -115,12 +125,7 @@ def single_member(archive: zipfile.ZipFile, budget: ReadBudget) -> tuple[str, by
     names = set(archive.namelist())
     for parts, what in _DOCUMENTS.items():
         if names.issuperset(parts):
-            raise DataFormatError(
-                f"This file is {what}, not a table. Upload CSV, Excel (.xlsx), Parquet or "
-                "JSON lines.",
-                code="data.binary",
-                kind=what,
-            )
+            raise not_a_table(what)
     files = [m for m in archive.infolist() if not m.is_dir() and not _is_junk(m.filename)]
     if not files:
         raise DataFormatError("The zip archive holds no file.", code="data.archive_empty")

@@ -1,10 +1,13 @@
 """Central differential privacy on a data set (SPEC §10).
 
-:mod:`~privcore.dp.mechanisms` (Laplace, discrete Laplace, Gaussian, exponential),
-:mod:`~privcore.dp.queries` (counts, histograms, clamped sums and means with derived
-sensitivities, and their noisy answers), :mod:`~privcore.dp.budget` (sequential
-composition), :mod:`~privcore.dp.dinner` (the differencing attack) and
-:mod:`~privcore.dp.release` (a DP release of a table, compared with a k-anonymous one).
+:mod:`~privcore.dp.mechanisms` (Laplace, discrete Laplace, Gaussian, exponential, as
+classes on one base), :mod:`~privcore.dp.parameters` (their parameters and the range
+sampled exactly), :mod:`~privcore.dp.sampling` (the output grid and exact integer
+noise), :mod:`~privcore.dp.queries` (counts, histograms, clamped sums and means with
+derived sensitivities, and their noisy answers), :mod:`~privcore.dp.budget` (sequential
+composition), :mod:`~privcore.dp.dinner` (the differencing attack),
+:mod:`~privcore.dp.release` (a DP release of a table, compared with a k-anonymous one)
+and :mod:`~privcore.dp.audit` (auditing a mechanism's claim from its outputs).
 """
 
 from privcore.dp.audit import (

@@ -13,10 +13,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from privcore.core import privacy_parameters
 from privcore.core.jsonsafe import plain
-from privcore.dp import mechanisms as mech
+from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import NoisyAnswer, Query, answer
-from privcore.errors import InfeasibleError, ParameterError
+from privcore.errors import InfeasibleError
 
 __all__ = ["Budget", "Spend"]
 
@@ -37,21 +38,20 @@ class Spend:
 
 
 def _budget_delta(delta: Any) -> float:
-    value = mech._as_float(delta)
-    if not (0.0 <= value < 1.0):
-        raise ParameterError(
-            f"δ must be a number from 0 (pure ε-DP) to less than 1, got {delta!r}.",
-            code="dp.bad_delta",
-            delta=delta,
-        )
-    return value
+    """δ of a budget or a spend: from 0 (pure ε-DP) up to but not including 1, else
+    ParameterError ``dp.bad_delta``."""
+    return privacy_parameters.check_delta(
+        delta,
+        allow_zero=True,
+        message="δ must be a number from 0 (pure ε-DP) to less than 1, got {value!r}.",
+    )
 
 
 class Budget:
     """A total (ε, δ) spent query by query; ``spent`` and ``remaining`` are (ε, δ) pairs."""
 
     def __init__(self, epsilon: float, delta: float = 0.0) -> None:
-        self.epsilon = mech.check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon)
         self.delta = _budget_delta(delta)
         self._ledger: list[Spend] = []
 
@@ -75,7 +75,7 @@ class Budget:
     def spend(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> Spend:
         """Record a query costing (ε, δ); InfeasibleError ``dp.budget_exceeded`` (nothing
         recorded) when the totals would exceed the budget."""
-        epsilon = mech.check_epsilon(epsilon)
+        epsilon = check_epsilon(epsilon)
         delta = _budget_delta(delta)
         self._refuse_if_over(epsilon, delta)
         item = Spend(label, epsilon, delta)
@@ -93,7 +93,7 @@ class Budget:
     ) -> NoisyAnswer:
         """Spend (ε, δ) on ``query`` and answer it once (see :func:`queries.answer`).
         The budget is checked before any noise is drawn."""
-        self._refuse_if_over(mech.check_epsilon(epsilon), _budget_delta(delta or 0.0))
+        self._refuse_if_over(check_epsilon(epsilon), _budget_delta(delta or 0.0))
         result = answer(query, mechanism, epsilon=epsilon, delta=delta, draws=1, seed=seed)
         self.spend(result.epsilon, result.delta, label=query.label)
         return result

@@ -25,8 +25,11 @@ import pandas as pd
 from scipy.special import expit
 
 from privcore.core.jsonsafe import plain
-from privcore.dp import mechanisms as mech
+from privcore.core.privacy_parameters import as_float
+from privcore.dp.mechanisms import noise_mechanism
+from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import where_mask
+from privcore.dp.sampling import generator
 from privcore.errors import ParameterError
 
 __all__ = [
@@ -56,7 +59,7 @@ _DINERS = (
 
 
 def _check_prior(prior: Any) -> float:
-    value = mech._as_float(prior)
+    value = as_float(prior)
     if not (0.0 <= value <= 1.0):
         raise ParameterError(
             f"The prior must be a probability from 0 to 1, got {prior!r}.",
@@ -78,7 +81,7 @@ def _shifted_belief(prior: float, log_ratio: Any) -> Any:
 def posterior_bound(epsilon: float, prior: float) -> float:
     """p·e^ε / (p·e^ε + 1 − p): the largest posterior an attacker with prior p can reach on
     any fact about one person from an ε-DP answer (SPEC §10)."""
-    return float(_shifted_belief(_check_prior(prior), mech.check_epsilon(epsilon)))
+    return float(_shifted_belief(_check_prior(prior), check_epsilon(epsilon)))
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ def differencing(
     −ε·(|y − c₀ − 1| − |y − c₀|) ∈ [−ε, ε], so the posterior stays within
     [p·e^−ε/(p·e^−ε + 1 − p), p·e^ε/(p·e^ε + 1 − p)].
     """
-    epsilon = mech.check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     prior = _check_prior(prior)
     if mechanism not in DIFFERENCING_MECHANISMS:
         raise ParameterError(
@@ -186,10 +189,10 @@ def differencing(
     # attacker's belief that the target has it becomes that difference, whatever the prior
     exact_belief = float(count_with - count_without)
     posterior_exact = exact_belief if target_has_value else 1.0 - exact_belief
-    rng = mech.generator(seed)
-    noise = mech.discrete_laplace if mechanism == "geometric" else mech.laplace
-    noisy_with = np.asarray(noise(count_with, 1, epsilon, size=draws, rng=rng))
-    noisy_without = np.asarray(noise(count_without, 1, epsilon, size=draws, rng=rng))
+    rng = generator(seed)
+    noise = noise_mechanism(mechanism, 1, epsilon)
+    noisy_with = np.asarray(noise.release(count_with, size=draws, rng=rng))
+    noisy_without = np.asarray(noise.release(count_without, size=draws, rng=rng))
     log_ratio = -epsilon * (
         np.abs(noisy_with - count_without - 1.0) - np.abs(noisy_with - count_without)
     )

@@ -36,7 +36,10 @@ import pandas as pd
 
 from privcore.classes import code_counts, factorize, value_codes
 from privcore.core.jsonsafe import plain
-from privcore.dp import mechanisms as mech
+from privcore.core.privacy_parameters import as_float
+from privcore.dp.mechanisms import NoiseMechanism, noise_mechanism
+from privcore.dp.parameters import check_delta, check_epsilon
+from privcore.dp.sampling import generator
 from privcore.errors import ParameterError
 
 __all__ = [
@@ -170,16 +173,26 @@ def _check_relation(relation: str) -> str:
     return relation
 
 
-def _check_columns(frame: pd.DataFrame, columns: Iterable[Any]) -> list[Any]:
+def _check_columns(
+    frame: pd.DataFrame, columns: Iterable[Any], *, table: str | None = None
+) -> list[Any]:
+    """``columns`` as a list when ``frame`` has every one, else ParameterError
+    ``dp.unknown_column`` naming the missing ones (and the ``table``, when named)."""
     columns = list(columns)
     missing = [column for column in columns if column not in frame.columns]
-    if missing:
+    if not missing:
+        return columns
+    listed = ", ".join(map(str, missing))
+    if table is None:
         raise ParameterError(
-            f"Unknown column(s): {', '.join(map(str, missing))}.",
-            code="dp.unknown_column",
-            columns=missing,
+            f"Unknown column(s): {listed}.", code="dp.unknown_column", columns=missing
         )
-    return columns
+    raise ParameterError(
+        f"The {table} has no column(s) {listed}.",
+        code="dp.unknown_column",
+        columns=missing,
+        table=table,
+    )
 
 
 def _check_draws(draws: Any) -> int:
@@ -197,7 +210,7 @@ def _check_draws(draws: Any) -> int:
 
 
 def _check_clamp(lower: Any, upper: Any) -> tuple[float, float]:
-    low, high = mech._as_float(lower), mech._as_float(upper)
+    low, high = as_float(lower), as_float(upper)
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         raise ParameterError(
             f"The clamping bounds must be finite numbers with lower < upper, "
@@ -478,7 +491,7 @@ def _delta_for(mechanism: str, delta: Any) -> float:
                 code="dp.bad_delta",
                 delta=delta,
             )
-        return mech.check_delta(delta)
+        return check_delta(delta)
     if delta not in (None, 0, 0.0):
         raise ParameterError(
             f"The {mechanism} mechanism is pure ε-DP and takes no δ; δ is for gaussian.",
@@ -491,14 +504,14 @@ def _delta_for(mechanism: str, delta: Any) -> float:
 @dataclass(frozen=True)
 class _Noise:
     answers: np.ndarray  # (draws, *shape)
-    scale: float
-    sensitivity: float
-    mechanism: str
+    mechanism: NoiseMechanism
 
 
 def _add_noise(
     query: Query, mechanism: str, epsilon: float, delta: float, draws: int, rng: Any
 ) -> _Noise:
+    """``draws`` noisy answers of ``query`` by ``mechanism`` at (ε, δ): the Gaussian with
+    the L2 sensitivity, the others with the L1 one."""
     truth = query.true_answer
     value = truth.to_numpy() if isinstance(truth, pd.Series) else np.asarray(truth)
     size = (draws, *value.shape)
@@ -513,19 +526,10 @@ def _add_noise(
             cells=int(value.size),
             limit=MAX_DRAWN_VALUES,
         )
-    if mechanism == "gaussian":
-        sensitivity = float(query.sensitivity_l2)
-        scale = mech.analytic_gaussian_sigma(sensitivity, epsilon, delta)
-        answers = mech.gaussian(value, sensitivity, epsilon, delta, size=size, rng=rng)
-    elif mechanism == "geometric":
-        sensitivity = float(query.sensitivity_l1)
-        scale = sensitivity / epsilon
-        answers = mech.discrete_laplace(value, int(sensitivity), epsilon, size=size, rng=rng)
-    else:
-        sensitivity = float(query.sensitivity_l1)
-        scale = mech.laplace_scale(sensitivity, epsilon)
-        answers = mech.laplace(value, sensitivity, epsilon, size=size, rng=rng)
-    return _Noise(np.asarray(answers), scale, sensitivity, mechanism)
+    l2 = mechanism == "gaussian"
+    sensitivity = float(query.sensitivity_l2 if l2 else query.sensitivity_l1)
+    noise = noise_mechanism(mechanism, sensitivity, epsilon, delta)
+    return _Noise(np.asarray(noise.release(value, size=size, rng=rng)), noise)
 
 
 def _first(query: Query, row: np.ndarray) -> Any:
@@ -552,22 +556,22 @@ def answer(
     The 95 % interval is answer ± (Δ₁/ε)·ln(20) for Laplace, ± the smallest integer k with
     P(|Z| > k) ≤ 5 % for geometric, ± 1.96σ for Gaussian.
     """
-    epsilon = mech.check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     draws = _check_draws(draws)
-    rng = mech.generator(seed)
+    rng = generator(seed)
     if query.parts:
         return _answer_mean(query, mechanism, epsilon, delta, draws, rng)
     mechanism = _mechanism_for(query, mechanism)
     delta = _delta_for(mechanism, delta)
     noise = _add_noise(query, mechanism, epsilon, delta, draws, rng)
-    half_width = _half_width(noise, epsilon, 1 - CONFIDENCE)
+    half_width = noise.mechanism.half_width(1 - CONFIDENCE)
     intervals = np.stack([noise.answers - half_width, noise.answers + half_width], axis=-1)
     return NoisyAnswer(
         query=query,
         answer=_first(query, noise.answers[0]),
         answers=noise.answers,
-        scale=noise.scale,
-        sensitivity=noise.sensitivity,
+        scale=noise.mechanism.scale,
+        sensitivity=noise.mechanism.sensitivity,
         epsilon=epsilon,
         delta=delta,
         interval=intervals[0],
@@ -598,8 +602,8 @@ def _answer_mean(
         part_delta = half_delta if part_mechanism == "gaussian" else 0.0
         # each part's interval at 97.5 % so that both hold together with probability ≥ 95 %
         noise = _add_noise(part, part_mechanism, half_epsilon, part_delta, draws, rng)
-        scales[name], sensitivities[name] = noise.scale, noise.sensitivity
-        parts.append((noise.answers.astype(float), _half_width(noise, half_epsilon, beta)))
+        scales[name], sensitivities[name] = noise.mechanism.scale, noise.mechanism.sensitivity
+        parts.append((noise.answers.astype(float), noise.mechanism.half_width(beta)))
     (sums, sum_width), (counts, count_width) = parts
     low, high = _check_clamp(query.params["lower"], query.params["upper"])
     means = np.clip(sums / np.maximum(counts, 1.0), low, high)
@@ -623,12 +627,3 @@ def _answer_mean(
         intervals=intervals,
         mechanism={"sum": sum_mechanism, "count": count_mechanism},
     )
-
-
-def _half_width(noise: _Noise, epsilon: float, beta: float) -> float:
-    """Half-width w with P(|noise| > w) ≤ β (an integer for the geometric mechanism)."""
-    if noise.mechanism == "gaussian":
-        return mech.gaussian_half_width(noise.scale, beta)
-    if noise.mechanism == "geometric":
-        return mech.discrete_laplace_half_width(int(noise.sensitivity), epsilon, beta)
-    return mech.laplace_half_width(noise.sensitivity, epsilon, beta)

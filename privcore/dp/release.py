@@ -72,7 +72,7 @@ rounded) and their mean absolute error.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,9 +83,11 @@ from privcore.classes import code_counts, value_codes
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
-from privcore.dp import mechanisms as mech
 from privcore.dp.budget import Budget
+from privcore.dp.mechanisms import DiscreteLaplace
+from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import _check_columns, _check_relation
+from privcore.dp.sampling import generator
 from privcore.errors import ParameterError
 
 __all__ = [
@@ -336,7 +338,7 @@ def dp_release(
     ``dp.sa_in_qi``, ``dp.repeated_column``, ``dp.reserved_column``, ``dp.empty_table``,
     ``dp.too_many_cells`` — all before any noise is drawn.
     """
-    epsilon = mech.check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     relation = _check_relation(relation)
     qi, sa = _roles(frame, qi, sa)
     if len(frame) == 0:
@@ -350,7 +352,8 @@ def dp_release(
     sensitivity = _HISTOGRAM_L1[relation]
     share = epsilon / len(qi)
     budget = Budget(epsilon)
-    rng = mech.generator(seed)
+    geometric = DiscreteLaplace(sensitivity, share)
+    rng = generator(seed)
     steps = len(qi) + 2
     noisy: list[np.ndarray] = []
     ledger: list[dict[str, Any]] = []
@@ -359,7 +362,7 @@ def dp_release(
         n_qi = len(coded.values)
         truth = code_counts(coded.codes * n_sa + target.codes, n_qi * n_sa).reshape(n_qi, n_sa)
         spend = budget.spend(share, label=f"histogram({name}, {sa})")
-        noisy.append(np.asarray(mech.discrete_laplace(truth, sensitivity, share, rng=rng)))
+        noisy.append(np.asarray(geometric.release(truth, rng=rng)))
         spent = budget.spent[0]
         ledger.append(
             {
@@ -367,7 +370,7 @@ def dp_release(
                 "columns": [name, sa],
                 "mechanism": "geometric",
                 "sensitivity": sensitivity,
-                "scale": sensitivity / share,
+                "scale": geometric.scale,
                 "cells": n_qi * n_sa,
                 "spent": spent,
             }
@@ -473,15 +476,169 @@ def _text(value: Any) -> str:
     return "NA" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 
-def _check_release_columns(table: pd.DataFrame, names: Iterable[str], what: str) -> None:
-    missing = [name for name in names if name not in table.columns]
-    if missing:
+@dataclass(frozen=True)
+class _Block:
+    """The queries on one released marginal: its ``columns``, one ``cells`` entry per
+    query (column → value), and the true, DP and k-anonymous answers in the same order."""
+
+    columns: tuple[str, ...]
+    cells: list[dict[str, Any]]
+    truth: np.ndarray
+    dp: np.ndarray
+    k_anon: np.ndarray
+
+
+def _stacked(blocks: Sequence[_Block]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The true, DP and k-anonymous answers of every query, block after block."""
+    return (
+        np.concatenate([block.truth for block in blocks]),
+        np.concatenate([block.dp for block in blocks]),
+        np.concatenate([block.k_anon for block in blocks]),
+    )
+
+
+class _UniformSpread:
+    """The k-anonymous release's answers under uniform spread (module docs): each released
+    label of a column counts 1/c for each of the c domain values it contains. Holds the
+    SA labels' weights and answers; :meth:`joint` answers a QI × SA marginal. ``outside``
+    counts, per column, the rows whose label contains no value of the domain."""
+
+    def __init__(
+        self, k_anon: pd.DataFrame, sa: str, sa_domain: pd.Index, hierarchies: Mapping[str, Any]
+    ) -> None:
+        self.k_anon, self.hierarchies = k_anon, hierarchies
+        self.sa_cells = parse_column(k_anon[sa], hierarchy=hierarchies.get(sa), column=sa)
+        self.sa_weights, empty = _spread(self.sa_cells, sa_domain)
+        label_rows = code_counts(self.sa_cells.codes, len(self.sa_cells))
+        self.outside = {sa: int(label_rows[empty].sum())}
+        self.sa_answer = label_rows.astype(float) @ self.sa_weights
+
+    def joint(self, name: str, domain: pd.Index) -> np.ndarray:
+        """Wᵀ·L·V: L the rows of each (QI label, SA label) pair, W and V the labels'
+        spread weights over the QI's and the SA's domain."""
+        cells = parse_column(self.k_anon[name], hierarchy=self.hierarchies.get(name), column=name)
+        weights, empty = _spread(cells, domain)
+        n_sa_labels = len(self.sa_cells)
+        pairs = code_counts(
+            cells.codes * n_sa_labels + self.sa_cells.codes, len(cells) * n_sa_labels
+        ).reshape(len(cells), n_sa_labels)
+        self.outside[name] = int(pairs.sum(axis=1)[empty].sum())
+        return weights.T @ pairs.astype(float) @ self.sa_weights
+
+
+def _check_comparable(
+    original: pd.DataFrame, qi: Any, sa: str, dp: DpRelease, k_anon: pd.DataFrame | None
+) -> tuple[str, ...]:
+    """``qi`` as a tuple, once the QIs and the SA are those of ``dp``
+    (``dp.release_mismatch``) and every table has them (``dp.unknown_column``)."""
+    qi = (qi,) if isinstance(qi, str) else tuple(qi)
+    if qi != tuple(dp.qi) or sa != dp.sa:
         raise ParameterError(
-            f"The {what} has no column(s) {', '.join(map(str, missing))}.",
-            code="dp.unknown_column",
-            columns=missing,
-            table=what,
+            f"The DP release was made for QIs {', '.join(dp.qi)} and SA {dp.sa}; compare it "
+            "on the same columns.",
+            code="dp.release_mismatch",
+            qi=list(qi),
+            sa=sa,
+            release_qi=list(dp.qi),
+            release_sa=dp.sa,
         )
+    _check_columns(original, (*qi, sa), table="original table")
+    if k_anon is not None:
+        _check_columns(k_anon, (*qi, sa), table="k-anonymous release")
+    return qi
+
+
+def _sa_block(
+    dp: DpRelease, sa_domain: pd.Index, sa_true: np.ndarray, spread: _UniformSpread | None
+) -> _Block:
+    """The count of SA = s for every SA value s."""
+    table = dp.marginals[dp.sa]
+    n_sa = len(sa_domain)
+    released = np.zeros(n_sa, dtype=float)
+    released[sa_domain.get_indexer(table[dp.sa])] = table[COUNT_COLUMN].to_numpy()
+    return _Block(
+        (dp.sa,),
+        [{dp.sa: s} for s in sa_domain.tolist()],
+        code_counts(sa_true[sa_true >= 0], n_sa).astype(float),
+        released,
+        np.full(n_sa, np.nan) if spread is None else spread.sa_answer,
+    )
+
+
+def _qi_block(
+    original: pd.DataFrame,
+    name: str,
+    dp: DpRelease,
+    sa_domain: pd.Index,
+    sa_true: np.ndarray,
+    spread: _UniformSpread | None,
+) -> _Block:
+    """The count of QI = v and SA = s for every cell of the QI's released marginal."""
+    sa = dp.sa
+    table = dp.marginals[name]
+    domain = pd.Index(table[name]).unique()  # not rows: the cells of a released marginal
+    n_qi, n_sa = len(domain), len(sa_domain)
+    released = np.zeros((n_qi, n_sa), dtype=float)
+    released[domain.get_indexer(table[name]), sa_domain.get_indexer(table[sa])] = table[
+        COUNT_COLUMN
+    ].to_numpy()
+    qi_true = domain.get_indexer(original[name])
+    inside = (qi_true >= 0) & (sa_true >= 0)
+    truth = code_counts(qi_true[inside] * n_sa + sa_true[inside], n_qi * n_sa)
+    k_answer = np.full((n_qi, n_sa), np.nan) if spread is None else spread.joint(name, domain)
+    return _Block(
+        (name, sa),
+        [{name: v, sa: s} for v in domain.tolist() for s in sa_domain.tolist()],
+        truth.astype(float),
+        released.ravel(),
+        k_answer.ravel(),
+    )
+
+
+def _per_query(blocks: Sequence[_Block]) -> pd.DataFrame:
+    """One row per query of every block (the columns of :class:`Comparison`)."""
+    cells = [cell for block in blocks for cell in block.cells]
+    truth, dp_estimate, k_estimate = _stacked(blocks)
+    floor = np.maximum(truth, RELATIVE_ERROR_FLOOR)
+    return pd.DataFrame(
+        {
+            "query": [
+                "count(" + ", ".join(f"{c}={_text(v)}" for c, v in cell.items()) + ")"
+                for cell in cells
+            ],
+            "columns": [block.columns for block in blocks for _ in block.cells],
+            "cell": cells,
+            "true": truth.astype(np.int64),
+            "dp": dp_estimate.astype(np.int64),
+            "k_anon": k_estimate,
+            "dp_error": np.abs(dp_estimate - truth),
+            "k_anon_error": np.abs(k_estimate - truth),
+            "dp_relative": np.abs(dp_estimate - truth) / floor,
+            "k_anon_relative": np.abs(k_estimate - truth) / floor,
+            "zero_in_truth": truth == 0,
+        }
+    )
+
+
+def _summary(
+    blocks: Sequence[_Block], dp: DpRelease, spread: _UniformSpread | None, k: int | None
+) -> dict[str, Any]:
+    """The figures of :class:`Comparison`'s ``summary``."""
+    truth, dp_estimate, k_estimate = _stacked(blocks)
+    zero = truth == 0
+    return {
+        "queries": len(truth),
+        "zero_in_truth": int(zero.sum()),
+        "relative_error_floor": RELATIVE_ERROR_FLOOR,
+        "dp": {"epsilon": dp.epsilon, **_error_figures(dp_estimate, truth, zero)},
+        "k_anon": None
+        if spread is None
+        else {
+            "k": k,
+            **_error_figures(k_estimate, truth, zero),
+            "rows_outside_domain": {c: n for c, n in spread.outside.items() if n},
+        },
+    }
 
 
 def compare_releases(
@@ -505,117 +662,12 @@ def compare_releases(
     the counts of each (QI label, SA label) pair of the release and W, V the spread
     weights of the labels.
     """
-    qi = (qi,) if isinstance(qi, str) else tuple(qi)
-    if qi != tuple(dp.qi) or sa != dp.sa:
-        raise ParameterError(
-            f"The DP release was made for QIs {', '.join(dp.qi)} and SA {dp.sa}; compare it "
-            "on the same columns.",
-            code="dp.release_mismatch",
-            qi=list(qi),
-            sa=sa,
-            release_qi=list(dp.qi),
-            release_sa=dp.sa,
-        )
-    _check_release_columns(original, (*qi, sa), "original table")
-    compared = k_anon is not None
-    if compared:
-        _check_release_columns(k_anon, (*qi, sa), "k-anonymous release")
+    qi = _check_comparable(original, qi, sa, dp, k_anon)
+    sa_domain = pd.Index(dp.marginals[sa][sa])
+    sa_true = sa_domain.get_indexer(original[sa])
     hierarchies = dict(hierarchies or {})
-    sa_table = dp.marginals[sa]
-    sa_domain = pd.Index(sa_table[sa])
-    n_sa = len(sa_domain)
-    sa_true_codes = sa_domain.get_indexer(original[sa])
-    outside: dict[str, int] = {}
-    if compared:
-        sa_cells = parse_column(k_anon[sa], hierarchy=hierarchies.get(sa), column=sa)
-        sa_weights, sa_empty = _spread(sa_cells, sa_domain)
-        sa_label_rows = code_counts(sa_cells.codes, len(sa_cells))
-        outside[sa] = int(sa_label_rows[sa_empty].sum())
-        sa_k_answer = sa_label_rows.astype(float) @ sa_weights
-    else:
-        sa_k_answer = np.full(n_sa, np.nan)
-
-    dp_answer = np.zeros(n_sa, dtype=float)
-    dp_answer[sa_domain.get_indexer(sa_table[sa])] = sa_table[COUNT_COLUMN].to_numpy()
-    blocks = [
-        (
-            (sa,),
-            [{sa: s} for s in sa_domain.tolist()],
-            code_counts(sa_true_codes[sa_true_codes >= 0], n_sa).astype(float),
-            dp_answer,
-            sa_k_answer,
-        )
-    ]
-    for name in qi:
-        table = dp.marginals[name]
-        domain = pd.Index(table[name]).unique()  # not rows: the cells of a released marginal
-        n_qi = len(domain)
-        released = np.zeros((n_qi, n_sa), dtype=float)
-        released[domain.get_indexer(table[name]), sa_domain.get_indexer(table[sa])] = table[
-            COUNT_COLUMN
-        ].to_numpy()
-        qi_true_codes = domain.get_indexer(original[name])
-        inside = (qi_true_codes >= 0) & (sa_true_codes >= 0)
-        truth = code_counts(
-            qi_true_codes[inside] * n_sa + sa_true_codes[inside], n_qi * n_sa
-        ).reshape(n_qi, n_sa)
-        if compared:
-            cells = parse_column(k_anon[name], hierarchy=hierarchies.get(name), column=name)
-            weights, empty = _spread(cells, domain)
-            pairs = code_counts(
-                cells.codes * len(sa_cells) + sa_cells.codes, len(cells) * len(sa_cells)
-            ).reshape(len(cells), len(sa_cells))
-            outside[name] = int(pairs.sum(axis=1)[empty].sum())
-            k_answer = weights.T @ pairs.astype(float) @ sa_weights
-        else:
-            k_answer = np.full((n_qi, n_sa), np.nan)
-        values, sa_values = domain.tolist(), sa_domain.tolist()
-        blocks.append(
-            (
-                (name, sa),
-                [{name: v, sa: s} for v in values for s in sa_values],
-                truth.ravel().astype(float),
-                released.ravel(),
-                k_answer.ravel(),
-            )
-        )
-
-    columns = [block[0] for block in blocks for _ in block[1]]
-    cells_asked = [cell for block in blocks for cell in block[1]]
-    truth = np.concatenate([block[2] for block in blocks])
-    dp_estimate = np.concatenate([block[3] for block in blocks])
-    k_estimate = np.concatenate([block[4] for block in blocks])
-    floor = np.maximum(truth, RELATIVE_ERROR_FLOOR)
-    zero = truth == 0
-    per_query = pd.DataFrame(
-        {
-            "query": [
-                "count(" + ", ".join(f"{c}={_text(v)}" for c, v in cell.items()) + ")"
-                for cell in cells_asked
-            ],
-            "columns": columns,
-            "cell": cells_asked,
-            "true": truth.astype(np.int64),
-            "dp": dp_estimate.astype(np.int64),
-            "k_anon": k_estimate,
-            "dp_error": np.abs(dp_estimate - truth),
-            "k_anon_error": np.abs(k_estimate - truth),
-            "dp_relative": np.abs(dp_estimate - truth) / floor,
-            "k_anon_relative": np.abs(k_estimate - truth) / floor,
-            "zero_in_truth": zero,
-        }
-    )
-    summary = {
-        "queries": len(per_query),
-        "zero_in_truth": int(zero.sum()),
-        "relative_error_floor": RELATIVE_ERROR_FLOOR,
-        "dp": {"epsilon": dp.epsilon, **_error_figures(dp_estimate, truth, zero)},
-        "k_anon": None
-        if not compared
-        else {
-            "k": k,
-            **_error_figures(k_estimate, truth, zero),
-            "rows_outside_domain": {c: n for c, n in outside.items() if n},
-        },
-    }
-    return Comparison(per_query=per_query, summary=plain(summary))
+    spread = None if k_anon is None else _UniformSpread(k_anon, sa, sa_domain, hierarchies)
+    blocks = [_sa_block(dp, sa_domain, sa_true, spread)]
+    blocks += [_qi_block(original, name, dp, sa_domain, sa_true, spread) for name in qi]
+    summary = _summary(blocks, dp, spread, k)
+    return Comparison(per_query=_per_query(blocks), summary=plain(summary))

@@ -31,11 +31,11 @@ vectors so far by multivariate hypergeometric draws. The same samples give a
 superset of coordinates at least as many distinct vectors, so a pass over a superset of
 coordinates that gave too many gives too many again (the audit's second candidate).
 
-Everything else draws the reports (:class:`privcore.ldp.audit._Reports`): hashed outputs
-(the support bits of one report share its hash), continuous outputs (the grid needs
-their range), subset selection with many subsets, the black-box bound (its score sums
-log-ratios over one report's coordinates). Setting :data:`ENABLED` to False makes every
-audit draw every report (the tests compare the two paths).
+Everything else draws the reports (:class:`privcore.ldp.audit.sampling._Reports`):
+hashed outputs (the support bits of one report share its hash), continuous outputs (the
+grid needs their range), subset selection with many subsets, the black-box bound (its
+score sums log-ratios over one report's coordinates). Setting :data:`ENABLED` to False
+makes every audit draw every report (the tests compare the two paths).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _grouped(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarr
 class CountedReports:
     """OB's counting and joint passes over a mechanism's reports, drawn as counts.
 
-    The same interface to :func:`privcore.ldp.audit._count_pass` and
+    The same interface to :func:`privcore.ldp.audit.passes._count_pass` and
     ``_joint_pass`` as the reports themselves: :meth:`halves` gives one input's counts
     in the counting pass's half A and in all its reports, :meth:`joint` the vectors of
     chosen coordinates as symbols for a fresh split. ``rows`` is the audit's chunk size,

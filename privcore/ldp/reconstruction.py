@@ -298,18 +298,7 @@ def reconstruct(
     weights = code_counts(idx, fine.size - 1) / y.size
 
     step = _bayes_step if method == "bayes" else _em_step
-    theta = np.full(bins, 1.0 / bins)
-    history: list[float] = []
-    converged = False
-    for _ in range(max_iter):
-        updated = step(theta, matrix, weights)
-        change = float(np.abs(updated - theta).sum())
-        theta = updated
-        history.append(change)
-        if change < tol:
-            converged = True
-            break
-
+    theta, history, converged = _iterate(step, bins, matrix, weights, max_iter, tol)
     theta = np.clip(theta, 0.0, None)
     theta = theta / theta.sum()
     clipped = np.clip(y, lo, hi)
@@ -325,6 +314,23 @@ def reconstruct(
         noise=noise,
         log_likelihood=_log_likelihood(theta, matrix, weights),
     )
+
+
+def _iterate(
+    step: Any, bins: int, matrix: np.ndarray, weights: np.ndarray, max_iter: int, tol: float
+) -> tuple[np.ndarray, list[float], bool]:
+    """``step`` repeated from the uniform shares θ = 1/bins until the L1 change
+    Σ|θ' − θ| is below ``tol`` or ``max_iter`` steps: (θ, the changes, converged)."""
+    theta = np.full(bins, 1.0 / bins)
+    history: list[float] = []
+    for _ in range(max_iter):
+        updated = step(theta, matrix, weights)
+        change = float(np.abs(updated - theta).sum())
+        theta = updated
+        history.append(change)
+        if change < tol:
+            return theta, history, True
+    return theta, history, False
 
 
 def default_range(y: np.ndarray, noise: Noise) -> tuple[float, float]:

@@ -6,8 +6,9 @@
   precision, generalization height);
 - :mod:`privcore.risk`: prosecutor, journalist and marketer risk;
 - :mod:`privcore.measure.report`: everything at once for a release against its
-  original (:func:`~privcore.measure.report.measure_release`), and the released rows
-  that are real records (:func:`~privcore.measure.report.real_records`);
+  original (:func:`~privcore.measure.report.measure_release`), its rows paired by
+  :mod:`privcore.measure.pairing`, and the released rows that are real records
+  (:func:`~privcore.measure.records.real_records`);
 - population risk (SPEC §11), imported from their modules when used:
   :mod:`privcore.measure.population` (population uniqueness, individual risk),
   :mod:`privcore.measure.suda2` (SUDA2), :mod:`privcore.measure.presence`
@@ -39,7 +40,7 @@ from privcore.measure.loss import (
     whd,
     whd_distortion,
 )
-from privcore.measure.report import real_records
+from privcore.measure.records import real_records
 from privcore.risk import RiskSummary, record_risk, risk_summary
 
 __all__ = [

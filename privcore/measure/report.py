@@ -13,11 +13,13 @@ distinct (original row, released row) pairs of a table too large for memory, wit
 records each stands for, as an engine counts them. Every figure then counts records —
 class sizes, value and pair counts, entropies, sums of losses, real records — and equals
 the figure of the two tables with row i repeated ``weights[i]`` times.
+
+The rows are paired by :mod:`privcore.measure.pairing`; the released rows that are real
+records are counted by :mod:`privcore.measure.records`.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,30 +31,23 @@ import pandas as pd
 from privcore.classes import (
     EquivalenceClasses,
     TableCodes,
-    checked_blanked,
-    combine_codes,
     compact_codes,
-    factorize,
     release_classes,
     top_rows,
 )
-from privcore.core.bipartite import maximum_matching
 from privcore.core.jsonsafe import plain
 from privcore.core.notes import Note
-from privcore.data.cells import comparable_keys
 from privcore.data.hierarchy import Hierarchy
-from privcore.errors import DataFormatError, ParameterError, RoleError
+from privcore.errors import RoleError
 from privcore.measure.entropy import (
     NOTE_CONSTANT,
     NOTE_NOT_MEANINGFUL,
-    ROW_ORDER_EXACT_ROWS,
     InformationMeasures,
     PrivacyLevel,
-    _joint_cover,
-    align,
 )
 from privcore.measure.loss import (
     CodedColumn,
+    ColumnLoss,
     ColumnPairs,
     average_class_size,
     column_loss,
@@ -62,8 +57,20 @@ from privcore.measure.loss import (
     precision_of_counts,
     whd_distortion,
 )
+from privcore.measure.pairing import PairedTables, aligned_blanked, match_rows, pair_tables
+from privcore.measure.records import real_records
 from privcore.models import ModelReport, PrivacyModel, evaluate
 from privcore.risk import RiskSummary, risk_summary
+
+__all__ = [
+    "NEEDS_ALIGNMENT",
+    "ReleaseMeasurement",
+    "aligned_blanked",
+    "information_loss",
+    "match_rows",
+    "measure_release",
+    "real_records",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,27 +172,6 @@ class ReleaseMeasurement:
 #: on the release's classes (and a population) alone.
 NEEDS_ALIGNMENT = ("pl", "ul", "whd", "gcp", "precision", "real_records.own")
 
-_BLANKED = "\x00blanked"  # the column that carries ``blanked`` through the alignment
-
-
-def aligned_blanked(
-    original: pd.DataFrame,
-    release: pd.DataFrame,
-    blanked: np.ndarray | None,
-    key: str | None = None,
-    *,
-    qi: Sequence[str] = (),
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray | None]:
-    """:func:`~privcore.measure.entropy.align` of the two tables, with ``blanked`` (a
-    boolean per row of ``release`` as given: the rows its method blanked, or None)
-    taken along to the aligned release's rows."""
-    if blanked is None:
-        return (*align(original, release, key, qi=qi, hierarchies=hierarchies), None)
-    release = release.assign(**{_BLANKED: checked_blanked(blanked, len(release))})
-    original, release = align(original, release, key, qi=qi, hierarchies=hierarchies)
-    return original, release.drop(columns=[_BLANKED]), release[_BLANKED].to_numpy(dtype=bool)
-
 
 def _check_columns(original: pd.DataFrame, release: pd.DataFrame, qi, sa, key) -> None:
     if not qi:
@@ -252,10 +238,7 @@ def information_loss(
     stands for ``weights[i]`` records (a weighted frequency set): WHD, GCP and precision
     are sums and means over records."""
     original_codes, release_codes = codes or (TableCodes(original), TableCodes(release))
-    loss: dict[str, Any] = {
-        "discernibility": discernibility(classes),
-        "c_avg": average_class_size(classes, max(int(k), 1)) if classes.n_classes else None,
-    }
+    loss = _class_loss(classes, k)
     notes: list[str] = []
     levels: dict[str, np.ndarray] = {}
     level_counts: dict[str, np.ndarray] = {}
@@ -275,34 +258,10 @@ def information_loss(
             levels[column] = read.levels
             level_counts[column] = read.level_counts
             usable[column] = hierarchy
+        if read.penalty is not None:
             penalties[column] = read.penalty
-            continue
-        reason, detail = read.failure, read.detail
-        why = {
-            "no_hierarchy": f"No hierarchy for '{column}'",
-            "hierarchy_error": f"'{column}': {detail.rstrip('.')}",
-            "not_labels": f"{detail} released value(s) of '{column}' are not labels of its "
-            "hierarchy",
-        }[reason]
-        if read.penalty is None:
-            notes.append(
-                Note(
-                    f"measure.loss.{reason}.left_out",
-                    f"{why}: WHD, GCP and precision leave it out.",
-                    column=column,
-                    detail=detail,
-                )
-            )
-        else:
-            penalties[column] = read.penalty
-            notes.append(
-                Note(
-                    f"measure.loss.{reason}.cells_read",
-                    f"{why}: WHD and precision leave it out; its GCP reads the released cells.",
-                    column=column,
-                    detail=detail,
-                )
-            )
+        if read.levels is None:
+            notes.append(_loss_note(column, read))
     records = classes.n_rows
     if levels:
         per_record, total = whd_distortion(levels, usable, weights=weights)
@@ -320,6 +279,39 @@ def information_loss(
     loss["gcp"] = gcp_of_sums(list(penalties.values()), records) if penalties else None
     loss["gcp_columns"] = sorted(penalties)
     return loss, notes
+
+
+def _class_loss(classes: EquivalenceClasses, k: int) -> dict[str, Any]:
+    """The information loss the classes alone give: discernibility and C_avg for the
+    requested ``k`` (None without classes)."""
+    return {
+        "discernibility": discernibility(classes),
+        "c_avg": average_class_size(classes, max(int(k), 1)) if classes.n_classes else None,
+    }
+
+
+def _loss_note(column: str, read: ColumnLoss) -> Note:
+    """Why a QI's released cells give no hierarchy levels, and which figures leave it out:
+    WHD and precision always, GCP unless it reads the released cells (a penalty)."""
+    reason, detail = read.failure, read.detail
+    why = {
+        "no_hierarchy": f"No hierarchy for '{column}'",
+        "hierarchy_error": f"'{column}': {detail.rstrip('.')}",
+        "not_labels": f"{detail} released value(s) of '{column}' are not labels of its hierarchy",
+    }[reason]
+    if read.penalty is None:
+        return Note(
+            f"measure.loss.{reason}.left_out",
+            f"{why}: WHD, GCP and precision leave it out.",
+            column=column,
+            detail=detail,
+        )
+    return Note(
+        f"measure.loss.{reason}.cells_read",
+        f"{why}: WHD and precision leave it out; its GCP reads the released cells.",
+        column=column,
+        detail=detail,
+    )
 
 
 def _population_sizes(
@@ -355,166 +347,6 @@ def _population_sizes(
     return np.maximum(sizes, classes.sizes)
 
 
-def real_records(
-    original: pd.DataFrame,
-    release: pd.DataFrame,
-    columns: Sequence[str],
-    *,
-    aligned: bool = True,
-    codes: tuple[TableCodes, TableCodes] | None = None,
-    weights: np.ndarray | None = None,
-) -> dict[str, int]:
-    """Released rows that are real records, over ``columns`` (the QIs and SAs).
-
-    ``own``: rows i whose released values equal those of original row i in every
-    column (the tables aligned row for row; left out when ``aligned`` is False: the
-    rows are not paired); ``any``: released rows equal to some original row. Values
-    are compared, not their storage types (:func:`~privcore.data.cells.comparable_keys`:
-    ``39``, ``39.0``, ``"39"`` and ``"39.0"`` are one value — a numeric column that
-    became text for a ``*`` still equals its original; missing equals missing).
-    Vectorized: each column's codes
-    (``codes``: both tables' columns already factorized, else factorized here) are put
-    in one value space by their distinct values alone, the codes are combined into one
-    int64 key per row, and ``any`` is a hash join (``isin``) of the released keys on
-    the original ones. A column none of whose released values is an original value
-    (generalized throughout) makes both 0 at once. ``weights`` (the tables aligned, row i
-    of each standing for ``weights[i]`` records: a weighted frequency set) make both
-    counts count records: Σ of the weights of the rows counted.
-    """
-    columns = list(columns)
-    if aligned and len(original) != len(release):
-        raise DataFormatError(
-            f"The original has {len(original)} rows but the release has {len(release)}.",
-            code="measure.alignment",
-            rows=[len(original), len(release)],
-        )
-    n = len(original)
-    if n == 0 or not columns:
-        return {"own": 0, "any": 0} if aligned else {"any": 0}
-    original_codes, release_codes = codes or (TableCodes(original), TableCodes(release))
-    keys = []
-    for column in columns:
-        key_of_original, key_of_released, card = _shared_keys(
-            original_codes.uniques(column), release_codes.uniques(column)
-        )
-        if (key_of_released == card - 1).all():  # no released value is an original one
-            return {"own": 0, "any": 0} if aligned else {"any": 0}
-        keys.append((column, key_of_original, key_of_released, card))
-    ours, theirs, cards = [], [], []
-    for column, key_of_original, key_of_released, card in keys:
-        ours.append(_recoded(original_codes.codes(column), key_of_original))
-        theirs.append(_recoded(release_codes.codes(column), key_of_released))
-        cards.append(card)
-    if math.prod(cards) < 2**62:  # the keys are exact mixed-radix numbers: built apart
-        original_key, released_key = combine_codes(ours, cards), combine_codes(theirs, cards)
-    else:  # the key is re-factorized on the way: both tables at once, in one key space
-        both = combine_codes(
-            [np.concatenate(pair) for pair in zip(ours, theirs, strict=True)], cards
-        )
-        original_key, released_key = both[:n], both[n:]
-    del ours, theirs
-    found_rows = pd.Series(released_key).isin(pd.Series(original_key)).to_numpy()
-    if weights is None:
-        found = int(found_rows.sum())
-        own = int(np.count_nonzero(original_key == released_key)) if aligned else 0
-    else:
-        found = int(weights[found_rows].sum())
-        own = int(weights[original_key == released_key].sum()) if aligned else 0
-    if not aligned:
-        return {"any": found}
-    return {"own": own, "any": found}
-
-
-_MISSING_KEY = "\x00missing"  # the key of a missing value (no text value has it)
-
-
-def _shared_keys(
-    original_uniques: np.ndarray, released_uniques: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """One value space for two columns' distinct values (compared as keys): per distinct
-    original value and per distinct released value, its code in that space; a released
-    value absent from the original gets a code of its own. Returns (codes of the original's
-    values, codes of the released values, number of codes), in the smallest integer type."""
-
-    def keys_of(uniques: np.ndarray) -> np.ndarray:
-        keys = comparable_keys(pd.Series(uniques, dtype=object)).astype(object)
-        return keys.where(keys.notna(), _MISSING_KEY).to_numpy(dtype=object)
-
-    key_of_original, keys = pd.factorize(keys_of(original_uniques))  # not rows: values
-    lookup = pd.Index(keys).get_indexer(keys_of(released_uniques))
-    absent = len(keys)  # one code for every value the original does not have
-    lookup = np.where(lookup < 0, absent, lookup)
-    return (
-        compact_codes(key_of_original, absent + 1),
-        compact_codes(lookup, absent + 1),
-        absent + 1,
-    )
-
-
-def _recoded(codes: np.ndarray, new_code: np.ndarray) -> np.ndarray:
-    """``new_code[codes]``, or ``codes`` themselves when every code keeps its number."""
-    if np.array_equal(new_code, np.arange(len(new_code))):
-        return codes
-    return new_code[codes]
-
-
-def _shared_codes(original: pd.Series, release: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
-    """Codes of two columns in one value space (values compared as keys, see
-    :func:`_shared_keys`). Returns (original codes, released codes, number of codes)."""
-    original_rows, original_uniques = factorize(original)
-    released_rows, released_uniques = factorize(release)
-    key_of_original, key_of_released, card = _shared_keys(original_uniques, released_uniques)
-    return key_of_original[original_rows], key_of_released[released_rows], card
-
-
-def match_rows(
-    original: pd.DataFrame,
-    release: pd.DataFrame,
-    *,
-    qi: Sequence[str],
-    sa: Sequence[str],
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-) -> pd.DataFrame:
-    """``release`` reordered so that its row i pairs with original row i, for a small
-    table without a key column (at most ``ROW_ORDER_EXACT_ROWS`` rows): the maximum
-    bipartite matching (:func:`privcore.core.bipartite.maximum_matching`) of released rows to
-    original rows where a released row may take an original row when each of its QI
-    cells contains the original value (range, mask, set, hierarchy label, ``*``: the
-    cell forms of the linkage attack) and its SA values equal the original's — the exact
-    matching the row-order check uses for small tables. Rows that fit several originals
-    (a class's rows) are paired in one of the equivalent ways, which leaves every class
-    and its values unchanged. Raises :class:`DataFormatError` ``measure.matching`` when
-    the table is too large or when no pairing covers every row."""
-    n = len(release)
-    if n != len(original) or n > ROW_ORDER_EXACT_ROWS:
-        raise DataFormatError(
-            f"Rows can be paired by matching only for tables of the same size of at most "
-            f"{ROW_ORDER_EXACT_ROWS} rows (original {len(original)}, release {n}); give a "
-            "key column present in both tables.",
-            code="measure.matching",
-            rows=[len(original), n],
-            limit=ROW_ORDER_EXACT_ROWS,
-        )
-    original, release = original.reset_index(drop=True), release.reset_index(drop=True)
-    fits = _joint_cover(original, release, qi, dict(hierarchies or {}))
-    for column in sa:
-        ours, theirs, _ = _shared_codes(original[column], release[column])
-        fits &= theirs[:, None] == ours[None, :]
-    match = maximum_matching(fits)  # released row i → original row match[i]
-    unmatched = int((match < 0).sum())
-    if unmatched:
-        raise DataFormatError(
-            f"{unmatched} released row(s) cannot be paired with an original row whose "
-            "values they contain: the release is not a generalization of this table row "
-            "for row. Give a key column present in both tables.",
-            code="measure.matching",
-            unmatched=unmatched,
-        )
-    order = np.empty(n, dtype=np.int64)
-    order[match] = np.arange(n)  # original row j is paired with released row order[j]
-    return release.iloc[order].reset_index(drop=True)
-
-
 class _PairCounts:
     """The (original value, released value) pairs of each column of two aligned tables,
     counted once (:func:`~privcore.measure.loss.column_pairs`) and shared by the
@@ -542,57 +374,6 @@ class _PairCounts:
         if column not in self._counted:
             self.of(column)
         return self._counted[column]
-
-
-def _checked_weights(
-    weights: Any,
-    original: pd.DataFrame,
-    release: pd.DataFrame,
-    key: str | None,
-    alignment: str,
-) -> np.ndarray:
-    """The weights of a weighted, row-paired frequency set as int64, checked: the rows
-    are paired by position (no ``key``, ``alignment`` "position"), both tables have one
-    row per weight, and every weight is a whole number ≥ 1."""
-    if key is not None or alignment != "position":
-        how = f"the key column '{key}'" if key is not None else f"alignment '{alignment}'"
-        raise ParameterError(
-            f"Row weights pair row i of the original with row i of the release (a "
-            f"frequency set of paired rows); {how} cannot pair them otherwise. Leave out "
-            "the key and the alignment when giving weights.",
-            code="measure.weights_pairing",
-            key=key,
-            alignment=alignment,
-        )
-    if len(original) != len(release):
-        raise DataFormatError(
-            f"The original has {len(original)} rows but the release has {len(release)}; "
-            "row weights pair row i of each, so both need the same number of rows.",
-            code="measure.alignment",
-            rows=[len(original), len(release)],
-        )
-    array = np.asarray(weights)
-    if array.ndim != 1 or len(array) != len(release):
-        raise DataFormatError(
-            f"A weighted frequency set needs one weight per row pair: there are "
-            f"{len(release)} row pairs and {array.size} weights.",
-            code="measure.weights_rows",
-            rows=len(release),
-            weights=int(array.size),
-        )
-    whole = np.issubdtype(array.dtype, np.integer) or (
-        np.issubdtype(array.dtype, np.floating)
-        and bool(np.all(np.isfinite(array)))
-        and bool(np.all(array == np.round(array)))
-    )
-    if not whole or (array.size and array.min() < 1):
-        raise ParameterError(
-            "Row weights must be whole numbers of at least 1 (the records each row pair "
-            "stands for).",
-            code="measure.bad_weights",
-            smallest=str(array.min()) if array.size and whole else None,
-        )
-    return array.astype(np.int64, copy=False)
 
 
 def _qi_groups(classes: EquivalenceClasses, release: pd.DataFrame) -> tuple[np.ndarray, int]:
@@ -676,134 +457,165 @@ def measure_release(
     qi, sa = tuple(str(c) for c in qi), tuple(str(c) for c in sa)
     hierarchies = dict(hierarchies or {})
     _check_columns(original, release, qi, sa, key)
-    if blanked is not None:  # carried through the alignment as a column of its own
-        blanked = checked_blanked(blanked, len(release))
-        release = release.assign(**{_BLANKED: blanked})
-    notes: list[str] = []
-    unpaired_because = None
-    if weights is not None:
-        weights = _checked_weights(weights, original, release, key, alignment)
-        original, release = align(original, release)
-    elif key is None and alignment == "none":
-        release = release.reset_index(drop=True)
-    else:
-        try:
-            original, release = align(
-                original, release, key, qi=qi if check_order else (), hierarchies=hierarchies
-            )
-        except DataFormatError as exc:
-            unpaired = exc.code in ("measure.row_order", "measure.alignment")
-            if key is not None or alignment != "auto" or not unpaired:
-                raise
-            release, alignment = release.reset_index(drop=True), "none"
-            unpaired_because = exc.code
-    if key is not None:
-        alignment = "key"
-    elif alignment == "auto":
-        alignment = "position"
-    paired = alignment != "none"
-    if len(release) == 0:
-        raise DataFormatError("The release has no rows.", code="data.no_rows")
-    if blanked is not None:
-        blanked = release[_BLANKED].to_numpy(dtype=bool)
-        release = release.drop(columns=[_BLANKED])
+    tables = pair_tables(
+        original,
+        release,
+        qi=qi,
+        key=key,
+        alignment=alignment,
+        check_order=check_order,
+        hierarchies=hierarchies,
+        weights=weights,
+        blanked=blanked,
+    )
+    return _measure_paired(
+        tables,
+        qi,
+        sa,
+        list(models),
+        hierarchies,
+        key=key,
+        t_distance=t_distance,
+        risk_threshold=risk_threshold,
+        population=population,
+        started=started,
+    )
+
+
+def _measure_paired(
+    tables: PairedTables,
+    qi: tuple[str, ...],
+    sa: tuple[str, ...],
+    models: list[PrivacyModel],
+    hierarchies: Mapping[str, Hierarchy],
+    *,
+    key: str | None,
+    t_distance: str,
+    risk_threshold: float,
+    population: pd.DataFrame | None,
+    started: float,
+) -> ReleaseMeasurement:
+    """Every figure of :func:`measure_release` on the tables once their rows are paired
+    (or left unpaired); ``started``: when the measurement began (``perf_counter``)."""
+    original, release, weights = tables.original, tables.release, tables.weights
     # Each column of each table is factorized once, in the smallest integer type, and the
     # codes serve every step: the classes, the entropies, the information loss and the
     # real records (entropies depend only on which cells are equal).
     release_codes = TableCodes(release)
-    original_codes = TableCodes(original, same_as=release_codes if paired else None)
+    original_codes = TableCodes(original, same_as=release_codes if tables.paired else None)
+    codes = (original_codes, release_codes)
     classes = release_classes(
         release,
         qi,
         sa,
-        models=list(models),
+        models=models,
         hierarchies=hierarchies,
         codes=release_codes,
         weights=weights,
-        blanked=blanked,
+        blanked=tables.blanked,
     )
-    report = evaluate(classes, list(models), frame=release, default_distance=t_distance)
+    report = evaluate(classes, models, frame=release, default_distance=t_distance)
     requested_k = next(  # the class size a size-only model (k-anonymity) asks for
         (m.minimal_class_size for m in models if m.size_only), report.summary["k"]
     )
-    privacy, pl_by_attribute, ul = None, {}, None
+    figures = _information_figures(tables, codes, classes, qi, sa, hierarchies, requested_k)
+    records = real_records(
+        original, release, (*qi, *sa), aligned=tables.paired, codes=codes, weights=weights
+    )
+    del original_codes, release_codes, codes
+    notes = figures.notes
+    risk = risk_summary(
+        classes,
+        threshold=risk_threshold,
+        population_sizes=None
+        if population is None
+        else _population_sizes(classes, release, population, qi, hierarchies, notes),
+    )
+    return ReleaseMeasurement(
+        qi=qi,
+        sa=sa,
+        key=key,
+        models=report,
+        privacy=figures.privacy,
+        pl_by_attribute=figures.pl_by_attribute,
+        dr=figures.dr,
+        ul=figures.ul,
+        risk=risk,
+        loss=figures.loss,
+        classes=classes,
+        release=release,
+        seconds=time.perf_counter() - started,
+        notes=tuple(notes),
+        real_records=records,
+        alignment=tables.alignment,
+        unpaired_because=tables.unpaired_because,
+        weights=weights,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _InformationFigures:
+    """What a measurement computes from the information of the release: PL (all SAs,
+    and per attribute), UL and DR, the information loss, and the notes on them."""
+
+    privacy: PrivacyLevel | None
+    pl_by_attribute: dict[str, PrivacyLevel]
+    ul: float | None
+    dr: float
+    loss: dict[str, Any]
+    notes: list[str]
+
+
+def _information_figures(
+    tables: PairedTables,
+    codes: tuple[TableCodes, TableCodes],
+    classes: EquivalenceClasses,
+    qi: tuple[str, ...],
+    sa: tuple[str, ...],
+    hierarchies: Mapping[str, Hierarchy],
+    requested_k: int,
+) -> _InformationFigures:
+    """PL, UL, DR and the information loss of the paired tables, on their ``codes``
+    (original, release) and the release's ``classes``: every column factorized once,
+    each column's (original, released) pairs counted once for the loss and the mutual
+    information. Unpaired rows give DR and the loss of the classes alone."""
+    original_codes, release_codes = codes
+    weights = tables.weights
     pairs = _PairCounts(original_codes, release_codes, weights)
     information = InformationMeasures(
         release_codes,
-        original_codes if paired else None,
+        original_codes if tables.paired else None,
         pair_counts=pairs.counts,
         weights=weights,
     )
     # The classes group the released rows by their QIs (the suppressed rows, all '*',
     # are one group more): the entropies read that grouping instead of building it, and
     # the entropy of some of the QIs is counted on the classes rather than on the rows.
-    information.release_partition(qi, *_qi_groups(classes, release))
-    if paired:
-        loss, loss_notes = information_loss(
-            original,
-            release,
-            classes,
-            qi,
-            hierarchies,
-            requested_k,
-            codes=(original_codes, release_codes),
-            pairs=pairs.of,
-            weights=weights,
-        )
-        # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
-        # QIs, a QI against the other QIs.
-        pl_by_attribute = {
-            column: information.privacy_level([column], [q for q in qi if q != column])
-            for column in (*qi, *sa)
-        }
-        privacy = information.privacy_level(sa, qi)
-        ul = information.utility_loss(qi, sa)
-        notes += loss_notes
-        notes += [
-            _pl_note(a, p.note) for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note
-        ]
-    else:
-        loss = {
-            "discernibility": discernibility(classes),
-            "c_avg": average_class_size(classes, max(int(requested_k), 1))
-            if classes.n_classes
-            else None,
-            **{name: None for name in ("whd_total", "whd_mean", "gcp", "precision")},
-        }
+    information.release_partition(qi, *_qi_groups(classes, tables.release))
+    if not tables.paired:
+        loss = _class_loss(classes, requested_k)
+        loss.update(dict.fromkeys(("whd_total", "whd_mean", "gcp", "precision")))
+        dr = information.discrimination_rate(qi, sa)
+        return _InformationFigures(None, {}, None, dr, loss, [])
+    loss, notes = information_loss(
+        tables.original,
+        tables.release,
+        classes,
+        qi,
+        hierarchies,
+        requested_k,
+        codes=codes,
+        pairs=pairs.of,
+        weights=weights,
+    )
+    # PL of one attribute (SPEC §3, the columns of the PL matrix): an SA against all
+    # QIs, a QI against the other QIs.
+    pl_by_attribute = {
+        column: information.privacy_level([column], [q for q in qi if q != column])
+        for column in (*qi, *sa)
+    }
+    privacy = information.privacy_level(sa, qi)
+    ul = information.utility_loss(qi, sa)
+    notes += [_pl_note(a, p.note) for a, p in {"all": privacy, **pl_by_attribute}.items() if p.note]
     dr = information.discrimination_rate(qi, sa)
-    del information, pairs
-    records = real_records(
-        original,
-        release,
-        (*qi, *sa),
-        aligned=paired,
-        codes=(original_codes, release_codes),
-        weights=weights,
-    )
-    del original_codes, release_codes
-    return ReleaseMeasurement(
-        qi=qi,
-        sa=sa,
-        key=key,
-        models=report,
-        privacy=privacy,
-        pl_by_attribute=pl_by_attribute,
-        dr=dr,
-        ul=ul,
-        risk=risk_summary(
-            classes,
-            threshold=risk_threshold,
-            population_sizes=None
-            if population is None
-            else _population_sizes(classes, release, population, qi, hierarchies, notes),
-        ),
-        loss=loss,
-        classes=classes,
-        release=release,
-        seconds=time.perf_counter() - started,
-        notes=tuple(notes),
-        real_records=records,
-        alignment=alignment,
-        unpaired_because=unpaired_because,
-        weights=weights,
-    )
+    return _InformationFigures(privacy, pl_by_attribute, ul, dr, loss, notes)

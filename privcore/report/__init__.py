@@ -72,9 +72,10 @@ Conditions (:data:`CONDITIONS`):
 
 Everything is a code with parameters (:mod:`privcore.report.checks`); the words, in
 English and Chinese, and the HTML document live in :mod:`privcore.words`
-(``catalog``, ``report_html``), shared by the command line and the pages. The report holds fingerprints of both tables and aggregate figures
-only, never rows. :func:`readiness` writes nothing; :func:`privcore.runs.run` records a
-``ReportRequest`` as its ``measure``, ``attack`` and ``report`` runs, from which
+(``catalog``, ``report_html``), shared by the command line and the pages. The report
+holds fingerprints of both tables and aggregate figures only, never rows.
+:func:`readiness` writes nothing; :func:`privcore.runs.run` records a ``ReportRequest``
+as its ``measure``, ``attack`` and ``report`` runs, from which
 :func:`readiness_from_history` rebuilds the report.
 """
 

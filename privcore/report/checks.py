@@ -281,26 +281,12 @@ def _gdpr_checks(gdpr: Mapping[str, Any] | None, t: Thresholds) -> list[dict[str
     return out
 
 
-def evaluate_checks(
-    measurement: Mapping[str, Any],
-    attacks: Mapping[str, Any],
-    findings: Mapping[str, Any],
-    thresholds: Thresholds,
-    *,
-    algorithm: Mapping[str, Any] | None = None,
-    gdpr_risks: Mapping[str, Any] | None = None,
-) -> tuple[list[dict], list[dict], list[dict], str]:
-    """Every check and condition from stored figures alone: ``(checks, reasons,
-    conditions, verdict)``. ``algorithm`` (how the release was made) only shapes the
-    actions. ``gdpr_risks`` (``gdpr_risks(...).to_dict()``) feeds the checks
-    ``singling_out``, ``linkability`` and ``inference`` (the largest over the sensitive
-    attributes), evaluated unless their limits are waived (None; by default each is the
-    prosecutor limit, :class:`~privcore.report.thresholds.Thresholds`)."""
-    t = thresholds
-    checks: list[dict[str, Any]] = []
+def _class_checks(measurement: Mapping[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """The checks of the release's classes: k, distinct l and t of each SA, PL, and the
+    prosecutor risk (a k of None: every row suppressed, nothing to single out)."""
     k = measurement.get("k")
     if k is None:  # no class: every row suppressed, nothing to single out
-        checks.append(
+        checks = [
             {
                 "check": "k",
                 "attribute": None,
@@ -310,9 +296,9 @@ def evaluate_checks(
                 "comparison": ">=",
                 "detail": {"kind": "all_suppressed"},
             }
-        )
+        ]
     else:
-        checks.append(_check("k", k, t.min_k, ">="))
+        checks = [_check("k", k, t.min_k, ">=")]
     sa = list(measurement.get("sa") or [])
     if t.min_l is not None:
         for s in sa:
@@ -327,6 +313,13 @@ def evaluate_checks(
         checks.append(_check("pl", value, t.max_pl, "<=", near_limit=True))
     risk = measurement.get("risk") or {}
     checks.append(_check("prosecutor", risk.get("prosecutor_max"), t.max_prosecutor, "<="))
+    return checks
+
+
+def _attack_checks(attacks: Mapping[str, Any], t: Thresholds) -> list[dict[str, Any]]:
+    """The checks of the attacks on a voter roll: the journalist risk, the share of
+    people re-identified and the largest share whose sensitive value is disclosed."""
+    checks: list[dict[str, Any]] = []
     attack_risk = attacks.get("risk") or {}
     if t.max_journalist is not None:
         # near its limit is worth a warning only when that limit asks more than the class
@@ -344,8 +337,24 @@ def evaluate_checks(
         )
     linkage = attacks.get("linkage") or {}
     targets = int(linkage.get("targets") or 0)
-    # judged on the stronger linkage attack: the exact join, or the nearest released
-    # record (a perturbed release defeats the join by changing every value)
+    checks.append(_reidentified_check(attacks, linkage, targets, t))
+    disclosed = {str(s): int(v or 0) for s, v in (linkage.get("attribute_disclosed") or {}).items()}
+    worst = max(disclosed, key=lambda s: disclosed[s]) if any(disclosed.values()) else None
+    worst_count = disclosed[worst] if worst is not None else 0
+    checks.append(
+        _share_check(
+            "disclosed_share", worst_count, targets, t.max_disclosed_share, attribute=worst
+        )
+    )
+    return checks
+
+
+def _reidentified_check(
+    attacks: Mapping[str, Any], linkage: Mapping[str, Any], targets: int, t: Thresholds
+) -> dict[str, Any]:
+    """The share of people re-identified, judged on the stronger linkage attack: the
+    exact join, or the nearest released record (a perturbed release defeats the join by
+    changing every value), with the method and its interval when it has one."""
     strongest = attacks.get("linkage_strongest") or {
         "method": "exact",
         "reidentified": linkage.get("reidentified") or 0,
@@ -361,15 +370,26 @@ def evaluate_checks(
     check["detail"]["method"] = strongest.get("method", "exact")
     if strongest.get("interval") is not None:
         check["detail"]["interval"] = [float(x) for x in strongest["interval"]]
-    checks.append(check)
-    disclosed = {str(s): int(v or 0) for s, v in (linkage.get("attribute_disclosed") or {}).items()}
-    worst = max(disclosed, key=lambda s: disclosed[s]) if any(disclosed.values()) else None
-    worst_count = disclosed[worst] if worst is not None else 0
-    checks.append(
-        _share_check(
-            "disclosed_share", worst_count, targets, t.max_disclosed_share, attribute=worst
-        )
-    )
+    return check
+
+
+def evaluate_checks(
+    measurement: Mapping[str, Any],
+    attacks: Mapping[str, Any],
+    findings: Mapping[str, Any],
+    thresholds: Thresholds,
+    *,
+    algorithm: Mapping[str, Any] | None = None,
+    gdpr_risks: Mapping[str, Any] | None = None,
+) -> tuple[list[dict], list[dict], list[dict], str]:
+    """Every check and condition from stored figures alone: ``(checks, reasons,
+    conditions, verdict)``. ``algorithm`` (how the release was made) only shapes the
+    actions. ``gdpr_risks`` (``gdpr_risks(...).to_dict()``) feeds the checks
+    ``singling_out``, ``linkability`` and ``inference`` (the largest over the sensitive
+    attributes), evaluated unless their limits are waived (None; by default each is the
+    prosecutor limit, :class:`~privcore.report.thresholds.Thresholds`)."""
+    t = thresholds
+    checks = [*_class_checks(measurement, t), *_attack_checks(attacks, t)]
     rows = int(measurement.get("rows") or 0)
     suppressed = int(measurement.get("suppressed_rows") or 0)
     checks.append(
@@ -437,6 +457,21 @@ def _order_condition(order: Mapping[str, Any]) -> dict[str, Any] | None:
     )
 
 
+def _warning_condition(check: Mapping[str, Any]) -> dict[str, Any]:
+    """The condition of a check that warns: a figure not measured, an Article 29 risk
+    whose interval reaches above its limit, or a figure near its limit."""
+    if check["value"] is None:
+        return _condition("not_measured", check=check["check"], attribute=check["attribute"])
+    figure = {key: check[key] for key in ("check", "attribute", "value", "threshold")}
+    if (check.get("detail") or {}).get("kind") == "gdpr":
+        low, high = check["detail"]["ci"]
+        confidence = check["detail"]["confidence"]
+        return _condition(
+            "interval_above_limit", **figure, low=low, high=high, confidence=confidence
+        )
+    return _condition("near_limit", **figure, margin=round(1 - NEAR_LIMIT, 6))
+
+
 def _conditions(
     checks: list[dict[str, Any]],
     measurement: Mapping[str, Any],
@@ -445,37 +480,7 @@ def _conditions(
     rows: int,
     t: Thresholds,
 ) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for c in checks:
-        if c["status"] != "warn":
-            continue
-        if c["value"] is None:
-            out.append(_condition("not_measured", check=c["check"], attribute=c["attribute"]))
-        elif (c.get("detail") or {}).get("kind") == "gdpr":
-            low, high = c["detail"]["ci"]
-            out.append(
-                _condition(
-                    "interval_above_limit",
-                    check=c["check"],
-                    attribute=c["attribute"],
-                    value=c["value"],
-                    threshold=c["threshold"],
-                    low=low,
-                    high=high,
-                    confidence=c["detail"]["confidence"],
-                )
-            )
-        else:
-            out.append(
-                _condition(
-                    "near_limit",
-                    check=c["check"],
-                    attribute=c["attribute"],
-                    value=c["value"],
-                    threshold=c["threshold"],
-                    margin=round(1 - NEAR_LIMIT, 6),
-                )
-            )
+    out = [_warning_condition(c) for c in checks if c["status"] == "warn"]
     if suppressed:
         out.append(
             _condition("suppressed_rows", count=suppressed, total=rows, share=suppressed / rows)

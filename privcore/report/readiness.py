@@ -21,7 +21,7 @@ from privcore.report.checks import anonymize_actions, evaluate_checks, merge_act
 from privcore.report.findings import findings as find
 from privcore.report.thresholds import Thresholds
 
-__all__ = ["ReadinessReport", "readiness"]
+__all__ = ["ReadinessReport", "readiness", "report_of_figures"]
 
 
 @dataclass(frozen=True)
@@ -139,9 +139,12 @@ def article29_risks(
     hierarchies: Mapping[str, Hierarchy],
 ) -> tuple[dict | None, dict | None]:
     """Singling out, linkability and inference of a row-matched release as the report
-    keeps them: ``(gdpr_risks(...).to_dict(), None)``, or ``(None, note)`` when they
-    cannot be measured, the note ``gdpr_not_measured`` carrying the error's code and
-    parameters (words, never rows)."""
+    keeps them: measured by :func:`~privcore.attacks.gdpr_risks.gdpr_risks` (a held-out
+    control share of the original, drawn with ``seed``; the hierarchies given) and kept
+    with their intervals and baselines, ``(gdpr_risks(...).to_dict(), None)``; or
+    ``(None, note)`` when they cannot be measured (a table too small to hold a control
+    set out), the note ``gdpr_not_measured`` carrying the error's code and parameters
+    (words, never rows). A limit set on them is then a "not measured" condition."""
     # imported here: their statistics (scipy.stats) cost every command line half a second
     from privcore.attacks.gdpr_risks import gdpr_risks as measure_gdpr_risks
     from privcore.report.risk import not_measured
@@ -190,20 +193,142 @@ def readiness(
     suppressed rows (:func:`~privcore.classes.release_classes`): the suppressed share
     checked is then the release's.
 
-    Singling out, linkability and inference are measured by
-    :func:`~privcore.attacks.gdpr_risks.gdpr_risks` on the row-matched tables (a
-    held-out control share of the original, drawn with ``seed``; the hierarchies
-    given) and reported with their intervals and baselines; they are checks against
-    their limits, by default the prosecutor limit 1/k (a limit of None waives one).
+    Singling out, linkability and inference (:func:`article29_risks`) are checks against
+    their limits, by default the prosecutor limit 1/k (a limit of None waives one);
     ``gdpr=False`` leaves them out unless a limit asks for them.
-    When they cannot be measured (a table too small to hold a control set out), the
-    report says so in a note, and a limit set on them is a "not measured" condition.
 
     Pure: nothing is written; :func:`privcore.runs.run` records a
     :class:`~privcore.runs.ReportRequest` as its measure, attack and report runs. Bad
     input raises the :class:`~privcore.errors.PrivcoreError` of the step that meets it
     (missing columns and misaligned rows: those of ``measure_release``).
     """
+    thresholds, algorithm = _checked_inputs(original, release, thresholds, algorithm)
+    qi, sa = _names(qi, "qi"), _names(sa, "sa")
+    hierarchies = dict(hierarchies or {})
+    stage = Stage(progress)
+
+    stage(0.0, "Measuring the release")
+    measurement, paired = _measured(
+        original, release, qi, sa, thresholds, hierarchies, key, aligned, blanked
+    )
+    stage(0.15, "Attacking the release")
+    simulation, gdpr_figures, gdpr_notes = _attacked(
+        paired,
+        qi,
+        sa,
+        thresholds,
+        hierarchies,
+        roll_size=roll_size,
+        seed=seed,
+        gdpr=gdpr,
+        stage=stage,
+        progress=progress is not None,
+    )
+    stage(0.9, "Checking row order and columns")
+    found = find(
+        original,
+        release,
+        qi,
+        sa,
+        key,
+        simulation,
+        aligned=aligned,
+        shuffled=shuffled,
+        measurement=measurement,
+    )
+    report = report_of_figures(
+        measurement,
+        plain(simulation.to_dict()),
+        found,
+        thresholds,
+        roles={"qi": qi, "sa": sa, "key": key},
+        algorithm=algorithm,
+        gdpr_risks=gdpr_figures,
+        fingerprint=_fingerprint(original, original_name),
+        release_fingerprint=_fingerprint(release, release_name),
+        notes=gdpr_notes,
+    )
+    stage(1.0, "Done")
+    return report
+
+
+def _measured(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    qi: list[str],
+    sa: list[str],
+    thresholds: Thresholds,
+    hierarchies: Mapping[str, Hierarchy],
+    key: str | None,
+    aligned: bool,
+    blanked: Any,
+) -> tuple[dict[str, Any], tuple[pd.DataFrame, pd.DataFrame, Any]]:
+    """The measurement of the release as the report keeps it (:func:`measure_release`
+    with the models the thresholds require; the row order checked unless ``aligned``),
+    and the two tables paired by ``key`` or position with ``blanked`` taken along
+    (:func:`aligned_blanked`), as the attacks read them."""
+    measured = measure_release(
+        original,
+        release,
+        qi=qi,
+        sa=sa,
+        models=thresholds.models(),
+        hierarchies=hierarchies,
+        key=key,
+        risk_threshold=thresholds.max_prosecutor,
+        check_order=not aligned,
+        blanked=blanked,
+    )
+    # the measurement has checked the pairing
+    return plain(measured.to_dict()), aligned_blanked(original, release, blanked, key)
+
+
+def _attacked(
+    paired: tuple[pd.DataFrame, pd.DataFrame, Any],
+    qi: list[str],
+    sa: list[str],
+    thresholds: Thresholds,
+    hierarchies: Mapping[str, Hierarchy],
+    *,
+    roll_size: int | None,
+    seed: int,
+    gdpr: bool,
+    stage: Stage,
+    progress: bool,
+) -> tuple[Any, dict[str, Any] | None, list[dict[str, Any]]]:
+    """The attacks on the row-paired tables (``paired``: original, release, and the rows
+    the release's method blanked, as :func:`_measured` gives them): the linkage and
+    homogeneity attacks with a synthetic voter roll (:func:`~privcore.attacks.simulate`),
+    and singling out, linkability and inference (:func:`article29_risks`) when ``gdpr``
+    or a limit asks for them. Returns (the simulation, the Article 29 figures or None,
+    the notes on them); ``progress``: whether the simulation reports its own progress
+    (from 0.15 to 0.9)."""
+    original, release, blanked = paired
+    simulation = simulate(
+        original,
+        release,
+        qi,
+        sa,
+        roll_size=roll_size,
+        seed=seed,
+        hierarchies=hierarchies,
+        risk_threshold=thresholds.max_prosecutor,
+        progress=stage.part(0.15, 0.9) if progress else None,
+        blanked=blanked,
+    )
+    if not (gdpr or thresholds.needs_gdpr_risks):
+        return simulation, None, []
+    stage(0.9, "Measuring singling out, linkability and inference")
+    figures, note = article29_risks(original, release, qi, sa, seed=seed, hierarchies=hierarchies)
+    return simulation, figures, [] if note is None else [note]
+
+
+def _checked_inputs(
+    original: Any, release: Any, thresholds: Any, algorithm: Any
+) -> tuple[Thresholds, dict[str, Any] | None]:
+    """The thresholds (a :class:`Thresholds`, a mapping of them, or None for the
+    defaults) and the algorithm (a mapping, or None) of a report, checked with its two
+    tables; the algorithm JSON-safe."""
     if not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.from_dict(thresholds)
     for name, table in (("original", original), ("release", release)):
@@ -218,85 +343,49 @@ def readiness(
             "The algorithm must be a mapping (name and parameters), or None.",
             code="report.bad_algorithm",
         )
-    qi, sa = _names(qi, "qi"), _names(sa, "sa")
-    hierarchies = dict(hierarchies or {})
-    algorithm = plain(dict(algorithm)) if algorithm is not None else None
-    stage = Stage(progress)
+    return thresholds, plain(dict(algorithm)) if algorithm is not None else None
 
-    stage(0.0, "Measuring the release")
-    measured = measure_release(
-        original,
-        release,
-        qi=qi,
-        sa=sa,
-        models=thresholds.models(),
-        hierarchies=hierarchies,
-        key=key,
-        risk_threshold=thresholds.max_prosecutor,
-        check_order=not aligned,
-        blanked=blanked,
-    )
-    measurement = plain(measured.to_dict())
-    # checked above
-    aligned_original, aligned_release, blanked = aligned_blanked(original, release, blanked, key)
 
-    stage(0.15, "Attacking the release")
-    simulation = simulate(
-        aligned_original,
-        aligned_release,
-        qi,
-        sa,
-        roll_size=roll_size,
-        seed=seed,
-        hierarchies=hierarchies,
-        risk_threshold=thresholds.max_prosecutor,
-        progress=stage.part(0.15, 0.9) if progress is not None else None,
-        blanked=blanked,
-    )
-    attacks = plain(simulation.to_dict())
-
-    gdpr_figures, gdpr_note = None, None
-    if gdpr or thresholds.needs_gdpr_risks:
-        stage(0.9, "Measuring singling out, linkability and inference")
-        gdpr_figures, gdpr_note = article29_risks(
-            aligned_original, aligned_release, qi, sa, seed=seed, hierarchies=hierarchies
-        )
-
-    stage(0.9, "Checking row order and columns")
-    found = find(
-        original,
-        release,
-        qi,
-        sa,
-        key,
-        simulation,
-        aligned=aligned,
-        shuffled=shuffled,
-        measurement=measurement,
-    )
+def report_of_figures(
+    measurement: dict[str, Any],
+    attacks: dict[str, Any],
+    findings: dict[str, Any],
+    thresholds: Thresholds,
+    *,
+    roles: dict[str, Any],
+    algorithm: dict[str, Any] | None,
+    gdpr_risks: dict[str, Any] | None,
+    fingerprint: dict[str, Any],
+    release_fingerprint: dict[str, Any],
+    notes: Sequence[dict[str, Any]] = (),
+    run_ids: Sequence[int] = (),
+    created: str | None = None,
+) -> ReadinessReport:
+    """The readiness report of figures just measured or read back from the history: every
+    check of :mod:`privcore.report.checks` evaluated on them
+    (:func:`~privcore.report.checks.evaluate_checks`), the notes of the measurement and
+    the findings (:func:`~privcore.report.checks.notes_of`) followed by ``notes``;
+    ``created`` defaults to now (UTC, to the second)."""
     checks, reasons, conditions, verdict = evaluate_checks(
-        measurement, attacks, found, thresholds, algorithm=algorithm, gdpr_risks=gdpr_figures
+        measurement, attacks, findings, thresholds, algorithm=algorithm, gdpr_risks=gdpr_risks
     )
-    notes = notes_of(measurement, found, key)
-    if gdpr_note is not None:
-        notes.append(gdpr_note)
-    report = ReadinessReport(
+    return ReadinessReport(
         verdict=verdict,
         reasons=reasons,
         conditions=conditions,
         checks=checks,
-        fingerprint=_fingerprint(original, original_name),
-        release_fingerprint=_fingerprint(release, release_name),
-        roles={"qi": qi, "sa": sa, "key": key},
+        fingerprint=fingerprint,
+        release_fingerprint=release_fingerprint,
+        roles=roles,
         algorithm=algorithm,
         measurement=measurement,
         attacks=attacks,
         thresholds=thresholds,
-        run_ids=[],
-        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        findings=found,
-        notes=notes,
-        gdpr_risks=gdpr_figures,
+        run_ids=list(run_ids),
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        if created is None
+        else created,
+        findings=findings,
+        notes=[*notes_of(measurement, findings, roles.get("key")), *notes],
+        gdpr_risks=gdpr_risks,
     )
-    stage(1.0, "Done")
-    return report

@@ -13,12 +13,13 @@ differently from the recorded one is said in a note.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from privcore import history
 from privcore.errors import ParameterError, PrivcoreError
-from privcore.report.checks import evaluate_checks, notes_of
-from privcore.report.readiness import ReadinessReport
+from privcore.report.checks import evaluate_checks
+from privcore.report.readiness import ReadinessReport, report_of_figures
 from privcore.report.thresholds import Thresholds
 
 __all__ = ["readiness_from_history", "report_from_history"]
@@ -139,33 +140,27 @@ def readiness_from_history(run_id: int, *, owner: str | None = None) -> Readines
             id=run_id,
             runs=missing,
         )
-    checks, reasons, conditions, verdict = evaluate_checks(
+    report = _rebuilt(stored)
+    notes = list(report.notes)
+    if stored["verdict"] is not None and stored["verdict"] != report.verdict:
+        notes.append({"note": "rules_changed", "params": {"verdict": stored["verdict"]}})
+    notes.append({"note": "rebuilt", "params": {"run": int(run_id)}})
+    return dataclasses.replace(report, notes=notes)
+
+
+def _rebuilt(stored: dict[str, Any]) -> ReadinessReport:
+    """The report of a run's stored parts (:func:`_stored`), its checks, verdict and
+    notes evaluated again by today's rules."""
+    return report_of_figures(
         stored["measurement"],
         stored["attacks"],
         stored["findings"],
         stored["thresholds"],
-        algorithm=stored["algorithm"],
-        gdpr_risks=stored["gdpr_risks"],
-    )
-    notes = notes_of(stored["measurement"], stored["findings"], stored["roles"].get("key"))
-    if stored["verdict"] is not None and stored["verdict"] != verdict:
-        notes.append({"note": "rules_changed", "params": {"verdict": stored["verdict"]}})
-    notes.append({"note": "rebuilt", "params": {"run": int(run_id)}})
-    return ReadinessReport(
-        verdict=verdict,
-        reasons=reasons,
-        conditions=conditions,
-        checks=checks,
-        fingerprint=stored["fingerprint"],
-        release_fingerprint=stored["release_fingerprint"],
         roles=stored["roles"],
         algorithm=stored["algorithm"],
-        measurement=stored["measurement"],
-        attacks=stored["attacks"],
-        thresholds=stored["thresholds"],
+        gdpr_risks=stored["gdpr_risks"],
+        fingerprint=stored["fingerprint"],
+        release_fingerprint=stored["release_fingerprint"],
         run_ids=[int(i) for i in stored["run_ids"] if i is not None],
         created=stored["created"],
-        findings=stored["findings"],
-        notes=notes,
-        gdpr_risks=stored["gdpr_risks"],
     )

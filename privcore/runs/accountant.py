@@ -2,8 +2,9 @@
 spends from, the same for the pages and the command line.
 
 :func:`privcore.runs.run` given ``budget=`` checks the run's cost against what remains
-*before* any noise is drawn (a refused run is recorded as an error with the code
-``dp.budget_exceeded`` and releases nothing), and after the run succeeds writes the
+*before* the run starts (a run over the budget is refused with the code
+``dp.budget_exceeded``: nothing is drawn, released or recorded), and after the run
+succeeds writes the
 spend to the ledger and to the run's history row (``results["budget"]``: the budget's
 name, this run's (ε, δ) and what is spent and left), so the history holds the ledger.
 A run that fails or is cancelled spends nothing.

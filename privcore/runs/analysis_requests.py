@@ -89,16 +89,23 @@ class OrderingRequest(Request):
 @dataclass(frozen=True)
 class ComplementaryRequest(Request):
     """The complementary-release attack (Sweeney 2002, §4.3): two releases of the same
-    records, paired row by row (:attr:`Inputs.release` and
-    :attr:`Inputs.second_release`), intersected class by class; the effective k of each
-    record and what the intersections disclose of ``sa``."""
+    records (:attr:`Inputs.release` and :attr:`Inputs.second_release`), paired row by row
+    — by position, or through ``key``, a column present in both — and intersected class
+    by class; the effective k of each record and what the intersections disclose of
+    ``sa``."""
 
     kind: ClassVar[str] = "attack"
     qi: tuple[str, ...] = ()
     sa: tuple[str, ...] = ()
+    key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attack": "complementary", "qi": list(self.qi), "sa": list(self.sa)}
+        return {
+            "attack": "complementary",
+            "qi": list(self.qi),
+            "sa": list(self.sa),
+            "key": self.key,
+        }
 
 
 @dataclass(frozen=True)

@@ -272,8 +272,10 @@ def run(
     command line without ``--record``). ``worker``: see :func:`compute` (by default,
     a worker process when the ``PRIVCORE_WORKERS`` setting asks for it). ``budget``: the
     privacy accountant a DP run spends from (:mod:`privcore.runs.accountant`): checked
-    before the run, spent (``budget_label`` on its ledger line) when it succeeds, and
-    kept in the run's results under ``budget``.
+    before the run (a run over the budget is refused with ``dp.budget_exceeded``: it
+    does not start, so nothing is drawn and no run is recorded), spent (``budget_label``
+    on its ledger line) when it succeeds, and kept in the run's results under
+    ``budget``.
     """
     inputs = inputs or Inputs()
     params = {**request.to_dict(), **inputs.describe()}
@@ -290,9 +292,9 @@ def run(
             return None, None
         return _write(kind, run_params, results, status, error, inputs, page, owner, started)
 
+    if budget is not None:
+        budget.check(request)  # refused before anything runs: no noise, no history row
     try:
-        if budget is not None:
-            budget.check(request)  # refused before any noise is drawn
         result, summary, *more = compute(request, inputs, progress, worker=worker)
     except CancelledError:
         write("cancelled", {}, None)

@@ -542,12 +542,18 @@ def _ordering(request: OrderingRequest, inputs: Inputs, progress: Progress | Non
     return report, report.summary
 
 
-def _key_order(original: pd.DataFrame, release: pd.DataFrame, key: str) -> Any:
-    """For each released row, the position in ``original`` of the record with the same
-    ``key`` (unique in both tables, and the same set of keys)."""
+def _key_order(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    key: str,
+    names: tuple[str, str] = ("original", "release"),
+) -> Any:
+    """For each row of ``release``, the position in ``original`` of the record with the
+    same ``key`` (unique in both tables, and the same set of keys); ``names`` are the
+    tables' names in an error."""
     import numpy as np
 
-    for name, frame in (("original", original), ("release", release)):
+    for name, frame in zip(names, (original, release), strict=True):
         if key not in frame.columns:
             raise ParameterError(
                 f"The key column {key!r} is not in the {name}.",
@@ -555,7 +561,7 @@ def _key_order(original: pd.DataFrame, release: pd.DataFrame, key: str) -> Any:
                 key=key,
                 table=name,
             )
-        if frame[key].duplicated().any():
+        if frame[key].duplicated().any():  # not rows: a key's values, checked unique
             raise ParameterError(
                 f"The key column {key!r} repeats values in the {name}: it cannot trace rows.",
                 code="attack.key_not_unique",
@@ -565,10 +571,12 @@ def _key_order(original: pd.DataFrame, release: pd.DataFrame, key: str) -> Any:
     positions = pd.Index(original[key]).get_indexer(release[key])
     if len(release) != len(original) or (positions < 0).any():
         raise ParameterError(
-            f"The release's values of {key!r} are not those of the original: the "
-            "unsorted-matching attack needs one released row per original record.",
+            f"The values of {key!r} in the {names[1]} are not those of the {names[0]}: "
+            "each record must stand once in both tables.",
             code="attack.key_mismatch",
             key=key,
+            table=names[1],
+            other=names[0],
         )
     return np.asarray(positions)
 
@@ -579,9 +587,12 @@ def _complementary(request: ComplementaryRequest, inputs: Inputs, progress: Prog
     from privcore.attacks import complementary_attack
 
     inputs.need("release", "second_release")
-    report = complementary_attack(
-        inputs.release, inputs.second_release, list(request.qi), sa=list(request.sa)
-    )
+    first, second = inputs.release, inputs.second_release
+    if request.key is not None:  # row i of the second release: the first's record i
+        positions = _key_order(second, first, request.key, ("second release", "first release"))
+        second = second.iloc[positions].reset_index(drop=True)
+        first = first.reset_index(drop=True)
+    report = complementary_attack(first, second, list(request.qi), sa=list(request.sa))
     return report, report.to_dict()["summary"]
 
 
@@ -624,7 +635,7 @@ def _reconstruction(request: ReconstructionRequest, inputs: Inputs, progress: Pr
     result = reconstruct(
         perturbed, noise, bins=20, lower=0.0, upper=100.0, method=request.reconstruction
     )
-    truth = np.histogram(values, bins=result.edges)[0] / n  # simulated values, not rows
+    truth = np.histogram(values, bins=result.edges)[0] / n  # not rows: simulated values
     summary = {
         "tv": total_variation(result.estimate, truth),
         "tv_perturbed": total_variation(result.perturbed, truth),

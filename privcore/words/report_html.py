@@ -311,25 +311,38 @@ def _path(source: Mapping[str, Any], path: Sequence[str]) -> Any:
     return node
 
 
-def render_html(report: Any, lang: str = "en") -> str:
-    """``report`` (a :class:`~privcore.report.ReadinessReport`, or its ``to_dict()``) as
-    one HTML document in ``lang`` ("en" or "zh"; another raises
-    :class:`~privcore.errors.ParameterError`)."""
-    check_language(lang)
-    words = texts_of(report, lang)
-    data = as_dict(report)
+@dataclass(frozen=True)
+class _Document:
+    """What every section of the HTML document reads: the report as a mapping, its words
+    in ``lang``, and the report's measurement and attacks."""
 
-    def label(name: str, **params: Any) -> str:
-        return text(f"report.html.{name}", lang, **params)
+    data: Mapping[str, Any]
+    words: Any
+    lang: str
 
-    m = data.get("measurement") or {}
-    a = data.get("attacks") or {}
+    def label(self, name: str, **params: Any) -> str:
+        return text(f"report.html.{name}", self.lang, **params)
+
+    @property
+    def measurement(self) -> Mapping[str, Any]:
+        return self.data.get("measurement") or {}
+
+    @property
+    def attacks(self) -> Mapping[str, Any]:
+        return self.data.get("attacks") or {}
+
+    @property
+    def prints(self) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+        return (self.data.get("fingerprint") or {}, self.data.get("release_fingerprint") or {})
+
+
+def _title_and_verdict(doc: _Document) -> list[str]:
+    """The title, the tables' names and the verdict with its reasons and conditions."""
+    data, words, label = doc.data, doc.words, doc.label
     verdict = data["verdict"] if data["verdict"] in _VERDICTS else "not_ready"
+    prints = doc.prints
     parts: list[str] = []
-
-    # Title and verdict.
     parts.append(f"<header><h1>{_e(label('title'))}</h1>")
-    prints = (data.get("fingerprint") or {}, data.get("release_fingerprint") or {})
     names = " · ".join(_e(p.get("name")) for p in prints if p.get("name"))
     parts.append(
         f'<p class="meta">{_e(label("created"))}: {_e(_when(data.get("created")))}'
@@ -353,8 +366,13 @@ def render_html(report: Any, lang: str = "en") -> str:
         box.append("</ul>")
     box.append("</section>")
     parts += box
+    return parts
 
-    # Thresholds and checks.
+
+def _thresholds_and_checks(doc: _Document) -> list[str]:
+    """The thresholds in force, and every check with its value and status."""
+    data, words, lang, label = doc.data, doc.words, doc.lang, doc.label
+    parts: list[str] = []
     parts.append(f'<section id="thresholds"><h2>{_e(label("thresholds"))}</h2>')
     rows = []
     for name, value in (data.get("thresholds") or {}).items():
@@ -381,8 +399,14 @@ def render_html(report: Any, lang: str = "en") -> str:
         )
     )
     parts.append("</section>")
+    return parts
 
-    # Data, roles, algorithm.
+
+def _data_roles_algorithm(doc: _Document) -> list[str]:
+    """The two tables (names, fingerprints, sizes), the roles and the algorithm."""
+    data, lang, label = doc.data, doc.lang, doc.label
+    prints = doc.prints
+    parts: list[str] = []
     parts.append(f'<section class="page" id="data"><h2>{_e(label("data"))}</h2>')
     parts.append(
         _table(
@@ -421,8 +445,14 @@ def render_html(report: Any, lang: str = "en") -> str:
     else:
         parts.append(f"<p>{_e(label('unknown'))}</p>")
     parts.append("</section>")
+    return parts
 
-    # Privacy models.
+
+def _privacy_models(doc: _Document) -> list[str]:
+    """k, l, c and t of the release, and each requested model's verdict."""
+    lang, label = doc.lang, doc.label
+    m = doc.measurement
+    parts: list[str] = []
     parts.append(f'<section class="page" id="models"><h2>{_e(label("models"))}</h2>')
     parts.append(
         _table(
@@ -479,8 +509,14 @@ def render_html(report: Any, lang: str = "en") -> str:
         )
     )
     parts.append("</section>")
+    return parts
 
-    # PL, DR, UL and information loss.
+
+def _privacy_level_and_loss(doc: _Document) -> list[str]:
+    """PL, DR and UL (all attributes and each), and the information loss."""
+    lang, label = doc.lang, doc.label
+    m = doc.measurement
+    parts: list[str] = []
     parts.append(f'<section class="page" id="privacy"><h2>{_e(label("privacy"))}</h2>')
     pl = m.get("pl") or {}
     parts.append(
@@ -511,8 +547,14 @@ def render_html(report: Any, lang: str = "en") -> str:
         )
     )
     parts.append("</section>")
+    return parts
 
-    # Attacks before vs after.
+
+def _attacks(doc: _Document) -> list[str]:
+    """The attacks' figures before vs after, the roll, and the row order."""
+    data, lang, label = doc.data, doc.lang, doc.label
+    a = doc.attacks
+    parts: list[str] = []
     parts.append(f'<section class="page" id="attacks"><h2>{_e(label("attacks"))}</h2>')
     before = a.get("before") or {}
     figures: list[tuple[str, tuple[str, ...]]] = [
@@ -558,8 +600,14 @@ def render_html(report: Any, lang: str = "en") -> str:
             )
         )
     parts.append("</section>")
+    return parts
 
-    # Singling out, linkability and inference (measured unless left out).
+
+def _article29(doc: _Document) -> list[str]:
+    """Singling out, linkability and inference (measured unless left out)."""
+    lang = doc.lang
+    data = doc.data
+    parts: list[str] = []
     risks = data.get("gdpr_risks")
     if risks:
         parts.append(
@@ -575,7 +623,29 @@ def render_html(report: Any, lang: str = "en") -> str:
         if warned:
             parts.append("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in warned) + "</ul>")
         parts.append("</section>")
+    return parts
 
+
+def render_html(report: Any, lang: str = "en") -> str:
+    """``report`` (a :class:`~privcore.report.ReadinessReport`, or its ``to_dict()``) as
+    one HTML document in ``lang`` ("en" or "zh"; another raises
+    :class:`~privcore.errors.ParameterError`): the verdict, the thresholds and checks,
+    the data and roles, the privacy models, PL/DR/UL and loss, the attacks, singling out
+    and the notes, in that order."""
+    check_language(lang)
+    doc = _Document(as_dict(report), texts_of(report, lang), lang)
+    data, words, label = doc.data, doc.words, doc.label
+    parts: list[str] = []
+    for section in (
+        _title_and_verdict,
+        _thresholds_and_checks,
+        _data_roles_algorithm,
+        _privacy_models,
+        _privacy_level_and_loss,
+        _attacks,
+        _article29,
+    ):
+        parts += section(doc)
     if words.notes:
         parts.append(f'<section id="notes"><h2>{_e(label("notes"))}</h2><ul>')
         parts += [f"<li>{_e(n)}</li>" for n in words.notes]

@@ -69,7 +69,7 @@ def fresh_session_caches():
 def fresh_shared_results():
     """The process-wide results of bundled samples (``ui.shared``) are a server's; each
     test starts without the previous tests' results."""
-    from ui import shared
+    from ui.common import shared
 
     shared.clear()
     yield

@@ -10,7 +10,8 @@ import pytest
 
 from privcore import history
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui import anonymize_view, shared
+from ui.anonymize import live as anonymize_view
+from ui.common import shared
 
 
 def open_page(active: str = "hospital"):

@@ -129,7 +129,7 @@ def test_the_release_feeds_the_privacy_level_page():
 
 def test_local_and_synthetic_algorithms_on_the_hospital_table(monkeypatch):
     # each algorithm's result is looked at (settles) before the next: each is recorded
-    monkeypatch.setattr("ui.anonymize_view.BURST_SECONDS", 0.0)
+    monkeypatch.setattr("ui.anonymize.live.BURST_SECONDS", 0.0)
     at = open_page("hospital")
     at.slider(key="an_k").set_value(3)
     press_run(at)
@@ -240,7 +240,7 @@ def test_a_quasi_identifier_left_out_is_released_unchanged():
     # the spec download names only the chosen QI
     spec = json.loads(release.spec_json())
     assert spec["qi"] == ["ZIP"] and "Age" not in (spec["node"] or {})
-    from ui.anonymize_view import report_of
+    from ui.anonymize.release_view import report_of
 
     assert report_of(release)["qi"] == ["ZIP"]
     # choosing it again reuses the cached release of the full choice

@@ -50,7 +50,7 @@ def run_algorithm(at, algorithm: str, k: int):
 
 
 def test_qi_cells_changed_is_the_mean_share_of_changed_cells_over_the_qis():
-    from ui.risk_utility import qi_cells_changed
+    from ui.anonymize.risk_utility import qi_cells_changed
 
     original = pd.DataFrame({"a": [1, 2, 3, 4], "b": ["x", "y", "x", "y"]})
     released = pd.DataFrame({"a": [1.0, "2", "*", "[3-4]"], "b": ["x", "z", "x", "y"]})
@@ -62,7 +62,7 @@ def test_qi_cells_changed_is_the_mean_share_of_changed_cells_over_the_qis():
 
 
 def test_reidentified_share_is_the_stronger_of_exact_and_distance_linkage():
-    from ui.risk_utility import reidentified_share
+    from ui.anonymize.risk_utility import reidentified_share
 
     original = pd.DataFrame({"a": [1, 2, 3, 3], "s": ["p", "q", "r", "t"]})
     # unchanged: persons 0 and 1 each match (and are nearest to) their own record only;
@@ -79,7 +79,7 @@ def test_reidentified_share_is_the_stronger_of_exact_and_distance_linkage():
 
 
 def test_close_points_get_labels_moved_apart_and_failing_releases_are_marked():
-    from ui.risk_utility import label_offsets, risk_utility_chart
+    from ui.anonymize.risk_utility import label_offsets, risk_utility_chart
 
     points = pd.DataFrame(
         {
@@ -102,8 +102,8 @@ def test_close_points_get_labels_moved_apart_and_failing_releases_are_marked():
 
 
 def test_comparison_points_leave_out_refused_algorithms_and_feed_the_chart():
-    from ui.anonymize_view import comparison_points
-    from ui.risk_utility import risk_utility_chart
+    from ui.anonymize.comparison import comparison_points
+    from ui.anonymize.risk_utility import risk_utility_chart
 
     table = pd.DataFrame(
         [
@@ -136,7 +136,7 @@ def test_comparison_points_leave_out_refused_algorithms_and_feed_the_chart():
 
 
 def test_utility_tables_from_a_utility_dict():
-    from ui.risk_utility import correlation_summary, regression_table, utility_table
+    from ui.anonymize.risk_utility import correlation_summary, regression_table, utility_table
 
     utility = {
         "numeric": {

@@ -178,7 +178,7 @@ def test_row_order_and_two_release_tabs_and_the_chinese_page():
 
 def test_victims_reasoning_in_both_languages():
     from privcore.attacks.linkage import chain_text
-    from ui.components import escape_md
+    from ui.common.components import escape_md
 
     at = open_page()
     at.button(key="at_build").click().run()

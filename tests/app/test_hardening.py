@@ -26,12 +26,12 @@ def test_two_sessions_never_see_each_others_data():
 
 
 def test_unexpected_error_shows_a_run_id_and_no_traceback(monkeypatch):
-    import ui.roles_editor
+    import ui.data.roles_editor
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret value Alice Secret leaked in a message")
 
-    monkeypatch.setattr(ui.roles_editor, "profile", broken)
+    monkeypatch.setattr(ui.data.roles_editor, "profile", broken)
     at = new_app("data_roles.py")
     no_exceptions(at)
     messages = [e.value for e in at.error]
@@ -62,7 +62,7 @@ def test_every_page_renders_without_exception():
 
 
 def test_releases_of_bundled_samples_are_shared_but_uploads_never():
-    import ui.shared as shared
+    import ui.common.shared as shared
 
     shared.clear()
     first = new_app()

@@ -1,8 +1,8 @@
 """Every button of every page that computes is one registered heavy run.
 
 The code of ``ui/`` and ``pages/`` is read: each button is either drawn by
-:func:`ui.heavy.heavy_button` (a computing action, its key registered) or listed below
-with the reason it computes nothing worth a second; only ``ui/heavy.py`` (and the
+:func:`ui.common.heavy.heavy_button` (a computing action, its key registered) or listed below
+with the reason it computes nothing worth a second; only ``ui/common/heavy.py`` (and the
 cache of shared results, which runs inside it) reaches :func:`privcore.runs.run` or
 :func:`privcore.runs.compute`. Then the pages are driven: each computing button found in
 the code is pressed, and the run it starts is seen going through ``compute`` — the one
@@ -21,43 +21,50 @@ import pytest
 
 from privcore.runs import execute
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui.heavy import computing_keys, declared_buttons
+from ui.common.heavy import computing_keys, declared_buttons
 
 #: Buttons that compute nothing heavy: (file, key as written) → why.
 LIGHT = {
-    ("pages/anonymize.py", "f'an_review_{current.id}'"): "marks a release for review",
     ("pages/data_roles.py", "f'remove::{key}'"): "removes an upload from the session",
-    ("pages/data_roles.py", None): "applies a schema file's roles (a few names)",
-    ("pages/history.py", "f'delete::{run_id}'"): "deletes one history row",
-    ("ui/attack_view.py", "f'{key}_use'"): "keeps an uploaded roll with its columns mapped",
-    ("ui/dp_page.py", "'dp_new_budget'"): "starts a new budget: two numbers",
-    ("ui/hierarchy_editor.py", "f'an_use_suggested::{key}'"): "adopts suggestions already made",
-    ("ui/hierarchy_editor.py", "f'use_suggested::{key}'"): "adopts suggestions already made",
-    ("ui/hierarchy_editor.py", "f'b::{column}'"): "one column's levels from its distinct values",
-    ("ui/hierarchy_editor.py", "f'use::{column}'"): "keeps a hierarchy already built",
-    ("ui/hierarchy_editor.py", "f'discard::{column}'"): "drops a hierarchy being edited",
-    ("ui/hierarchy_editor.py", "f'use_suggestion::{column}'"): "keeps a suggestion already made",
-    ("ui/hierarchy_editor.py", "f'rm::{column}'"): "removes a hierarchy",
-    ("ui/large_table.py", "f'remove::{key}'"): "closes a table opened in an engine",
-    ("ui/large_table.py", "f'lt_use_all::{key}'"): "adopts suggestions already made",
-    ("ui/large_table.py", "f'lt_schema::{key}'"): "applies a schema file's roles",
-    ("ui/large_table.py", "f'lt_import::{column}'"): "reads an uploaded hierarchy file",
-    ("ui/large_table.py", "f'lt_rm::{column}'"): "removes a hierarchy",
-    ("ui/large_table.py", "f'lt_use::{column}'"): "keeps a suggestion already made",
-    ("ui/learn.py", "'learn_l5_flip'"): "a new seed for a 1,000-coin toy",
-    ("ui/learn.py", "'learn_l7_draw'"): "one noisy count of a ten-row lesson table",
-    ("ui/learn.py", "f'{key}::check'"): "checks an exercise's answer",
-    ("ui/report_view.py", "key"): "sets the Anonymize page's controls and opens it",
-    ("ui/roles_editor.py", "f'unnamed_drop::{key}'"): "drops an index column",
-    ("ui/roles_editor.py", "f'unnamed_keep::{key}'"): "keeps an index column",
-    ("ui/workspace.py", "f'{key}_rename'"): "renames a release",
-    ("ui/workspace.py", "f'{key}_review'"): "marks a release for review",
-    ("ui/workspace.py", "f'{key}_show'"): "shows a release on the Anonymize page",
-    ("ui/workspace.py", "f'{key}_remove'"): "removes a release from the shelf",
-    ("ui/workspace.py", "key"): "sets the Anonymize page's controls and opens it",
+    ("ui/anonymize/workspace.py", "f'an_review_{current.id}'"): "marks a release for review",
+    ("ui/attack/roll.py", "f'{key}_use'"): "keeps an uploaded roll with its columns mapped",
+    ("ui/common/hierarchy_suggestions.py", "f'an_use_suggested::{key}'"): (
+        "adopts suggestions already made"
+    ),
+    ("ui/common/workspace/actions.py", "key"): "sets the Anonymize page's controls and opens it",
+    ("ui/common/workspace/shelf.py", "f'{key}_rename'"): "renames a release",
+    ("ui/common/workspace/shelf.py", "f'{key}_review'"): "marks a release for review",
+    ("ui/common/workspace/shelf.py", "f'{key}_show'"): "shows a release on the Anonymize page",
+    ("ui/common/workspace/shelf.py", "f'{key}_remove'"): "removes a release from the shelf",
+    ("ui/data/hierarchy_editor.py", "f'use_suggested::{key}'"): "adopts suggestions already made",
+    (
+        "ui/data/hierarchy_editor.py",
+        "f'b::{column}'",
+    ): "one column's levels from its distinct values",
+    ("ui/data/hierarchy_editor.py", "f'use::{column}'"): "keeps a hierarchy already built",
+    ("ui/data/hierarchy_editor.py", "f'discard::{column}'"): "drops a hierarchy being edited",
+    (
+        "ui/data/hierarchy_editor.py",
+        "f'use_suggestion::{column}'",
+    ): "keeps a suggestion already made",
+    ("ui/data/hierarchy_editor.py", "f'rm::{column}'"): "removes a hierarchy",
+    ("ui/data/roles_editor.py", "f'unnamed_drop::{key}'"): "drops an index column",
+    ("ui/data/roles_editor.py", "f'unnamed_keep::{key}'"): "keeps an index column",
+    ("ui/data/schema_file.py", "apply_key"): "applies a schema file's roles (a few names)",
+    ("ui/data/table_page.py", "f'remove::{key}'"): "closes a table opened in an engine",
+    ("ui/data/table_page.py", "f'lt_use_all::{key}'"): "adopts suggestions already made",
+    ("ui/data/table_page.py", "f'lt_import::{column}'"): "reads an uploaded hierarchy file",
+    ("ui/data/table_page.py", "f'lt_rm::{column}'"): "removes a hierarchy",
+    ("ui/data/table_page.py", "f'lt_use::{column}'"): "keeps a suggestion already made",
+    ("ui/dp/queries.py", "'dp_new_budget'"): "starts a new budget: two numbers",
+    ("ui/history/page.py", "f'delete::{run_id}'"): "deletes one history row",
+    ("ui/learn/common.py", "f'{key}::check'"): "checks an exercise's answer",
+    ("ui/learn/differencing.py", "'learn_l7_draw'"): "one noisy count of a ten-row lesson table",
+    ("ui/learn/local_dp.py", "'learn_l5_flip'"): "a new seed for a 1,000-coin toy",
+    ("ui/report/view.py", "key"): "sets the Anonymize page's controls and opens it",
 }
 #: Only these modules reach privcore.runs.run / compute (the heavy path itself).
-RUNNERS = {"ui/heavy.py", "ui/shared.py"}
+RUNNERS = {"ui/common/heavy.py", "ui/common/shared.py"}
 #: Computing buttons that need an upload or a release made on the page: pressed in their own tests
 #: below rather than in the walk of the pages.
 NEEDS_MORE = {
@@ -85,7 +92,7 @@ def heavy_keys() -> set[str]:
 def test_every_button_is_heavy_or_known_to_be_light():
     unexplained = []
     for rel, kind, key in _buttons():
-        if rel == "ui/heavy.py" or kind == "heavy_button":
+        if rel == "ui/common/heavy.py" or kind == "heavy_button":
             continue
         if (rel, key) not in LIGHT:
             unexplained.append((rel, key))
@@ -122,7 +129,7 @@ def _page(page: str, active: str = "hospital"):
 
 
 def test_every_computing_button_goes_through_compute():
-    from ui.heavy import BUTTONS
+    from ui.common.heavy import BUTTONS
 
     pressed: dict[str, list[str]] = {}
     at = _page("data_roles.py")

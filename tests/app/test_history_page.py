@@ -82,8 +82,8 @@ def test_a_history_found_empty_and_runs_waiting_are_reported():
 def test_locked_history_warns_on_the_page_and_the_app_keeps_working(monkeypatch):
     """Another process holds the history file: the page says the run was kept aside, goes
     on (the anonymization result is shown), and the run is added once the file is free."""
-    monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 200)
-    monkeypatch.setattr(history, "RETRY_SECONDS", 0.05)
+    monkeypatch.setattr(history.store, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(history.pending, "RETRY_SECONDS", 0.05)
     path = Path(os.environ[history.ENV_VAR])
     history.record_run("profile", path=path)  # an existing WAL history
     holder = sqlite3.connect(path, isolation_level=None)
@@ -162,7 +162,7 @@ def test_a_reports_details_name_the_release_it_assessed():
 
 
 def test_the_release_line_in_both_languages_with_the_run_that_made_it():
-    from ui import history_view as view
+    from ui import history as view
 
     run = {
         "params": {"release": "k3"},

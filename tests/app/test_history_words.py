@@ -38,8 +38,8 @@ from privcore.runs import (
     run,
 )
 from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
-from ui import history_view as view
-from ui.dp_view import differencing_summary
+from ui import history as view
+from ui.dp.story_view import differencing_summary
 
 KEY = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 REPR = re.compile(r"^([\[\{]|None$|True$|False$|nan$|NaN$)")

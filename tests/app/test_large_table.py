@@ -11,7 +11,7 @@ from privcore.config import local_tables_allowed
 from privcore.data import Hierarchy, load_sample
 from privcore.words.catalog import texts_of
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui.i18n import escape_md
+from ui.common.i18n import escape_md
 
 ROWS = 2000
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
@@ -118,7 +118,7 @@ def test_open_a_parquet_file_facts_preview_and_profile(parquet_file, adult_rows)
 
 
 def test_a_column_with_more_values_than_the_profile_holds(tmp_path, adult_rows, monkeypatch):
-    from ui import large_table
+    from ui.data import table_open as large_table
 
     monkeypatch.setattr(large_table, "PROFILE_LIMIT", 500)
     frame = adult_rows.assign(code=range(ROWS))  # 2,000 distinct values, above 500

@@ -22,7 +22,7 @@ from privcore.data import load_sample
 from privcore.models import KAnonymity
 from privcore.words.catalog import text
 from tests.app.conftest import ROOT, new_app, no_exceptions, open_tab
-from ui import anonymize_view as view
+from ui.common import lattice as view
 
 # --------------------------------------------------------------------------- a hand-made lattice
 
@@ -151,8 +151,8 @@ def test_adult_lattice_names_labels_and_zoom(adult_release):
 
 
 def test_adult_lattice_in_chinese(adult_release, monkeypatch):
-    monkeypatch.setattr("ui.i18n.current_language", lambda: "zh")
-    monkeypatch.setattr("ui.anonymize_view.current_language", lambda: "zh")
+    monkeypatch.setattr("ui.common.i18n.current_language", lambda: "zh")
+    monkeypatch.setattr("ui.common.lattice.current_language", lambda: "zh")
     spec = view.lattice_chart(adult_release).to_dict()
     points = layer(spec, "circle")
     assert points["title"]["subtitle"][0].startswith("选定节点：sex 0 · age 4")
@@ -208,7 +208,7 @@ def test_the_pl_matrix_is_a_readable_heatmap():
     label limit), a colour scale from 0 to 1 with its legend, a row height that reads."""
     import pandas as pd
 
-    from ui.measure_view import pl_heatmap
+    from ui.measure.view import pl_heatmap
 
     matrix = pd.DataFrame(
         {"sex": [0.1, 0.2], "native-country": [0.3, 0.0], "all": [0.5, 0.25]},

@@ -244,7 +244,7 @@ def test_a_stop_during_the_progress_update_ends_a_long_audit(monkeypatch):
 
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-    from ui.progress import ProgressBar
+    from ui.common.progress import ProgressBar
 
     original = ProgressBar.step
     calls = []

@@ -394,7 +394,7 @@ def test_learn_catalogues_have_the_same_keys_and_placeholders():
 def test_every_learn_key_used_in_the_code_exists():
     en = strings("en")
     used = set()
-    for path in (PAGE, ROOT / "ui" / "learn.py"):
+    for path in (PAGE, *sorted((ROOT / "ui" / "learn").glob("*.py"))):
         used |= set(re.findall(r"\bt\(\s*\"([a-z_][\w.-]*)\"", path.read_text(encoding="utf-8")))
     assert used and sorted(used - set(en)) == []
     for n in range(1, 8):

@@ -100,8 +100,8 @@ def test_switch_to_chinese_keeps_the_figures():
 def test_every_figure_is_explained_with_what_would_improve_it_in_both_languages():
     import json
 
-    from ui.i18n import catalogue
-    from ui.measure_view import EXPLAINED
+    from ui.common.i18n import catalogue
+    from ui.measure.view import EXPLAINED
 
     at = open_with("hospital")
     click(at, "Measure")

@@ -124,7 +124,7 @@ def test_with_a_population_table_the_fraction_comes_from_it_and_k_map_is_shown()
 
 
 def test_mdav_and_pram_run_from_the_anonymize_page_with_their_options(monkeypatch):
-    monkeypatch.setattr("ui.anonymize_view.BURST_SECONDS", 0.0)
+    monkeypatch.setattr("ui.anonymize.live.BURST_SECONDS", 0.0)
     at = open_page("anonymize.py")
     at.multiselect(key="an_qi").set_value(["Age"]).run()  # ZIP is a code, not averaged
     at.slider(key="an_k").set_value(3).run()

@@ -15,7 +15,7 @@ from privcore.data import load, load_sample
 from privcore.words.catalog import texts_of
 from privcore.words.report_html import render_html
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui.state import ShelfRelease
+from ui.common.state import ShelfRelease
 
 ASSETS = ROOT / "assets"
 

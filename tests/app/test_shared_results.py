@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from privcore import history
 from tests.app.conftest import ROOT, new_app, no_exceptions
-from ui import shared
+from ui.common import shared
 
 
 def visitor(active: str = "hospital"):
@@ -99,7 +99,7 @@ def test_an_object_memo_computes_once_per_object_and_key_and_forgets_dead_object
 
     import pandas as pd
 
-    from ui.shared import ObjectMemo
+    from ui.common.shared import ObjectMemo
 
     memo, calls = ObjectMemo(), []
 
@@ -148,7 +148,7 @@ def test_alone_a_light_run_is_computed_in_place_and_a_heavy_one_in_a_worker(monk
     frees its memory at once."""
     from privcore.core import workers
     from privcore.runs import DinnerRequest, Inputs, compute
-    from ui import shared as shared_module
+    from ui.common import shared as shared_module
 
     monkeypatch.setenv("PRIVCORE_WORKERS", "1")
     monkeypatch.setenv("PRIVCORE_WORKER_MIN_ROWS", "1")

@@ -16,7 +16,7 @@ import pytest
 
 from privcore.data import load_sample
 from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
-from ui.i18n import catalogue
+from ui.common.i18n import catalogue
 
 KEY = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 REPR = re.compile(r"^(None|nan|NaN|NaT|<NA>|\{'.*|\[.*\]|\{\s*\}|np\.\w+\(.*)$")

@@ -49,7 +49,7 @@ def anonymize_runs() -> list[dict]:
 
 
 def test_the_expected_duration_of_a_run():
-    from ui.anonymize_view import expected_nodes, expected_seconds, lattice_shape
+    from ui.anonymize.duration import expected_nodes, expected_seconds, lattice_shape
 
     # 1,000 rows, 2 QIs, a lattice of 6 × 4 = 24 nodes of height 5 + 3 = 8
     assert expected_nodes("datafly", 24, 8, 2) == 9
@@ -94,7 +94,7 @@ def test_the_expected_duration_of_a_run():
 
 
 def _entry(wb_, name: str, data: str = "hospital", made: bool = True):
-    from ui.state import ShelfRelease
+    from ui.common.state import ShelfRelease
 
     frame = pd.DataFrame({"a": [1]})
     return wb_.add_release(
@@ -115,7 +115,7 @@ def _entry(wb_, name: str, data: str = "hospital", made: bool = True):
 
 
 def test_the_shelf_names_releases_uniquely_and_never_drops_one_a_page_shows():
-    from ui.state import MAX_RELEASES, Workbench
+    from ui.common.state import MAX_RELEASES, Workbench
 
     shelf = Workbench(active="hospital")
     first, _ = _entry(shelf, "Mondrian k=5 · 14:32")
@@ -181,7 +181,7 @@ def test_the_assessing_pages_keep_their_controls_too():
 
 
 def test_a_slow_algorithm_runs_only_on_the_button(monkeypatch):
-    from ui import anonymize_view
+    from ui.anonymize import duration as anonymize_view
 
     # every algorithm runs on Adult within a second now: a tighter limit makes Samarati
     # (about 0.2 s expected) one that runs on the button only

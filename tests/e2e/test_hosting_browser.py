@@ -1,4 +1,4 @@
-"""What the server does around the pages (serve.py, ui/hosting.py): nothing is fetched
+"""What the server does around the pages (serve.py, ui/common/hosting.py): nothing is fetched
 from another host, the metrics route is hidden, downloads do not outlive the visit."""
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from privcore.words.catalog import LANGUAGES, text
-from ui.layout import SIDEBAR_WIDTH_PX
+from ui.common.layout import SIDEBAR_WIDTH_PX
 
 from .test_browser import wait_idle
 

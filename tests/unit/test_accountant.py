@@ -53,9 +53,8 @@ def test_runs_spend_until_the_budget_is_gone_then_are_refused_and_recorded(peopl
     assert caught.value.params["remaining_epsilon"] == pytest.approx(0.2)
     assert len(budget.ledger) == 2  # the refused run spent nothing
     runs = history.list_runs(kind="dp_query")
-    assert [r["status"] for r in runs] == ["error", "ok", "ok"]  # newest first
-    assert runs[0]["error"] == "dp.budget_exceeded"
-    second = runs[1]["results"]["budget"]
+    assert [r["status"] for r in runs] == ["ok", "ok"]  # the refused run never started
+    second = runs[0]["results"]["budget"]
     assert second["spent_epsilon"] == pytest.approx(0.8)
     assert second["remaining_epsilon"] == pytest.approx(0.2)
     assert second["epsilon"] == pytest.approx(0.4)
@@ -115,3 +114,27 @@ def test_a_budget_checks_its_own_totals():
     with pytest.raises(ParameterError) as caught:
         Accountant("  ", epsilon=1.0)
     assert caught.value.code == "dp.budget_name"
+
+
+def test_the_command_line_spends_from_a_budget_file(tmp_path, capsys):
+    from pathlib import Path
+
+    from privcore.cli import main
+
+    hospital = Path(__file__).resolve().parents[2] / "assets" / "hospital" / "hospital.csv"
+    budget = tmp_path / "pipeline.json"
+    argv = ["dp", "query", str(hospital), "--count", "--epsilon", "0.4"]
+    argv += ["--budget-file", str(budget)]
+    assert main(argv) == 2  # a new file needs its total
+    assert "give the budget's total ε to start it" in capsys.readouterr().err
+    assert main([*argv, "--budget-epsilon", "1", "--json"]) == 0
+    assert main([*argv, "--json", "--record"]) == 0
+    capsys.readouterr()
+    assert main(argv) == 2  # 0.8 spent of 1: a third 0.4 goes over
+    assert "only ε = 0.2" in capsys.readouterr().err
+    saved = json.loads(budget.read_text(encoding="utf-8"))
+    assert saved["spent_epsilon"] == pytest.approx(0.8)
+    assert [line["label"] for line in saved["ledger"]] == ["count(*)", "count(*)"]
+    (recorded,) = history.list_runs(kind="dp_query")
+    assert recorded["results"]["budget"]["name"] == "pipeline"
+    assert recorded["results"]["budget"]["remaining_epsilon"] == pytest.approx(0.2)

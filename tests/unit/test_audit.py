@@ -11,6 +11,7 @@ import torch
 
 from privcore.errors import ParameterError
 from privcore.ldp import audit
+from privcore.ldp.audit import joint, whitebox
 from privcore.ldp.device import device, generator
 from privcore.ldp.mechanisms import MECHANISMS, make
 
@@ -113,9 +114,9 @@ def test_ab_interval_coverage_over_200_audits(name):
 
 def test_per_proportion_level_by_hand():
     # equal spreads: z_c = z/√2 = 1.386, a 83.4 % interval for each proportion
-    assert audit._per_proportion_level(500, 500, 1_000, 0.95) == pytest.approx(0.834, abs=1e-3)
+    assert whitebox._per_proportion_level(500, 500, 1_000, 0.95) == pytest.approx(0.834, abs=1e-3)
     # a count of 0: no delta method, each interval at the confidence itself
-    assert audit._per_proportion_level(0, 500, 1_000, 0.95) == 0.95
+    assert whitebox._per_proportion_level(0, 500, 1_000, 0.95) == 0.95
 
 
 def test_ab_of_broken_grr_is_a_violation():
@@ -238,10 +239,10 @@ def test_independence_g_test_by_hand():
     (50 × 00, 50 × 11) → E = 25 per cell, G = 2·(50 ln 2 + 50 ln 2) = 138.6 on 1 dof."""
     vectors = torch.tensor([[0, 0], [0, 1], [1, 0], [1, 1]])
     independent = torch.tensor([25.0, 25.0, 25.0, 25.0])
-    assert audit._independence_p_value(vectors, [independent]) == pytest.approx(1.0)
+    assert joint._independence_p_value(vectors, [independent]) == pytest.approx(1.0)
     copies = torch.tensor([50.0, 0.0, 0.0, 50.0])
     g = 2 * (100 * math.log(2))
-    p = audit._independence_p_value(vectors, [copies])
+    p = joint._independence_p_value(vectors, [copies])
     assert p == pytest.approx(float(__import__("scipy").stats.chi2.sf(g, 1)))
     assert p < 1e-30
 

@@ -200,3 +200,19 @@ def test_a_cancel_stops_every_measure_within_a_second(monkeypatch):
     }
     latencies = {name: stopped_within(run) for name, run in runs.items()}
     assert max(latencies.values()) < 1.5, latencies
+
+
+def test_every_measure_gives_its_memory_back_when_it_returns(monkeypatch):
+    """audit_ab, audit_ob and lower_bound each release the process's freed heap once,
+    at the end of the outermost call."""
+    from privcore.ldp import audit as ldp_audit
+    from privcore.ldp.audit import memory
+    from privcore.ldp.mechanisms import make
+
+    calls = []
+    monkeypatch.setattr(memory, "release_memory", lambda *, collect=True: calls.append(collect))
+    mechanism = make("grr", 1.0, d=2)
+    ldp_audit.audit_ab(mechanism, n=2_000)
+    ldp_audit.audit_ob(mechanism, n=2_000)
+    ldp_audit.lower_bound(mechanism, n=2_000)
+    assert calls == [False, False, False]

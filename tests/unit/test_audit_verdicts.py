@@ -8,6 +8,7 @@ import math
 import pytest
 
 from privcore.ldp import audit
+from privcore.ldp.audit import whitebox
 from privcore.ldp.mechanisms import MECHANISMS, make
 
 CORRECT = [name for name, cls in MECHANISMS.items() if not cls.broken]
@@ -45,13 +46,13 @@ def test_decision_bounds_by_hand():
     P_lower[S|v] solves p¹⁰⁰ = 5·10⁻⁴ → p = 0.0005^0.01 = 0.926808, and P_upper[S|w] =
     1 − 0.926808 = 0.073192: ln(0.926808 / 0.073192) = ln 12.6627 = 2.53866. The upper
     bound of the reversed counts is its negative."""
-    assert audit._bound(100, 100, 0, 100, 1e-3) == pytest.approx(2.53866, abs=1e-5)
-    assert audit._event_upper(0, 100, 100, 100, 1e-3) == pytest.approx(-2.53866, abs=1e-5)
+    assert whitebox._bound(100, 100, 0, 100, 1e-3) == pytest.approx(2.53866, abs=1e-5)
+    assert whitebox._event_upper(0, 100, 100, 100, 1e-3) == pytest.approx(-2.53866, abs=1e-5)
     # vectorized one-sided bounds agree with the scalar Clopper–Pearson
-    assert float(audit._cp_lower(30, 100, 0.05)) == pytest.approx(
+    assert float(whitebox._cp_lower(30, 100, 0.05)) == pytest.approx(
         audit.clopper_pearson(30, 100, 0.95, side="lower")[0]
     )
-    assert float(audit._cp_upper(30, 100, 0.05)) == pytest.approx(
+    assert float(whitebox._cp_upper(30, 100, 0.05)) == pytest.approx(
         audit.clopper_pearson(30, 100, 0.95, side="upper")[1]
     )
 
@@ -82,6 +83,73 @@ def test_every_measure_reports_its_rule_and_reason():
         assert report.details["false_alarm_rate"] == 1e-3
         assert report.details["reason"] in audit.REASONS
         assert report.verdict in audit.VERDICTS
+
+
+def test_verdict_report_adds_the_rule_its_bounds_and_the_reason():
+    """Claim 1.0: a decision bound of 1.5 > 1.0 + 10⁻⁴ convicts; bounds 0.9 and 1.05 ≤
+    1.1 × 1.0 clear the claim; without an upper bound nothing is cleared."""
+    details = {"event_counts": [7, 3]}
+    report = audit.verdict_report(
+        "lb",
+        {"mechanism": "x"},
+        1.0,
+        details,
+        rule="white_box_bounds",
+        lower=1.5,
+        upper=2.0,
+        shown_lower=1.6,
+        confidence=0.95,
+        samples=10,
+        device="cpu",
+        started=0.0,
+        bound=1.6,
+    )
+    assert (report.verdict, report.details["reason"]) == ("violation", "bound_above_claim")
+    assert list(report.details) == [
+        "event_counts",
+        "decision_rule",
+        "false_alarm_rate",
+        "decision_lower",
+        "decision_upper",
+        "tolerance",
+        "consistent_margin",
+        "reason",
+    ]
+    assert report.details["decision_rule"] == "white_box_bounds"
+    assert (report.epsilon_lb, report.epsilon_hat, report.ci) == (1.6, None, None)
+    assert report.seconds > 0  # counted from started = 0.0
+    cleared = audit.verdict_report(
+        "ab",
+        {},
+        1.0,
+        {},
+        rule="white_box_bounds",
+        lower=0.9,
+        upper=1.05,
+        shown_lower=0.95,
+        confidence=0.95,
+        samples=10,
+        device="cpu",
+        started=0.0,
+        estimate=1.0,
+        ci=(0.95, 1.05),
+    )
+    assert (cleared.verdict, cleared.details["reason"]) == ("consistent", "within_margin")
+    learned = audit.verdict_report(
+        "lb",
+        {},
+        1.0,
+        {},
+        rule="lower_bound_only",
+        lower=0.9,
+        upper=None,
+        shown_lower=0.95,
+        confidence=0.95,
+        samples=10,
+        device="cpu",
+        started=0.0,
+    )
+    assert (learned.verdict, learned.details["reason"]) == ("inconclusive", "lower_bound_only")
 
 
 # --------------------------------------------------------------------------- random streams

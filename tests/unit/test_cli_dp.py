@@ -300,7 +300,7 @@ def test_release_bad_input(capsys, adult_path, tmp_path):
 
 
 def test_audit_names_are_the_auditors():
-    from privcore.cli_dp import AUDITED
+    from privcore.cli.dp import AUDITED
     from privcore.dp.audit import AUDIT_MECHANISMS
 
     assert tuple(AUDIT_MECHANISMS) == AUDITED

@@ -17,8 +17,9 @@ from scipy import stats
 from privcore.core.progress import Stage
 from privcore.ldp import audit, counts
 from privcore.ldp import mechanisms as mech
+from privcore.ldp.audit import joint, passes, sampling
 from privcore.ldp.device import generator
-from privcore.ldp.mechanisms import make
+from privcore.ldp.mechanisms import draws, make
 
 N, ROWS = 2_000, 700  # chunks of 700, 700, 600 rows: halves of 350 + 350 + 300 = 1,000
 HALF = 1_000
@@ -44,10 +45,10 @@ def count_pass(name: str, d: int, seed: int, counted: bool, inputs: int | None =
     if counted:
         source = counts.CountedReports(mechanism, inputs, ROWS, gen, "cpu")
     else:
-        source = audit._Reports(mechanism, inputs, ROWS, gen, "cpu", vectors=True)
+        source = sampling._Reports(mechanism, inputs, ROWS, gen, "cpu", vectors=True)
     values = d if mechanism.output_kind == "category" else 2
     source.mark()
-    halves = audit._count_pass(
+    halves = passes._count_pass(
         source,
         [N] * len(inputs),
         grid=None,
@@ -127,13 +128,13 @@ def test_joint_pass_has_the_law_of_the_reports(name, d):
     E|A ∩ A'| = 500 rows with the counting pass's half A, so the two halves' counts of
     bit 0 have covariance 500·p(1 − p)."""
     coordinates = list(range(d))
-    limit = min(audit._JOINT_LIMIT, N // audit._JOINT_SAMPLES)
+    limit = min(joint._JOINT_LIMIT, N // joint._JOINT_SAMPLES)
     for counted in (True, False):
         symbol_a, bit_a, bit_new = [], [], []
         for seed in range(SEEDS):
             mechanism, source, split, (half_a, half_b) = count_pass(name, d, seed, counted, 2)
             source.rewind()
-            found = audit._joint_pass(source, [N] * 2, coordinates, 2, split, Stage(None))
+            found = joint._joint_pass(source, [N] * 2, coordinates, 2, split, Stage(None))
             keys, new, everything = found
             bits = (keys.unsqueeze(1) >> torch.arange(d)) & 1  # symbols × coordinates
             for index in range(2):
@@ -180,11 +181,13 @@ def test_event_counts_have_the_law_of_the_reports(name, monkeypatch):
         monkeypatch.setattr(counts, "ENABLED", counted)
         found = {0: [], 1: []}
         for seed in range(SEEDS):
-            reports = audit._Reports(
+            reports = sampling._Reports(
                 mechanism, [v, w], ROWS, generator(seed, "cpu"), "cpu", vectors=False
             )
             for index in (0, 1):
-                found[index].append(audit._count_event(reports, index, event, N, Stage(None), ""))
+                found[index].append(
+                    sampling._count_event(reports, index, event, N, Stage(None), "")
+                )
         moments_agree(found[0], N * p_v, N * p_v * (1 - p_v))
         moments_agree(found[1], N * p_w, N * p_w * (1 - p_w))
 
@@ -235,7 +238,7 @@ def test_counts_are_drawn_without_the_reports_where_the_audit_allows(monkeypatch
     def no_reports(*args, **kwargs):
         raise AssertionError("reports drawn")
 
-    monkeypatch.setattr(audit._Reports, "chunks", no_reports)
+    monkeypatch.setattr(sampling._Reports, "chunks", no_reports)
     monkeypatch.setattr(mech.OptimizedUnaryEncoding, "perturb", no_reports)
     oue = make("oue", 1.0, d=1024)
     assert audit.audit_ab(oue, n=10**6).verdict == "consistent"
@@ -257,7 +260,7 @@ def test_bernoulli_bits_have_probability_q_and_are_independent(q):
     neighbours are independent (pairs 11 at q²)."""
     size = 1 << 22
     out = np.empty(size, dtype=bool)
-    mech._bernoulli_fill(out, q, np.random.Generator(np.random.PCG64(5)))
+    draws._bernoulli_fill(out, q, np.random.Generator(np.random.PCG64(5)))
     ones = int(out.sum())
     assert abs(ones - size * q) < 5 * math.sqrt(size * q * (1 - q)), (ones, size * q)
     pairs = int((out[0::2] & out[1::2]).sum())
@@ -269,7 +272,7 @@ def test_bernoulli_positions_are_geometric_gaps():
     """Successes of Bernoulli(0.01) over 10⁶ trials: about 10⁴ of them, sorted, in
     range; the gaps have mean 1/0.01 = 100."""
     rng = np.random.Generator(np.random.PCG64(3))
-    positions = mech._bernoulli_positions(10**6, 0.01, rng)
+    positions = draws._bernoulli_positions(10**6, 0.01, rng)
     assert abs(len(positions) - 10**4) < 5 * math.sqrt(10**4 * 0.99)
     assert positions.min() >= 0 and positions.max() < 10**6
     assert bool((np.diff(positions) > 0).all())
@@ -280,7 +283,7 @@ def test_laplace_noise_is_laplace():
     """SHE's CPU noise: 2²⁰ draws of Lap(0, 2) pass a Kolmogorov–Smirnov test, half of
     them are negative, and E|L| = scale = 2."""
     out = np.empty(1 << 20, dtype=np.float32)
-    mech._laplace_fill(out, 2.0, np.random.Generator(np.random.PCG64(8)))
+    draws._laplace_fill(out, 2.0, np.random.Generator(np.random.PCG64(8)))
     assert stats.kstest(out, stats.laplace(scale=2.0).cdf).pvalue > 1e-3
     negative = int((out < 0).sum())
     assert abs(negative - out.size / 2) < 5 * math.sqrt(out.size / 4)

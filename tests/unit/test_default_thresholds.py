@@ -172,7 +172,7 @@ def test_anonymize_without_a_limit_suppresses_one_outlier_instead_of_generalizin
 def test_a_release_name_states_its_suppression_limit_only_when_not_the_default():
     from types import SimpleNamespace
 
-    from ui.workspace import default_name
+    from ui.common.workspace import default_name
 
     def named(suppression):
         params = {"constraints": [{"k": 5}, {"l": 2}], "max_suppression": suppression}

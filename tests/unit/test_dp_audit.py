@@ -13,6 +13,7 @@ import pytest
 
 from privcore.core import binomial
 from privcore.dp import audit
+from privcore.dp.audit import certify, events
 from privcore.errors import CancelledError, ParameterError
 
 CORRECT = ("laplace_count", "geometric_count", "gaussian_count", "laplace_sum")
@@ -76,9 +77,10 @@ def test_log_ratio_bound_by_hand():
 
 def test_the_ldp_auditor_uses_the_shared_helpers():
     from privcore.ldp import audit as ldp_audit
+    from privcore.ldp.audit import whitebox
 
     assert ldp_audit.clopper_pearson is binomial.clopper_pearson
-    assert ldp_audit._bound(100, 100, 0, 100, 1e-3) == pytest.approx(2.53866, abs=1e-5)
+    assert whitebox._bound(100, 100, 0, 100, 1e-3) == pytest.approx(2.53866, abs=1e-5)
 
 
 # --------------------------------------------------------------------------- events
@@ -108,7 +110,7 @@ def test_decide_by_hand():
 
 
 def test_the_command_line_lists_every_audited_mechanism():
-    from privcore.cli_dp import AUDITED
+    from privcore.cli.dp import AUDITED
 
     assert tuple(audit.AUDIT_MECHANISMS) == AUDITED
     assert {n for n, m in audit.AUDIT_MECHANISMS.items() if m.broken} == set(BROKEN)
@@ -281,31 +283,31 @@ def point_mass_laplace(seed: int, share: float = 0.05) -> tuple[np.ndarray, np.n
 
 def test_point_and_bin_helpers_by_hand():
     ordered = np.array([0.0, 0.0, 0.5, 1.0, 1.0, 1.0, 2.0])
-    values, counts = audit._runs(ordered)
+    values, counts = events._runs(ordered)
     assert values.tolist() == [0.0, 0.5, 1.0, 2.0] and counts.tolist() == [2, 1, 3, 1]
     # values seen twice or more on either side: 0 and 1 here, 3 on the other
-    assert audit._repeated_values(ordered, np.array([3.0, 3.0, 4.0])).tolist() == [0, 1, 3]
-    assert audit._point_counts(ordered, np.array([0.0, 1.0, 7.0])).tolist() == [2, 3, 0]
+    assert events._repeated_values(ordered, np.array([3.0, 3.0, 4.0])).tolist() == [0, 1, 3]
+    assert events._point_counts(ordered, np.array([0.0, 1.0, 7.0])).tolist() == [2, 3, 0]
     # bins (−∞, 0.5), [0.5, 1.5), [1.5, ∞)
-    assert audit._bin_counts(ordered, np.array([0.5, 1.5])).tolist() == [2, 4, 1]
-    assert audit._bin_bounds(0, np.array([0.5, 1.5])) == (-math.inf, 0.5)
-    assert audit._bin_bounds(2, np.array([0.5, 1.5])) == (1.5, math.inf)
+    assert events._bin_counts(ordered, np.array([0.5, 1.5])).tolist() == [2, 4, 1]
+    assert events._bin_bounds(0, np.array([0.5, 1.5])) == (-math.inf, 0.5)
+    assert events._bin_bounds(2, np.array([0.5, 1.5])) == (1.5, math.inf)
     # adjacent bins join: bins 0, 1 and 3 of edges 1, 2, 3 → (−∞, 2) ∪ [3, ∞)
-    assert audit._merged(np.array([3, 0, 1]), np.array([1.0, 2.0, 3.0])) == [
+    assert events._merged(np.array([3, 0, 1]), np.array([1.0, 2.0, 3.0])) == [
         [-math.inf, 2.0],
         [3.0, math.inf],
     ]
     # ((k₁ + ½)/n₁)/((k₂ + ½)/n₂) of 1,000 each: (99, 0) → 199, (3, 1) → 2.333, (0, 5) → 0.09
-    ranked = audit._ranked(np.array([3, 0, 99]), 1_000, np.array([1, 5, 0]), 1_000)
+    ranked = events._ranked(np.array([3, 0, 99]), 1_000, np.array([1, 5, 0]), 1_000)
     assert ranked.tolist() == [2, 0, 1]
 
 
 def test_loss_upper_by_hand():
     """100 of 100 on both data sets, α = 5·10⁻⁴ (α/2 per side): upper = 1,
     lower = (2.5·10⁻⁴)^(1/100), so ε_UB = ln(4000)/100 = 0.0829405."""
-    assert audit._loss_upper(100, 100, 100, 100, 5e-4, 0.0) == pytest.approx(0.0829405, abs=1e-7)
-    assert audit._loss_upper(100, 100, 0, 100, 5e-4, 0.0) == math.inf  # never seen on D′
-    assert audit._loss_upper(0, 100, 50, 100, 5e-4, 0.999) == 0.0  # δ above the bound
+    assert certify._loss_upper(100, 100, 100, 100, 5e-4, 0.0) == pytest.approx(0.0829405, abs=1e-7)
+    assert certify._loss_upper(100, 100, 0, 100, 5e-4, 0.0) == math.inf  # never seen on D′
+    assert certify._loss_upper(0, 100, 50, 100, 5e-4, 0.999) == 0.0  # δ above the bound
 
 
 def point_mass_epsilon(share: float) -> float:

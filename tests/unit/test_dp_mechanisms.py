@@ -13,6 +13,7 @@ from scipy import stats
 from scipy.special import ndtr
 
 from privcore.dp import mechanisms as mech
+from privcore.dp import sampling
 from privcore.errors import ParameterError
 
 ALPHA = 0.001  # goodness-of-fit p-values must exceed this
@@ -195,17 +196,17 @@ def test_grid_step_by_hand():
 
 def test_rounding_to_the_grid_and_its_sensitivity_by_hand():
     # 0.3 / 0.25 = 1.2 → 1 unit, not exact: the gridded sum has sensitivity Δ + γ
-    units, exact = mech._on_grid(np.array([0.3, -0.2]), 0.25)
+    units, exact = sampling.on_grid(np.array([0.3, -0.2]), 0.25)
     assert units.tolist() == [1.0, -1.0] and not exact
-    assert mech._grid_sensitivity(1.0, 0.25, exact) == 1.25
+    assert sampling.grid_sensitivity(1.0, 0.25, exact) == 1.25
     # integers on a grid γ ≤ 1 are exact, whatever their value
-    units, exact = mech._on_grid(np.array([3, 7]), 0.5)
+    units, exact = sampling.on_grid(np.array([3, 7]), 0.5)
     assert units.tolist() == [6.0, 14.0] and exact
-    assert mech._grid_sensitivity(1.0, 0.5, exact) == 1.0
+    assert sampling.grid_sensitivity(1.0, 0.5, exact) == 1.0
     # a float that happens to be an integer is still a real-valued query (decided by type,
     # never by the value); and integers on a grid γ > 1 are rounded
-    assert not mech._on_grid(3.0, 0.5)[1]
-    units, exact = mech._on_grid(np.array([3]), 2.0)
+    assert not sampling.on_grid(3.0, 0.5)[1]
+    units, exact = sampling.on_grid(np.array([3]), 2.0)
     assert units.tolist() == [2.0] and not exact  # 3/2 = 1.5 rounds half to even → 2
 
 
@@ -254,7 +255,7 @@ def test_discrete_gaussian_matches_its_pmf():
     """Canonne, Kamath & Steinke 2020, Algorithm 3, at a small σ where the law is visibly
     discrete: P(Z = z) ∝ exp(−z²/(2σ²)), σ = 1.5."""
     sigma = 1.5
-    noise = mech._discrete_gaussian(sigma, (DRAWS,), np.random.default_rng(28))
+    noise = sampling.discrete_gaussian(sigma, (DRAWS,), np.random.default_rng(28))
     assert noise.dtype.kind == "i"
     support = np.arange(-8, 9)
     weights = np.exp(-(support**2) / (2 * sigma**2))

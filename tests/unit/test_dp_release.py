@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from privcore.data import load_sample
 from privcore.data.hierarchy import Hierarchy
-from privcore.dp import mechanisms as mech
+from privcore.dp import release as release_module
 from privcore.dp.release import (
     MAX_MARGINAL_CELLS,
     Comparison,
@@ -52,11 +52,11 @@ def fixed_noise(monkeypatch):
     def install(*offsets):
         queue = list(offsets)
 
-        def noise(value, sensitivity, epsilon, *, size=None, rng=None):
-            calls.append((np.asarray(value).copy(), sensitivity, epsilon))
+        def noise(self, value, *, size=None, rng=None):
+            calls.append((np.asarray(value).copy(), self.sensitivity, self.epsilon))
             return np.asarray(value, dtype=np.int64) + np.asarray(queue.pop(0), dtype=np.int64)
 
-        monkeypatch.setattr(mech, "discrete_laplace", noise)
+        monkeypatch.setattr(release_module.DiscreteLaplace, "release", noise)
         return calls
 
     return install

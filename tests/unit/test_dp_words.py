@@ -24,11 +24,11 @@ from privcore.errors import PrivcoreError
 from privcore.runs import DpQueryRequest, DpReleaseRequest
 from privcore.words.catalog import catalogue, format_text
 from privcore.words.labels import describe_params, param_label, param_value
-from ui import history_view as view
+from ui import history as view
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Where DP errors are raised: the library, the requests, the DP page's own view.
-SOURCES = (*sorted((ROOT / "privcore").rglob("*.py")), ROOT / "ui" / "dp_view.py")
+SOURCES = (*sorted((ROOT / "privcore").rglob("*.py")), *sorted((ROOT / "ui" / "dp").rglob("*.py")))
 #: Raised by the command line only, worded there (exit 2 with the English line).
 CLI_ONLY = frozenset({"cli.dp_query_kind", "cli.where_option", "cli.clamp_option"})
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
@@ -140,7 +140,7 @@ def _raised(call) -> PrivcoreError:
 
 
 def _error_text(exc: PrivcoreError, lang: str, monkeypatch) -> str:
-    from ui import i18n
+    from ui.common import i18n
 
     monkeypatch.setattr(i18n, "current_language", lambda: lang)
     return i18n.error_text(exc)
@@ -285,7 +285,7 @@ def test_an_uploaded_audit_in_the_history_finds_no_violation_and_clears_nothing(
 
 
 def test_the_dp_page_words_the_new_events_and_the_upload_verdict():
-    from ui import dp_view
+    from ui.dp import audit_view as dp_view
 
     order = {"order": "D′ over D"}
     assert dp_view.event_text({"kind": "point", "params": {"value": 0.1}, **order}) == (
@@ -380,7 +380,7 @@ def test_a_dp_audits_neighbours_read_in_chinese_on_the_history_page():
     """Stored as the library's English, worded by the mechanism that has those data sets;
     text the catalogue does not know stays as it is."""
     from privcore.dp.audit import AUDIT_MECHANISMS
-    from ui.history_view import value_text
+    from ui.history.words import value_text
 
     stored = AUDIT_MECHANISMS["laplace_count"].neighbours
     worded = value_text("neighbours", stored, "zh", kind="dp_audit")

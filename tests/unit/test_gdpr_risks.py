@@ -28,13 +28,6 @@ from privcore.attacks.gdpr_risks import (
     OP_LE,
     OP_NOT_IN,
     Rate,
-    _match_counts,
-    _Neighbours,
-    _prepare,
-    _Queries,
-    _result,
-    _singling_out_integral,
-    _size_correction,
     gdpr_risks,
     inference,
     linkability,
@@ -42,6 +35,11 @@ from privcore.attacks.gdpr_risks import (
     singling_out,
     success_rate,
 )
+from privcore.attacks.gdpr_risks.columns import _prepare
+from privcore.attacks.gdpr_risks.neighbours import _Neighbours
+from privcore.attacks.gdpr_risks.predicates import _match_counts, _Queries
+from privcore.attacks.gdpr_risks.singling_out_risk import _random_queries
+from privcore.attacks.gdpr_risks.statistics import _result, _singling_out_integral, _size_correction
 from privcore.data.samples import load_sample
 from privcore.errors import PrivcoreError
 from privcore.models import KAnonymity
@@ -361,7 +359,7 @@ def test_counts_from_values_agree_with_counts_over_rows(x, k, released_x, releas
 
 
 def test_counting_in_chunks_with_an_early_stop_agrees_with_row_by_row(tables, monkeypatch):
-    import privcore.attacks.gdpr_risks as module
+    import privcore.attacks.gdpr_risks.predicates as module
 
     monkeypatch.setattr(module, "_FIRST_CHUNK", 64)  # several chunks over 1,500 rows
     train, control = tables["train"], tables["control"]
@@ -370,7 +368,7 @@ def test_counting_in_chunks_with_an_early_stop_agrees_with_row_by_row(tables, mo
     released = prepared.codes("release", names)
     trained = prepared.codes("train", names)
     rng = np.random.default_rng(0)
-    queries = module._random_queries(prepared, released, 400, 2, rng)
+    queries = _random_queries(prepared, released, 400, 2, rng)
 
     def by_rows(codes, released_rows):
         match = np.ones((len(queries), len(codes)), dtype=bool)

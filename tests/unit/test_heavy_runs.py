@@ -25,9 +25,11 @@ from privcore.runs import (
     DpAuditRequest,
     DpQueryRequest,
     Inputs,
+    ReconstructionRequest,
     TaskRequest,
     compute,
     costs,
+    execute,
     run,
     tasks,
 )
@@ -203,11 +205,18 @@ def test_a_task_over_its_data_goes_to_a_worker(monkeypatch):
         return fn(*args, progress=progress, **kwargs)
 
     monkeypatch.setattr(workers, "call_in_worker", fake_call)
-    work = partial(tasks.reconstruction_task, "uniform", 25.0, 2_000, "bayes")
+    # a request computed by its runner pickles: a heavy one goes to a worker
+    heavy = ReconstructionRequest(values=200_000)
+    _, summary = compute(heavy, Inputs(), worker=None)
+    assert sent == [execute._call_runner] and 0 <= summary["tv"] <= 1
+    sent.clear()
+    compute(ReconstructionRequest(values=1_000), Inputs(), worker=None)  # light: in place
+    assert sent == []
+    # a partial of a task over its data pickles too; a closure cannot: it stays in place
+    work = partial(tasks.roll_task, pd.DataFrame({"age": [30, 40]}), ["age"], 10, 0, "en", False)
     request = TaskRequest(task="audit", params={"n": 2_000})  # a heavy kind
-    _, summary = compute(request, Inputs(work=work), worker=None)
-    assert sent == [work] and 0 <= summary["tv"] <= 1
-    # a closure cannot be pickled: it stays in place
+    compute(request, Inputs(work=work), worker=None)
+    assert sent == [work]
     sent.clear()
     compute(request, Inputs(work=lambda progress: ("x", {})), worker=None)
     assert sent == []

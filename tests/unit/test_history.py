@@ -279,8 +279,8 @@ def test_locked_database(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     try:
         holder.execute("BEGIN IMMEDIATE")
         holder.execute("INSERT INTO runs (kind) VALUES ('measure')")
-        monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 100)
-        monkeypatch.setattr(history, "RETRY_SECONDS", 3600)  # no background retry here
+        monkeypatch.setattr(history.store, "BUSY_TIMEOUT_MS", 100)
+        monkeypatch.setattr(history.pending, "RETRY_SECONDS", 3600)  # no background retry here
         with pytest.raises(HistoryError) as info:
             history.record_run("measure")
         assert info.value.code == "history.deferred"

@@ -20,8 +20,8 @@ from privcore.errors import HistoryError
 
 @pytest.fixture
 def quick(monkeypatch):
-    monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 200)
-    monkeypatch.setattr(history, "RETRY_SECONDS", 0.05)
+    monkeypatch.setattr(history.store, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(history.pending, "RETRY_SECONDS", 0.05)
 
 
 def _lock(path: Path) -> sqlite3.Connection:
@@ -62,7 +62,7 @@ def test_a_locked_history_keeps_the_run_and_adds_it_in_the_background(tmp_path, 
 def test_runs_set_aside_are_added_once_even_when_flushed_twice(tmp_path, quick, monkeypatch):
     path = tmp_path / "history.db"
     history.record_run("profile", path=path)
-    monkeypatch.setattr(history, "RETRY_SECONDS", 3600)  # no background thread in the way
+    monkeypatch.setattr(history.pending, "RETRY_SECONDS", 3600)  # no background thread in the way
     holder = _lock(path)
     try:
         for k in (2, 3):

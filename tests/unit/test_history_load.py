@@ -151,7 +151,7 @@ def test_eight_sessions_writing_for_20_s_lose_nothing(tmp_path):
 @pytest.fixture
 def short_busy_timeout(monkeypatch):
     """Give up on a locked database after 200 ms instead of 30 s."""
-    monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(history.store, "BUSY_TIMEOUT_MS", 200)
     return 0.2
 
 

@@ -4,7 +4,7 @@ import pytest
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.state.session_state import SessionState
 
-from ui.hosting import forget_ended_sessions
+from ui.common.hosting import forget_ended_sessions
 
 
 def test_a_shut_down_session_keeps_no_data(monkeypatch):
@@ -35,7 +35,7 @@ def test_departed_sessions_past_their_time_are_shut_down():
     from streamlit.runtime.memory_session_storage import MemorySessionStorage
     from streamlit.runtime.session_manager import SessionInfo
 
-    from ui.hosting import end_expired_sessions
+    from ui.common.hosting import end_expired_sessions
 
     class Session:
         def __init__(self, name):
@@ -68,7 +68,7 @@ def test_ending_many_sessions_keeps_a_download_just_made_for_another_visitor():
     from streamlit.runtime.memory_session_storage import MemorySessionStorage
     from streamlit.runtime.session_manager import SessionInfo
 
-    from ui.hosting import end_expired_sessions
+    from ui.common.hosting import end_expired_sessions
 
     media = MediaFileManager(MemoryMediaFileStorage("/media"))
     url = media.add(

@@ -61,7 +61,7 @@ def test_key_families_built_at_run_time_are_complete():
         assert f"pattern.{label}" in en
     for rule in ("value_pattern", "name_pattern", "unique", "dates", "constant", "default"):
         assert f"reason.{rule}" in en
-    from ui.hierarchy_editor import METHODS
+    from ui.data.hierarchy_editor import METHODS
 
     for method in METHODS:
         assert f"hierarchy.m.{method}" in en
@@ -71,7 +71,7 @@ def test_key_families_built_at_run_time_are_complete():
 
 def test_an_error_code_with_several_wordings_picks_the_one_its_values_fit(monkeypatch):
     from privcore.errors import DataFormatError
-    from ui import i18n
+    from ui.common import i18n
 
     monkeypatch.setattr(i18n, "current_language", lambda: "zh")
     rows = DataFormatError("x", code="measure.alignment", rows=[9, 8])
@@ -87,7 +87,7 @@ def test_an_error_code_with_several_wordings_picks_the_one_its_values_fit(monkey
 
 
 def test_escape_md_keeps_the_characters_and_removes_their_meaning():
-    from ui.i18n import escape_md
+    from ui.common.i18n import escape_md
 
     assert escape_md("![x](http://h/x.png)") == "!\\[x\\](http:\u2060//h/x.png)"
     assert escape_md("**b** _i_ `c` ~s~ $f$ <a>") == (
@@ -171,7 +171,7 @@ def test_any_escaped_text_keeps_its_characters_and_has_no_effect(word):
 
 
 def test_t_escapes_text_parameters_and_t_plain_does_not():
-    from ui.i18n import t, t_plain
+    from ui.common.i18n import t, t_plain
 
     assert t("roles.qi_without_hierarchy", columns="**x**").count("\\*") == 4
     assert "**x**" in t_plain("roles.qi_without_hierarchy", columns="**x**")

@@ -423,7 +423,7 @@ def chunk_table() -> pd.DataFrame:
 def test_a_csv_read_in_chunks_equals_one_read(monkeypatch):
     data = chunk_table().to_csv(index=False).encode()
     whole = load(data, filename="t.csv")
-    monkeypatch.setattr("privcore.data.loading._CSV_CHUNK_ROWS", 4)
+    monkeypatch.setattr("privcore.data.loading.text._CSV_CHUNK_ROWS", 4)
     chunked = load(data, filename="t.csv")
     pd.testing.assert_frame_equal(chunked.frame, whole.frame)
     assert whole.frame["note"].tolist()[8:10] == ["a ", "b"]  # trailing space kept
@@ -435,7 +435,7 @@ def test_json_lines_read_in_chunks_equal_one_read(monkeypatch):
     lines[-1] = lines[-1][:-1] + ', "late": "x"}'
     data = "\n".join(lines).encode()
     whole = load(data, filename="t.jsonl")
-    monkeypatch.setattr("privcore.data.loading._JSON_CHUNK_ROWS", 4)
+    monkeypatch.setattr("privcore.data.loading.formats._JSON_CHUNK_ROWS", 4)
     chunked = load(data, filename="t.jsonl")
     pd.testing.assert_frame_equal(chunked.frame, whole.frame)
     assert list(whole.frame.columns) == ["id", "count", "zip", "note", "late"]

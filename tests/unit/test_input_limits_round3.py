@@ -16,11 +16,12 @@ import pandas as pd
 import pytest
 
 from privcore.cli import main
-from privcore.data import load, loading
+from privcore.data import load
+from privcore.data.loading import sources
 from privcore.errors import DataFormatError
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = loading._SAMPLE_BYTES
+SAMPLE = sources._SAMPLE_BYTES
 
 
 def error_of(source, **kw) -> DataFormatError:

@@ -81,9 +81,9 @@ def test_detect_encoding_on_bytes():
 
 
 def test_encoding_change_after_the_sample_is_handled(monkeypatch):
-    import privcore.data.loading as loading
+    import privcore.data.loading.sources as sources
 
-    monkeypatch.setattr(loading, "_SAMPLE_BYTES", 64)
+    monkeypatch.setattr(sources, "_SAMPLE_BYTES", 64)
     text = "a,b\n" + "x,y\n" * 30 + "Müller,Köln\n"
     ds = load(text.encode("latin-1"), filename="late.csv")
     assert ds.frame["a"].iloc[-1] == "Müller"

@@ -15,7 +15,7 @@ from privcore.errors import ParameterError
 from privcore.ldp import mechanisms as mech
 from privcore.ldp.base import Mechanism, Outputs
 from privcore.ldp.device import generator
-from privcore.ldp.mechanisms import MECHANISMS, make
+from privcore.ldp.mechanisms import MECHANISMS, hashing, make
 
 FREQUENCY = [name for name, cls in MECHANISMS.items() if cls.family == "frequency"]
 MEAN = [name for name, cls in MECHANISMS.items() if cls.family == "mean"]
@@ -435,7 +435,7 @@ def test_comb_by_hand() -> None:
 
 
 def test_collision_probability_by_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mech, "HASH_PRIME", 11)
+    monkeypatch.setattr(hashing, "HASH_PRIME", 11)
     for g in (2, 3, 4):
         for u, v in ((0, 1), (2, 9)):
             same = sum(
@@ -443,7 +443,7 @@ def test_collision_probability_by_enumeration(monkeypatch: pytest.MonkeyPatch) -
                 for a in range(1, 11)
                 for b in range(11)
             )
-            assert math.isclose(mech._LocalHashing._collision_probability(g), same / 110)
+            assert math.isclose(hashing._LocalHashing._collision_probability(g), same / 110)
 
 
 def test_large_domain_hash_does_not_overflow() -> None:

@@ -30,7 +30,7 @@ from privcore.measure.population import (
     uniqueness_of_frequencies,
     zayatz_uniques,
 )
-from privcore.measure.population import _snb_parameters as snb_parameters
+from privcore.measure.population.models import _snb_parameters as snb_parameters
 
 
 def _table(frequencies: dict[int, int]) -> pd.DataFrame:
@@ -171,7 +171,7 @@ def test_pitman_fit_is_the_maximum_likelihood_and_gives_hoshinos_count():
 
 @pytest.mark.parametrize(("theta", "alpha"), [(3.0, 0.5), (0.01, 0.9), (40.0, 0.4), (7.0, 0.7)])
 def test_pitman_closed_form_sums_equal_the_sums_term_by_term(theta, alpha):
-    from privcore.measure.population import _PitmanLikelihood
+    from privcore.measure.population.models import _PitmanLikelihood
 
     likelihood = _PitmanLikelihood(FrequencyOfFrequencies.from_mapping({1: 60, 2: 30, 5: 10}))
     assert theta <= alpha * likelihood.u  # the closed forms apply

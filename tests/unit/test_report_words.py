@@ -367,7 +367,7 @@ def _report_page():
 
     from privcore.data import load_sample
     from privcore.report import readiness
-    from ui.report_view import show_report
+    from ui.report.view import show_report
 
     original = load_sample("hospital")[0].frame
     release = load_sample("hospital_release")[0].frame

@@ -39,8 +39,9 @@ GROUP_BY = re.compile(
     r"|\.nunique\(|crosstab\(|pivot_table\(|np\.histogram\(|\.(?:at|reduceat)\("
 )
 MARKER = re.compile(r"# not rows: \S")
-# The seam itself, and the LDP audits, which work on tensors of mechanism samples.
-SEAM = {"classes.py", "data/codes.py"}
+# The seam itself (the package privcore.classes and privcore.data.codes), and the LDP
+# audits, which work on tensors of mechanism samples.
+SEAM = ("classes/", "data/codes.py")
 LDP_IN_SCOPE = {"ldp/reconstruction.py"}
 
 
@@ -68,7 +69,7 @@ def test_no_group_by_over_rows_outside_the_seam():
     found = []
     for path in sorted(PRIVCORE.rglob("*.py")):
         name = path.relative_to(PRIVCORE).as_posix()
-        if name in SEAM or (name.startswith("ldp/") and name not in LDP_IN_SCOPE):
+        if name.startswith(SEAM) or (name.startswith("ldp/") and name not in LDP_IN_SCOPE):
             continue
         found += [f"{name}:{n}: {line}" for n, line in unmarked_group_bys(path.read_text())]
     assert not found, "group-bys outside privcore.classes:\n" + "\n".join(found)

@@ -1,0 +1,535 @@
+"""``privcore dp …``: central differential privacy from the command line (SPEC §10).
+
+Four commands, each printing one JSON object with ``--json`` (a documented contract,
+README "Command line"):
+
+- ``dp query INPUT --count [--where COL=VALUE]… | --sum COL --clamp A,B | --mean COL
+  --clamp A,B | --histogram COLS`` at ``--epsilon`` (``--delta`` for gaussian) →
+  ``answer``, ``answers`` (``--draws`` independent answers), ``scale``, ``sensitivity``,
+  ``epsilon``, ``delta``, ``interval`` (95 %), ``mechanism``, ``query``;
+- ``dp dinner --epsilon E [--prior P]`` → ``posterior_max``, ``posterior_exact_answers``
+  (= 1) and the story's counts;
+- ``dp release INPUT --qi … --sa … --epsilon E --out FILE`` → the noisy marginals, the
+  synthesized records (written to ``--out``) and the per-query error report, compared
+  with a k-anonymous release of the same data with ``--k``;
+- ``dp audit --mechanism NAME --epsilon E [--samples N] [--seed S]`` → ``epsilon_lb``,
+  ``verdict`` (consistent / violation / inconclusive); exit 0 whatever the verdict.
+
+Exit codes: 0 ok, 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from privcore import history
+from privcore.cli.toolkit import (
+    EXIT_OK,
+    Parser,
+    add_option,
+    budget_options,
+    check_outputs,
+    columns,
+    emit,
+    file_names,
+    formula_guard_option,
+    guard_note,
+    hierarchies,
+    hierarchy_inputs,
+    hierarchy_option,
+    history_lines,
+    load_table,
+    number,
+    positive_int,
+    request,
+    run_options,
+    run_request,
+    suggested_hierarchies,
+    write_text,
+)
+from privcore.errors import ParameterError
+from privcore.runs import (
+    DinnerRequest,
+    DpAuditRequest,
+    DpQueryRequest,
+    DpReleaseRequest,
+    Inputs,
+)
+
+__all__ = ["AUDITED", "add_dp_commands"]
+
+_NOISES = ("laplace", "geometric", "gaussian")
+_RELATIONS = ("add_remove", "replace")
+#: The names of :data:`privcore.dp.audit.AUDIT_MECHANISMS` (a test keeps them equal), here
+#: so that building the parser does not import the auditor.
+AUDITED = (
+    "laplace_count",
+    "geometric_count",
+    "gaussian_count",
+    "laplace_sum",
+    "broken_scale_eps",
+    "broken_no_clamp",
+    "broken_float_laplace",
+)
+
+
+def _where(pairs: list[str] | None) -> dict[str, Any]:
+    """``--where COL=VALUE`` options; a column given twice means either value."""
+    where: dict[str, Any] = {}
+    for pair in pairs or ():
+        column, sep, value = pair.partition("=")
+        if not sep or not column.strip():
+            raise ParameterError(
+                f"--where takes COLUMN=VALUE, not '{pair}'.", code="cli.where_option"
+            )
+        column = column.strip()
+        if column in where:
+            previous = where[column]
+            where[column] = [*(previous if isinstance(previous, list) else [previous]), value]
+        else:
+            where[column] = value
+    return where
+
+
+def _clamp(text: str | None) -> tuple[float, float] | None:
+    """``--clamp A,B``: the range every value of ``--sum`` or ``--mean`` is clamped to."""
+    if text is None:
+        return None
+    low, sep, high = text.partition(",")
+    try:
+        if not sep:
+            raise ValueError
+        return float(low), float(high)
+    except ValueError as exc:
+        raise ParameterError(
+            f"--clamp takes A,B (the range every value is clamped to), not '{text}'.",
+            code="cli.clamp_option",
+        ) from exc
+
+
+def _query_kind(args: argparse.Namespace) -> tuple[str, str | None, tuple[str, ...]]:
+    """(query, column, columns) from --count / --sum / --mean / --histogram."""
+    chosen = [
+        name
+        for name, value in (
+            ("count", args.count),
+            ("sum", args.sum),
+            ("mean", args.mean),
+            ("histogram", args.histogram),
+        )
+        if value
+    ]
+    if len(chosen) != 1:
+        raise ParameterError(
+            "dp query needs exactly one of --count, --sum COL, --mean COL, --histogram COLS.",
+            code="cli.dp_query_kind",
+        )
+    query = chosen[0]
+    if query in ("sum", "mean"):
+        return query, getattr(args, query), ()
+    if query == "histogram":
+        return query, None, tuple(columns(args.histogram, "--histogram"))
+    return query, None, ()
+
+
+def _n(value: Any) -> str:
+    """A number for reading: whole numbers without decimals, others to 4 significant
+    decimals; "—" for none."""
+    if value is None:
+        return "—"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) >= 1 else f"{value:.4g}"
+    return str(value)
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_words(v)}" for k, v in value.items())
+    return _n(value) if isinstance(value, (int, float)) else str(value)
+
+
+def cmd_dp_query(args: argparse.Namespace) -> int:
+    query, column, chosen = _query_kind(args)
+    if args.clamp is not None and query not in ("sum", "mean"):
+        raise ParameterError("--clamp belongs to --sum or --mean.", code="cli.clamp_option")
+    dataset = load_table(args.input)
+    inputs = Inputs(original=dataset, names=file_names(args))
+    asked = request(
+        DpQueryRequest,
+        args,
+        inputs,
+        query=query,
+        where=_where(args.where) or None,
+        column=column,
+        clamp=_clamp(args.clamp),
+        columns=chosen,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        noise=args.mechanism,
+        draws=args.draws,
+        seed=args.seed,
+        relation=args.relation,
+    )
+    outcome = run_request(asked, inputs, args)
+    answer = outcome.result
+    payload = answer.to_dict()
+    payload["query"] = answer.query.label
+    emit(payload, args.json, [*_query_lines(answer, payload), *history_lines(outcome)])
+    return EXIT_OK
+
+
+def _query_lines(answer: Any, payload: dict[str, Any]) -> list[str]:
+    """The query, its noise, and the noisy answer (or the first 20 cells) with its 95 %
+    interval."""
+    lines = [
+        f"{answer.query.label}: ε = {_n(answer.epsilon)}"
+        + (f", δ = {answer.delta:g}" if answer.delta else "")
+        + f", mechanism {_words(answer.mechanism)}, {answer.query.relation.replace('_', '/')} "
+        "neighbours",
+        f"sensitivity {_words(answer.sensitivity)}, noise scale {_words(answer.scale)}",
+    ]
+    if isinstance(payload["answer"], list):
+        lines.append(f"{len(payload['answer'])} cells (use --json for every noisy count):")
+        for cell, bounds in list(zip(payload["answer"], payload["interval"], strict=True))[:20]:
+            where = ", ".join(f"{k}={v}" for k, v in cell["cell"].items())
+            lines.append(
+                f"  {where}: {_n(cell['answer'])}  95 % interval [{_n(bounds[0])}, {_n(bounds[1])}]"
+            )
+    else:
+        low, high = payload["interval"]
+        lines.append(
+            f"noisy answer {_n(payload['answer'])}; 95 % interval for the true answer "
+            f"[{_n(low)}, {_n(high)}]"
+        )
+    if len(payload["answers"]) > 1:
+        lines.append(f"{len(payload['answers'])} independent draws (each would cost ε)")
+    return lines
+
+
+def cmd_dp_dinner(args: argparse.Namespace) -> int:
+    asked = request(
+        DinnerRequest,
+        args,
+        None,
+        epsilon=args.epsilon,
+        prior=args.prior,
+        leaver=args.leaver,
+        noise=args.mechanism,
+        seed=args.seed,
+    )
+    outcome = run_request(asked, Inputs(), args)
+    story = outcome.result
+    payload = story.to_dict()
+    lines = [
+        f"{story.leaver} leaves: diners {story.diners_before} → {story.diners_after}, "
+        f"singles {story.singles_before} → {story.singles_after}",
+        f"exact answers: the attacker is certain ({story.posterior_exact_answers:g}) that "
+        f"{story.leaver} is {story.leaver_status}",
+        f"answers with ε = {_n(asked.epsilon)}: posterior at most "
+        f"{story.posterior_max:.4f} (prior {asked.prior:g})",
+    ]
+    lines += history_lines(outcome)
+    emit(payload, args.json, lines)
+    return EXIT_OK
+
+
+def cmd_dp_release(args: argparse.Namespace) -> int:
+    from privcore.data import Schema, save
+
+    qi = tuple(columns(args.qi, "--qi"))
+    sa = tuple(columns(args.sa, "--sa"))
+    check_outputs(
+        {"--out": args.out, "--report": args.report},
+        {"INPUT": args.input, **hierarchy_inputs(args)},
+    )
+    dataset = load_table(args.input)
+    given = hierarchies(args.hierarchy)
+    if args.k is not None and args.auto_hierarchies:
+        given.update(suggested_hierarchies(dataset.frame, qi, given))
+    inputs = Inputs(
+        original=dataset,
+        # the roles of the compared k-anonymous release come from --qi and --sa
+        schema=Schema({}, given),
+        names=file_names(args, out=Path(args.out).name),
+    )
+    asked = request(
+        DpReleaseRequest,
+        args,
+        inputs,
+        qi=qi,
+        sa=sa,
+        epsilon=args.epsilon,
+        seed=args.seed,
+        relation=args.relation,
+        k=args.k,
+        algorithm=args.algorithm,
+        max_suppression=args.max_suppression,
+        gdpr=args.gdpr,
+    )
+    outcome = run_request(asked, inputs, args)
+    result = outcome.result
+    saved = save(result.dp.records, args.out, formula_guard=args.formula_guard)
+    guard_note(saved.guarded_cells)
+    payload = result.dp.to_dict()
+    payload["out"] = str(args.out)
+    payload["comparison"] = result.comparison.to_dict()
+    if result.k_anon is not None:
+        payload["k_anon"] = {
+            "k": asked.k,
+            "algorithm": result.k_anon.algorithm,
+            "node": result.k_anon.node,
+            "suppressed": result.k_anon.n_suppressed,
+        }
+    if result.gdpr_risks is not None:
+        payload["gdpr_risks"] = result.gdpr_risks
+    if args.report:
+        write_text(args.report, history.to_json(payload), "--report")
+    lines = [*_release_lines(result, asked.k, args.out), *history_lines(outcome)]
+    emit(payload, args.json, lines)
+    return EXIT_OK
+
+
+def _release_lines(result: Any, k: int | None, out: str) -> list[str]:
+    """The release's budget, each marginal's ε, the error on each marginal's counts
+    (against the k-anonymous release with ``--k``) and, with ``--gdpr``, each method's
+    singling out, linkability and inference."""
+    lines = [
+        f"DP release at ε = {_n(result.dp.epsilon)}: {len(result.dp.marginals)} "
+        f"marginals ({len(result.dp.ledger)} noisy, ε split equally), "
+        f"{len(result.dp.records)} synthesized records written to {out}",
+    ]
+    for spend in result.dp.ledger:
+        lines.append(f"  {spend.get('label', '')}: ε = {_n(spend.get('epsilon'))}")
+    if result.k_anon is not None:
+        lines.append(f"compared with a {k}-anonymous release ({result.k_anon.algorithm}):")
+    else:
+        lines.append("error on each marginal's counts (--k compares with a k-anonymous release):")
+    for name, figures in result.comparison.summary.items():
+        if isinstance(figures, dict):
+            shown = ", ".join(
+                f"{key} {_n(value)}"
+                for key, value in figures.items()
+                if isinstance(value, (int, float))
+            )
+            lines.append(f"  {name}: {shown}")
+    for method, risks in (result.gdpr_risks or {}).items():
+        name = "DP release" if method == "dp" else f"{k}-anonymous release"
+        if "not_measured" in risks:
+            lines.append(f"{name}: singling out, linkability, inference not measured "
+                         f"({risks['not_measured']['error']})")  # fmt: skip
+            continue
+        shown = [f"singling out {_risk(risks['singling_out'])}"]
+        if risks.get("linkability"):
+            shown.append(f"linkability {_risk(risks['linkability'])}")
+        shown += [f"inference of {c} {_risk(r)}" for c, r in risks["inference"].items()]
+        lines.append(f"{name} (made from 80 %, 20 % held out): " + "; ".join(shown))
+    return lines
+
+
+def _risk(result: dict[str, Any]) -> str:
+    low, high = result["ci"]
+    return f"{result['risk']:.3f} [{low:.3f}, {high:.3f}] (naive {result['baseline']:.3f})"
+
+
+def cmd_dp_audit(args: argparse.Namespace) -> int:
+    asked = request(
+        DpAuditRequest,
+        args,
+        None,
+        audited=args.mechanism,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        samples=args.samples,
+        seed=args.seed,
+    )
+    outcome = run_request(asked, Inputs(), args)
+    payload = outcome.result.to_dict()
+    lines = [
+        f"{payload['mechanism']}: claimed ε = {_n(payload['epsilon'])}, "
+        f"{payload['samples']} draws on each of two neighbouring data sets",
+        f"certified lower bound ε_LB = {_n(payload['epsilon_lb'])}",
+        f"verdict: {payload['verdict']} — " + _reason(payload),
+    ]
+    lines += history_lines(outcome)
+    emit(payload, args.json, lines)
+    return EXIT_OK
+
+
+def _reason(payload: dict[str, Any]) -> str:
+    """The verdict's reason in the words of the Differential privacy page."""
+    from privcore.words.catalog import text
+
+    return text(
+        f"dp.reason_{payload['reason']}",
+        lb=_n(payload["epsilon_lb"]),
+        claimed=_n(payload["epsilon"]),
+    )
+
+
+def _common(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
+    """``--seed`` (the registry's, checked at once) and the run options."""
+    add_option(parser, "seed", default=0, checked=True, help=seed_help)
+    run_options(parser)
+
+
+def _add_query(dp_sub: Any) -> None:
+    q = dp_sub.add_parser(
+        "query",
+        help="answer a count, sum, mean or histogram with DP noise",
+        description="Answer one query with central DP. --json keys: answer, answers, "
+        "scale, sensitivity, epsilon, delta, interval (95 %% interval for the true answer), "
+        "mechanism, query. Counts use the discrete (geometric) Laplace mechanism by "
+        "default: floating-point Laplace leaks through its low-order bits (Mironov 2012).",
+    )
+    q.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    q.add_argument("--count", action="store_true", help="count the rows meeting --where")
+    q.add_argument("--sum", metavar="COL", help="sum of a numeric column clamped to --clamp")
+    q.add_argument("--mean", metavar="COL", help="mean of a numeric column clamped to --clamp")
+    q.add_argument("--histogram", metavar="COLS", help="count every combination of these columns")
+    q.add_argument(
+        "--where",
+        action="append",
+        metavar="COL=VALUE",
+        help="only rows with this value (repeatable; the same column twice means either)",
+    )
+    q.add_argument("--clamp", metavar="A,B", help="clamping range of --sum or --mean")
+    add_option(q, "epsilon", required=True, help="privacy parameter ε > 0")
+    q.add_argument("--delta", type=number, help="δ of the gaussian mechanism")
+    q.add_argument(
+        "--mechanism",
+        choices=_NOISES,
+        help="noise (default geometric for integer queries, laplace otherwise)",
+    )
+    q.add_argument(
+        "--draws",
+        type=positive_int,
+        default=1,
+        help="independent noisy answers, to see the noise's spread (default 1; each costs ε)",
+    )
+    q.add_argument(
+        "--relation",
+        choices=_RELATIONS,
+        default="add_remove",
+        help="neighbouring data sets: add/remove one record (default) or replace one",
+    )
+    budget_options(q)
+    _common(q, seed_help="seed of the noise")
+    q.set_defaults(func=cmd_dp_query)
+
+
+def _add_dinner(dp_sub: Any) -> None:
+    d = dp_sub.add_parser(
+        "dinner",
+        help="the differencing attack of the dinner story, with exact and DP answers",
+        description="Ten friends at dinner, eight in couples and two single; one leaves and "
+        "the count of singles is asked again. --json keys: posterior_max (the attacker's "
+        "largest posterior under ε-DP answers), posterior_exact_answers (1: exact answers "
+        "reveal the leaver's status), leaver, diners_before/after, singles_before/after, "
+        "attack.",
+    )
+    add_option(d, "epsilon", required=True, help="ε of each count")
+    d.add_argument("--prior", type=number, default=0.5, help="the attacker's prior (default 0.5)")
+    d.add_argument("--leaver", default="Zhang San", help="who leaves (default Zhang San)")
+    d.add_argument(
+        "--mechanism",
+        choices=("geometric", "laplace"),
+        default="geometric",
+        help="noise of the counts (default geometric)",
+    )
+    _common(d, seed_help="seed of the noise")
+    d.set_defaults(func=cmd_dp_dinner)
+
+
+def _add_release(dp_sub: Any) -> None:
+    r = dp_sub.add_parser(
+        "release",
+        help="a DP release: noisy marginals and records synthesized from them",
+        description="Release each quasi-identifier's marginal with the sensitive attribute "
+        "under ε-DP (ε split equally), made consistent (non-negative integers whose totals "
+        "agree), and write records synthesized from them to --out. With --k, the same "
+        "queries are answered from a k-anonymous release of the same data and both are "
+        "compared with the truth. --json keys: epsilon, total, marginals, ledger, records, "
+        "relation, out, and with --k comparison (per_query, summary) and k_anon; with --gdpr "
+        "gdpr_risks.",
+    )
+    r.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    # read as text and split by the command (cli.empty_list)
+    add_option(r, "qi", required=True, type=None)
+    add_option(r, "sa", required=True, type=None, help="the sensitive attribute")
+    add_option(r, "epsilon", required=True, help="total ε of the release")
+    r.add_argument("--out", required=True, help="the synthesized records (.csv or .parquet)")
+    r.add_argument("--report", help="write the JSON report to this file too")
+    add_option(r, "k", checked=True, help="compare with a k-anonymous release")
+    # any name: the request checks it against the registry's algorithms
+    add_option(
+        r,
+        "algorithm",
+        default=DpReleaseRequest.algorithm,
+        help="algorithm of the k-anonymous release",
+        choices=None,
+        metavar=None,
+    )
+    add_option(
+        r,
+        "max_suppression",
+        default=DpReleaseRequest.max_suppression,
+        help="share of rows the k-anonymous release may suppress",
+    )
+    hierarchy_option(r)
+    r.add_argument(
+        "--auto-hierarchies",
+        action="store_true",
+        help="suggest a hierarchy for each QI without --hierarchy (for --k)",
+    )
+    r.add_argument("--relation", choices=_RELATIONS, default="add_remove", help="neighbours")
+    r.add_argument(
+        "--gdpr",
+        action="store_true",
+        help="also singling out, linkability and inference of each method (DP, and the "
+        "k-anonymous one with --k): each release made again from a seeded 80 %% of the "
+        "records and attacked against the other 20 %% (JSON key gdpr_risks {dp, k_anon})",
+    )
+    formula_guard_option(r, "the synthesized records")
+    budget_options(r)
+    _common(r, seed_help="seed of the noise and of the synthesis")
+    r.set_defaults(func=cmd_dp_release)
+
+
+def _add_audit(dp_sub: Any) -> None:
+    a = dp_sub.add_parser(
+        "audit",
+        help="audit a central DP mechanism: a certified lower bound on its real ε",
+        description="Run the mechanism on two neighbouring data sets, learn an event on half "
+        "the draws and bound its probabilities on the other half with Clopper–Pearson "
+        "intervals: epsilon_lb is a lower bound on the real ε. verdict: violation (above "
+        "the claim), consistent, or inconclusive. Exit 0 whatever the verdict. "
+        "Mechanisms starting with broken_ are deliberately wrong.",
+    )
+    a.add_argument("--mechanism", required=True, choices=AUDITED)
+    add_option(a, "epsilon", required=True)
+    a.add_argument("--delta", type=number, help="the claimed δ (gaussian_count)")
+    # draws per data set, not the LDP audit's samples per input (registry "samples")
+    a.add_argument("--samples", type=positive_int, help="draws per data set")
+    _common(a, seed_help="seed of the draws")
+    a.set_defaults(func=cmd_dp_audit)
+
+
+def add_dp_commands(sub: Any) -> None:
+    """``privcore dp query|dinner|release|audit``."""
+    dp = sub.add_parser(
+        "dp",
+        help="central differential privacy: noisy queries, the differencing attack, DP "
+        "releases and their audit",
+        description="Differential privacy on a data set (neighbouring data sets differ by "
+        "adding or removing one person's record unless --relation replace). Each command "
+        "prints one JSON object with --json.",
+    )
+    dp_sub = dp.add_subparsers(dest="dp_command", required=True, parser_class=Parser)
+    _add_query(dp_sub)
+    _add_dinner(dp_sub)
+    _add_release(dp_sub)
+    _add_audit(dp_sub)

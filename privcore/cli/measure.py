@@ -1,0 +1,135 @@
+"""``privcore measure``: how private a release is, against its original — k, classes,
+l, t, PL/DR/UL, real records, risk, loss and the verdicts of the models given
+(:class:`privcore.runs.MeasureRequest`). ``--json`` keys: README "`measure`"."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any
+
+from privcore.cli.toolkit import (
+    EXIT_OK,
+    add_request_options,
+    chosen_engine,
+    command,
+    emit,
+    engine_options,
+    hierarchy_option,
+    history_lines,
+    load_table,
+    num,
+    paired_engine_inputs,
+    real_records_line,
+    release_inputs,
+    request,
+    run_options,
+    run_request,
+    table_options,
+)
+from privcore.runs import Inputs, MeasureRequest
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    measure = request(MeasureRequest, args)
+    engine_name = chosen_engine(args, args.original, args.release)
+    if engine_name is not None:
+        inputs = _engine_inputs(args, measure, engine_name)
+    else:
+        inputs = release_inputs(args)
+    if args.population:
+        inputs = replace(inputs, population=load_table(args.population).frame)
+    outcome = run_request(measure, inputs, args)
+    payload = outcome.result.to_dict()
+    payload["engine"] = engine_name or "pandas"
+    lines = [
+        f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
+        f"{payload['suppressed_rows']} suppressed)",
+        *(
+            f"{sa}: distinct l = {payload['l_distinct'][sa]}, entropy l = "
+            f"{payload['l_entropy'][sa]:.3f}, t = {payload['t_closeness'][sa]['t']:.4f} "
+            f"({payload['t_closeness'][sa]['distance']})"
+            for sa in payload["sa"]
+        ),
+        *_paired_lines(payload),
+        f"risk: prosecutor max {payload['risk']['prosecutor_max']:.3f}, average "
+        f"{payload['risk']['prosecutor_avg']:.3f} (record-weighted), marketer "
+        f"{payload['risk']['marketer']:.3f}",
+        *(
+            f"{'PASS' if v['passed'] else 'FAIL'} {v['requirement']}: achieved {v['achieved']}"
+            for v in payload["verdicts"]
+        ),
+        *(f"note: {n}" for n in payload["notes"]),
+        *history_lines(outcome),
+    ]
+    emit(payload, args.json, lines)
+    return EXIT_OK
+
+
+def _engine_inputs(args: argparse.Namespace, measure: MeasureRequest, engine_name: str) -> Inputs:
+    """``measure`` on an engine: the two tables paired and measured from their joint
+    frequency set (:func:`privcore.runs.tables.measure_tables`)."""
+    from privcore.runs.tables import measure_tables
+
+    return paired_engine_inputs(
+        args,
+        engine_name,
+        measure_tables,
+        lambda measurement: measurement.history_summary(),
+        lambda: {
+            "qi": measure.qi,
+            "sa": measure.sa,
+            "models": measure.constraints(),
+            "key": measure.key,
+            "risk_threshold": measure.risk_threshold,
+            "t_distance": measure.t_distance,
+            "population": load_table(args.population).frame if args.population else None,
+        },
+    )
+
+
+def _paired_lines(payload: dict[str, Any]) -> list[str]:
+    """PL, DR, UL and real records — or, when the rows were not paired with the
+    original's (``--alignment none``, or ``auto`` on rows that do not line up), DR and
+    which figures need pairing."""
+    pl = payload.get("pl") or {}
+    if payload.get("ul") is None or not pl:
+        needs = ", ".join(payload.get("needs_alignment") or [])
+        why = payload.get("unpaired_because")
+        return [
+            f"DR = {num(payload.get('dr'))}",
+            f"not paired with the original's rows{f' ({why})' if why else ''}: {needs} "
+            "need a key column or rows in the same order",
+        ]
+    return [
+        "PL: " + ", ".join(f"{a} = {v:.3f}" for a, v in pl.items() if v is not None),
+        f"DR = {num(payload['dr'])}   UL = {num(payload['ul'])}",
+        real_records_line(payload["real_records"]),
+    ]
+
+
+def add_measure_command(sub: Any) -> None:
+    """``privcore measure``."""
+    m = command(
+        sub,
+        cmd_measure,
+        "measure a release against its original: k, l, t, PL/DR/UL, risk, loss",
+        "Measure how private a release is. --json prints one object with k, "
+        "classes, suppressed_rows, l_distinct, l_entropy, t_closeness, pl, dr, ul, risk, "
+        "loss, verdicts.",
+    )
+    table_options(m, "the released (anonymized) table")
+    add_request_options(
+        m,
+        MeasureRequest,
+        required=("qi", "sa"),
+        notes=dict.fromkeys(("k", "l", "t"), "a verdict, when given"),
+    )
+    hierarchy_option(m)
+    engine_options(m)
+    m.add_argument(
+        "--population",
+        help="population table with the QI columns (adds "
+        "journalist risk), e.g. a voter roll containing the data set's people",
+    )
+    run_options(m, quiet=False)

@@ -1,0 +1,224 @@
+"""``privcore report``: release readiness — measure and attack a release, check it
+against the thresholds (:class:`privcore.report.Thresholds`) and write one
+self-contained HTML report; or, with ``--from-run``, write the report of a recorded
+report run again from the history alone. Exit code 0 when ready (also ready with
+conditions), 1 when not ready, 2 on bad input. ``--json`` prints the whole report
+(README "`report`")."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any
+
+from privcore.cli.toolkit import (
+    EXIT_OK,
+    EXIT_VERDICT,
+    add_option,
+    check_outputs,
+    columns,
+    emit,
+    hierarchy_inputs,
+    hierarchy_option,
+    limit_option,
+    positive_int,
+    read_json_file,
+    release_inputs,
+    run_options,
+    run_request,
+    write_text,
+)
+from privcore.errors import ParameterError
+from privcore.runs import ReportRequest
+
+#: Threshold options (``--min-k`` …) and the fields of :class:`privcore.report.Thresholds`
+#: they set.
+_REPORT_THRESHOLDS = {
+    "min_k": "min_k",
+    "min_l": "min_l",
+    "max_t": "max_t",
+    "max_pl": "max_pl",
+    "max_prosecutor": "max_prosecutor",
+    "max_journalist": "max_journalist",
+    "max_reidentified": "max_reidentified_share",
+    "max_disclosed": "max_disclosed_share",
+    "max_suppressed": "max_suppressed_share",
+    "min_ul": "min_ul",
+    "max_singling_out": "max_singling_out",
+    "max_linkability": "max_linkability",
+    "max_inference": "max_inference",
+}
+
+# Thresholds every report checks (the others accept "none": not required)
+_REQUIRED_THRESHOLDS = (
+    "min_k",
+    "max_prosecutor",
+    "max_reidentified_share",
+    "max_disclosed_share",
+    "max_suppressed_share",
+)
+
+
+def _thresholds(args: argparse.Namespace) -> dict[str, Any]:
+    """The thresholds given, by field ("none": not required), checked before anything
+    is read; a threshold every report checks cannot be "none"."""
+    from privcore.report import Thresholds
+
+    given = {
+        field: (None if getattr(args, option) == "none" else getattr(args, option))
+        for option, field in _REPORT_THRESHOLDS.items()
+        if getattr(args, option) is not None
+    }
+    required = [f for f in given if given[f] is None and f in _REQUIRED_THRESHOLDS]
+    if required:
+        options = {field: option for option, field in _REPORT_THRESHOLDS.items()}
+        names = ", ".join("--" + options[f].replace("_", "-") for f in required)
+        raise ParameterError(
+            f"{names} cannot be 'none': the release is always checked against it; give a "
+            "number (only --min-l, --max-t, --max-pl, --max-journalist, --min-ul, "
+            "--max-singling-out, --max-linkability and --max-inference can be waived).",
+            code="cli.threshold_required",
+        )
+    Thresholds(**given)  # a bad value is refused before anything is read
+    return given
+
+
+def _algorithm(path: str | None) -> dict[str, Any] | None:
+    """What ``--algorithm-report`` (a report of ``privcore anonymize --report``) says of
+    the algorithm used."""
+    if not path:
+        return None
+    made = read_json_file(path, "the anonymize report", "cli.algorithm_report")
+    if not isinstance(made, dict):
+        raise ParameterError(
+            f"{path} is not a report of 'privcore anonymize --report'.",
+            code="cli.algorithm_report",
+        )
+    return {k: made.get(k) for k in ("algorithm", "params", "node", "synthetic")}
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    given = _thresholds(args)
+    check_outputs(
+        {"--out": args.out},
+        {
+            "--original": args.original,
+            "--release": args.release,
+            "--algorithm-report": args.algorithm_report,
+            **hierarchy_inputs(args),
+        },
+    )
+    if args.from_run is not None:
+        from privcore.report import readiness_from_history
+
+        return _write_report(readiness_from_history(args.from_run), args)
+    missing = [o for o in ("original", "release", "qi", "sa") if getattr(args, o) is None]
+    if missing:
+        raise ParameterError(
+            "report needs " + ", ".join(f"--{o}" for o in missing) + " (or --from-run ID).",
+            code="cli.missing_options",
+        )
+    algorithm = _algorithm(args.algorithm_report)
+    report = ReportRequest(
+        qi=columns(args.qi, "--qi"),
+        sa=columns(args.sa, "--sa"),
+        key=args.key,
+        thresholds=given or None,
+        roll_size=args.roll_size,
+        seed=args.seed,
+    )
+    inputs = replace(release_inputs(args), algorithm=algorithm)
+    outcome = run_request(report, inputs, args)
+    return _write_report(outcome.result.recorded(outcome.summary, outcome.run_id), args)
+
+
+def _write_report(report: Any, args: argparse.Namespace) -> int:
+    """The HTML document (``--out``, in ``--lang``), then the verdict, reasons and
+    conditions in words, or with ``--json`` the report with an English ``message`` on
+    every reason, condition, check and note (:mod:`privcore.words.catalog`, Streamlit-free)."""
+    from privcore.words.catalog import report_json, report_lines
+    from privcore.words.report_html import render_html
+
+    write_text(args.out, render_html(report, args.lang), "--out")
+    lines = report_lines(report, args.lang)
+    lines.append(f"wrote {args.out}")
+    if report.run_ids:
+        lines.append("history runs: " + ", ".join(f"#{i}" for i in report.run_ids))
+    emit(report_json(report), args.json, lines)
+    return EXIT_OK if report.ready else EXIT_VERDICT
+
+
+def _threshold_options(r: argparse.ArgumentParser) -> None:
+    """``--min-k`` and the thresholds that accept "none", each with its default."""
+    from privcore.report import Thresholds
+    from privcore.report.thresholds import FOLLOWS_PROSECUTOR
+
+    defaults = Thresholds()
+    r.add_argument("--min-k", type=int, help=f"smallest class size (default {defaults.min_k})")
+    for option, field, what in (
+        ("--min-l", "min_l", "distinct l per sensitive attribute"),
+        ("--max-t", "max_t", "t-closeness, auto distance"),
+        ("--max-pl", "max_pl", "privacy level PL(all)"),
+        ("--max-prosecutor", "max_prosecutor", "highest prosecutor risk"),
+        ("--max-journalist", "max_journalist", "highest journalist risk"),
+        ("--max-reidentified", "max_reidentified_share", "share re-identified by linkage"),
+        ("--max-disclosed", "max_disclosed_share", "share with a sensitive value disclosed"),
+        ("--max-suppressed", "max_suppressed_share", "share of suppressed rows"),
+        ("--min-ul", "min_ul", "utility floor UL"),
+        ("--max-singling-out", "max_singling_out", "singling-out risk (Article 29)"),
+        ("--max-linkability", "max_linkability", "linkability risk (Article 29)"),
+        ("--max-inference", "max_inference", "inference risk, per sensitive attribute"),
+    ):
+        default = getattr(Thresholds.__dataclass_fields__[field], "default", None)
+        if default == FOLLOWS_PROSECUTOR:
+            default_words = "the prosecutor limit, 1/k"
+        else:
+            default_words = "none" if default is None else f"{getattr(defaults, field):g}"
+        r.add_argument(
+            option, type=limit_option, metavar="X", help=f"{what} (default {default_words})"
+        )
+
+
+def add_report_command(sub: Any) -> None:
+    """``privcore report``."""
+    r = sub.add_parser(
+        "report",
+        help="release readiness: measure and attack a release, check it against thresholds, "
+        "write an HTML report (exit 0 ready, 1 not ready)",
+        description="Decide whether a release may be published: measure it (k, l, t, PL, "
+        "UL, risk), attack it with a synthetic voter roll, check the thresholds, and write "
+        "one self-contained HTML report (--out). Prints the verdict and its reasons or "
+        "conditions, or with --json the whole report (verdict, reasons, conditions, checks, "
+        "fingerprints, thresholds, measurement, attacks). Exit code 0 when ready (also ready "
+        "with conditions), 1 when not ready, 2 on bad input. Thresholds that may be waived "
+        "accept 'none'.",
+    )
+    r.add_argument("--original", help="the original table (required unless --from-run)")
+    r.add_argument("--release", help="the release (rows aligned, or --key)")
+    # read as text and split by the command (cli.empty_list), required unless --from-run
+    add_option(r, "qi", type=None)
+    add_option(r, "sa", type=None)
+    r.add_argument(
+        "--from-run",
+        type=positive_int,
+        metavar="ID",
+        help="write the report of a recorded report run again, from the history alone",
+    )
+    add_option(r, "key")
+    hierarchy_option(r)
+    _threshold_options(r)
+    add_option(r, "roll_size", checked=True)
+    add_option(r, "seed", default=0, checked=True, help="seed of the voter roll")
+    r.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the report")
+    r.add_argument("--out", required=True, help="the HTML report to write")
+    r.add_argument(
+        "--algorithm-report",
+        metavar="FILE",
+        help="JSON report of 'privcore anonymize --report', shown as the algorithm used",
+    )
+    run_options(
+        r,
+        record_help="record the runs in the history",
+        json_help="print the report as one JSON object",
+    )
+    r.set_defaults(func=cmd_report)

@@ -1,0 +1,218 @@
+"""The controls of the Anonymize page, kept per session and per data set
+(:func:`ui.common.state.keep`); their choices, ranges and defaults come from
+:mod:`privcore.runs.registry` and the :class:`~privcore.runs.AnonymizeRequest` they
+build (the widgets' values for a given request: :func:`ui.common.workspace.controls_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from privcore.data import Schema
+from privcore.runs.registry import ALGORITHMS, OPTIONS
+from ui.common.i18n import labels, t
+from ui.common.state import keep
+from ui.common.workspace.actions import DEFAULTS, NUMBER_STEPS
+from ui.common.workspace.names import algorithm_title, choice_title
+
+K_SLIDER_TOP = 100  # the slider's range (the registry sets no upper bound on k)
+SUPPRESSION_STEP = 0.5  # the suppression slider's step, in percent
+
+
+def _choices(option: str) -> list[str]:
+    return list(OPTIONS[option].allowed() or ())
+
+
+def _within(options: list[str]) -> Callable[[Any], bool]:
+    return lambda chosen: isinstance(chosen, list) and set(chosen) <= set(options)
+
+
+def _among(options: list[str]) -> Callable[[Any], bool]:
+    return lambda chosen: chosen in options
+
+
+def controls(
+    schema: Schema, *, scope: str, algorithms: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The parameter widgets (kept per data set ``scope``); returns the values of an
+    :class:`~privcore.runs.AnonymizeRequest` (JSON-able).
+
+    ``qi`` and ``sa`` are the quasi-identifiers and sensitive attributes of the
+    confirmed schema chosen for this run (all of them by default), in schema order.
+    ``algorithms``: the algorithms offered (all by default; an engine table offers those
+    that run on a frequency set, and the page says why the others are not).
+    """
+    qi, sa = _columns(schema, scope)
+    algorithm = _algorithm(scope, algorithms)
+    k_low = int(OPTIONS["k"].minimum or 1)
+    k = st.slider(
+        "k", k_low, K_SLIDER_TOP, DEFAULTS.k, help=t("help.k"), key=keep("an_k", scope=scope)
+    )
+    use_l, l_kind, l_value, c = _l_diversity(scope)
+    use_t, t_value, distance = _t_closeness(scope)
+    top = float(OPTIONS["max_suppression"].maximum or 1.0)
+    suppression = st.slider(
+        t("an.max_suppression"),
+        0.0,
+        min(50.0, 100.0 * top),
+        100.0 * DEFAULTS.max_suppression,
+        SUPPRESSION_STEP,
+        format="%.1f %%",
+        help=t("an.max_suppression_help"),
+        key=keep("an_sup", scope=scope),
+    )
+    values: dict[str, Any] = {
+        # schema order, not click order: the same choice is the same request
+        "qi": [c for c in schema.quasi_identifiers if c in qi],
+        "sa": [c for c in schema.sensitive if c in sa],
+        "algorithm": algorithm,
+        "k": int(k),
+        "l": float(l_value) if use_l else None,
+        "l_kind": l_kind,
+        "c": float(c),
+        "t": float(t_value) if use_t else None,
+        "t_distance": distance,
+        "max_suppression": round(float(suppression) / 100.0, 6),
+    }
+    values.update(_algorithm_options(algorithm, scope))
+    seed_top = int(min(OPTIONS["seed"].maximum or 2**31 - 1, 2**53 - 1))
+    values["seed"] = int(
+        st.number_input(t("an.seed"), 0, seed_top, DEFAULTS.seed, key=keep("an_seed", scope=scope))
+    )
+    return values
+
+
+def _columns(schema: Schema, scope: str) -> tuple[list[str], list[str]]:
+    """The quasi-identifiers and sensitive attributes chosen (all by default)."""
+    qi = st.multiselect(
+        t("an.qi"),
+        schema.quasi_identifiers,
+        default=schema.quasi_identifiers,
+        help=t("an.qi_help"),
+        placeholder=t("an.choose_columns"),
+        key=keep("an_qi", scope=scope, valid=_within(schema.quasi_identifiers)),
+    )
+    sa = st.multiselect(
+        t("an.sa"),
+        schema.sensitive,
+        default=schema.sensitive,
+        help=t("an.sa_help"),
+        placeholder=t("an.choose_columns"),
+        key=keep("an_sa", scope=scope, valid=_within(schema.sensitive)),
+    )
+    return qi, sa
+
+
+def _algorithm(scope: str, algorithms: Sequence[str] | None) -> str:
+    """The algorithm chosen among ``algorithms`` (all by default), with its source."""
+    algorithms = list(ALGORITHMS if algorithms is None else algorithms)
+    algorithm = st.selectbox(
+        t("an.algorithm"),
+        algorithms,
+        index=algorithms.index(DEFAULTS.algorithm) if DEFAULTS.algorithm in algorithms else 0,
+        format_func=labels(algorithms, algorithm_title),
+        help=t("an.algorithm_help"),
+        key=keep("an_algorithm", scope=scope, valid=_among(algorithms)),
+    )
+    st.caption(choice_title(f"alg.{algorithm}.about", ALGORITHMS[algorithm].source))
+    return algorithm
+
+
+def _l_diversity(scope: str) -> tuple[bool, str, float, float]:
+    """Whether l-diversity is asked for, and its form, l and c."""
+    use_l = st.checkbox(t("an.use_l"), key=keep("an_use_l", scope=scope))
+    l_kind, l_value, c = DEFAULTS.l_kind, 2.0, DEFAULTS.c
+    if use_l:
+        kinds = _choices("l_kind")
+        l_kind = st.selectbox(
+            t("pl.l_kind"),
+            kinds,
+            format_func=labels(kinds, lambda x: choice_title(f"pl.l_kind_{x}", x)),
+            key=keep("an_l_kind", scope=scope, valid=_among(kinds)),
+        )
+        l_value = st.number_input(
+            "l", float(OPTIONS["l"].minimum or 1.0), 50.0, 2.0, 1.0, key=keep("an_l", scope=scope)
+        )
+        if l_kind == "recursive":
+            c = st.number_input("c", 0.1, 100.0, DEFAULTS.c, 0.5, key=keep("an_c", scope=scope))
+    return use_l, l_kind, l_value, c
+
+
+def _t_closeness(scope: str) -> tuple[bool, float, str]:
+    """Whether t-closeness is asked for, and its t and distance."""
+    use_t = st.checkbox(t("an.use_t"), key=keep("an_use_t", scope=scope))
+    t_value, distance = 0.3, DEFAULTS.t_distance
+    if use_t:
+        t_value = st.number_input(
+            "t", float(OPTIONS["t"].minimum or 0.0), 5.0, 0.3, 0.05, key=keep("an_t", scope=scope)
+        )
+        distances = _choices("t_distance")
+        distance = st.selectbox(
+            t("pl.t_distance"),
+            distances,
+            format_func=labels(distances, lambda d: choice_title(f"distance.{d}", d)),
+            key=keep("an_distance", scope=scope, valid=_among(distances)),
+        )
+    return use_t, t_value, distance
+
+
+def _algorithm_options(algorithm: str, scope: str) -> dict[str, Any]:
+    """The widgets of the options ``algorithm`` has of its own (its loss metric, its
+    summary, a perturbative method's numbers and noise), and their values."""
+    options = ALGORITHMS[algorithm].options
+    values: dict[str, Any] = {}
+    if "loss_metric" in options:
+        metrics = _choices("loss_metric")
+        values["loss_metric"] = st.selectbox(
+            t("an.loss_metric"),
+            metrics,
+            index=metrics.index(DEFAULTS.loss_metric),
+            format_func=labels(metrics, lambda m: choice_title(f"metric.{m}", m)),
+            key=keep("an_metric", scope=scope, valid=_among(metrics)),
+        )
+    if "summary" in options:
+        summaries = _choices("summary")
+        values["summary"] = st.radio(
+            t("an.summary"),
+            summaries,
+            horizontal=True,
+            format_func=labels(summaries, lambda s: choice_title(f"an.summary_{s}", s)),
+            key=keep("an_summary", scope=scope, valid=_among(summaries)),
+        )
+    for name in options:
+        if name in NUMBER_STEPS:
+            values[name] = _number_option(name, scope)
+    if "noise_kind" in options:
+        kinds = _choices("noise_kind")
+        values["noise_kind"] = st.radio(
+            t("an.noise_kind"),
+            kinds,
+            horizontal=True,
+            index=kinds.index(DEFAULTS.noise_kind),
+            format_func=labels(kinds, lambda s: choice_title(f"an.noise_kind_{s}", s)),
+            key=keep("an_noise_kind", scope=scope, valid=_among(kinds)),
+        )
+    return values
+
+
+def _number_option(name: str, scope: str) -> float:
+    """A number input for the algorithm option ``name`` within the registry's range (an
+    open lower bound starts one step above it), the request's default, kept per data set."""
+    option, step = OPTIONS[name], NUMBER_STEPS[name]
+    low = float(option.minimum) if option.minimum is not None else None
+    if low is not None and option.open_minimum:
+        low += step
+    high = float(option.maximum) if option.maximum is not None else None
+    return float(
+        st.number_input(
+            t(f"an.{name}"),
+            min_value=low,
+            max_value=high,
+            value=float(getattr(DEFAULTS, name)),
+            step=step,
+            key=keep(f"an_{name}", scope=scope),
+        )
+    )

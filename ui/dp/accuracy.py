@@ -1,0 +1,96 @@
+"""Accuracy against ε on the Differential privacy page: the query builder's query (or a
+count chosen here) answered many times at each ε, the spread of its error and the stated
+95 % half-width. A view of the noise: it releases nothing, and is not recorded."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from privcore.errors import PrivcoreError
+from privcore.runs import DpAccuracyRequest, Inputs
+from ui.common.errors import show_error
+from ui.common.heavy import heavy_button, run_heavy
+from ui.common.i18n import labels, t
+from ui.common.state import keep
+from ui.dp.answers_view import ACCURACY_DRAWS, accuracy_chart, accuracy_table, query_label
+from ui.dp.context import ACCURACY, PAGE, Context
+from ui.dp.story_view import relation_note, value_options
+
+
+def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
+    """Accuracy vs ε of the builder's query (or a count chosen here)."""
+    wb = ctx.wb
+    st.caption(t("dp.acc_help", draws=ACCURACY_DRAWS))
+    if ctx.needs_data():
+        return
+    sources = ["builder", "count"]
+    source = st.radio(
+        t("dp.acc_source"),
+        sources,
+        horizontal=True,
+        format_func=labels(sources, lambda s: t(f"dp.acc_source_{s}")),
+        key=keep("dp_acc_source"),
+    )
+    spec = dict(query_spec) if source == "builder" else _count_spec(ctx)
+    st.caption(t("dp.acc_query", query=query_label(spec)))
+    relation_note(spec["relation"])
+    spec_text = json.dumps(spec, sort_keys=True, default=str)
+    accuracy_params = {"spec": spec_text, "data": wb.active}
+    if heavy_button(t("dp.acc_run"), key="dp_acc_run"):
+        try:
+            request = DpAccuracyRequest(**spec, draws=ACCURACY_DRAWS, seed=0)
+            outcome = run_heavy(
+                request,
+                Inputs(original=ctx.dataset),
+                label=t("dp.acc_running"),
+                page=PAGE,
+                record=False,  # a view of the noise: it releases nothing
+            )
+        except PrivcoreError as exc:
+            show_error(exc)
+        else:
+            st.session_state[ACCURACY] = {
+                "curve": outcome.result,
+                "params": accuracy_params,
+                "label": query_label(spec),
+            }
+    stored = st.session_state.get(ACCURACY)
+    if stored is not None and stored["params"]["data"] == wb.active:
+        if stored["params"] != accuracy_params:
+            st.warning(t("dp.acc_out_of_date", query=stored["label"]), icon=":material/update:")
+        st.altair_chart(accuracy_chart(stored["curve"]), width="stretch")
+        st.caption(t("dp.acc_chart_help"))
+        st.dataframe(accuracy_table(stored["curve"]), hide_index=True)
+
+
+def _count_spec(ctx: Context) -> dict:
+    """A count chosen here: of all rows, or of the rows holding a value of a column."""
+    a1, a2 = st.columns(2)
+    acc_choices = ["", *ctx.columns]  # "": the count of all rows
+    acc_column = a1.selectbox(
+        t("dp.target_column"),
+        acc_choices,
+        format_func=labels(acc_choices, lambda c: c or t("dp.all_rows")),
+        key=keep("dp_acc_column", scope=ctx.wb.active, valid=lambda v: v in acc_choices),
+    )
+    acc_where = {}
+    if acc_column:
+        acc_options = value_options(ctx.frame, acc_column)
+        acc_where[acc_column] = a2.selectbox(
+            t("dp.target_value"),
+            acc_options,
+            format_func=str,
+            key=keep("dp_acc_value", scope=ctx.wb.active, valid=lambda v: v in acc_options),
+        )
+    return {
+        "query": "count",
+        "where": acc_where,
+        "column": None,
+        "clamp": None,
+        "columns": [],
+        "delta": None,
+        "noise": None,
+        "relation": "add_remove",
+    }

@@ -1,0 +1,256 @@
+"""The Privacy level page on a table opened in an engine: a release file (by default
+the last one the Anonymize page wrote from it in this session) measured against the
+table in the engine, rows paired by position or by a key column (:func:`measure`,
+recorded), shown with this page's views; then its risk beyond class sizes
+(:func:`table_section`, :func:`risk`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from privcore.core.progress import Progress
+from privcore.data import Schema
+from privcore.report.risk import GDPR_RECORDS
+from privcore.runs import MeasureRequest, Outcome, RiskRequest
+from privcore.runs.tables import measure_tables, risk_tables
+from ui.common.components import escape_md
+from ui.common.ec_table import class_size_histogram, render_class_table
+from ui.common.engine_tables import on_release, release_file_input, run_and_keep, run_buttons
+from ui.common.i18n import t
+from ui.common.state import Workbench, keep
+from ui.common.workspace.results import result_header
+from ui.measure import risk as risk_view
+from ui.measure.thresholds import threshold_inputs
+from ui.measure.view import downloads, summary_tab
+
+TABLE_MEASURED = "pl_table_measured"  # engine table → its last measurement and parameters
+
+
+def table_page(wb: Workbench) -> dict[str, Any]:
+    """The Privacy level page on a table opened in an engine: a release file (by default
+    the last one the Anonymize page wrote from it in this session) measured against the
+    table in the engine, rows paired by position or by a key column
+    (:func:`measure`, recorded), shown with this page's views. Returns
+    what the risk section below it reads: the table's key, its schema, the QIs and SAs
+    chosen and the release file."""
+    key = wb.active
+    table = wb.table(key)
+    schema = wb.schema(key)
+    if schema is None:
+        st.warning(t("pl.confirm_first"), icon=":material/warning:")
+        st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
+        st.stop()
+    st.markdown(f"**{t('pl.original')}**: {escape_md(key)}")
+    columns = list(table.columns)
+
+    def within(chosen: Any) -> bool:
+        return isinstance(chosen, list) and set(chosen) <= set(columns)
+
+    left, right = st.columns([1, 1])
+    with left:
+        qi = st.multiselect(
+            t("pl.qi"),
+            columns,
+            default=schema.quasi_identifiers,
+            key=keep("pl_qi", scope=key, valid=within),
+        )
+        sa = st.multiselect(
+            t("pl.sa"),
+            columns,
+            default=schema.sensitive,
+            key=keep("pl_sa", scope=key, valid=within),
+        )
+    with right:
+        release_path, key_column = release_file_input(table, key, page="pl")
+    made = st.session_state.get("an_table_made", {}).get(key)
+    thresholds = threshold_inputs(
+        sa, request=made["values"] if made else None, scope=f"table::{key}"
+    )
+    values = {"qi": qi, "sa": sa, "key": key_column, **thresholds, "alignment": "position"}
+    params = {**values, "release_file": str(release_path or "").strip()}
+    stored = run_and_keep(
+        TABLE_MEASURED,
+        key,
+        params,
+        release_path,
+        buttons={
+            "go_label": t("pl.measure"),
+            "go_key": "pl_measure",
+            "cancel_key": "pl_cancel",
+            "cancelled": t("pl.cancelled"),
+            "working": t("pl.measuring"),
+        },
+        call=lambda bar: measure(wb, key, schema, values, release_path, progress=bar),
+    )
+    chosen = {"key": key, "schema": schema, "qi": qi, "sa": sa, "release_path": release_path}
+    if stored is None:
+        return chosen
+    outcome = stored["value"]
+    result_header(stored, None, params, run_id=outcome.run_id)
+    render_table(outcome, wb, stored["name"])
+    return chosen
+
+
+def render_table(outcome, wb: Workbench, name: str) -> None:
+    """A measurement made on an engine (its rows pairs of a joint frequency set, with
+    their counts): Summary · Classes (sizes in records) · Charts · Download."""
+    result = outcome.result
+    summary = result.to_dict()
+    weights = np.asarray(result.weights, dtype=np.int64)
+    tabs = st.tabs(
+        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
+        key="pl_table_view",
+        on_change="rerun",
+    )
+    with tabs[0]:
+        if tabs[0].open:  # only the tab on screen is drawn
+            summary_tab(result, summary, wb, None, outcome.request)
+    with tabs[1]:
+        if tabs[1].open:
+            render_class_table(
+                result.models.class_table,
+                result.classes,
+                result.release,
+                key="pl_table_classes",
+                weights=weights,
+            )
+    with tabs[2]:
+        if tabs[2].open:
+            st.altair_chart(
+                class_size_histogram(result.classes.sizes, summary["k"]), width="stretch"
+            )
+            st.caption(t("lt.no_matrix"))
+    with tabs[3]:
+        if tabs[3].open:
+            downloads(result, summary, name)
+
+
+#: Session key: engine table → its last risk assessment and the parameters.
+TABLE_ASSESSED = "pl_table_risk"
+
+
+def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
+    """The risk section of the Privacy level page on a table opened in an engine
+    (``chosen``: what :func:`table_page` returned): the release file
+    assessed against the table, paired by position, from their joint frequency set
+    (:func:`risk`, recorded), with a Cancel button."""
+    st.divider()
+    st.subheader(t("risk.title"))
+    st.caption(t("risk.lead"))
+    st.caption(t("risk.on_engine", limit=f"{GDPR_RECORDS:,}"))
+    fraction, control = risk_view.inputs(None)
+    key, release_path = chosen["key"], chosen["release_path"]
+    values = {"qi": chosen["qi"], "sa": chosen["sa"], "sampling_fraction": fraction}
+    params = {
+        **values,
+        "release_file": str(release_path or "").strip(),
+        "control_rows": None if control is None else len(control),
+    }
+    assessed = st.session_state.setdefault(TABLE_ASSESSED, {})
+    outcome = run_buttons(
+        go_label=t("risk.assess"),
+        go_key="pl_risk_assess",
+        cancel_key="pl_risk_cancel",
+        cancelled=t("pl.cancelled"),
+        working=t("risk.assessing"),
+        call=lambda bar: risk(
+            wb, key, chosen["schema"], values, release_path, control=control, progress=bar
+        ),
+    )
+    if outcome is not None:
+        assessed[key] = {"params": params, "value": outcome}
+    stored = assessed.get(key)
+    if stored is None:
+        return
+    result_header(stored, None, params, run_id=stored["value"].run_id)
+    risk_view.render(stored["value"].result.to_dict())
+
+
+def measure(
+    wb: Workbench,
+    key: str,
+    schema: Schema,
+    values: Mapping[str, Any],
+    release_path: str,
+    *,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Measure the release file ``release_path`` against the table (page
+    "privacy_level"; :func:`privcore.runs.tables.measure_tables`; see
+    :func:`ui.common.engine_tables.on_release`)."""
+
+    def compute(table, release, request, name, progress):
+        return measure_tables(
+            table.engine,
+            table.scanned,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            models=request.constraints(),
+            hierarchies=dict(schema.hierarchies),
+            key=request.key,
+            name=table.name,
+            progress=progress,
+            risk_threshold=request.risk_threshold,
+            t_distance=request.t_distance,
+        )
+
+    return on_release(
+        wb,
+        key,
+        MeasureRequest,
+        values,
+        release_path,
+        "privacy_level",
+        compute,
+        lambda measurement, request, inputs: (measurement.history_summary(),),
+        progress,
+    )
+
+
+def risk(
+    wb: Workbench,
+    key: str,
+    schema: Schema,
+    values: Mapping[str, Any],
+    release_path: str,
+    *,
+    control: Any = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Risk beyond class sizes of the release file ``release_path`` against the table,
+    paired by position (page "privacy_level"; :func:`privcore.runs.tables.risk_tables`;
+    see :func:`ui.common.engine_tables.on_release`); ``control``: an uploaded control set,
+    or None."""
+
+    def compute(table, release, request, name, progress):
+        return risk_tables(
+            table.engine,
+            table.scanned,
+            release,
+            qi=request.qi,
+            sa=request.sa,
+            hierarchies=dict(schema.hierarchies),
+            name=table.name,
+            progress=progress,
+            sampling_fraction=request.sampling_fraction,
+            control=control,
+            seed=request.seed,
+            gdpr=request.gdpr,
+        )
+
+    return on_release(
+        wb,
+        key,
+        RiskRequest,
+        values,
+        release_path,
+        "privacy_level",
+        compute,
+        lambda assessment, request, inputs: (assessment.history_summary(),),
+        progress,
+    )
