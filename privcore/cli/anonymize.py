@@ -177,7 +177,7 @@ def _anonymize_on_engine(
 ) -> int:
     """``anonymize`` on an engine: the frequency set anonymized, the release written by
     the engine (:func:`privcore.runs.tables.anonymize_table`)."""
-    from privcore.runs.tables import anonymize_table, engine_inputs
+    from privcore.runs import EngineTable
 
     _check_engine_options(args)
     engine = open_engine(args, engine_name)
@@ -190,27 +190,11 @@ def _anonymize_on_engine(
             f"{args.input} has no column {', '.join(unknown)}.", code="cli.unknown_columns"
         )
     schema = Schema(_roles(names, identifiers, anonymize), hierarchies(args.hierarchy))
-
-    def call(progress):
-        made = anonymize_table(
-            engine,
-            table,
-            schema,
-            anonymize.constraints(),
-            args.out,
-            algorithm=anonymize.algorithm,
-            max_suppression=anonymize.max_suppression,
-            seed=anonymize.seed,
-            name=Path(args.input).name,
-            progress=progress,
-            shuffle=not args.keep_order,
-            **anonymize.options(),
-        )
-        return made, made.dataset
-
-    inputs = engine_inputs(
-        call,
-        lambda made, _: (made.history_summary(),),
+    inputs = Inputs(
+        original=EngineTable(engine, table, Path(args.input).name),
+        schema=schema,
+        out=args.out,
+        shuffled=not args.keep_order,
         names=file_names(args, identifiers=identifiers, engine=engine_name, **_release_files(args)),
     )
     outcome = run_request(anonymize, inputs, args)

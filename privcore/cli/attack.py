@@ -23,14 +23,14 @@ from privcore.cli.toolkit import (
     run_request,
     table_options,
 )
-from privcore.runs import AttackRequest, Inputs
+from privcore.runs import AttackRequest
 
 
 def cmd_attack(args: argparse.Namespace) -> int:
     attack = request(AttackRequest, args)
     engine_name = chosen_engine(args, args.original, args.release)
     if engine_name is not None:
-        inputs = _engine_inputs(args, attack, engine_name)
+        inputs = paired_engine_inputs(args, engine_name)
     else:
         inputs = release_inputs(args)
     outcome = run_request(attack, inputs, args)
@@ -51,29 +51,6 @@ def cmd_attack(args: argparse.Namespace) -> int:
     lines += history_lines(outcome)
     emit(payload, args.json, lines)
     return EXIT_OK
-
-
-def _engine_inputs(args: argparse.Namespace, attack: AttackRequest, engine_name: str) -> Inputs:
-    """``attack`` on an engine: the two tables paired and attacked from their joint
-    frequency set, with a roll frequency set (:func:`privcore.runs.tables.attack_tables`)."""
-    from privcore.runs.tables import attack_tables
-
-    return paired_engine_inputs(
-        args,
-        engine_name,
-        attack_tables,
-        lambda simulation: simulation.to_dict(),
-        lambda: {
-            "qi": attack.qi,
-            "sa": attack.sa,
-            "key": attack.key,
-            "roll_size": attack.roll_size,
-            "seed": attack.seed,
-            "tau": attack.tau,
-            "risk_threshold": attack.risk_threshold,
-            "tolerance": attack.tolerance,
-        },
-    )
 
 
 def add_attack_command(sub: Any) -> None:

@@ -27,14 +27,14 @@ from privcore.cli.toolkit import (
     run_request,
     table_options,
 )
-from privcore.runs import Inputs, MeasureRequest
+from privcore.runs import MeasureRequest
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
     measure = request(MeasureRequest, args)
     engine_name = chosen_engine(args, args.original, args.release)
     if engine_name is not None:
-        inputs = _engine_inputs(args, measure, engine_name)
+        inputs = paired_engine_inputs(args, engine_name)
     else:
         inputs = release_inputs(args)
     if args.population:
@@ -64,28 +64,6 @@ def cmd_measure(args: argparse.Namespace) -> int:
     ]
     emit(payload, args.json, lines)
     return EXIT_OK
-
-
-def _engine_inputs(args: argparse.Namespace, measure: MeasureRequest, engine_name: str) -> Inputs:
-    """``measure`` on an engine: the two tables paired and measured from their joint
-    frequency set (:func:`privcore.runs.tables.measure_tables`)."""
-    from privcore.runs.tables import measure_tables
-
-    return paired_engine_inputs(
-        args,
-        engine_name,
-        measure_tables,
-        lambda measurement: measurement.history_summary(),
-        lambda: {
-            "qi": measure.qi,
-            "sa": measure.sa,
-            "models": measure.constraints(),
-            "key": measure.key,
-            "risk_threshold": measure.risk_threshold,
-            "t_distance": measure.t_distance,
-            "population": load_table(args.population).frame if args.population else None,
-        },
-    )
 
 
 def _paired_lines(payload: dict[str, Any]) -> list[str]:

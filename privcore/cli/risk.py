@@ -46,28 +46,6 @@ def _ci(result: dict[str, Any] | None) -> str:
     )
 
 
-def _engine_inputs(args: argparse.Namespace, risk: RiskRequest, engine_name: str) -> Inputs:
-    """``risk`` on an engine: the two tables paired by position and assessed from their
-    joint frequency set (:func:`privcore.runs.tables.risk_tables`)."""
-    from privcore.runs.tables import risk_tables
-
-    return paired_engine_inputs(
-        args,
-        engine_name,
-        risk_tables,
-        lambda assessment: assessment.history_summary(),
-        lambda: {
-            "qi": risk.qi,
-            "sa": risk.sa,
-            "sampling_fraction": risk.sampling_fraction,
-            "population": load_table(args.population).frame if args.population else None,
-            "control": load_table(args.control).frame if args.control else None,
-            "seed": risk.seed,
-            "gdpr": risk.gdpr,
-        },
-    )
-
-
 def _table_inputs(args: argparse.Namespace) -> Inputs:
     """The two tables in memory, with ``--population`` and ``--control`` when given."""
     inputs = release_inputs(args)
@@ -94,7 +72,17 @@ def cmd_risk(args: argparse.Namespace) -> int:
     engine_name = chosen_engine(args, args.original, args.release)
     if engine_name is not None:
         risk = request(RiskRequest, args, **values)
-        return _report(args, risk, _engine_inputs(args, risk, engine_name), engine_name)
+        return _report(
+            args,
+            risk,
+            paired_engine_inputs(
+                args,
+                engine_name,
+                population=load_table(args.population).frame if args.population else None,
+                control=load_table(args.control).frame if args.control else None,
+            ),
+            engine_name,
+        )
     inputs = _table_inputs(args)
     risk = request(RiskRequest, args, inputs, **values)
     return _report(args, risk, inputs, None)

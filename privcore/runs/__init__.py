@@ -23,7 +23,7 @@ from privcore.runs.execute import (
     make_request,
     run,
 )
-from privcore.runs.inputs import Inputs, Part
+from privcore.runs.inputs import EngineTable, Inputs, Part
 from privcore.runs.registry import ALGORITHMS, ATTACKS, MECHANISMS, MODELS, OPTIONS, Entry, Option
 from privcore.runs.requests import (
     AnonymizeRequest,
@@ -61,6 +61,7 @@ __all__ = [
     "DpAuditRequest",
     "DpQueryRequest",
     "DpReleaseRequest",
+    "EngineTable",
     "Entry",
     "Inputs",
     "MeasureRequest",

@@ -84,8 +84,9 @@ def _table_size(inputs: Any) -> tuple[int, int]:
 
 
 def _release_rows(inputs: Any) -> int:
+    """Rows of the release in memory (a table an engine reads takes no memory here)."""
     release = getattr(inputs, "release", None)
-    return 0 if release is None else len(release)
+    return 0 if release is None or not hasattr(release, "__len__") else len(release)
 
 
 def histogram_cells(frame: Any, columns: Any) -> int:

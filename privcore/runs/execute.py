@@ -33,7 +33,7 @@ from typing import Any
 from privcore import history
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress
-from privcore.errors import CancelledError, HistoryError, PrivcoreError
+from privcore.errors import CancelledError, HistoryError, ParameterError, PrivcoreError
 from privcore.runs.accountant import Accountant
 from privcore.runs.inputs import Inputs
 from privcore.runs.requests import (
@@ -116,6 +116,11 @@ def compute(
             if offload and _picklable(inputs.work):
                 return workers.call_in_worker(inputs.work, progress=progress)
             return inputs.work(progress)
+        if inputs.on_engine:  # the engine's connection stays in this process
+            from privcore.engines.failures import engine_errors
+
+            with engine_errors():
+                return _engine_runner(request)(request, inputs, progress)
         runner = RUNNERS[type(request)]
         if worker is None:
             rows = None if inputs.original is None else inputs.original.n_rows
@@ -124,6 +129,22 @@ def compute(
         if worker:
             return workers.call_in_worker(_call_runner, runner, request, inputs, progress=progress)
         return runner(request, inputs, progress)
+
+
+def _engine_runner(request: Request) -> Callable[..., tuple]:
+    """The runner of ``request`` on tables an engine reads; a kind of run that needs
+    the rows in memory is refused in words."""
+    from privcore.runs.engine_runners import ENGINE_RUNNERS
+
+    runner = ENGINE_RUNNERS.get(type(request))
+    if runner is None:
+        raise ParameterError(
+            f"A {request.kind} run reads the table's rows in memory: it cannot run on a "
+            "table an engine reads. Load the table (or a sample of it) instead.",
+            code="runs.needs_memory",
+            kind=request.kind,
+        )
+    return runner
 
 
 def _picklable(work: Callable[..., Any]) -> bool:

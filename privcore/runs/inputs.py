@@ -13,15 +13,46 @@ from privcore.core.progress import Progress
 from privcore.data import Dataset, Schema
 from privcore.errors import ParameterError
 
-__all__ = ["Inputs", "Part"]
+__all__ = ["EngineTable", "Inputs", "Part"]
+
+
+@dataclass(eq=False)
+class EngineTable:
+    """A table an engine reads (DuckDB, Spark: :mod:`privcore.engines`) — the
+    ``engine``, its ``handle`` on the table and the table's ``name`` — as a run's
+    original or release. A runner given one computes on the engine's frequency sets
+    (:mod:`privcore.runs.tables`) instead of rows in memory, and records in ``read`` the
+    :class:`~privcore.runs.tables.ScannedDataset` it read; the history keeps that, or
+    before it is read ``known`` (what the front end knows of the table) and ``rows``."""
+
+    engine: Any
+    handle: Any
+    name: str
+    rows: int = 0
+    known: Mapping[str, Any] = field(default_factory=dict)
+    read: Any = None
+
+    @property
+    def n_rows(self) -> int:
+        return self.rows if self.read is None else self.read.n_rows
+
+    def summary(self) -> dict[str, Any]:
+        """What the history keeps of the table: the frequency set's fingerprint once
+        read, else what was known of it."""
+        if self.read is not None:
+            return self.read.summary()
+        return {"name": self.name, "engine": str(self.engine.name), **dict(self.known)}
 
 
 @dataclass(frozen=True, eq=False)
 class Inputs:
     """The data a run reads (what the request does not hold).
 
-    ``original``: the table to anonymize, or the original of a release; ``schema``: its
-    roles and hierarchies; ``release``: the released table and ``release_name``;
+    ``original``: the table to anonymize, or the original of a release (a
+    :class:`~privcore.data.Dataset` in memory, or an :class:`EngineTable`); ``schema``:
+    its roles and hierarchies; ``release``: the released table (a DataFrame, or an
+    :class:`EngineTable` of the same engine as the original) and ``release_name``;
+    ``out``: where a release made on an engine is written;
     ``aligned``: the release's rows are the original's, in order (a release made here),
     so nothing checks the order; ``shuffled``: the file to publish is the release with
     its rows shuffled (the download of a release made here); ``population``: a table of
@@ -41,9 +72,9 @@ class Inputs:
     of a server) — recorded all the same.
     """
 
-    original: Dataset | None = None
+    original: Dataset | EngineTable | None = None
     schema: Schema | None = None
-    release: pd.DataFrame | None = None
+    release: pd.DataFrame | EngineTable | None = None
     release_name: str | None = None
     aligned: bool = False
     shuffled: bool = False
@@ -56,7 +87,13 @@ class Inputs:
     second_release: pd.DataFrame | None = None
     second_release_name: str | None = None
     names: Mapping[str, Any] = field(default_factory=dict)
+    out: str | None = None
     work: Callable[[Progress | None], tuple] | None = None
+
+    @property
+    def on_engine(self) -> bool:
+        """Is the original a table an engine reads (then so is its release)?"""
+        return isinstance(self.original, EngineTable)
 
     def describe(self) -> dict[str, Any]:
         """What the history keeps of the inputs besides the fingerprint: names only."""

@@ -28,7 +28,7 @@ from privcore.models import (
 )
 
 # The module itself (the package may re-export the function under the same name).
-kaca_module = importlib.import_module("privcore.anonymize.kaca")
+kaca_nodes = importlib.import_module("privcore.anonymize.kaca_nodes")
 base_module = importlib.import_module("privcore.anonymize.base")
 
 Q, S, ID = "quasi_identifier", "sensitive", "identifier"
@@ -427,7 +427,7 @@ def test_level_by_level_search_agrees_with_the_table(seed, monkeypatch):
     frame, schema = random_table(seed, 120, 3, missing=True)
     models = [KAnonymity(3), DistinctLDiversity(2)]
     with_table = kaca(frame, schema, models)
-    monkeypatch.setattr(kaca_module, "_TABLE_NODES", 0)
+    monkeypatch.setattr(kaca_nodes, "TABLE_NODES", 0)
     by_level = kaca(frame, schema, models)
     pd.testing.assert_frame_equal(with_table.frame, by_level.frame)
     assert np.array_equal(with_table.class_ids, by_level.class_ids)

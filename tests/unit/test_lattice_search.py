@@ -30,6 +30,8 @@ from tests.unit.test_fulldomain import CASES, every_node, new_lattice, random_ca
 from tests.unit.test_kaca import random_table
 
 kaca_module = importlib.import_module("privcore.anonymize.kaca")
+kaca_nodes = importlib.import_module("privcore.anonymize.kaca_nodes")
+kaca_classes = importlib.import_module("privcore.anonymize.kaca_classes")
 lattice_module = importlib.import_module("privcore.anonymize.lattice")
 
 ADULT_QI = ["age", "education", "marital-status", "native-country"]  # 5·4·3·3 = 180 nodes
@@ -179,7 +181,7 @@ def test_qis_are_packed_widest_first_into_the_first_group_that_fits():
     education joins country (1,175); workclass joins age (1,111); marital fits neither
     (11,110 and 11,750): a third group, which race, sex and salary join (540)."""
     widths = [3, 101, 6, 10, 25, 47, 11, 3]
-    groups = kaca_module._pack(list(range(8)), widths)
+    groups = kaca_nodes.pack(list(range(8)), widths)
     assert groups == [[1, 6], [4, 5], [0, 2, 3, 7]]
     assert [int(np.prod([widths[q] for q in g])) for g in groups] == [1111, 1175, 540]
 
@@ -213,12 +215,12 @@ def test_group_rows_are_the_summed_weights_of_common_ancestors():
     problem = prepare(
         frame, schema, [KAnonymity(2)], max_suppression=0.0, seed=0, need_hierarchies=True
     )
-    qis = [kaca_module._Qi(name, problem, 1.0) for name in problem.qi]
+    qis = [kaca_nodes.QiNodes(name, problem, 1.0) for name in problem.qi]
     first = np.unique(np.stack([q.dense for q in qis]), axis=1, return_index=True)[1]
-    classes = kaca_module._Classes(qis, np.sort(first), np.ones(len(first), dtype=np.int64))
+    classes = kaca_classes.Classes(qis, np.sort(first), np.ones(len(first), dtype=np.int64))
     for pos in range(len(first)):
         for g, members in enumerate(classes.groups):
-            row = classes._group_row(g, pos)[classes.joint[g]]
+            row = classes.group_row(g, pos)[classes.joint[g]]
             expected = np.zeros(len(first))
             for q in members:
                 expected = expected + qis[q].merge_weight[classes.node[q, pos], classes.node[q]]

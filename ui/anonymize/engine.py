@@ -20,12 +20,12 @@ from privcore.data import Schema
 from privcore.errors import ParameterError
 from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS
-from privcore.runs.tables import NEEDS_RECORDS, ReadRecord, anonymize_table, engine_inputs
+from privcore.runs.tables import NEEDS_RECORDS
 from ui.anonymize.controls import controls
 from ui.anonymize.release_view import chart, charts_tab, columns_and_notes, verdict_cards
 from ui.common.components import explained_metric, verdict_row
 from ui.common.ec_table import counted_rows, render_class_table
-from ui.common.engine_tables import engine_errors
+from ui.common.engine_tables import engine_table
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.common.i18n import t, t_plain
 from ui.common.lattice import lattice_caption, lattice_chart
@@ -273,38 +273,19 @@ def anonymize(
     """Anonymize the table with the controls' ``values`` and write the release to
     ``out``, through :func:`privcore.runs.run` (recorded, page "anonymize"): the engine
     groups the table, the frequency set is anonymized with its counts as weights, and
-    the engine writes and checks the release
-    (:func:`privcore.runs.tables.anonymize_table`). The file's rows are shuffled
-    (in an order drawn from the seed) unless ``keep_order``: the table's order."""
+    the engine writes and checks the release (:func:`privcore.runs.tables.anonymize_table`,
+    by the run's engine runner). The file's rows are shuffled (in an order drawn from the
+    seed) unless ``keep_order``: the table's order."""
     table = wb.table(key)
-    request = new_request(AnonymizeRequest, values, Inputs(original=table), page="anonymize")
+    original = engine_table(table)
+    request = new_request(AnonymizeRequest, values, Inputs(original=original), page="anonymize")
     target = output_path(out, table)
-
-    def call(progress):
-        with engine_errors():
-            made = anonymize_table(
-                table.engine,
-                table.scanned,
-                schema.restricted(request.qi, request.sa),
-                request.constraints(),
-                target,
-                algorithm=request.algorithm,
-                max_suppression=request.max_suppression,
-                seed=request.seed,
-                name=table.name,
-                shuffle=not keep_order,
-                progress=progress,
-                **request.options(),
-            )
-        return made, made.dataset
-
-    names = {"engine": table.engine_name, "release_file": target.name, "keep_order": keep_order}
-    inputs = engine_inputs(
-        call,
-        lambda made, _: (made.history_summary(),),
-        names=names,
-        record=ReadRecord(table.summary(), table.rows),
-        schema=schema,
+    inputs = Inputs(
+        original=original,
+        schema=schema.restricted(request.qi, request.sa),
+        out=str(target),
+        shuffled=not keep_order,
+        names={"engine": table.engine_name, "release_file": target.name, "keep_order": keep_order},
     )
     outcome = run_heavy(request, inputs, label="", page="anonymize", progress=progress)
     table.last_release, table.last_release_shuffled = str(target), not keep_order

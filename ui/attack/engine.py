@@ -16,7 +16,6 @@ from privcore.attacks import Simulation
 from privcore.core.progress import Progress
 from privcore.data import Schema
 from privcore.runs import AttackRequest, Outcome
-from privcore.runs.tables import attack_tables
 from ui.attack.roll import seed_input
 from ui.attack.view import linkage_result, roll_rows, tolerance_input
 from ui.common.components import bounded_slider
@@ -128,32 +127,6 @@ def attack(
     ``values["roll_size"]`` people drawn with ``values["seed"]``; see
     :func:`ui.common.engine_tables.on_release`)."""
 
-    def compute(table, release, request, name, progress):
-        return attack_tables(
-            table.engine,
-            table.scanned,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            hierarchies=dict(schema.hierarchies),
-            key=request.key,
-            name=table.name,
-            progress=progress,
-            roll_size=request.roll_size,
-            seed=request.seed,
-            tau=request.tau,
-            risk_threshold=request.risk_threshold,
-            tolerance=request.tolerance,
-        )
-
     return on_release(
-        wb,
-        key,
-        AttackRequest,
-        values,
-        release_path,
-        "attack",
-        compute,
-        lambda simulation, request, inputs: (simulation.to_dict(),),
-        progress,
+        wb, key, AttackRequest, values, release_path, "attack", progress, schema=schema
     )

@@ -12,8 +12,7 @@ the table in the engine (:mod:`privcore.runs.tables`).
 from __future__ import annotations
 
 import glob
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,9 @@ import streamlit as st
 
 from privcore.core.progress import Progress
 from privcore.data import Schema
-from privcore.errors import DataFormatError, ParameterError, PrivcoreError
-from privcore.runs import Inputs, Outcome
-from privcore.runs.tables import ReadRecord, engine_inputs
+from privcore.engines.failures import engine_errors
+from privcore.errors import DataFormatError, ParameterError
+from privcore.runs import EngineTable, Inputs, Outcome
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.common.i18n import escape_md, labels, t, t_plain
 from ui.common.progress import progress_bar
@@ -45,9 +44,6 @@ RESULTS = (
 
 #: How a release file's rows are paired with the table's (Privacy level, Attack, Report).
 PAIRINGS = ("position", "key")
-
-
-_ENGINE_MODULES = ("duckdb", "_duckdb", "pyspark", "py4j")
 
 
 def resolve_source(text: str) -> tuple[str, str]:
@@ -74,26 +70,6 @@ def resolve_source(text: str) -> tuple[str, str]:
     if not path.is_file():
         raise DataFormatError(f"No file matches {path}.", code="data.not_found", path=str(path))
     return str(path), path.name
-
-
-@contextmanager
-def engine_errors() -> Iterator[None]:
-    """An engine's own error (DuckDB, Spark) as a :class:`DataFormatError` whose message
-    is the engine's first line: the page shows it, the history keeps its code."""
-    try:
-        yield
-    except PrivcoreError:
-        raise
-    except OSError as exc:
-        raise DataFormatError(
-            f"The file could not be read or written: {exc.strerror or exc}.",
-            code="engines.io",
-        ) from exc
-    except Exception as exc:
-        if type(exc).__module__.split(".")[0] not in _ENGINE_MODULES:
-            raise
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise DataFormatError(f"The engine stopped: {first}", code="engines.failed") from exc
 
 
 def not_on_engine(wb: Workbench, title: str) -> None:
@@ -227,6 +203,14 @@ def file_name(release_path: str) -> str:
     return Path(str(release_path).strip().strip("\"'")).name
 
 
+def engine_table(table: LargeTable) -> EngineTable:
+    """The table opened in an engine as a run's original (:class:`privcore.runs.EngineTable`:
+    the history keeps what the run read of it, else what the page knows)."""
+    return EngineTable(
+        table.engine, table.scanned, table.name, rows=table.rows, known=table.summary()
+    )
+
+
 def on_release(
     wb: Workbench,
     key: str,
@@ -234,32 +218,32 @@ def on_release(
     values: Mapping[str, Any],
     release_path: str,
     page: str,
-    compute: Any,
-    summarize: Any,
     progress: Progress | None,
+    *,
+    schema: Schema | None = None,
+    **more: Any,
 ) -> Outcome:
-    """A run of ``page`` on the table and the release file ``release_path``, paired in the
-    engine by position or by the key column ``values["key"]`` (a file this session wrote
-    shuffled is refused by position), through :func:`privcore.runs.run` (recorded):
-    ``compute(table, release, request, release_name, progress)`` returns (result, the
-    frequency set read), ``summarize(result, request, inputs)`` the rest of what the
-    run returns (:func:`privcore.runs.tables.engine_inputs`)."""
+    """A run of ``page`` (a ``request_type`` of ``values``) on the table and the release
+    file ``release_path``, paired in the engine by position or by the key column
+    ``values["key"]`` (a file this session wrote shuffled is refused by position),
+    through :func:`privcore.runs.run` (recorded), which computes it on the engine's
+    frequency sets; ``schema`` gives the hierarchies, ``more`` other inputs (a control
+    set)."""
     table = wb.table(key)
     source, name = resolve_source(release_path)
     refuse_shuffled_by_position(table, release_path, values.get("key"))
+    original = engine_table(table)
     request = new_request(
-        request_type, values, Inputs(original=table, release_name=name), page=page
+        request_type, values, Inputs(original=original, release_name=name), page=page
     )
-
-    def call(progress):
-        with engine_errors():
-            return compute(table, table.engine.scan(source), request, name, progress)
-
-    inputs = engine_inputs(
-        call,
-        lambda result, inputs: summarize(result, request, inputs),
+    with engine_errors():
+        release = EngineTable(table.engine, table.engine.scan(source), name)
+    inputs = Inputs(
+        original=original,
+        release=release,
         release_name=name,
+        schema=schema,
         names={"engine": table.engine_name},
-        record=ReadRecord(table.summary(), table.rows),
+        **more,
     )
     return run_heavy(request, inputs, label="", page=page, progress=progress)

@@ -17,10 +17,11 @@ from typing import Any
 
 from privcore.core.progress import Progress, Stage
 from privcore.engines.duckdb_engine import DuckDBEngine
+from privcore.engines.failures import engine_errors
 from privcore.engines.spark_engine import SparkEngine, spark_available
 from privcore.engines.text import is_text_file
 from privcore.errors import DataFormatError, ParameterError
-from ui.common.engine_tables import engine_errors, resolve_source
+from ui.common.engine_tables import resolve_source
 from ui.common.i18n import t_plain
 from ui.common.state import LargeTable
 from ui.data.table_profile import profile_columns, suggest_table_roles

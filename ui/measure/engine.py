@@ -16,7 +16,6 @@ from privcore.core.progress import Progress
 from privcore.data import Schema
 from privcore.report.risk import GDPR_RECORDS
 from privcore.runs import MeasureRequest, Outcome, RiskRequest
-from privcore.runs.tables import measure_tables, risk_tables
 from ui.common.components import escape_md
 from ui.common.ec_table import class_size_histogram, render_class_table
 from ui.common.engine_tables import on_release, release_file_input, run_and_keep, run_buttons
@@ -183,32 +182,8 @@ def measure(
     "privacy_level"; :func:`privcore.runs.tables.measure_tables`; see
     :func:`ui.common.engine_tables.on_release`)."""
 
-    def compute(table, release, request, name, progress):
-        return measure_tables(
-            table.engine,
-            table.scanned,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            models=request.constraints(),
-            hierarchies=dict(schema.hierarchies),
-            key=request.key,
-            name=table.name,
-            progress=progress,
-            risk_threshold=request.risk_threshold,
-            t_distance=request.t_distance,
-        )
-
     return on_release(
-        wb,
-        key,
-        MeasureRequest,
-        values,
-        release_path,
-        "privacy_level",
-        compute,
-        lambda measurement, request, inputs: (measurement.history_summary(),),
-        progress,
+        wb, key, MeasureRequest, values, release_path, "privacy_level", progress, schema=schema
     )
 
 
@@ -227,22 +202,6 @@ def risk(
     see :func:`ui.common.engine_tables.on_release`); ``control``: an uploaded control set,
     or None."""
 
-    def compute(table, release, request, name, progress):
-        return risk_tables(
-            table.engine,
-            table.scanned,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            hierarchies=dict(schema.hierarchies),
-            name=table.name,
-            progress=progress,
-            sampling_fraction=request.sampling_fraction,
-            control=control,
-            seed=request.seed,
-            gdpr=request.gdpr,
-        )
-
     return on_release(
         wb,
         key,
@@ -250,7 +209,7 @@ def risk(
         values,
         release_path,
         "privacy_level",
-        compute,
-        lambda assessment, request, inputs: (assessment.history_summary(),),
         progress,
+        schema=schema,
+        control=control,
     )

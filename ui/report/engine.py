@@ -17,8 +17,6 @@ import streamlit as st
 from privcore.core.progress import Progress
 from privcore.data import Schema
 from privcore.runs import Outcome, ReportRequest
-from privcore.runs.runners import report_parts
-from privcore.runs.tables import readiness_tables
 from ui.common.engine_tables import (
     on_release,
     release_file_input,
@@ -95,34 +93,6 @@ def report(
     :func:`ui.common.engine_tables.on_release`): recorded as its measure and attack runs,
     then the report run that names them, as a report on tables in memory is."""
 
-    def compute(table, release, request, name, progress):
-        return readiness_tables(
-            table.engine,
-            table.scanned,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            thresholds=request.thresholds,
-            hierarchies=dict(schema.hierarchies),
-            key=request.key,
-            roll_size=request.roll_size,
-            seed=request.seed,
-            progress=progress,
-            original_name=table.name,
-            release_name=name,
-        )
-
     return on_release(
-        wb,
-        key,
-        ReportRequest,
-        values,
-        release_path,
-        "report",
-        compute,
-        lambda made, request, inputs: (
-            made.history_summary(),
-            report_parts(request, made, inputs.describe()),
-        ),
-        progress,
+        wb, key, ReportRequest, values, release_path, "report", progress, schema=schema
     )

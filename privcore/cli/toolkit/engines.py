@@ -7,7 +7,6 @@ original are then paired and assessed from their joint frequency set
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,36 +96,24 @@ def scan(engine: Any, path: str, table: str | None) -> Any:
     return engine.scan(path)
 
 
-def paired_engine_inputs(
-    args: argparse.Namespace,
-    engine_name: str,
-    assess: Callable[..., Any],
-    summary: Callable[[Any], Any],
-    options: Callable[[], dict[str, Any]] = dict,
-) -> Inputs:
-    """``--original`` and ``--release`` on an engine as a run's inputs: both scanned,
-    then ``assess(engine, original, release, hierarchies=…, name=…, progress=…,
-    **options())`` (one of :mod:`privcore.runs.tables`' functions, on the two tables
-    paired) when the run starts; the history keeps ``summary(result)``, the files'
-    names and the engine. ``options`` is called after the scans (a population table it
-    reads is read after the tables are found)."""
-    from privcore.runs.tables import engine_inputs
+def paired_engine_inputs(args: argparse.Namespace, engine_name: str, **more: Any) -> Inputs:
+    """``--original`` and ``--release`` scanned by the engine ``engine_name``, as a run's
+    inputs (:class:`privcore.runs.EngineTable`: the run computes on the engine's
+    frequency sets); ``more``: other fields of the inputs (``population``,
+    ``control``). The history keeps the files' names and the engine, and the frequency
+    set the run read."""
+    from privcore.data import Schema
+    from privcore.runs import EngineTable
 
     engine = open_engine(args, engine_name)
     original = scan(engine, args.original, args.table)
     release = scan(engine, args.release, None)
-    more = options()
-    return engine_inputs(
-        lambda progress: assess(
-            engine,
-            original,
-            release,
-            hierarchies=hierarchies(args.hierarchy),
-            name=Path(args.original).name,
-            progress=progress,
-            **more,
-        ),
-        lambda result, _: (summary(result),),
-        release_name=Path(args.release).name,
+    release_name = Path(args.release).name
+    return Inputs(
+        original=EngineTable(engine, original, Path(args.original).name),
+        release=EngineTable(engine, release, release_name),
+        release_name=release_name,
+        schema=Schema({}, hierarchies(args.hierarchy)),
         names={**file_names(args), "engine": engine_name},
+        **more,
     )
