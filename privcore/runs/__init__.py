@@ -12,8 +12,10 @@ from privcore.runs.accountant import Accountant, cost_of
 from privcore.runs.analysis_requests import (
     BackgroundRequest,
     ComplementaryRequest,
+    DifferencingRequest,
     OrderingRequest,
     ReconstructionRequest,
+    RollRequest,
     SweepRequest,
 )
 from privcore.runs.execute import (
@@ -56,6 +58,7 @@ __all__ = [
     "AuditRequest",
     "BackgroundRequest",
     "ComplementaryRequest",
+    "DifferencingRequest",
     "DinnerRequest",
     "DpAccuracyRequest",
     "DpAuditRequest",
@@ -74,6 +77,7 @@ __all__ = [
     "ReportRequest",
     "Request",
     "RiskRequest",
+    "RollRequest",
     "SweepRequest",
     "TaskRequest",
     "check_value",

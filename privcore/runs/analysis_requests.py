@@ -16,13 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from privcore.errors import ParameterError
-from privcore.runs.requests import Request
+from privcore.runs.requests import Request, _dp_epsilon
 
 __all__ = [
     "BackgroundRequest",
     "ComplementaryRequest",
+    "DifferencingRequest",
     "OrderingRequest",
     "ReconstructionRequest",
+    "RollRequest",
     "SweepRequest",
 ]
 
@@ -143,3 +145,55 @@ class ReconstructionRequest(Request):
     noise_scale: float = 25.0
     values: int = 100_000
     reconstruction: str = "bayes"
+
+
+@dataclass(frozen=True)
+class RollRequest(Request):
+    """A synthetic voter roll around the original (:func:`privcore.attacks.build_roll`):
+    ``roll_size`` people (default 10 × rows) named in ``locale``, drawn with ``seed``;
+    ``joint``: the others' QI values drawn as whole tuples of the data set's records."""
+
+    kind: ClassVar[str] = "roll"
+    qi: tuple[str, ...] = ()
+    roll_size: int | None = None
+    seed: int = 0
+    locale: str = "en"
+    joint: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "qi": list(self.qi),
+            "size": self.roll_size,
+            "seed": self.seed,
+            "locale": self.locale,
+            "joint": self.joint,
+        }
+
+
+@dataclass(frozen=True)
+class DifferencingRequest(Request):
+    """The differencing attack on one person (seed 000): the count of the rows meeting
+    ``where`` with and without the person of row ``row``, each answered at ``epsilon``
+    with ``noise``; ``prior`` is the attacker's prior. ``to_dict()`` keeps the columns of
+    ``where``, never its values, nor the row."""
+
+    kind: ClassVar[str] = "dp_differencing"
+    row: int = 0
+    where: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    epsilon: float = 1.0
+    prior: float = 0.5
+    noise: str = "geometric"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _dp_epsilon(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "epsilon": self.epsilon,
+            "prior": self.prior,
+            "noise": self.noise,
+            "where": sorted(map(str, self.where)),
+            "seed": self.seed,
+        }

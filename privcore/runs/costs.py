@@ -235,6 +235,19 @@ def _reconstruction(request: Any, inputs: Any) -> Cost:
     return _cost(request.kind, values, values * 20, ("values",), "this reconstruction")
 
 
+def _roll(request: Any, inputs: Any) -> Cost:
+    """A voter roll of ``roll_size`` people (default 10 × rows), each with its QIs, a
+    name and a few working columns."""
+    base = _on_table(request, inputs)
+    rows, _ = _table_size(inputs)
+    size = request.roll_size or 10 * rows
+    made = size * (len(request.qi) + 4) * 4
+    lower = (*base.lower, "roll")
+    return _cost(
+        request.kind, base.peak_values + made, base.work_values + 4 * made, lower, base.what
+    )
+
+
 def _light(request: Any, inputs: Any) -> Cost:
     return _cost(request.kind, 0, 0, (), f"this {request.kind} run")
 
@@ -248,6 +261,7 @@ _ESTIMATORS: dict[str, Callable[[Any, Any], Cost]] = {
     "DpQueryRequest": _dp_query,
     "DpReleaseRequest": _dp_release,
     "ReconstructionRequest": _reconstruction,
+    "RollRequest": _roll,
     "TaskRequest": _task,
 }
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import datetime as dt
-import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -110,11 +109,7 @@ def compute(
     if inputs.work is not None and getattr(inputs.work, "shared", False):
         return inputs.work(progress)  # the shared computation holds a slot if it computes
     with heavy_slot(progress, "work") if cost.heavy else contextlib.nullcontext():
-        if inputs.work is not None:
-            # a task of privcore.runs.tasks over its data pickles: a worker can run it
-            offload = worker is not False and cost.heavy and workers.enabled()
-            if offload and _picklable(inputs.work):
-                return workers.call_in_worker(inputs.work, progress=progress)
+        if inputs.work is not None:  # a front end's own work runs in place
             return inputs.work(progress)
         if inputs.on_engine:  # the engine's connection stays in this process
             from privcore.engines.failures import engine_errors
@@ -145,14 +140,6 @@ def _engine_runner(request: Request) -> Callable[..., tuple]:
             kind=request.kind,
         )
     return runner
-
-
-def _picklable(work: Callable[..., Any]) -> bool:
-    """Is ``work`` a partial of a function of :mod:`privcore.runs.tasks` (a worker
-    process can import and run it)?"""
-    return isinstance(work, functools.partial) and getattr(work.func, "__module__", "") == (
-        "privcore.runs.tasks"
-    )
 
 
 #: The kinds of the runs started in this process, newest last (at most a few hundred):

@@ -346,11 +346,11 @@ class ReplayRequest(Request):
 
 @dataclass(frozen=True)
 class TaskRequest(Request):
-    """A run that no request family describes yet — confirming a table's roles (a
-    profile), the background-knowledge, row-order and complementary-release attacks, an
-    ε sweep: its history ``task`` kind and its ``params`` (names and numbers, never
-    values of the data) are given, and :attr:`privcore.runs.Inputs.work` computes it.
-    :func:`privcore.runs.run` records it with the same policy as every other run."""
+    """A run that no request kind describes yet — confirming a table's roles (a
+    profile), opening a table in an engine: its history ``task`` kind and its ``params``
+    (names and numbers, never values of the data) are given, and
+    :attr:`privcore.runs.Inputs.work` computes it, in place. :func:`privcore.runs.run`
+    records it with the same policy as every other run."""
 
     task: str = "profile"
     params: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
@@ -511,7 +511,8 @@ class DpAuditRequest(Request):
     """Audit a central DP mechanism (``audited``: one of
     :data:`privcore.dp.audit.AUDIT_MECHANISMS`, correct or deliberately broken) claiming
     ``epsilon`` (and ``delta``) with ``samples`` draws on each of two neighbouring data
-    sets; or, with :attr:`privcore.runs.Inputs.work`, outputs of any implementation."""
+    sets; or, with ``output_columns`` (two columns of :attr:`privcore.runs.Inputs.samples`,
+    one per data set), outputs of any implementation."""
 
     kind: ClassVar[str] = "dp_audit"
     audited: str = "laplace_count"
@@ -519,9 +520,17 @@ class DpAuditRequest(Request):
     delta: float | None = None
     samples: int | None = None
     seed: int = 0
+    output_columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        object.__setattr__(self, "output_columns", tuple(self.output_columns))
+        if self.output_columns and len(self.output_columns) != 2:
+            raise ParameterError(
+                "An audit of uploaded outputs reads two columns: the outputs on D and on D′.",
+                code="dp.two_columns",
+                columns=list(self.output_columns),
+            )
         _dp_epsilon(self)
 
 

@@ -17,14 +17,8 @@ import pandas as pd
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress
 from privcore.data import Schema
-from privcore.errors import ParameterError, PrivcoreError
-from privcore.runs.analysis_requests import (
-    BackgroundRequest,
-    ComplementaryRequest,
-    OrderingRequest,
-    ReconstructionRequest,
-    SweepRequest,
-)
+from privcore.errors import PrivcoreError
+from privcore.runs.analysis_runners import ANALYSIS_RUNNERS
 from privcore.runs.inputs import Inputs, Part
 from privcore.runs.requests import (
     AnonymizeRequest,
@@ -461,8 +455,17 @@ def _method_risks(
 
 
 def _dp_audit(request: DpAuditRequest, inputs: Inputs, progress: Progress | None):
-    from privcore.dp.audit import audit_mechanism
+    """A central DP mechanism audited on two neighbouring data sets; or, with
+    ``output_columns``, outputs of any implementation uploaded as two columns of
+    ``inputs.samples`` (one per data set; missing cells left out)."""
+    from privcore.dp.audit import audit_mechanism, audit_outputs
 
+    if request.output_columns:
+        inputs.need("samples")
+        frame = inputs.samples.frame
+        first, second = (frame[c].dropna().to_numpy() for c in request.output_columns)
+        report = audit_outputs(first, second, request.epsilon, delta=request.delta or 0.0)
+        return report, report.to_dict()
     kwargs: dict[str, Any] = {"delta": request.delta, "seed": request.seed, "progress": progress}
     if request.samples is not None:
         kwargs["samples"] = request.samples
@@ -490,160 +493,6 @@ def _risk(request: RiskRequest, inputs: Inputs, progress: Progress | None):
     return assessment, assessment.history_summary()
 
 
-# --------------------------------------------------------------------------- analyses
-
-
-def _background(request: BackgroundRequest, inputs: Inputs, progress: Progress | None):
-    """The background-knowledge attack on the original (before) and on the release
-    (after): the attacker reads each table on its own, so no pairing of rows is needed."""
-    from privcore.attacks import background_attack
-
-    inputs.need("original", "release")
-    reports = {}
-    tables = (("before", inputs.original.frame), ("after", inputs.release))
-    for step, (when, frame) in enumerate(tables):
-        if progress is not None:
-            progress(step / 2, when)
-        reports[when] = background_attack(
-            frame,
-            list(request.qi),
-            request.sa[0],
-            m=request.m,
-            tau=request.tau,
-            prior=None if request.prior is None else dict(request.prior),
-        )
-    return reports, {when: report.summary for when, report in reports.items()}
-
-
-def _ordering(request: OrderingRequest, inputs: Inputs, progress: Progress | None):
-    """The unsorted-matching attack on the order the release's rows are published in: a
-    release made here (``inputs.aligned``) is in the original's order unless shuffled;
-    a file's order is known only through a key column present in both tables."""
-    from privcore.attacks import unsorted_matching_attack
-
-    inputs.need("original", "release")
-    order = None
-    if request.key is not None:
-        order = _key_order(inputs.original.frame, inputs.release, request.key)
-    elif not inputs.aligned:
-        raise ParameterError(
-            "The row order of a release file can be attacked only when its rows can be "
-            "traced to the original's: give a key column present in both tables.",
-            code="attack.order_unknown",
-        )
-    report = unsorted_matching_attack(
-        inputs.original.frame,
-        inputs.release,
-        order=order,
-        qi=list(request.qi) or None,
-        seed=request.seed,
-        compare_shuffled=True,
-    )
-    return report, report.summary
-
-
-def _key_order(
-    original: pd.DataFrame,
-    release: pd.DataFrame,
-    key: str,
-    names: tuple[str, str] = ("original", "release"),
-) -> Any:
-    """For each row of ``release``, the position in ``original`` of the record with the
-    same ``key`` (unique in both tables, and the same set of keys); ``names`` are the
-    tables' names in an error."""
-    import numpy as np
-
-    for name, frame in zip(names, (original, release), strict=True):
-        if key not in frame.columns:
-            raise ParameterError(
-                f"The key column {key!r} is not in the {name}.",
-                code="attack.key_missing",
-                key=key,
-                table=name,
-            )
-        if frame[key].duplicated().any():  # not rows: a key's values, checked unique
-            raise ParameterError(
-                f"The key column {key!r} repeats values in the {name}: it cannot trace rows.",
-                code="attack.key_not_unique",
-                key=key,
-                table=name,
-            )
-    positions = pd.Index(original[key]).get_indexer(release[key])
-    if len(release) != len(original) or (positions < 0).any():
-        raise ParameterError(
-            f"The values of {key!r} in the {names[1]} are not those of the {names[0]}: "
-            "each record must stand once in both tables.",
-            code="attack.key_mismatch",
-            key=key,
-            table=names[1],
-            other=names[0],
-        )
-    return np.asarray(positions)
-
-
-def _complementary(request: ComplementaryRequest, inputs: Inputs, progress: Progress | None):
-    """Two releases of the same records, paired row by row, intersected class by class
-    (:func:`privcore.attacks.complementary_attack`)."""
-    from privcore.attacks import complementary_attack
-
-    inputs.need("release", "second_release")
-    first, second = inputs.release, inputs.second_release
-    if request.key is not None:  # row i of the second release: the first's record i
-        positions = _key_order(second, first, request.key, ("second release", "first release"))
-        second = second.iloc[positions].reset_index(drop=True)
-        first = first.reset_index(drop=True)
-    report = complementary_attack(first, second, list(request.qi), sa=list(request.sa))
-    return report, report.to_dict()["summary"]
-
-
-def _mechanism_at(name: str, domain: int | None, epsilon: float) -> Any:
-    from privcore.ldp.mechanisms import make
-
-    return make(name, epsilon, d=domain)
-
-
-def _sweep(request: SweepRequest, inputs: Inputs, progress: Progress | None):
-    """The mechanism audited at each claimed ε (:func:`privcore.ldp.audit.sweep`): one row
-    per ε, every measure with its interval or bound."""
-    import functools
-
-    from privcore.ldp import audit as ldp_audit
-
-    make = functools.partial(_mechanism_at, request.mechanism, request.domain)
-    make(request.epsilons[0])  # an unknown mechanism or a missing domain, in words, first
-    frame = ldp_audit.sweep(make, list(request.epsilons), progress=progress)
-    return frame, {"rows": plain(frame.to_dict("records"))}
-
-
-def _reconstruction(request: ReconstructionRequest, inputs: Inputs, progress: Progress | None):
-    """Randomization and reconstruction on a simulated truth: ``values`` draws of a
-    bimodal distribution on [0, 100] (40 % around 25 with σ = 7, 60 % around 70 with
-    σ = 10, clipped; seed 0), perturbed with the request's noise (seed 1), rebuilt on 20
-    intervals. Returns ``(result, truth)`` (truth: the true shares of the intervals) and
-    the total-variation distances to the truth of the estimate and of the perturbed
-    values (Agrawal & Srikant 2000)."""
-    import numpy as np
-
-    from privcore.ldp.reconstruction import Noise, randomize, reconstruct, total_variation
-
-    n = request.values
-    rng = np.random.default_rng(0)
-    values = np.where(rng.random(n) < 0.4, rng.normal(25, 7, n), rng.normal(70, 10, n))
-    values = values.clip(0, 100)
-    noise = Noise(request.noise, float(request.noise_scale))
-    perturbed = randomize(values, noise, seed=1)
-    result = reconstruct(
-        perturbed, noise, bins=20, lower=0.0, upper=100.0, method=request.reconstruction
-    )
-    truth = np.histogram(values, bins=result.edges)[0] / n  # not rows: simulated values
-    summary = {
-        "tv": total_variation(result.estimate, truth),
-        "tv_perturbed": total_variation(result.perturbed, truth),
-        "iterations": result.iterations,
-    }
-    return (result, truth), summary
-
-
 RUNNERS: dict[type, Callable[..., tuple]] = {
     AnonymizeRequest: _anonymize,
     ReplayRequest: _replay,
@@ -658,9 +507,5 @@ RUNNERS: dict[type, Callable[..., tuple]] = {
     DpReleaseRequest: _dp_release,
     DpAuditRequest: _dp_audit,
     RiskRequest: _risk,
-    BackgroundRequest: _background,
-    OrderingRequest: _ordering,
-    ComplementaryRequest: _complementary,
-    SweepRequest: _sweep,
-    ReconstructionRequest: _reconstruction,
+    **ANALYSIS_RUNNERS,
 }

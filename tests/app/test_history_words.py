@@ -37,9 +37,9 @@ from privcore.runs import (
     make_request,
     run,
 )
+from privcore.runs.analysis_runners import differencing_summary
 from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
 from ui import history as view
-from ui.dp.story_view import differencing_summary
 
 KEY = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 REPR = re.compile(r"^([\[\{]|None$|True$|False$|nan$|NaN$)")

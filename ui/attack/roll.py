@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from privcore.attacks import VoterRoll
 from privcore.attacks.roll import max_roll
 from privcore.data import Dataset
 from privcore.errors import PrivcoreError
-from privcore.runs import Inputs, TaskRequest, tasks
+from privcore.runs import Inputs, RollRequest
 from privcore.runs.registry import OPTIONS
 from ui.common.components import bounded_slider
 from ui.common.errors import show_error
@@ -46,19 +45,16 @@ def shared_roll(
 
 
 def _roll_run(original: Dataset, qi: Sequence[str], options: dict) -> tuple:
-    """The run that builds a voter roll (a task of :mod:`privcore.runs.tasks`, so that it
+    """The run that builds a voter roll (a :class:`privcore.runs.RollRequest`, so that it
     is costed, holds a heavy slot and can go to a worker like every computation)."""
-    work = partial(
-        tasks.roll_task,
-        original.frame,
-        list(qi),
-        options["size"],
-        options["seed"],
-        options["locale"],
-        options["joint"],
+    request = RollRequest(
+        qi=tuple(qi),
+        roll_size=options["size"],
+        seed=options["seed"],
+        locale=options["locale"],
+        joint=options["joint"],
     )
-    request = TaskRequest(task="roll", params={"qi": list(qi), **options})
-    return request, Inputs(original=original, work=work)
+    return request, Inputs(original=original)
 
 
 def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) -> None:

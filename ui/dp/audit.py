@@ -4,13 +4,11 @@ neighbouring data sets, uploaded."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from privcore.dp.audit import AUDIT_MECHANISMS, DEFAULT_SAMPLES, MAX_SAMPLES, MIN_SAMPLES
 from privcore.errors import PrivcoreError
-from privcore.runs import DpAuditRequest, Inputs, tasks
+from privcore.runs import DpAuditRequest, Inputs
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
 from ui.common.i18n import escape_md, labels, t
@@ -24,7 +22,7 @@ from ui.dp.audit_view import (
     audited_label,
     neighbours_text,
 )
-from ui.dp.context import AUDIT, Context, keep_outcome, kept_outcome, recorded, task
+from ui.dp.context import AUDIT, Context, keep_outcome, kept_outcome, recorded
 
 
 def audit_tab(ctx: Context) -> None:
@@ -118,25 +116,13 @@ def _uploaded_outputs(upload) -> None:
     if column_d_prime is None:
         st.error(t("dp.two_columns"), icon=":material/error:")
         return
-    audit_upload = partial(
-        tasks.dp_outputs_task,
-        outputs.frame[column_d].dropna().to_numpy(),
-        outputs.frame[column_d_prime].dropna().to_numpy(),
-        claimed,
-        claimed_delta,
-    )
-    outcome = guard_run(
-        lambda: task(
-            "dp_audit",
-            {
-                "audited": "uploaded",
-                "epsilon": claimed,
-                "delta": claimed_delta,
-                "output_columns": [column_d, column_d_prime],
-            },
-            Inputs(samples=outputs, names={"samples": upload.name}, work=audit_upload),
-            label=t("dp.auditing"),
-        )
-    )
+    values = {
+        "audited": "uploaded",
+        "epsilon": claimed,
+        "delta": claimed_delta or None,
+        "output_columns": (column_d, column_d_prime),
+    }
+    inputs = Inputs(samples=outputs, names={"samples": upload.name})
+    outcome = guard_run(lambda: recorded(DpAuditRequest, values, inputs, label=t("dp.auditing")))
     if outcome is not None:
         audit_result(outcome.result)

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from privcore.errors import PrivcoreError
-from privcore.runs import Inputs, Outcome, TaskRequest
+from privcore.runs import Inputs, Outcome
 from ui.common.errors import show_error
 from ui.common.heavy import new_request, run_heavy
 from ui.common.i18n import t
@@ -30,11 +30,6 @@ DINNER, PERSON, ACCURACY, RELEASE, AUDIT = (
 def recorded(cls, values: dict, inputs: Inputs, *, label: str) -> Outcome:
     """One recorded run of this page: the request ``cls(**values)`` on ``inputs``."""
     return run_heavy(new_request(cls, values, inputs, page=PAGE), inputs, label=label, page=PAGE)
-
-
-def task(name: str, params: dict, inputs: Inputs, *, label: str) -> Outcome:
-    """A recorded run that the page computes itself (``inputs.work``)."""
-    return run_heavy(TaskRequest(task=name, params=params), inputs, label=label, page=PAGE)
 
 
 def fresh_seed() -> int:

@@ -9,9 +9,9 @@ from typing import Any
 
 import streamlit as st
 
-from privcore.dp import differencing, dinner_table
+from privcore.dp import dinner_table
 from privcore.dp.dinner import DIFFERENCING_MECHANISMS
-from privcore.runs import DinnerRequest, Inputs
+from privcore.runs import DifferencingRequest, DinnerRequest, Inputs
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
 from ui.common.state import keep
@@ -24,11 +24,9 @@ from ui.dp.context import (
     keep_outcome,
     kept_outcome,
     recorded,
-    task,
 )
 from ui.dp.story_view import (
     differencing_result,
-    differencing_summary,
     diner_name,
     dinner_frame,
     dinner_result,
@@ -161,30 +159,14 @@ def _any_person(ctx: Context, dinner_params: dict[str, Any]) -> None:
 def _attack_person(ctx: Context, dinner_params: dict[str, Any], row: int, column: str, value: Any):
     """The recorded run of the attack on the person of ``row`` (its record names the
     column, never the value)."""
-    seed = fresh_seed()
-    epsilon, prior, noise = dinner_params["epsilon"], dinner_params["prior"], dinner_params["noise"]
-
-    def attack_person(progress):
-        attack = differencing(
-            ctx.frame,
-            row,
-            {column: value},
-            epsilon=epsilon,
-            prior=prior,
-            mechanism=noise,
-            seed=seed,
-        )
-        return attack, differencing_summary(attack)
-
-    return task(
-        "dp_differencing",
-        {
-            "epsilon": epsilon,
-            "prior": prior,
-            "noise": noise,
-            "where": [column],  # the column, never the value
-            "seed": seed,
-        },
-        Inputs(original=ctx.dataset, work=attack_person),
-        label=t("dp.attacking"),
+    values = {
+        "row": row,
+        "where": {column: value},
+        "epsilon": dinner_params["epsilon"],
+        "prior": dinner_params["prior"],
+        "noise": dinner_params["noise"],
+        "seed": fresh_seed(),
+    }
+    return recorded(
+        DifferencingRequest, values, Inputs(original=ctx.dataset), label=t("dp.attacking")
     )

@@ -223,19 +223,6 @@ def differencing_result(attack: Any, *, row: int, column: str, value: Any) -> No
     )
 
 
-def differencing_summary(attack: Any) -> dict[str, Any]:
-    """What the history keeps of an attack on a person: the privacy figures only — not
-    the value tested, not whether the person has it, not the counts."""
-    return {
-        "epsilon": attack.epsilon,
-        "prior": attack.prior,
-        "mechanism": attack.mechanism,
-        "posterior_exact_answers": attack.posterior_exact_answers,
-        "posterior_max": attack.posterior_max,
-        "posterior_min": attack.posterior_min,
-    }
-
-
 def value_options(frame: pd.DataFrame, column: str) -> list[Any]:
     """The values of ``column`` a condition can test: the most frequent first, at most
     :data:`VALUE_CHOICES`, missing values left out."""
