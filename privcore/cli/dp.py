@@ -42,16 +42,20 @@ from privcore.cli.toolkit import (
     history_lines,
     load_table,
     number,
+    number_list,
     positive_int,
     request,
     run_options,
     run_request,
     suggested_hierarchies,
+    whole_number_in,
     write_text,
 )
 from privcore.errors import ParameterError
 from privcore.runs import (
+    DifferencingRequest,
     DinnerRequest,
+    DpAccuracyRequest,
     DpAuditRequest,
     DpQueryRequest,
     DpReleaseRequest,
@@ -336,17 +340,28 @@ def _risk(result: dict[str, Any]) -> str:
 
 
 def cmd_dp_audit(args: argparse.Namespace) -> int:
+    inputs, values = Inputs(), {"audited": args.mechanism, "samples": args.samples}
+    if (args.outputs is None) == (args.mechanism is None):
+        raise ParameterError(
+            "dp audit needs --mechanism (a built-in mechanism) or --outputs with --columns "
+            "(outputs of any implementation), not both.",
+            code="cli.dp_audit_target",
+        )
+    if args.outputs is not None:
+        samples = load_table(args.outputs)
+        inputs = Inputs(samples=samples, names={"samples": samples.name})
+        chosen = tuple(columns(args.columns or "", "--columns"))
+        values = {"audited": "uploaded", "output_columns": chosen}
     asked = request(
         DpAuditRequest,
         args,
-        None,
-        audited=args.mechanism,
+        inputs,
         epsilon=args.epsilon,
         delta=args.delta,
-        samples=args.samples,
         seed=args.seed,
+        **values,
     )
-    outcome = run_request(asked, Inputs(), args)
+    outcome = run_request(asked, inputs, args)
     payload = outcome.result.to_dict()
     lines = [
         f"{payload['mechanism']}: claimed ε = {_n(payload['epsilon'])}, "
@@ -376,6 +391,34 @@ def _common(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
     run_options(parser)
 
 
+def _query_options(parser: argparse.ArgumentParser, *, epsilon: bool = True) -> None:
+    """The table and the query of ``dp query`` and ``dp accuracy``: one of --count,
+    --sum, --mean, --histogram, its conditions and clamping range, ``--epsilon`` (the
+    accuracy view has its grid instead), the noise and δ."""
+    parser.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    parser.add_argument("--count", action="store_true", help="count the rows meeting --where")
+    parser.add_argument("--sum", metavar="COL", help="sum of a numeric column clamped to --clamp")
+    parser.add_argument("--mean", metavar="COL", help="mean of a numeric column clamped to --clamp")
+    parser.add_argument(
+        "--histogram", metavar="COLS", help="count every combination of these columns"
+    )
+    parser.add_argument(
+        "--where",
+        action="append",
+        metavar="COL=VALUE",
+        help="only rows with this value (repeatable; the same column twice means either)",
+    )
+    parser.add_argument("--clamp", metavar="A,B", help="clamping range of --sum or --mean")
+    if epsilon:
+        add_option(parser, "epsilon", required=True, help="privacy parameter ε > 0")
+    parser.add_argument("--delta", type=number, help="δ of the gaussian mechanism")
+    parser.add_argument(
+        "--mechanism",
+        choices=_NOISES,
+        help="noise (default geometric for integer queries, laplace otherwise)",
+    )
+
+
 def _add_query(dp_sub: Any) -> None:
     q = dp_sub.add_parser(
         "query",
@@ -385,25 +428,7 @@ def _add_query(dp_sub: Any) -> None:
         "mechanism, query. Counts use the discrete (geometric) Laplace mechanism by "
         "default: floating-point Laplace leaks through its low-order bits (Mironov 2012).",
     )
-    q.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
-    q.add_argument("--count", action="store_true", help="count the rows meeting --where")
-    q.add_argument("--sum", metavar="COL", help="sum of a numeric column clamped to --clamp")
-    q.add_argument("--mean", metavar="COL", help="mean of a numeric column clamped to --clamp")
-    q.add_argument("--histogram", metavar="COLS", help="count every combination of these columns")
-    q.add_argument(
-        "--where",
-        action="append",
-        metavar="COL=VALUE",
-        help="only rows with this value (repeatable; the same column twice means either)",
-    )
-    q.add_argument("--clamp", metavar="A,B", help="clamping range of --sum or --mean")
-    add_option(q, "epsilon", required=True, help="privacy parameter ε > 0")
-    q.add_argument("--delta", type=number, help="δ of the gaussian mechanism")
-    q.add_argument(
-        "--mechanism",
-        choices=_NOISES,
-        help="noise (default geometric for integer queries, laplace otherwise)",
-    )
+    _query_options(q)
     q.add_argument(
         "--draws",
         type=positive_int,
@@ -509,7 +534,13 @@ def _add_audit(dp_sub: Any) -> None:
         "the claim), consistent, or inconclusive. Exit 0 whatever the verdict. "
         "Mechanisms starting with broken_ are deliberately wrong.",
     )
-    a.add_argument("--mechanism", required=True, choices=AUDITED)
+    a.add_argument("--mechanism", choices=AUDITED, help="a built-in mechanism to audit")
+    a.add_argument(
+        "--outputs",
+        metavar="FILE",
+        help="instead: outputs of any implementation, one column per neighbouring data set",
+    )
+    a.add_argument("--columns", metavar="D,D2", help="with --outputs: the two columns")
     add_option(a, "epsilon", required=True)
     a.add_argument("--delta", type=number, help="the claimed δ (gaussian_count)")
     # draws per data set, not the LDP audit's samples per input (registry "samples")
@@ -518,8 +549,115 @@ def _add_audit(dp_sub: Any) -> None:
     a.set_defaults(func=cmd_dp_audit)
 
 
+def cmd_dp_accuracy(args: argparse.Namespace) -> int:
+    query, column, chosen = _query_kind(args)
+    dataset = load_table(args.input)
+    inputs = Inputs(original=dataset, names=file_names(args))
+    values: dict[str, Any] = {
+        "query": query,
+        "where": _where(args.where) or None,
+        "column": column,
+        "clamp": _clamp(args.clamp),
+        "columns": chosen,
+        "delta": args.delta,
+        "noise": args.mechanism,
+        "draws": args.draws,
+        "seed": args.seed,
+        "relation": args.relation,
+    }
+    if args.grid is not None:
+        values["grid"] = args.grid
+    asked = request(DpAccuracyRequest, args, inputs, **values)
+    outcome = run_request(asked, inputs, args)
+    curve = outcome.result
+    payload = {"query": query, "draws": asked.draws, "rows": curve.to_dict("records")}
+    emit(payload, args.json, [curve.to_string(index=False), *history_lines(outcome)])
+    return EXIT_OK
+
+
+def _add_accuracy(dp_sub: Any) -> None:
+    c = dp_sub.add_parser(
+        "accuracy",
+        help="how far a DP query's answers fall from the truth at each ε (no budget spent)",
+        description="The query answered --draws times at each ε of --grid, as the "
+        "Differential privacy page's accuracy view: the 5th, 50th and 95th percentiles of "
+        "the error and the stated 95 %% half-width. A view of the noise, not a release: it "
+        "spends no budget. --json keys: query, draws, rows (epsilon, p5, median, p95, "
+        "half_width).",
+    )
+    _query_options(c, epsilon=False)
+    c.add_argument("--draws", type=positive_int, default=200, help="answers per ε (default 200)")
+    c.add_argument(
+        "--grid",
+        type=number_list,
+        help="the ε values (default twelve from 0.05 to 5, evenly on a log scale)",
+    )
+    c.add_argument("--relation", choices=_RELATIONS, default="add_remove", help="neighbours")
+    _common(c, seed_help="seed of the draws")
+    c.set_defaults(func=cmd_dp_accuracy)
+
+
+def cmd_dp_person(args: argparse.Namespace) -> int:
+    where = _where(args.where)
+    dataset = load_table(args.input)
+    inputs = Inputs(original=dataset, names=file_names(args))
+    asked = request(
+        DifferencingRequest,
+        args,
+        inputs,
+        row=args.row,
+        where=where,
+        epsilon=args.epsilon,
+        prior=args.prior,
+        noise=args.mechanism,
+        seed=args.seed,
+    )
+    outcome = run_request(asked, inputs, args)
+    attack = outcome.result
+    payload = attack.to_dict()
+    lines = [
+        f"row {attack.target_row}: counts {attack.count_with} with and {attack.count_without} "
+        f"without the person; exact answers tell the attacker for certain "
+        f"({attack.posterior_exact_answers:g})",
+        f"answers with ε = {_n(attack.epsilon)}: posterior at most {attack.posterior_max:.4f} "
+        f"(prior {attack.prior:g})",
+        *history_lines(outcome),
+    ]
+    emit(payload, args.json, lines)
+    return EXIT_OK
+
+
+def _add_person(dp_sub: Any) -> None:
+    d = dp_sub.add_parser(
+        "person",
+        help="the differencing attack on one person of a table, with exact and DP answers",
+        description="Count the rows meeting --where with and without the person of --row "
+        "(0-based), exactly and with ε-DP noise, and what an attacker with --prior learns "
+        "of that person, as the Differential privacy page's attack on a person. The "
+        "history keeps the columns tested, never the values. --json keys: target_row, "
+        "where, count_with, count_without, exact_difference, target_has_value, "
+        "posterior_exact_answers, epsilon, prior, mechanism, noisy_with, noisy_without, "
+        "posteriors, posterior_max, posterior_min.",
+    )
+    d.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    d.add_argument("--row", type=whole_number_in(0, None), required=True, help="the person's row")
+    d.add_argument(
+        "--where", action="append", metavar="COL=VALUE", required=True, help="the condition counted"
+    )
+    add_option(d, "epsilon", required=True, help="ε of each count")
+    d.add_argument("--prior", type=number, default=0.5, help="the attacker's prior (default 0.5)")
+    d.add_argument(
+        "--mechanism",
+        choices=("geometric", "laplace"),
+        default="geometric",
+        help="noise of the counts (default geometric)",
+    )
+    _common(d, seed_help="seed of the noise")
+    d.set_defaults(func=cmd_dp_person)
+
+
 def add_dp_commands(sub: Any) -> None:
-    """``privcore dp query|dinner|release|audit``."""
+    """``privcore dp query|dinner|release|audit|accuracy|person``."""
     dp = sub.add_parser(
         "dp",
         help="central differential privacy: noisy queries, the differencing attack, DP "
@@ -533,3 +671,5 @@ def add_dp_commands(sub: Any) -> None:
     _add_dinner(dp_sub)
     _add_release(dp_sub)
     _add_audit(dp_sub)
+    _add_accuracy(dp_sub)
+    _add_person(dp_sub)

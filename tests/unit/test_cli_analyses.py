@@ -130,3 +130,48 @@ def test_record_keeps_the_analysis_in_the_history(capsys):
     assert row["params"]["attack"] == "background knowledge"
     assert row["params"]["release"] == "hospital_release.csv"
     assert set(row["results"]) == {"before", "after"}
+
+
+def test_dp_accuracy_person_and_uploaded_outputs_as_on_the_page(capsys, tmp_path):
+    import numpy as np
+
+    from privcore.runs import DifferencingRequest, DpAccuracyRequest, DpAuditRequest
+
+    table = pd.DataFrame({"status": ["single", "couple", "couple", "single"], "n": [1, 2, 3, 4]})
+    table.to_csv(tmp_path / "t.csv", index=False)
+    data = str(tmp_path / "t.csv")
+    curve = _json(capsys, "dp", "accuracy", data, "--count", "--draws", "20", "--grid", "1,2")
+    direct = run(
+        DpAccuracyRequest(query="count", draws=20, grid=(1.0, 2.0)),
+        Inputs(original=load(data)),
+        record=False,
+    ).result
+    assert curve["rows"] == json.loads(history.to_json(direct.to_dict("records")))
+    person = _json(
+        capsys, "dp", "person", data, "--row", "0", "--where", "status=single", "--epsilon", "1"
+    )
+    # the first person is single: 2 singles with them, 1 without; exact answers tell it
+    assert (person["count_with"], person["count_without"]) == (2, 1)
+    assert person["posterior_exact_answers"] == 1.0
+    attack = DifferencingRequest(row=0, where={"status": "single"}, epsilon=1.0)
+    assert (
+        person["posterior_max"]
+        == run(attack, Inputs(original=load(data)), record=False).result.posterior_max
+    )
+    rng = np.random.default_rng(1)
+    outputs = pd.DataFrame({"d": rng.integers(0, 3, 500), "d2": rng.integers(0, 3, 500)})
+    outputs.to_csv(tmp_path / "outputs.csv", index=False)
+    argv = ["dp", "audit", "--outputs", str(tmp_path / "outputs.csv"), "--epsilon", "1"]
+    audited = _json(capsys, *argv, "--columns", "d,d2", "--record")
+    expected = run(
+        DpAuditRequest(audited="uploaded", epsilon=1.0, output_columns=("d", "d2")),
+        Inputs(samples=load(outputs)),
+        record=False,
+    ).summary
+    assert audited["epsilon_lb"] == pytest.approx(expected["epsilon_lb"])
+    (row,) = history.list_runs(kind="dp_audit")
+    assert row["params"]["output_columns"] == ["d", "d2"]
+    assert main([*argv, "--columns", "d"]) == 2  # two columns or none
+    assert "reads two columns" in capsys.readouterr().err
+    assert main(["dp", "audit", "--epsilon", "1"]) == 2
+    assert "needs --mechanism" in capsys.readouterr().err
