@@ -9,20 +9,16 @@ drawn, so a refused query reveals nothing.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from privcore.core import privacy_parameters
+from privcore.core.composition import Composition
 from privcore.core.jsonsafe import plain
 from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import NoisyAnswer, Query, answer
-from privcore.errors import InfeasibleError
 
 __all__ = ["Budget", "Spend"]
-
-_TOLERANCE = 1e-9
-"""Relative slack so that splitting ε into parts (10 × 0.1) can spend it all exactly."""
 
 
 @dataclass(frozen=True)
@@ -47,30 +43,12 @@ def _budget_delta(delta: Any) -> float:
     )
 
 
-class Budget:
-    """A total (ε, δ) spent query by query; ``spent`` and ``remaining`` are (ε, δ) pairs."""
+class Budget(Composition):
+    """A total (ε, δ) spent query by query; ``spent`` and ``remaining`` are (ε, δ) pairs
+    (:class:`~privcore.core.composition.Composition`)."""
 
     def __init__(self, epsilon: float, delta: float = 0.0) -> None:
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = _budget_delta(delta)
-        self._ledger: list[Spend] = []
-
-    @property
-    def ledger(self) -> tuple[Spend, ...]:
-        return tuple(self._ledger)
-
-    @property
-    def spent(self) -> tuple[float, float]:
-        """(Σε_i, Σδ_i) over the ledger (sequential composition)."""
-        return (
-            math.fsum(item.epsilon for item in self._ledger),
-            math.fsum(item.delta for item in self._ledger),
-        )
-
-    @property
-    def remaining(self) -> tuple[float, float]:
-        spent_epsilon, spent_delta = self.spent
-        return max(0.0, self.epsilon - spent_epsilon), max(0.0, self.delta - spent_delta)
+        super().__init__(check_epsilon(epsilon), _budget_delta(delta))
 
     def spend(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> Spend:
         """Record a query costing (ε, δ); InfeasibleError ``dp.budget_exceeded`` (nothing
@@ -98,37 +76,5 @@ class Budget:
         self.spend(result.epsilon, result.delta, label=query.label)
         return result
 
-    def _refuse_if_over(self, epsilon: float, delta: float) -> None:
-        spent_epsilon, spent_delta = self.spent
-        over_epsilon = spent_epsilon + epsilon > self.epsilon * (1 + _TOLERANCE)
-        over_delta = spent_delta + delta > self.delta * (1 + _TOLERANCE)
-        if not (over_epsilon or over_delta):
-            return
-        remaining_epsilon, remaining_delta = self.remaining
-        raise InfeasibleError(
-            f"This query needs ε = {epsilon:g}, δ = {delta:g} but only ε = "
-            f"{remaining_epsilon:g}, δ = {remaining_delta:g} of the budget "
-            f"(ε = {self.epsilon:g}, δ = {self.delta:g}) remain.",
-            code="dp.budget_exceeded",
-            epsilon=epsilon,
-            delta=delta,
-            remaining_epsilon=remaining_epsilon,
-            remaining_delta=remaining_delta,
-            budget_epsilon=self.epsilon,
-            budget_delta=self.delta,
-        )
-
     def to_dict(self) -> dict[str, Any]:
-        spent_epsilon, spent_delta = self.spent
-        remaining_epsilon, remaining_delta = self.remaining
-        return plain(
-            {
-                "epsilon": self.epsilon,
-                "delta": self.delta,
-                "spent_epsilon": spent_epsilon,
-                "spent_delta": spent_delta,
-                "remaining_epsilon": remaining_epsilon,
-                "remaining_delta": remaining_delta,
-                "ledger": [item.to_dict() for item in self._ledger],
-            }
-        )
+        return plain({**self.totals(), "ledger": [item.to_dict() for item in self._ledger]})

@@ -33,13 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from privcore.core.composition import Composition
 from privcore.core.jsonsafe import plain
 from privcore.errors import ParameterError
 
 __all__ = ["Accountant", "LedgerLine", "cost_of"]
 
-#: Relative slack so that ε split into parts (10 × 0.1) can be spent exactly.
-_TOLERANCE = 1e-9
 _FORMAT = 1
 
 
@@ -85,9 +84,10 @@ class LedgerLine:
         )
 
 
-class Accountant:
-    """A named budget of (``epsilon``, ``delta``) with its ledger; ``path``: the JSON file
-    it is kept in (``None``: in memory)."""
+class Accountant(Composition):
+    """A named budget of (``epsilon``, ``delta``) with its ledger of runs
+    (:class:`~privcore.core.composition.Composition`); ``path``: the JSON file it is
+    kept in (``None``: in memory)."""
 
     def __init__(
         self, name: str, epsilon: float, delta: float = 0.0, *, path: Path | None = None
@@ -98,62 +98,20 @@ class Accountant:
             raise ParameterError(
                 "A privacy budget needs a name.", code="dp.budget_name", name=str(name)
             )
+        super().__init__(check_epsilon(epsilon), check_delta(delta, allow_zero=True))
         self.name = name.strip()
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, allow_zero=True)
         self.path = None if path is None else Path(path)
-        self._lines: list[LedgerLine] = []
-
-    # ------------------------------------------------------------------ state
-
-    @property
-    def ledger(self) -> tuple[LedgerLine, ...]:
-        return tuple(self._lines)
-
-    @property
-    def spent(self) -> tuple[float, float]:
-        """(Σε, Σδ) of the ledger."""
-        return (
-            math.fsum(line.epsilon for line in self._lines),
-            math.fsum(line.delta for line in self._lines),
-        )
-
-    @property
-    def remaining(self) -> tuple[float, float]:
-        spent_epsilon, spent_delta = self.spent
-        return max(0.0, self.epsilon - spent_epsilon), max(0.0, self.delta - spent_delta)
 
     def check(self, request: Any) -> tuple[float, float] | None:
         """The request's cost, refused with :class:`~privcore.errors.InfeasibleError`
         ``dp.budget_exceeded`` when it is above what remains; ``None``: it spends
         nothing."""
         cost = cost_of(request)
-        if cost is None:
-            return None
-        epsilon, delta = cost
-        spent_epsilon, spent_delta = self.spent
-        over = spent_epsilon + epsilon > self.epsilon * (1 + _TOLERANCE) or (
-            spent_delta + delta > self.delta * (1 + _TOLERANCE)
-        )
-        if over:
-            from privcore.errors import InfeasibleError
-
-            remaining_epsilon, remaining_delta = self.remaining
-            raise InfeasibleError(
-                f"This run needs ε = {epsilon:g}, δ = {delta:g} but only ε = "
-                f"{remaining_epsilon:g}, δ = {remaining_delta:g} of the budget "
-                f"{self.name!r} (ε = {self.epsilon:g}, δ = {self.delta:g}) remain.",
-                code="dp.budget_exceeded",
-                epsilon=epsilon,
-                delta=delta,
-                remaining_epsilon=remaining_epsilon,
-                remaining_delta=remaining_delta,
-                budget_epsilon=self.epsilon,
-                budget_delta=self.delta,
-            )
+        if cost is not None:
+            self._refuse_if_over(*cost)
         return cost
 
-    def spend(self, request: Any, label: str | None = None) -> dict[str, Any] | None:
+    def charge(self, request: Any, label: str | None = None) -> dict[str, Any] | None:
         """Write the request's cost to the ledger (checked again first) and to the file;
         returns what the run's history row keeps of it, ``None`` when it costs nothing."""
         cost = self.check(request)
@@ -166,35 +124,31 @@ class Accountant:
             delta=cost[1],
             at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         )
-        self._lines.append(line)
+        self._ledger.append(line)
         self.save()
-        spent_epsilon, spent_delta = self.spent
-        remaining_epsilon, remaining_delta = self.remaining
+        totals = self.totals()
         return plain(
             {
                 "name": self.name,
                 "epsilon": line.epsilon,
                 "delta": line.delta,
-                "spent_epsilon": spent_epsilon,
-                "spent_delta": spent_delta,
-                "remaining_epsilon": remaining_epsilon,
-                "remaining_delta": remaining_delta,
+                **{k: v for k, v in totals.items() if k.startswith(("spent", "remaining"))},
             }
         )
 
     # ------------------------------------------------------------------ the file
 
     def to_dict(self) -> dict[str, Any]:
-        spent_epsilon, spent_delta = self.spent
+        totals = self.totals()
         return plain(
             {
                 "format": _FORMAT,
                 "name": self.name,
                 "epsilon": self.epsilon,
                 "delta": self.delta,
-                "spent_epsilon": spent_epsilon,
-                "spent_delta": spent_delta,
-                "ledger": [line.to_dict() for line in self._lines],
+                "spent_epsilon": totals["spent_epsilon"],
+                "spent_delta": totals["spent_delta"],
+                "ledger": [line.to_dict() for line in self._ledger],
             }
         )
 
@@ -256,7 +210,7 @@ class Accountant:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             accountant = cls(data["name"], data["epsilon"], data.get("delta", 0.0), path=path)
-            accountant._lines = [
+            accountant._ledger = [
                 LedgerLine(
                     str(line["label"]),
                     str(line["kind"]),

@@ -318,7 +318,7 @@ def run(
         raise
     parts = more[0] if more else []
     summary = dict(summary)
-    spent = None if budget is None else budget.spend(request, budget_label)
+    spent = None if budget is None else budget.charge(request, budget_label)
     if spent is not None:
         summary["budget"] = spent
     history_error = None
