@@ -80,56 +80,23 @@ def _sidebar():
 
 status_slot = _sidebar()
 
+
+def _page(script: str, title: str, icon: str, url_path: str) -> st.Page:
+    """A page of the navigation, at ``/url_path``."""
+    return st.Page(script, title=title, icon=icon, url_path=url_path)
+
+
 pages = [
     st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
-    st.Page(
-        "pages/learn.py",
-        title=t("nav.learn"),
-        icon=":material/school:",
-        url_path="learn",
-    ),
-    st.Page(
-        "pages/data_roles.py", title=t("nav.data"), icon=":material/table_view:", url_path="data"
-    ),
-    st.Page(
-        "pages/anonymize.py",
-        title=t("nav.anonymize"),
-        icon=":material/blur_on:",
-        url_path="anonymize",
-    ),
-    st.Page(
-        "pages/privacy_level.py",
-        title=t("nav.privacy"),
-        icon=":material/verified_user:",
-        url_path="privacy",
-    ),
-    st.Page(
-        "pages/attack.py",
-        title=t("nav.attack"),
-        icon=":material/person_search:",
-        url_path="attack",
-    ),
-    st.Page(
-        "pages/ldp_auditor.py",
-        title=t("nav.ldp"),
-        icon=":material/policy:",
-        url_path="ldp",
-    ),
-    st.Page(
-        "pages/differential_privacy.py",
-        title=t("nav.dp"),
-        icon=":material/shield_lock:",
-        url_path="dp",
-    ),
-    st.Page(
-        "pages/report.py",
-        title=t("nav.report"),
-        icon=":material/fact_check:",
-        url_path="report",
-    ),
-    st.Page(
-        "pages/history.py", title=t("nav.history"), icon=":material/history:", url_path="history"
-    ),
+    _page("pages/learn.py", t("nav.learn"), ":material/school:", "learn"),
+    _page("pages/data_roles.py", t("nav.data"), ":material/table_view:", "data"),
+    _page("pages/anonymize.py", t("nav.anonymize"), ":material/blur_on:", "anonymize"),
+    _page("pages/privacy_level.py", t("nav.privacy"), ":material/verified_user:", "privacy"),
+    _page("pages/attack.py", t("nav.attack"), ":material/person_search:", "attack"),
+    _page("pages/ldp_auditor.py", t("nav.ldp"), ":material/policy:", "ldp"),
+    _page("pages/differential_privacy.py", t("nav.dp"), ":material/shield_lock:", "dp"),
+    _page("pages/report.py", t("nav.report"), ":material/fact_check:", "report"),
+    _page("pages/history.py", t("nav.history"), ":material/history:", "history"),
 ]
 page = st.navigation(pages)
 st.session_state["_page"] = page.title

@@ -43,15 +43,7 @@ with guard():
         wb.remove_upload(key)
         st.rerun()
 
-    tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = st.tabs(
-        [
-            t("data.tab_roles"),
-            t("data.tab_profile"),
-            t("data.tab_preview"),
-            t("data.tab_hierarchies"),
-            t("data.tab_schema"),
-        ]
-    )
+    tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = dataset_view.tabs()
     with tab_roles:
         roles_editor.render_roles(wb, key, dataset)
     with tab_profile:

@@ -5,7 +5,7 @@ import streamlit as st
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
 from ui.common.shell import require_app
-from ui.common.state import keep, workbench
+from ui.common.state import workbench
 from ui.common.workspace import (
     alignment_controls,
     assessing_page,
@@ -34,26 +34,10 @@ wb, original, schema, entry = assessing_page(
     title="pl.title", lead="pl.lead", key="pl_release", needs_columns=False
 )
 
-columns = [str(c) for c in original.frame.columns]
-
-
-def _within(chosen) -> bool:
-    return isinstance(chosen, list) and set(chosen) <= set(columns)
-
-
 left, right = st.columns([1, 1])
 with left:
-    qi = st.multiselect(
-        t("pl.qi"),
-        columns,
-        default=schema.quasi_identifiers,
-        key=keep("pl_qi", scope=wb.active, valid=_within),
-    )
-    sa = st.multiselect(
-        t("pl.sa"),
-        columns,
-        default=schema.sensitive,
-        key=keep("pl_sa", scope=wb.active, valid=_within),
+    qi, sa = thresholds.column_inputs(
+        [str(c) for c in original.frame.columns], schema, scope=wb.active
     )
     note_release_columns(entry, qi, sa)
 with right:

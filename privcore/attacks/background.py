@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.attacks.homogeneity import column_list, explained, release_frame, share
+from privcore.attacks.homogeneity import column_list, explained_report, release_frame, share
 from privcore.attacks.report import AttackReport
 from privcore.classes import EquivalenceClasses, bin_counts, equivalence_classes
 from privcore.errors import ParameterError
@@ -130,16 +130,9 @@ def background_attack(
         "tau": tau,
         "prior": prior is not None,
     }
-    texts, codes = explained(_explain(summary))
-    return AttackReport(
-        attack="background",
-        summary=summary,
-        targets=targets,
-        explanations=texts,
-        details={
-            "posterior_histogram": {"edges": edges.tolist(), "counts": counts.tolist()},
-            "explanation_codes": codes,
-        },
+    histogram = {"edges": edges.tolist(), "counts": counts.tolist()}
+    return explained_report(
+        "background", summary, targets, _explain(summary), {"posterior_histogram": histogram}
     )
 
 

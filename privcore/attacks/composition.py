@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.attacks.homogeneity import column_list, explained, release_frame
+from privcore.attacks.homogeneity import column_list, explained_report, release_frame
 from privcore.attacks.report import AttackReport
 from privcore.classes import (
     EquivalenceClasses,
@@ -148,16 +148,9 @@ def complementary_attack(
     for name, flags in disclosed.items():
         targets[f"disclosed_{name}"] = flags
     targets = targets.sort_values(["effective_k", "row"], kind="stable").reset_index(drop=True)
-    texts, codes = explained(_explain(summary))
-    return AttackReport(
-        attack="complementary",
-        summary=summary,
-        targets=targets,
-        explanations=texts,
-        details={
-            "effective_k_histogram": {int(k): int(c) for k, c in zip(ks, ns, strict=True)},
-            "explanation_codes": codes,
-        },
+    histogram = {int(k): int(c) for k, c in zip(ks, ns, strict=True)}
+    return explained_report(
+        "complementary", summary, targets, _explain(summary), {"effective_k_histogram": histogram}
     )
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.attacks.report import AttackReport
-from privcore.classes import EquivalenceClasses, equivalence_classes
+from privcore.classes import EquivalenceClasses, equivalence_classes, require_known_columns
 from privcore.errors import ParameterError, RoleError
 from privcore.matching import checked_counts, weighted_classes
 
@@ -63,14 +63,7 @@ def column_list(
             f"Choose at least one {what} for the attack.",
             code="roles.no_qi" if role == "qi" else "roles.no_sa",
         )
-    frame = release_frame(release)
-    missing = [c for c in names if c not in frame.columns]
-    if missing:
-        raise RoleError(
-            f"The table has no column {', '.join(missing)}.",
-            code="roles.unknown_columns",
-            columns=missing,
-        )
+    require_known_columns(release_frame(release), names)
     return names
 
 
@@ -87,10 +80,23 @@ def share(tau: Any, what: str, code: str) -> float:
     return tau
 
 
-def explained(pairs: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], list[str]]:
-    """(sentences, codes) from (code, sentence) pairs: the report keeps the English text
-    in ``explanations`` and the stable codes in ``details["explanation_codes"]``."""
-    return tuple(text for _, text in pairs), [code for code, _ in pairs]
+def explained_report(
+    attack: str,
+    summary: dict[str, Any],
+    targets: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    details: dict[str, Any],
+) -> AttackReport:
+    """The :class:`AttackReport` of ``attack`` explained by (code, sentence) ``pairs``: the
+    English text in ``explanations``, the stable codes last in
+    ``details["explanation_codes"]`` (after the attack's own ``details``)."""
+    return AttackReport(
+        attack=attack,
+        summary=summary,
+        targets=targets,
+        explanations=tuple(text for _, text in pairs),
+        details={**details, "explanation_codes": [code for code, _ in pairs]},
+    )
 
 
 def top_values(classes: EquivalenceClasses, sa: str) -> tuple[np.ndarray, np.ndarray]:
@@ -197,13 +203,8 @@ def homogeneity_attack(
         "suppressed": classes.n_suppressed,
         "tau": tau,
     }
-    texts, codes = explained(_explain(summary, sa, tau))
-    return AttackReport(
-        attack="homogeneity",
-        summary=summary,
-        targets=targets,
-        explanations=texts,
-        details={"top_share": top_shares, "explanation_codes": codes},
+    return explained_report(
+        "homogeneity", summary, targets, _explain(summary, sa, tau), {"top_share": top_shares}
     )
 
 

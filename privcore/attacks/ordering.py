@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.attacks.homogeneity import explained, release_frame
+from privcore.attacks.homogeneity import explained_report, release_frame
 from privcore.attacks.report import AttackReport
 from privcore.classes import distinct, equivalence_classes
 from privcore.errors import ParameterError
@@ -141,13 +141,8 @@ def unsorted_matching_attack(
     )
     if class_size is not None:
         targets["class_size"] = class_size
-    texts, codes = explained(_explain(summary))
-    return AttackReport(
-        attack="unsorted_matching",
-        summary=summary,
-        targets=targets,
-        explanations=texts,
-        details={"order_source": order_source, "explanation_codes": codes},
+    return explained_report(
+        "unsorted_matching", summary, targets, _explain(summary), {"order_source": order_source}
     )
 
 

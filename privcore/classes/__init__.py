@@ -71,6 +71,7 @@ from privcore.classes.partition import (
     checked_blanked,
     classes_from_codes,
     equivalence_classes,
+    require_known_columns,
     sensitive_attributes,
 )
 from privcore.classes.release import (
@@ -139,6 +140,7 @@ __all__ = [
     "present_codes",
     "reduce_runs",
     "release_classes",
+    "require_known_columns",
     "sensitive_attributes",
     "suppressed_rows",
     "top_rows",

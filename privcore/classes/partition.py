@@ -104,7 +104,7 @@ def sensitive_attributes(
     """Factorize each sensitive column once (shared by every partition of the table);
     ``codes``: the table's columns already factorized (:class:`TableCodes`)."""
     hierarchies = hierarchies or {}
-    _require_columns(frame, columns)
+    require_known_columns(frame, columns)
     if codes is None:
         return {c: SensitiveAttribute.from_series(frame[c], hierarchies.get(c)) for c in columns}
     return {
@@ -358,7 +358,7 @@ def _prepared(
     """Checked QI names, the factorized QIs, and the factorized sensitive attributes
     (read from ``codes`` when given, else factorized here)."""
     qi = [str(c) for c in qi]
-    _require_columns(frame, qi)
+    require_known_columns(frame, qi)
     if not qi:
         raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
     if codes is None:  # each column's codes in the smallest integer type, one at a time
@@ -370,7 +370,7 @@ def _prepared(
     return qi, factorized, sensitive
 
 
-def _require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+def require_known_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
     """``roles.unknown_columns`` naming the ``columns`` the table does not have."""
     unknown = [c for c in columns if c not in frame.columns]
     if unknown:

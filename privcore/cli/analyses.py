@@ -41,6 +41,34 @@ def _plain(value: Any) -> Any:
     return plain(value)
 
 
+def _run(
+    kind: type, args: argparse.Namespace, inputs: Inputs | None = None, **values: Any
+) -> tuple[Any, Any]:
+    """The request of ``kind`` from the options (and ``values``), run on ``inputs`` (none:
+    a run that reads no table): the request and the run's outcome."""
+    asked = request(kind, args, inputs, **values)
+    return asked, run_request(asked, Inputs() if inputs is None else inputs, args)
+
+
+def _payload(asked: Any, outcome: Any) -> dict[str, Any]:
+    """The JSON object of a run: the request's fields and the run's summary."""
+    return {**asked.to_dict(), **_plain(outcome.summary)}
+
+
+def _print(
+    args: argparse.Namespace, payload: dict[str, Any], lines: list[str], outcome: Any
+) -> int:
+    """The payload with ``--json``, else the lines and the history row's."""
+    emit(payload, args.json, [*lines, *history_lines(outcome)])
+    return EXIT_OK
+
+
+def _original_and_release(args: argparse.Namespace) -> Inputs:
+    """``--original`` and ``--release``, read into memory."""
+    original, release = load_table(args.original), load_table(args.release)
+    return Inputs(original=original, release=release.frame, release_name=release.name)
+
+
 # --------------------------------------------------------------------------- background
 
 
@@ -67,19 +95,15 @@ def cmd_background(args: argparse.Namespace) -> int:
     prior = None
     if args.prior is not None:
         prior = _prior(read_json_file(args.prior, "the prior", "cli.prior"))
-    original, release = load_table(args.original), load_table(args.release)
-    inputs = Inputs(original=original, release=release.frame, release_name=release.name)
-    background = request(BackgroundRequest, args, inputs, prior=prior)
-    outcome = run_request(background, inputs, args)
-    payload = {**background.to_dict(), **_plain(outcome.summary)}
+    background, outcome = _run(BackgroundRequest, args, _original_and_release(args), prior=prior)
+    payload = _payload(background, outcome)
     lines = [
         f"{when}: {figures['records_at_risk']:,} of {figures['records']:,} records at risk "
         f"(posterior ≥ {background.tau:g}); mean posterior {num(figures['mean_posterior'])}, "
         f"without the knowledge {num(figures['mean_posterior_without_knowledge'])}"
         for when, figures in (("before", payload["before"]), ("after", payload["after"]))
     ]
-    emit(payload, args.json, [*lines, *history_lines(outcome)])
-    return EXIT_OK
+    return _print(args, payload, lines, outcome)
 
 
 def _add_background(sub: Any) -> None:
@@ -109,12 +133,8 @@ def _add_background(sub: Any) -> None:
 
 
 def cmd_ordering(args: argparse.Namespace) -> int:
-    original, release = load_table(args.original), load_table(args.release)
-    inputs = Inputs(original=original, release=release.frame, release_name=release.name)
-    ordering = request(OrderingRequest, args, inputs)
-    outcome = run_request(ordering, inputs, args)
-    summary = _plain(outcome.summary)
-    payload = {**ordering.to_dict(), **summary}
+    ordering, outcome = _run(OrderingRequest, args, _original_and_release(args))
+    payload = summary = _payload(ordering, outcome)
     shuffled = summary.get("shuffled") or {}
     lines = [
         f"published order: Spearman ρ = {num(summary['spearman'])}, "
@@ -122,10 +142,8 @@ def cmd_ordering(args: argparse.Namespace) -> int:
         f"({summary['reidentified_by_position']:,} re-identified by position)",
         f"shuffled (seed {summary.get('shuffle_seed')}): ρ = {num(shuffled.get('spearman'))}, "
         f"{(shuffled.get('rows_in_place') or 0):.1%} of rows in place",
-        *history_lines(outcome),
     ]
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return _print(args, payload, lines, outcome)
 
 
 def _add_ordering(sub: Any) -> None:
@@ -156,18 +174,14 @@ def cmd_complementary(args: argparse.Namespace) -> int:
         second_release=second.frame,
         second_release_name=second.name,
     )
-    complementary = request(ComplementaryRequest, args, inputs)
-    outcome = run_request(complementary, inputs, args)
-    summary = _plain(outcome.summary)
-    payload = {**complementary.to_dict(), **summary}
+    complementary, outcome = _run(ComplementaryRequest, args, inputs)
+    payload = summary = _payload(complementary, outcome)
     lines = [
         f"k of each release: {summary['k_a']} / {summary['k_b']}; smallest effective k "
         f"{summary['min_effective_k']}; {summary['records_effective_k_1']:,} records "
         f"re-identified by the intersection; {summary['records_narrowed']:,} narrowed",
-        *history_lines(outcome),
     ]
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return _print(args, payload, lines, outcome)
 
 
 def _add_complementary(sub: Any) -> None:
@@ -191,12 +205,9 @@ def _add_complementary(sub: Any) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    sweep = request(SweepRequest, args)
-    outcome = run_request(sweep, Inputs(), args)
+    sweep, outcome = _run(SweepRequest, args)
     payload = {**sweep.to_dict(), "rows": _plain(outcome.summary["rows"])}
-    frame = outcome.result
-    emit(payload, args.json, [frame.to_string(index=False), *history_lines(outcome)])
-    return EXIT_OK
+    return _print(args, payload, [outcome.result.to_string(index=False)], outcome)
 
 
 def _add_sweep(sub: Any) -> None:
@@ -213,12 +224,10 @@ def _add_sweep(sub: Any) -> None:
 
 
 def cmd_reconstruct(args: argparse.Namespace) -> int:
-    reconstruction = request(ReconstructionRequest, args)
-    outcome = run_request(reconstruction, Inputs(), args)
+    reconstruction, outcome = _run(ReconstructionRequest, args)
     result, truth = outcome.result
     payload = {
-        **reconstruction.to_dict(),
-        **_plain(outcome.summary),
+        **_payload(reconstruction, outcome),
         "edges": _plain(result.edges),
         "truth": _plain(truth),
         "perturbed": _plain(result.perturbed),
@@ -227,10 +236,8 @@ def cmd_reconstruct(args: argparse.Namespace) -> int:
     lines = [
         f"total variation to the truth: rebuilt {num(payload['tv'])}, perturbed "
         f"{num(payload['tv_perturbed'])} ({payload['iterations']} iterations)",
-        *history_lines(outcome),
     ]
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return _print(args, payload, lines, outcome)
 
 
 def _add_reconstruct(sub: Any) -> None:

@@ -10,14 +10,12 @@ from typing import Any
 from privcore.cli.toolkit import (
     EXIT_OK,
     add_request_options,
-    chosen_engine,
     command,
     emit,
     engine_options,
     hierarchy_option,
     history_lines,
-    paired_engine_inputs,
-    release_inputs,
+    paired_inputs,
     request,
     run_options,
     run_request,
@@ -28,11 +26,7 @@ from privcore.runs import AttackRequest
 
 def cmd_attack(args: argparse.Namespace) -> int:
     attack = request(AttackRequest, args)
-    engine_name = chosen_engine(args, args.original, args.release)
-    if engine_name is not None:
-        inputs = paired_engine_inputs(args, engine_name)
-    else:
-        inputs = release_inputs(args)
+    inputs, engine_name = paired_inputs(args)
     outcome = run_request(attack, inputs, args)
     payload = outcome.result.to_dict()
     payload["engine"] = engine_name or "pandas"

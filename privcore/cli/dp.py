@@ -156,28 +156,33 @@ def _words(value: Any) -> str:
     return _n(value) if isinstance(value, (int, float)) else str(value)
 
 
-def cmd_dp_query(args: argparse.Namespace) -> int:
+def _query_values(args: argparse.Namespace, *, clamp_alone: bool) -> tuple[Inputs, dict[str, Any]]:
+    """The table and the query of ``dp query`` and ``dp accuracy`` (:func:`_query_options`)
+    as a run's inputs and the request's values; ``clamp_alone``: ``--clamp`` without
+    ``--sum`` or ``--mean`` is an error (``dp accuracy`` passes it over)."""
     query, column, chosen = _query_kind(args)
-    if args.clamp is not None and query not in ("sum", "mean"):
+    if clamp_alone and args.clamp is not None and query not in ("sum", "mean"):
         raise ParameterError("--clamp belongs to --sum or --mean.", code="cli.clamp_option")
     dataset = load_table(args.input)
     inputs = Inputs(original=dataset, names=file_names(args))
-    asked = request(
-        DpQueryRequest,
-        args,
-        inputs,
-        query=query,
-        where=_where(args.where) or None,
-        column=column,
-        clamp=_clamp(args.clamp),
-        columns=chosen,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        noise=args.mechanism,
-        draws=args.draws,
-        seed=args.seed,
-        relation=args.relation,
-    )
+    values: dict[str, Any] = {
+        "query": query,
+        "where": _where(args.where) or None,
+        "column": column,
+        "clamp": _clamp(args.clamp),
+        "columns": chosen,
+        "delta": args.delta,
+        "noise": args.mechanism,
+        "draws": args.draws,
+        "seed": args.seed,
+        "relation": args.relation,
+    }
+    return inputs, values
+
+
+def cmd_dp_query(args: argparse.Namespace) -> int:
+    inputs, values = _query_values(args, clamp_alone=True)
+    asked = request(DpQueryRequest, args, inputs, epsilon=args.epsilon, **values)
     outcome = run_request(asked, inputs, args)
     answer = outcome.result
     payload = answer.to_dict()
@@ -214,6 +219,13 @@ def _query_lines(answer: Any, payload: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _posterior_line(epsilon: float, posterior_max: float, prior: float) -> str:
+    """The differencing attacker's largest posterior when the counts carry ε-DP noise."""
+    return (
+        f"answers with ε = {_n(epsilon)}: posterior at most {posterior_max:.4f} (prior {prior:g})"
+    )
+
+
 def cmd_dp_dinner(args: argparse.Namespace) -> int:
     asked = request(
         DinnerRequest,
@@ -233,8 +245,7 @@ def cmd_dp_dinner(args: argparse.Namespace) -> int:
         f"singles {story.singles_before} → {story.singles_after}",
         f"exact answers: the attacker is certain ({story.posterior_exact_answers:g}) that "
         f"{story.leaver} is {story.leaver_status}",
-        f"answers with ε = {_n(asked.epsilon)}: posterior at most "
-        f"{story.posterior_max:.4f} (prior {asked.prior:g})",
+        _posterior_line(asked.epsilon, story.posterior_max, asked.prior),
     ]
     lines += history_lines(outcome)
     emit(payload, args.json, lines)
@@ -391,11 +402,39 @@ def _common(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
     run_options(parser)
 
 
+def _input_option(parser: argparse.ArgumentParser) -> None:
+    """The table a command reads (positional ``input``)."""
+    parser.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+
+
+def _relation_option(parser: argparse.ArgumentParser, help: str = "neighbours") -> None:
+    """``--relation``: add/remove one record (default) or replace one."""
+    parser.add_argument("--relation", choices=_RELATIONS, default="add_remove", help=help)
+
+
+def _differencing_options(parser: argparse.ArgumentParser, *, leaver: bool) -> None:
+    """The differencing attack's counts and attacker (``dp dinner``, ``dp person``): ε of
+    each count, the attacker's prior, ``--leaver`` (the dinner's), the noise, the seed."""
+    add_option(parser, "epsilon", required=True, help="ε of each count")
+    parser.add_argument(
+        "--prior", type=number, default=0.5, help="the attacker's prior (default 0.5)"
+    )
+    if leaver:
+        parser.add_argument("--leaver", default="Zhang San", help="who leaves (default Zhang San)")
+    parser.add_argument(
+        "--mechanism",
+        choices=("geometric", "laplace"),
+        default="geometric",
+        help="noise of the counts (default geometric)",
+    )
+    _common(parser, seed_help="seed of the noise")
+
+
 def _query_options(parser: argparse.ArgumentParser, *, epsilon: bool = True) -> None:
     """The table and the query of ``dp query`` and ``dp accuracy``: one of --count,
     --sum, --mean, --histogram, its conditions and clamping range, ``--epsilon`` (the
     accuracy view has its grid instead), the noise and δ."""
-    parser.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    _input_option(parser)
     parser.add_argument("--count", action="store_true", help="count the rows meeting --where")
     parser.add_argument("--sum", metavar="COL", help="sum of a numeric column clamped to --clamp")
     parser.add_argument("--mean", metavar="COL", help="mean of a numeric column clamped to --clamp")
@@ -435,12 +474,7 @@ def _add_query(dp_sub: Any) -> None:
         default=1,
         help="independent noisy answers, to see the noise's spread (default 1; each costs ε)",
     )
-    q.add_argument(
-        "--relation",
-        choices=_RELATIONS,
-        default="add_remove",
-        help="neighbouring data sets: add/remove one record (default) or replace one",
-    )
+    _relation_option(q, "neighbouring data sets: add/remove one record (default) or replace one")
     budget_options(q)
     _common(q, seed_help="seed of the noise")
     q.set_defaults(func=cmd_dp_query)
@@ -456,16 +490,7 @@ def _add_dinner(dp_sub: Any) -> None:
         "reveal the leaver's status), leaver, diners_before/after, singles_before/after, "
         "attack.",
     )
-    add_option(d, "epsilon", required=True, help="ε of each count")
-    d.add_argument("--prior", type=number, default=0.5, help="the attacker's prior (default 0.5)")
-    d.add_argument("--leaver", default="Zhang San", help="who leaves (default Zhang San)")
-    d.add_argument(
-        "--mechanism",
-        choices=("geometric", "laplace"),
-        default="geometric",
-        help="noise of the counts (default geometric)",
-    )
-    _common(d, seed_help="seed of the noise")
+    _differencing_options(d, leaver=True)
     d.set_defaults(func=cmd_dp_dinner)
 
 
@@ -481,7 +506,7 @@ def _add_release(dp_sub: Any) -> None:
         "relation, out, and with --k comparison (per_query, summary) and k_anon; with --gdpr "
         "gdpr_risks.",
     )
-    r.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    _input_option(r)
     # read as text and split by the command (cli.empty_list)
     add_option(r, "qi", required=True, type=None)
     add_option(r, "sa", required=True, type=None, help="the sensitive attribute")
@@ -510,7 +535,7 @@ def _add_release(dp_sub: Any) -> None:
         action="store_true",
         help="suggest a hierarchy for each QI without --hierarchy (for --k)",
     )
-    r.add_argument("--relation", choices=_RELATIONS, default="add_remove", help="neighbours")
+    _relation_option(r)
     r.add_argument(
         "--gdpr",
         action="store_true",
@@ -550,27 +575,13 @@ def _add_audit(dp_sub: Any) -> None:
 
 
 def cmd_dp_accuracy(args: argparse.Namespace) -> int:
-    query, column, chosen = _query_kind(args)
-    dataset = load_table(args.input)
-    inputs = Inputs(original=dataset, names=file_names(args))
-    values: dict[str, Any] = {
-        "query": query,
-        "where": _where(args.where) or None,
-        "column": column,
-        "clamp": _clamp(args.clamp),
-        "columns": chosen,
-        "delta": args.delta,
-        "noise": args.mechanism,
-        "draws": args.draws,
-        "seed": args.seed,
-        "relation": args.relation,
-    }
+    inputs, values = _query_values(args, clamp_alone=False)
     if args.grid is not None:
         values["grid"] = args.grid
     asked = request(DpAccuracyRequest, args, inputs, **values)
     outcome = run_request(asked, inputs, args)
     curve = outcome.result
-    payload = {"query": query, "draws": asked.draws, "rows": curve.to_dict("records")}
+    payload = {"query": values["query"], "draws": asked.draws, "rows": curve.to_dict("records")}
     emit(payload, args.json, [curve.to_string(index=False), *history_lines(outcome)])
     return EXIT_OK
 
@@ -592,7 +603,7 @@ def _add_accuracy(dp_sub: Any) -> None:
         type=number_list,
         help="the ε values (default twelve from 0.05 to 5, evenly on a log scale)",
     )
-    c.add_argument("--relation", choices=_RELATIONS, default="add_remove", help="neighbours")
+    _relation_option(c)
     _common(c, seed_help="seed of the draws")
     c.set_defaults(func=cmd_dp_accuracy)
 
@@ -619,8 +630,7 @@ def cmd_dp_person(args: argparse.Namespace) -> int:
         f"row {attack.target_row}: counts {attack.count_with} with and {attack.count_without} "
         f"without the person; exact answers tell the attacker for certain "
         f"({attack.posterior_exact_answers:g})",
-        f"answers with ε = {_n(attack.epsilon)}: posterior at most {attack.posterior_max:.4f} "
-        f"(prior {attack.prior:g})",
+        _posterior_line(attack.epsilon, attack.posterior_max, attack.prior),
         *history_lines(outcome),
     ]
     emit(payload, args.json, lines)
@@ -639,20 +649,12 @@ def _add_person(dp_sub: Any) -> None:
         "posterior_exact_answers, epsilon, prior, mechanism, noisy_with, noisy_without, "
         "posteriors, posterior_max, posterior_min.",
     )
-    d.add_argument("input", help="CSV/TSV/semicolon text, .xlsx, .parquet or .jsonl")
+    _input_option(d)
     d.add_argument("--row", type=whole_number_in(0, None), required=True, help="the person's row")
     d.add_argument(
         "--where", action="append", metavar="COL=VALUE", required=True, help="the condition counted"
     )
-    add_option(d, "epsilon", required=True, help="ε of each count")
-    d.add_argument("--prior", type=number, default=0.5, help="the attacker's prior (default 0.5)")
-    d.add_argument(
-        "--mechanism",
-        choices=("geometric", "laplace"),
-        default="geometric",
-        help="noise of the counts (default geometric)",
-    )
-    _common(d, seed_help="seed of the noise")
+    _differencing_options(d, leaver=False)
     d.set_defaults(func=cmd_dp_person)
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from privcore.cli.toolkit import (
     EXIT_OK,
     add_request_options,
-    chosen_engine,
     command,
     emit,
     engine_options,
@@ -19,9 +18,8 @@ from privcore.cli.toolkit import (
     history_lines,
     load_table,
     num,
-    paired_engine_inputs,
+    paired_inputs,
     real_records_line,
-    release_inputs,
     request,
     run_options,
     run_request,
@@ -32,11 +30,7 @@ from privcore.runs import MeasureRequest
 
 def cmd_measure(args: argparse.Namespace) -> int:
     measure = request(MeasureRequest, args)
-    engine_name = chosen_engine(args, args.original, args.release)
-    if engine_name is not None:
-        inputs = paired_engine_inputs(args, engine_name)
-    else:
-        inputs = release_inputs(args)
+    inputs, engine_name = paired_inputs(args)
     if args.population:
         inputs = replace(inputs, population=load_table(args.population).frame)
     outcome = run_request(measure, inputs, args)

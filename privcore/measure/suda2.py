@@ -77,6 +77,7 @@ from privcore.classes import (
     compact_codes,
     group_keys,
     group_rows,
+    require_known_columns,
     value_codes,
 )
 from privcore.core.jsonsafe import plain
@@ -398,13 +399,7 @@ def _checked_qi(frame: pd.DataFrame, qi: Sequence[str]) -> list[str]:
     qi = list(dict.fromkeys(str(c) for c in qi))  # a QI named twice counts once
     if not qi:
         raise RoleError("Choose at least one quasi-identifier.", code="roles.no_qi")
-    unknown = [c for c in qi if c not in frame.columns]
-    if unknown:
-        raise RoleError(
-            f"The table has no column {', '.join(unknown)}.",
-            code="roles.unknown_columns",
-            columns=unknown,
-        )
+    require_known_columns(frame, qi)
     if len(qi) > 62:
         raise ParameterError(
             f"SUDA2 handles at most 62 quasi-identifiers, not {len(qi)}.",

@@ -170,17 +170,22 @@ def _whole(value: Any) -> int | None:
     return None
 
 
-def short(value: Any, lang: str = DEFAULT_LANGUAGE) -> str:
-    """A figure in a sentence: whole numbers with thousands separators, others to 3
-    significant digits (no exponent below 10¹⁵); booleans as yes/no."""
+def _counted(value: Any, lang: str) -> str | None:
+    """Nothing as "—", a boolean as yes/no in ``lang``, a whole number with thousands
+    separators; None for any other figure."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return yes_no(value, lang)
     whole = _whole(value)
-    if whole is not None:
-        return f"{whole:,}"
-    return _positional(float(value), 3)
+    return None if whole is None else f"{whole:,}"
+
+
+def short(value: Any, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A figure in a sentence: whole numbers with thousands separators, others to 3
+    significant digits (no exponent below 10¹⁵); booleans as yes/no."""
+    said = _counted(value, lang)
+    return said if said is not None else _positional(float(value), 3)
 
 
 def limit(value: Any) -> str:
@@ -208,13 +213,9 @@ def figure(value: Any, digits: int = 4, lang: str = DEFAULT_LANGUAGE) -> str:
     """A figure in a table: whole numbers with thousands separators, others to
     ``digits`` significant digits (no exponent below 10¹⁵), booleans as yes/no in
     ``lang``, nothing as "—"."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return yes_no(value, lang)
-    whole = _whole(value)
-    if whole is not None:
-        return f"{whole:,}"
+    said = _counted(value, lang)
+    if said is not None:
+        return said
     if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
         return _positional(float(value), digits)
     return str(value)

@@ -402,12 +402,16 @@ def _thresholds_and_checks(doc: _Document) -> list[str]:
     return parts
 
 
+def _page(doc: _Document, name: str) -> list[str]:
+    """The opening of the document's page ``name``: its section and its heading."""
+    return [f'<section class="page" id="{name}"><h2>{_e(doc.label(name))}</h2>']
+
+
 def _data_roles_algorithm(doc: _Document) -> list[str]:
     """The two tables (names, fingerprints, sizes), the roles and the algorithm."""
     data, lang, label = doc.data, doc.lang, doc.label
     prints = doc.prints
-    parts: list[str] = []
-    parts.append(f'<section class="page" id="data"><h2>{_e(label("data"))}</h2>')
+    parts = _page(doc, "data")
     parts.append(
         _table(
             ["", label("name"), label("sha256"), label("rows"), label("columns")],
@@ -452,8 +456,7 @@ def _privacy_models(doc: _Document) -> list[str]:
     """k, l, c and t of the release, and each requested model's verdict."""
     lang, label = doc.lang, doc.label
     m = doc.measurement
-    parts: list[str] = []
-    parts.append(f'<section class="page" id="models"><h2>{_e(label("models"))}</h2>')
+    parts = _page(doc, "models")
     parts.append(
         _table(
             ["k", label("classes"), label("rows"), label("suppressed_rows")],
@@ -516,8 +519,7 @@ def _privacy_level_and_loss(doc: _Document) -> list[str]:
     """PL, DR and UL (all attributes and each), and the information loss."""
     lang, label = doc.lang, doc.label
     m = doc.measurement
-    parts: list[str] = []
-    parts.append(f'<section class="page" id="privacy"><h2>{_e(label("privacy"))}</h2>')
+    parts = _page(doc, "privacy")
     pl = m.get("pl") or {}
     parts.append(
         _table(
@@ -554,8 +556,7 @@ def _attacks(doc: _Document) -> list[str]:
     """The attacks' figures before vs after, the roll, and the row order."""
     data, lang, label = doc.data, doc.lang, doc.label
     a = doc.attacks
-    parts: list[str] = []
-    parts.append(f'<section class="page" id="attacks"><h2>{_e(label("attacks"))}</h2>')
+    parts = _page(doc, "attacks")
     before = a.get("before") or {}
     figures: list[tuple[str, tuple[str, ...]]] = [
         (label("targets"), ("linkage", "targets")),

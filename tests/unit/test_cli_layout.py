@@ -141,6 +141,10 @@ OTHER_MEANING = {
     ("dp", "dinner", "mechanism"),
     ("dp", "audit", "mechanism"),
     ("dp", "audit", "samples"),
+    ("dp", "person", "mechanism"),
+    ("dp", "accuracy", "mechanism"),
+    # the background attack's tau is a posterior confidence (option posterior_tau)
+    ("background", "tau"),
 }
 
 
@@ -182,3 +186,10 @@ def test_report_roll_size_has_the_registry_help():
     assert actions["roll_size"].help == OPTIONS["roll_size"].help
     assert actions["seed"].help == "seed of the voter roll (default 0)"
     assert actions["seed"].default == 0 and actions["roll_size"].default is None
+
+
+def test_a_field_checked_by_an_option_of_its_own_meaning_takes_that_option():
+    background = dict(_subcommands(build_parser()))[("background",)]
+    tau = {a.dest: a for a in background._actions}["tau"]
+    assert tau.option_strings == [OPTIONS["posterior_tau"].flag]
+    assert tau.help.startswith(OPTIONS["posterior_tau"].help)

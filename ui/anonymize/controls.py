@@ -87,23 +87,21 @@ def controls(
 
 def _columns(schema: Schema, scope: str) -> tuple[list[str], list[str]]:
     """The quasi-identifiers and sensitive attributes chosen (all by default)."""
-    qi = st.multiselect(
-        t("an.qi"),
-        schema.quasi_identifiers,
-        default=schema.quasi_identifiers,
-        help=t("an.qi_help"),
-        placeholder=t("an.choose_columns"),
-        key=keep("an_qi", scope=scope, valid=_within(schema.quasi_identifiers)),
-    )
-    sa = st.multiselect(
-        t("an.sa"),
-        schema.sensitive,
-        default=schema.sensitive,
-        help=t("an.sa_help"),
-        placeholder=t("an.choose_columns"),
-        key=keep("an_sa", scope=scope, valid=_within(schema.sensitive)),
-    )
+    qi = _some_of(schema.quasi_identifiers, t("an.qi"), t("an.qi_help"), "an_qi", scope)
+    sa = _some_of(schema.sensitive, t("an.sa"), t("an.sa_help"), "an_sa", scope)
     return qi, sa
+
+
+def _some_of(columns: list[str], label: str, help: str, name: str, scope: str) -> list[str]:
+    """Some of ``columns`` (all by default), kept per session as ``name``."""
+    return st.multiselect(
+        label,
+        columns,
+        default=columns,
+        help=help,
+        placeholder=t("an.choose_columns"),
+        key=keep(name, scope=scope, valid=_within(columns)),
+    )
 
 
 def _algorithm(scope: str, algorithms: Sequence[str] | None) -> str:

@@ -169,25 +169,19 @@ def explanations(report: AttackReport) -> None:
         return
     s = report.summary
     if report.attack == "linkage":
-        st.markdown(
-            "- "
-            + t(
-                "at.zh_linkage",
-                targets=s.get("targets"),
-                unique=s.get("unique_matches"),
-                reid=s.get("reidentified"),
-                baseline=fmt(s.get("baseline")),
-            )
-        )
+        key = "at.zh_linkage"
+        figures = {
+            "targets": s.get("targets"),
+            "unique": s.get("unique_matches"),
+            "reid": s.get("reidentified"),
+            "baseline": fmt(s.get("baseline")),
+        }
     elif report.attack == "homogeneity":
-        st.markdown(
-            "- "
-            + t(
-                "at.zh_homogeneity",
-                classes=s.get("classes_exposed"),
-                records=s.get("records_exposed"),
-            )
-        )
+        key = "at.zh_homogeneity"
+        figures = {"classes": s.get("classes_exposed"), "records": s.get("records_exposed")}
+    else:
+        return
+    st.markdown("- " + t(key, **figures))
 
 
 def chain_words(step: dict[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """The head of the Data & roles page for a data set in memory: its name, its facts and
-the loader's notes on it."""
+the loader's notes on it; and the page's tabs, the same for a table in an engine."""
 
 from __future__ import annotations
 
@@ -26,3 +26,17 @@ def render_facts(wb: Workbench, key: str, dataset: Dataset) -> None:
     )
     for note in dataset.notes:
         st.caption(escape_md(note_text(note, current_language())))
+
+
+def tabs() -> list:
+    """The page's tabs for a table, in memory or in an engine: Roles · Profile · Preview ·
+    Hierarchies · Schema."""
+    return st.tabs(
+        [
+            t("data.tab_roles"),
+            t("data.tab_profile"),
+            t("data.tab_preview"),
+            t("data.tab_hierarchies"),
+            t("data.tab_schema"),
+        ]
+    )

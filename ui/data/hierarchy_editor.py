@@ -344,15 +344,29 @@ def _show_current(
     st.markdown(f"**{t('hierarchy.current_title')}**")
     coverage(hierarchy, values)
     st.dataframe(preview_frame(hierarchy, values), hide_index=True)
+    export_or_remove(wb, key, column, hierarchy, file_name=f"hierarchy_{column}.csv")
+
+
+def export_or_remove(
+    wb: Workbench,
+    key: str,
+    column: str,
+    hierarchy: Hierarchy,
+    *,
+    file_name: str,
+    prefix: str = "",
+) -> None:
+    """Side by side: download the column's hierarchy as an ARX file (built on click), or
+    take it off the draft schema (widget keys ``<prefix>exp::`` and ``<prefix>rm::``)."""
     export, remove = st.columns(2)
     export.download_button(
         t("hierarchy.export"),
         data=lambda: hierarchy.to_arx_csv().encode("utf-8"),  # built on click
-        file_name=f"hierarchy_{column}.csv",
+        file_name=file_name,
         mime="text/csv",
-        key=f"exp::{column}",
+        key=f"{prefix}exp::{column}",
         on_click="ignore",
     )
-    if remove.button(t("hierarchy.remove"), key=f"rm::{column}"):
+    if remove.button(t("hierarchy.remove"), key=f"{prefix}rm::{column}"):
         wb.drafts[key] = wb.draft(key).with_hierarchy(column, None)
         st.rerun()

@@ -29,8 +29,8 @@ from ui.common.hierarchy_suggestions import (
 from ui.common.i18n import labels, t, t_plain
 from ui.common.state import ENGINE_TITLES, LargeTable, Workbench
 from ui.common.workspace.names import file_stem
+from ui.data import dataset_view, schema_file
 from ui.data import hierarchy_editor as editor
-from ui.data import schema_file
 from ui.data.roles_editor import confirm_checked, edit_roles
 from ui.data.table_open import open_table
 from ui.data.table_profile import checked_schema, present_values, suggested_hierarchy
@@ -132,15 +132,7 @@ def render(wb: Workbench, key: str) -> None:
         for results in RESULTS:  # the runs' results on the page: not for a table opened later
             st.session_state.get(results, {}).pop(key, None)
         st.rerun()
-    tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = st.tabs(
-        [
-            t("data.tab_roles"),
-            t("data.tab_profile"),
-            t("data.tab_preview"),
-            t("data.tab_hierarchies"),
-            t("data.tab_schema"),
-        ]
-    )
+    tab_roles, tab_profile, tab_preview, tab_hier, tab_schema = dataset_view.tabs()
     with tab_roles:
         render_roles(wb, key, table)
     with tab_profile:
@@ -310,18 +302,9 @@ def _column_hierarchy(
         editor.coverage(shown, values)
         st.dataframe(preview_frame(shown, values), hide_index=True)
     if current is not None:
-        export, remove = st.columns(2)
-        export.download_button(
-            t("hierarchy.export"),
-            data=lambda: current.to_arx_csv().encode("utf-8"),
-            file_name=f"hierarchy_{file_stem(column)}.csv",
-            mime="text/csv",
-            key=f"lt_exp::{column}",
-            on_click="ignore",
+        editor.export_or_remove(
+            wb, key, column, current, file_name=f"hierarchy_{file_stem(column)}.csv", prefix="lt_"
         )
-        if remove.button(t("hierarchy.remove"), key=f"lt_rm::{column}"):
-            wb.drafts[key] = wb.draft(key).with_hierarchy(column, None)
-            st.rerun()
     elif st.button(t("hierarchy.use"), type="primary", key=f"lt_use::{column}"):
         wb.drafts[key] = wb.draft(key).with_hierarchy(column, shown)
         st.rerun()

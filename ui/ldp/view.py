@@ -169,52 +169,21 @@ def distributions_chart(report: AuditReport, inputs: list[Any]) -> alt.Chart | N
                         )
         data = pd.DataFrame(rows)
         if densities.shape[1] == 1:
-            return (
-                alt.Chart(data, title=t("ldp.dist_title"))
-                .mark_bar()
-                .encode(
-                    x=alt.X("value:O", title=t("ldp.output_value")),
-                    y=alt.Y("share:Q", title=t("ldp.probability")),
-                    xOffset="input:N",
-                    color=alt.Color("input:N", title=t("ldp.input")),
-                    tooltip=["input:N", "value:O", alt.Tooltip("share:Q", format=".4f")],
-                )
+            return _shares_by_input(
+                data, t("ldp.dist_title"), "value", t("ldp.output_value"), t("ldp.probability")
             )
         ones = data[data["value"] == 1]
-        return (
-            alt.Chart(ones, title=t("ldp.bits_title"))
-            .mark_bar()
-            .encode(
-                x=alt.X("coordinate:O", title=t("ldp.coordinate")),
-                y=alt.Y("share:Q", title=t("ldp.p_one")),
-                xOffset="input:N",
-                color=alt.Color("input:N", title=t("ldp.input")),
-                tooltip=["input:N", "coordinate:O", alt.Tooltip("share:Q", format=".4f")],
-            )
+        return _shares_by_input(
+            ones, t("ldp.bits_title"), "coordinate", t("ldp.coordinate"), t("ldp.p_one")
         )
     grid = np.asarray(report.details["grid"])[0]
     other_key = "densities_histogram" if report.details.get("density") == "kde" else "densities_kde"
     rows = []
     for i, value in enumerate(inputs):
-        for x, y in zip(grid, densities[i, 0], strict=True):
-            rows.append(
-                {
-                    "input": str(value),
-                    "y": float(x),
-                    "density": float(y),
-                    "how": report.details.get("density", "kde"),
-                }
-            )
+        rows += _density_rows(value, grid, densities[i, 0], report.details.get("density", "kde"))
         if other_key in report.details:
-            for x, y in zip(grid, np.asarray(report.details[other_key])[i, 0], strict=True):
-                rows.append(
-                    {
-                        "input": str(value),
-                        "y": float(x),
-                        "density": float(y),
-                        "how": other_key.split("_")[1],
-                    }
-                )
+            other = np.asarray(report.details[other_key])[i, 0]
+            rows += _density_rows(value, grid, other, other_key.split("_")[1])
     data = pd.DataFrame(rows)
     return (
         alt.Chart(data, title=t("ldp.density_title"))
@@ -232,6 +201,32 @@ def distributions_chart(report: AuditReport, inputs: list[Any]) -> alt.Chart | N
             ],
         )
     )
+
+
+def _shares_by_input(
+    data: pd.DataFrame, title: str, x: str, x_title: str, y_title: str
+) -> alt.Chart:
+    """Bars of ``share`` over the ordinal column ``x``, side by side per input."""
+    return (
+        alt.Chart(data, title=title)
+        .mark_bar()
+        .encode(
+            x=alt.X(f"{x}:O", title=x_title),
+            y=alt.Y("share:Q", title=y_title),
+            xOffset="input:N",
+            color=alt.Color("input:N", title=t("ldp.input")),
+            tooltip=["input:N", f"{x}:O", alt.Tooltip("share:Q", format=".4f")],
+        )
+    )
+
+
+def _density_rows(value: Any, grid: Any, densities: Any, how: str) -> list[dict[str, Any]]:
+    """One row per grid point: the density of the outputs of input ``value`` there, as
+    estimated by ``how``."""
+    return [
+        {"input": str(value), "y": float(x), "density": float(y), "how": how}
+        for x, y in zip(grid, densities, strict=True)
+    ]
 
 
 def leakage_chart(report: AuditReport) -> alt.Chart | None:

@@ -20,11 +20,11 @@ from ui.common.components import escape_md
 from ui.common.ec_table import class_size_histogram, render_class_table
 from ui.common.engine_tables import on_release, release_file_input, run_and_keep, run_buttons
 from ui.common.i18n import t
-from ui.common.state import Workbench, keep
+from ui.common.state import Workbench
 from ui.common.workspace.results import result_header
 from ui.measure import risk as risk_view
-from ui.measure.thresholds import threshold_inputs
-from ui.measure.view import downloads, summary_tab
+from ui.measure.thresholds import column_inputs, threshold_inputs
+from ui.measure.view import downloads, result_tabs, summary_tab
 
 TABLE_MEASURED = "pl_table_measured"  # engine table → its last measurement and parameters
 
@@ -44,25 +44,9 @@ def table_page(wb: Workbench) -> dict[str, Any]:
         st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
         st.stop()
     st.markdown(f"**{t('pl.original')}**: {escape_md(key)}")
-    columns = list(table.columns)
-
-    def within(chosen: Any) -> bool:
-        return isinstance(chosen, list) and set(chosen) <= set(columns)
-
     left, right = st.columns([1, 1])
     with left:
-        qi = st.multiselect(
-            t("pl.qi"),
-            columns,
-            default=schema.quasi_identifiers,
-            key=keep("pl_qi", scope=key, valid=within),
-        )
-        sa = st.multiselect(
-            t("pl.sa"),
-            columns,
-            default=schema.sensitive,
-            key=keep("pl_sa", scope=key, valid=within),
-        )
+        qi, sa = column_inputs(list(table.columns), schema, scope=key)
     with right:
         release_path, key_column = release_file_input(table, key, page="pl")
     made = st.session_state.get("an_table_made", {}).get(key)
@@ -100,11 +84,7 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
     result = outcome.result
     summary = result.to_dict()
     weights = np.asarray(result.weights, dtype=np.int64)
-    tabs = st.tabs(
-        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
-        key="pl_table_view",
-        on_change="rerun",
-    )
+    tabs = result_tabs("pl_table_view")
     with tabs[0]:
         if tabs[0].open:  # only the tab on screen is drawn
             summary_tab(result, summary, wb, None, outcome.request)

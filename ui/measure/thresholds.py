@@ -1,6 +1,6 @@
-"""The inputs of the Privacy level page: the models the verdicts judge and their
-thresholds (by default those of the release's own request), and an optional population
-for journalist risk."""
+"""The inputs of the Privacy level page: the columns measured, the models the verdicts
+judge and their thresholds (by default those of the release's own request), and an
+optional population for journalist risk."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from privcore.data import Schema
 from privcore.errors import PrivcoreError
 from privcore.runs import MeasureRequest
 from privcore.runs.registry import OPTIONS
@@ -46,6 +47,29 @@ def chosen_by_default(
         if request.get(name) is not None:
             out[name] = request[name]
     return out
+
+
+def column_inputs(columns: list[str], schema: Schema, *, scope: str) -> tuple[list, list]:
+    """The quasi-identifiers and the sensitive attributes measured, by default the
+    schema's (kept per session and per ``scope``; a kept choice of columns the table
+    does not have is dropped)."""
+
+    def within(chosen: Any) -> bool:
+        return isinstance(chosen, list) and set(chosen) <= set(columns)
+
+    qi = st.multiselect(
+        t("pl.qi"),
+        columns,
+        default=schema.quasi_identifiers,
+        key=keep("pl_qi", scope=scope, valid=within),
+    )
+    sa = st.multiselect(
+        t("pl.sa"),
+        columns,
+        default=schema.sensitive,
+        key=keep("pl_sa", scope=scope, valid=within),
+    )
+    return qi, sa
 
 
 def threshold_inputs(
@@ -113,28 +137,18 @@ def _l_threshold(
 ) -> tuple[float | None, str, float]:
     """Whether l-diversity is judged (only with a sensitive attribute), its l (None: not
     judged), its form and c."""
-    kinds = list(OPTIONS["l_kind"].allowed() or ())
-    use_l = column.checkbox(
-        t("pl.judge_l"),
-        value=defaults["use_l"] and bool(sa),
-        key=keep("pl_use_l", scope=scope),
-        disabled=not sa,
+    use_l = _judged(column, t("pl.judge_l"), "use_l", defaults, sa, scope)
+    l_value = _threshold(
+        column, "l", defaults, scope, minimum=1.0, step=1.0, help=t("help.l"), disabled=not use_l
     )
-    l_value = column.number_input(
-        "l",
-        min_value=float(OPTIONS["l"].minimum or 1.0),
-        value=float(defaults["l"]),
-        step=1.0,
-        help=t("help.l"),
-        key=keep("pl_l", scope=scope),
-        disabled=not use_l,
-    )
-    l_kind = column.selectbox(
+    l_kind = _choice(
+        column,
         t("pl.l_kind"),
-        kinds,
-        index=kinds.index(defaults["l_kind"]) if defaults["l_kind"] in kinds else 0,
-        format_func=labels(kinds, lambda x: choice_title(f"pl.l_kind_{x}", x)),
-        key=keep("pl_l_kind", scope=scope, valid=lambda v: v in kinds),
+        "l_kind",
+        defaults,
+        lambda x: choice_title(f"pl.l_kind_{x}", x),
+        keep_as="pl_l_kind",
+        scope=scope,
     )
     c = column.number_input(
         "c",
@@ -153,31 +167,88 @@ def _t_threshold(
 ) -> tuple[float | None, str]:
     """Whether t-closeness is judged (only with a sensitive attribute), its t (None: not
     judged) and its distance."""
-    distances = list(OPTIONS["t_distance"].allowed() or ())
-    use_t = column.checkbox(
-        t("pl.judge_t"),
-        value=defaults["use_t"] and bool(sa),
-        key=keep("pl_use_t", scope=scope),
-        disabled=not sa,
-    )
-    t_value = column.number_input(
+    use_t = _judged(column, t("pl.judge_t"), "use_t", defaults, sa, scope)
+    t_value = _threshold(
+        column,
         "t",
-        min_value=float(OPTIONS["t"].minimum or 0.0),
-        max_value=10.0,
-        value=float(defaults["t"]),
+        defaults,
+        scope,
+        minimum=0.0,
         step=0.05,
         help=t("help.t"),
-        key=keep("pl_t", scope=scope),
         disabled=not use_t,
+        max_value=10.0,
     )
-    distance = column.selectbox(
+    distance = _choice(
+        column,
         t("pl.t_distance"),
-        distances,
-        index=distances.index(defaults["t_distance"]) if defaults["t_distance"] in distances else 0,
-        format_func=labels(distances, lambda d: choice_title(f"distance.{d}", d)),
-        key=keep("pl_distance", scope=scope, valid=lambda v: v in distances),
+        "t_distance",
+        defaults,
+        lambda d: choice_title(f"distance.{d}", d),
+        keep_as="pl_distance",
+        scope=scope,
     )
     return (float(t_value) if use_t and sa else None), distance
+
+
+def _judged(
+    column: Any, label: str, name: str, defaults: Mapping[str, Any], sa: list[str], scope: str
+) -> bool:
+    """The box of a model judged only with a sensitive attribute (state ``pl_<name>``)."""
+    return column.checkbox(
+        label,
+        value=defaults[name] and bool(sa),
+        key=keep(f"pl_{name}", scope=scope),
+        disabled=not sa,
+    )
+
+
+def _threshold(
+    column: Any,
+    name: str,
+    defaults: Mapping[str, Any],
+    scope: str,
+    *,
+    minimum: float,
+    step: float,
+    help: str,
+    disabled: bool,
+    max_value: float | None = None,
+) -> float:
+    """The threshold of the registry's option ``name`` (from its minimum, ``minimum``
+    when it has none; state ``pl_<name>``)."""
+    return column.number_input(
+        name,
+        min_value=float(OPTIONS[name].minimum or minimum),
+        max_value=max_value,
+        value=float(defaults[name]),
+        step=step,
+        help=help,
+        key=keep(f"pl_{name}", scope=scope),
+        disabled=disabled,
+    )
+
+
+def _choice(
+    column: Any,
+    label: str,
+    name: str,
+    defaults: Mapping[str, Any],
+    title: Any,
+    *,
+    keep_as: str,
+    scope: str,
+) -> str:
+    """One of the registry's choices of option ``name``, by default ``defaults[name]``
+    (the first when that is not one), each shown by ``title``."""
+    allowed = list(OPTIONS[name].allowed() or ())
+    return column.selectbox(
+        label,
+        allowed,
+        index=allowed.index(defaults[name]) if defaults[name] in allowed else 0,
+        format_func=labels(allowed, title),
+        key=keep(keep_as, scope=scope, valid=lambda v: v in allowed),
+    )
 
 
 def population_input(active: str) -> pd.DataFrame | None:

@@ -63,6 +63,16 @@ def information_cards(summary: dict[str, Any], request: Any) -> list[tuple[str, 
     return cards
 
 
+def result_tabs(key: str) -> Any:
+    """A measurement's tabs, Summary · Classes · Charts · Download, each drawn only when
+    it is on screen (kept open under ``key``)."""
+    return st.tabs(
+        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
+        key=key,
+        on_change="rerun",
+    )
+
+
 def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) -> None:
     """The measurement of ``entry`` (an :class:`~privcore.runs.Outcome`)."""
     result = outcome.result
@@ -70,11 +80,7 @@ def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) 
     if not result.aligned:
         figures = ", ".join(t_plain(f"ws.figure_{f.replace('.', '_')}") for f in NEEDS_ALIGNMENT)
         st.info(t("ws.unaligned", figures=figures), icon=":material/swap_vert:")
-    tabs = st.tabs(
-        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
-        key="pl_view",
-        on_change="rerun",
-    )
+    tabs = result_tabs("pl_view")
     with tabs[0]:
         if tabs[0].open:  # only the tab on screen is drawn
             summary_tab(result, summary, wb, entry, outcome.request)

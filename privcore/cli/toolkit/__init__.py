@@ -29,6 +29,7 @@ from privcore.cli.toolkit.engines import (
     engine_rows,
     open_engine,
     paired_engine_inputs,
+    paired_inputs,
     scan,
 )
 from privcore.cli.toolkit.files import (
@@ -106,6 +107,7 @@ __all__ = [
     "number_list",
     "open_engine",
     "paired_engine_inputs",
+    "paired_inputs",
     "positive_int",
     "read_bytes",
     "read_json_file",

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from privcore.cli.toolkit.files import file_names, hierarchies
+from privcore.cli.toolkit.files import file_names, hierarchies, release_inputs
 from privcore.cli.toolkit.output import say
 from privcore.runs import Inputs
 
@@ -117,3 +117,13 @@ def paired_engine_inputs(args: argparse.Namespace, engine_name: str, **more: Any
         names={**file_names(args), "engine": engine_name},
         **more,
     )
+
+
+def paired_inputs(args: argparse.Namespace) -> tuple[Inputs, str | None]:
+    """``--original`` and ``--release`` as a run's inputs, with the engine that reads them:
+    scanned by the engine :func:`chosen_engine` names (:func:`paired_engine_inputs`), or
+    read into memory (:func:`~privcore.cli.toolkit.files.release_inputs`) with None."""
+    engine_name = chosen_engine(args, args.original, args.release)
+    if engine_name is not None:
+        return paired_engine_inputs(args, engine_name), engine_name
+    return release_inputs(args), None
