@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from itertools import combinations, product
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -28,11 +28,12 @@ from privcore.anonymize.base import (
     prepare,
     report_progress,
 )
-from privcore.anonymize.lattice import LOSS_METRICS, MATRIX_NODES, Lattice
+from privcore.anonymize.lattice import MATRIX_NODES, Lattice
+from privcore.anonymize.lattice_loss import check_metric
 from privcore.classes import distinct as distinct_values
 from privcore.data.codes import code_dtype
 from privcore.data.schema import Schema
-from privcore.errors import InfeasibleError, ParameterError
+from privcore.errors import InfeasibleError
 from privcore.models import PrivacyModel
 
 
@@ -49,14 +50,25 @@ def _infeasible(problem: Problem, lattice: Lattice) -> InfeasibleError:
     )
 
 
-def _check_metric(metric: str) -> str:
-    if metric not in LOSS_METRICS:
-        raise ParameterError(
-            f"Unknown loss metric '{metric}'. Choose one of {', '.join(LOSS_METRICS)}.",
-            code="anonymize.unknown_metric",
-            metric=metric,
-        )
-    return metric
+def _lattice_of(
+    df: pd.DataFrame,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    max_suppression: float,
+    seed: int,
+    weights: np.ndarray | None,
+) -> tuple[Problem, Lattice]:
+    """The prepared problem (every QI needs a hierarchy) and its lattice."""
+    problem = prepare(
+        df,
+        schema,
+        constraints,
+        max_suppression=max_suppression,
+        seed=seed,
+        need_hierarchies=True,
+        weights=weights,
+    )
+    return problem, Lattice(problem)
 
 
 def _release(
@@ -115,16 +127,7 @@ def datafly(
     most distinct values in the current table, until the constraints hold or the rows
     still violating fit the suppression budget; then suppress those rows."""
     started = time.perf_counter()
-    problem = prepare(
-        df,
-        schema,
-        constraints,
-        max_suppression=max_suppression,
-        seed=seed,
-        need_hierarchies=True,
-        weights=weights,
-    )
-    lattice = Lattice(problem)
+    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
     node = list(lattice.bottom)
     steps = []
     while True:
@@ -345,17 +348,8 @@ def samarati(
     exceeds the best loss found: it could not be chosen.
     """
     started = time.perf_counter()
-    metric = _check_metric(loss_metric)
-    problem = prepare(
-        df,
-        schema,
-        constraints,
-        max_suppression=max_suppression,
-        seed=seed,
-        need_hierarchies=True,
-        weights=weights,
-    )
-    lattice = Lattice(problem)
+    metric = check_metric(loss_metric)
+    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
     tags = None
     if lattice.monotone and lattice.size <= MATRIX_NODES:
         height, candidates, tags = _lowest_height_tagged(lattice, progress)
@@ -402,81 +396,89 @@ def minimal_satisfying_nodes(lattice: Lattice, progress: Progress | None = None)
     the full node that leaves the other QIs at their top level (rolled up). Both
     properties need monotone constraints (:attr:`Lattice.monotone`); otherwise the
     whole lattice is checked.
+
+    A subset's lattice is an array of its levels (one axis per QI); a height is tagged
+    at once from the one below, and its nodes left to check are checked in
+    lexicographic order.
     """
     q = len(lattice.qi)
-    heights = lattice.heights
+    dims = tuple(h + 1 for h in lattice.heights)
     if not lattice.monotone:
         # Subset and generalization pruning need monotonicity: check the whole lattice.
-        satisfied = classify(lattice, progress)
-        nodes = {tuple(int(v) for v in row) for row in lattice.levels_matrix[satisfied]}
-        return sorted(
-            (
-                n
-                for n in nodes
-                if not any(
-                    n[i] > 0 and tuple(n[j] - (j == i) for j in range(q)) in nodes for i in range(q)
-                )
-            ),
-            key=lambda n: (sum(n), n),
-        )
-    # failed[subset] = the levels (of that subset's QIs) known not to satisfy
-    failed: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
-    minimal: list[tuple[int, ...]] = []
-    subsets_done = 0
+        return _minimal(classify(lattice, progress).reshape(dims))
+    failed: dict[tuple[int, ...], np.ndarray] = {}  # per subset: its levels that fail
     total_subsets = 2**q - 1
+    done = 0
     for size in range(1, q + 1):
         for subset in combinations(range(q), size):
-            subsets_done += 1
+            done += 1
             report_progress(
                 progress,
-                0.85 * subsets_done / total_subsets,
-                f"Incognito: QI subset {subsets_done} of {total_subsets}",
+                0.85 * done / total_subsets,
+                f"Incognito: QI subset {done} of {total_subsets}",
             )
-            sat: set[tuple[int, ...]] = set()
-            fail: set[tuple[int, ...]] = set()
-            nodes = sorted(product(*[range(heights[i] + 1) for i in subset]), key=sum)
-            for levels in nodes:
-                if _tagged(sat, levels):  # generalization property
-                    sat.add(levels)
-                    continue
-                # subset property: a failing projection on a smaller subset fails here too
-                if size > 1 and any(
-                    tuple(levels[j] for j in range(size) if j != drop)
-                    in failed.get(tuple(subset[j] for j in range(size) if j != drop), set())
-                    for drop in range(size)
-                ):
-                    fail.add(levels)
-                    continue
-                full = [heights[i] for i in range(q)]
-                for i, level in zip(subset, levels, strict=True):
-                    full[i] = level
-                if lattice.check(tuple(full)).satisfied:
-                    sat.add(levels)
-                else:
-                    fail.add(levels)
-            failed[subset] = fail
-            if size == q:
-                minimal = [
-                    n
-                    for n in sat
-                    if not any(
-                        n[i] > 0 and tuple(n[j] - (j == i) for j in range(q)) in sat
-                        for i in range(q)
-                    )
-                ]
-    return sorted(minimal, key=lambda n: (sum(n), n))
+            failed[subset] = _subset_failing(lattice, subset, failed)
+    return _minimal(~failed[tuple(range(q))])
 
 
-def _tagged(sat: set, levels: tuple[int, ...]) -> list:
-    """Satisfying nodes one level below ``levels`` in some QI (their generalization
-    tags ``levels`` as satisfying)."""
-    below = []
-    for i, level in enumerate(levels):
-        if level > 0:
-            node = tuple(level - 1 if j == i else v for j, v in enumerate(levels))
-            if node in sat:
-                below.append(node)
-    return below
+def _subset_failing(
+    lattice: Lattice, subset: tuple[int, ...], failed: dict[tuple[int, ...], np.ndarray]
+) -> np.ndarray:
+    """The levels of ``subset``'s lattice that fail, height by height: tagged
+    satisfying when a node one level below in some QI satisfies (generalization
+    property), failing when a projection on a smaller subset failed (subset property),
+    else checked on the full node with the other QIs at their top level. Once every
+    higher node generalizes a satisfying one, the rest is tagged at once."""
+    dims = tuple(lattice.heights[i] + 1 for i in subset)
+    pruned = np.zeros(dims, dtype=bool)
+    for drop in range(len(subset) if len(subset) > 1 else 0):
+        smaller = subset[:drop] + subset[drop + 1 :]
+        pruned |= np.expand_dims(failed[smaller], drop)
+    height = np.indices(dims).sum(axis=0)
+    sat = np.zeros(dims, dtype=bool)
+    fail = np.zeros(dims, dtype=bool)
+    above = np.zeros(dims, dtype=bool)  # generalizations of satisfying nodes
+    full = list(lattice.heights)
+    for h in range(int(height.max()) + 1):
+        here = height == h
+        if (above | ~(height >= h)).all():
+            sat |= height >= h
+            break
+        tagged = here & above
+        sat |= tagged
+        here &= ~tagged
+        fail |= here & pruned
+        for levels in np.argwhere(here & ~pruned).tolist():
+            for i, level in zip(subset, levels, strict=True):
+                full[i] = level
+            if lattice.check(tuple(full)).satisfied:
+                sat[tuple(levels)] = True
+            else:
+                fail[tuple(levels)] = True
+        if sat.any():
+            above = _generalizations(sat)
+    return fail
+
+
+def _generalizations(marked: np.ndarray) -> np.ndarray:
+    """Per node, whether it is at least as general as a marked node in every QI."""
+    out = marked
+    for axis in range(marked.ndim):
+        out = np.logical_or.accumulate(out, axis=axis)
+    return out
+
+
+def _minimal(satisfied: np.ndarray) -> list[tuple[int, ...]]:
+    """The satisfying nodes none of whose immediate predecessors satisfies, by height
+    then lexicographically (``satisfied``: one axis per QI)."""
+    below = np.zeros_like(satisfied)  # a node one level lower in some QI satisfies
+    for axis in range(satisfied.ndim):
+        upper = [slice(None)] * satisfied.ndim
+        lower = [slice(None)] * satisfied.ndim
+        upper[axis], lower[axis] = slice(1, None), slice(None, -1)
+        below[tuple(upper)] |= satisfied[tuple(lower)]
+    nodes = [tuple(n) for n in np.argwhere(satisfied & ~below).tolist()]
+    return sorted(nodes, key=lambda n: (sum(n), n))
 
 
 def incognito(
@@ -494,17 +496,8 @@ def incognito(
     :func:`minimal_satisfying_nodes`); the release uses the one with the least
     ``loss_metric``."""
     started = time.perf_counter()
-    metric = _check_metric(loss_metric)
-    problem = prepare(
-        df,
-        schema,
-        constraints,
-        max_suppression=max_suppression,
-        seed=seed,
-        need_hierarchies=True,
-        weights=weights,
-    )
-    lattice = Lattice(problem)
+    metric = check_metric(loss_metric)
+    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
     minimal = minimal_satisfying_nodes(lattice, progress)
     if not minimal:
         raise _infeasible(problem, lattice)
@@ -607,17 +600,8 @@ def optimal(
     skipped once its bound reaches the best loss found. Exact for every metric.
     """
     started = time.perf_counter()
-    metric = _check_metric(loss_metric)
-    problem = prepare(
-        df,
-        schema,
-        constraints,
-        max_suppression=max_suppression,
-        seed=seed,
-        need_hierarchies=True,
-        weights=weights,
-    )
-    lattice = Lattice(problem)
+    metric = check_metric(loss_metric)
+    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
     satisfied = classify(lattice, progress)
     if not satisfied.any():
         raise _infeasible(problem, lattice)

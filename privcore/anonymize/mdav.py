@@ -375,16 +375,63 @@ def mdav(
     numeric = require_numeric(problem, TITLE)
     x = numeric_matrix(problem, numeric, TITLE, allow_missing=False)
     categorical = categorical_qis(problem)
-    n, k = problem.n_rows, problem.k
+    k = problem.k
     report_progress(progress, 0.0, f"MDAV: groups of {k} on {', '.join(numeric)}")
     z = standardized(x)
     stratum, n_strata = strata(problem, categorical)
     sizes = code_counts(stratum, n_strata)
     small = sizes[stratum] < max(k, 1)  # strata that cannot hold a group
-    # parts: one per stratum, a large stratum cut by the k-d partition; numbered stratum
-    # by stratum, so that each stratum's groups have consecutive ids
-    limit = part_size(n, k)
     rows_of = members(stratum, n_strata)
+    part = _parts(z, stratum, sizes, small, rows_of, part_size(problem.n_rows, k), k)
+    group = mdav_groups(z, part, k, progress)
+    n_groups = int(group.max()) + 1 if (group >= 0).any() else 0
+    checker = ClassChecker(problem, TITLE)
+    merges = 0
+    failed = np.zeros(problem.n_rows, dtype=bool)
+    if not checker.sizes_decide and n_groups:
+        group, n_groups, merges, failed = _merged_for_models(
+            group, n_groups, rows_of, small, z, checker, progress
+        )
+    starred = small | failed  # suppressed: '*' in every QI, within the limit or refused
+    refuse_over_limit(problem, starred, TITLE)
+    if starred.any():  # strata suppressed are released as '*', not as means
+        group = np.where(starred, -1, group)
+    search_seconds = time.perf_counter() - started
+    report_progress(progress, 0.85, "MDAV: releasing the group means")
+    released, n_groups = _released_means(problem, x, numeric, group, n_groups, starred)
+    release = finish_perturbed(
+        problem,
+        released,
+        algorithm="mdav",
+        title=TITLE,
+        started=started,
+        search_seconds=search_seconds,
+        suppressed=starred,
+        params={
+            "groups": n_groups,
+            "strata": n_strata,
+            "merges": merges,
+            "aggregated": numeric,
+        },
+        notes=_notes(problem, numeric, categorical, n_groups, n_strata),
+        enforces_models=True,
+    )
+    report_progress(progress, 1.0, "Done")
+    return release
+
+
+def _parts(
+    z: np.ndarray,
+    stratum: np.ndarray,
+    sizes: np.ndarray,
+    small: np.ndarray,
+    rows_of: list[np.ndarray],
+    limit: int,
+    k: int,
+) -> np.ndarray:
+    """Each row's part (-1: a stratum too small for a group): one per stratum, a stratum
+    above ``limit`` records cut by the k-d partition; numbered stratum by stratum, so
+    that each stratum's groups have consecutive ids."""
     pieces = {
         int(s_id): kd_parts(z[rows_of[s_id]], limit) for s_id in np.flatnonzero(sizes > limit)
     }  # a loop over the few strata above the part size
@@ -395,41 +442,59 @@ def mdav(
     part = np.where(small, -1, first_part[stratum])
     for s_id, cut in pieces.items():
         part[rows_of[s_id]] = first_part[s_id] + cut
-    group = mdav_groups(z, part, k, progress)
-    n_groups = int(group.max()) + 1 if (group >= 0).any() else 0
-    checker = ClassChecker(problem, TITLE)
+    return part
+
+
+def _merged_for_models(
+    group: np.ndarray,
+    n_groups: int,
+    rows_of: list[np.ndarray],
+    small: np.ndarray,
+    z: np.ndarray,
+    checker: ClassChecker,
+    progress: Progress | None,
+) -> tuple[np.ndarray, int, int, np.ndarray]:
+    """Groups that fail a model other than k (l, t) merged within their stratum
+    (:func:`_merge_failing`), the groups renumbered; a stratum whose groups cannot all
+    pass is suppressed. (group, groups, merges, rows of failed strata)."""
+    failed = np.zeros(len(group), dtype=bool)
+    fails = checker.violating_groups(np.where(group >= 0, group, n_groups))[:n_groups]
+    if not fails.any():
+        return group, n_groups, 0, failed
+    report_progress(progress, 0.8, "MDAV: merging groups for l / t")
+    regroup = group.copy()
+    next_id = 0
     merges = 0
-    failed = np.zeros(n, dtype=bool)
-    if not checker.sizes_decide and n_groups:
-        fails = checker.violating_groups(np.where(group >= 0, group, n_groups))[:n_groups]
-        if fails.any():
-            report_progress(progress, 0.8, "MDAV: merging groups for l / t")
-            regroup = group.copy()
-            next_id = 0
-            for rows in rows_of:
-                if small[rows[0]]:
-                    continue
-                ids = group[rows]
-                first = int(ids.min())
-                local = ids - first
-                failing = fails[first : first + int(local.max()) + 1]
-                if failing.any():
-                    merged = _merge_failing(rows, local, z, checker, failing)
-                    if merged is None:
-                        failed[rows] = True
-                        regroup[rows] = -1
-                        continue
-                    merges += int(local.max()) - int(merged.max())
-                    local = merged
-                regroup[rows] = local + next_id
-                next_id += int(local.max()) + 1
-            group, n_groups = regroup, next_id
-    starred = small | failed  # suppressed: '*' in every QI, within the limit or refused
-    refuse_over_limit(problem, starred, TITLE)
-    if starred.any():  # strata suppressed are released as '*', not as means
-        group = np.where(starred, -1, group)
-    search_seconds = time.perf_counter() - started
-    report_progress(progress, 0.85, "MDAV: releasing the group means")
+    for rows in rows_of:
+        if small[rows[0]]:
+            continue
+        ids = group[rows]
+        first = int(ids.min())
+        local = ids - first
+        failing = fails[first : first + int(local.max()) + 1]
+        if failing.any():
+            merged = _merge_failing(rows, local, z, checker, failing)
+            if merged is None:
+                failed[rows] = True
+                regroup[rows] = -1
+                continue
+            merges += int(local.max()) - int(merged.max())
+            local = merged
+        regroup[rows] = local + next_id
+        next_id += int(local.max()) + 1
+    return regroup, next_id, merges, failed
+
+
+def _released_means(
+    problem: Problem,
+    x: np.ndarray,
+    numeric: list[str],
+    group: np.ndarray,
+    n_groups: int,
+    starred: np.ndarray,
+) -> tuple[pd.DataFrame, int]:
+    """The released table — each numeric QI of a grouped row its group's mean, every QI
+    of a suppressed row '*' — and the number of groups released."""
     released = problem.frame.copy()
     kept = group >= 0
     if n_groups:
@@ -445,6 +510,14 @@ def mdav(
         released[column] = pd.Series(values, index=released.index, dtype=np.float64)
     for column in problem.qi:
         released[column] = star_cells(released[column], starred)
+    return released, n_groups
+
+
+def _notes(
+    problem: Problem, numeric: list[str], categorical: list[str], n_groups: int, n_strata: int
+) -> list[Note]:
+    """What the release is, in words: the means, the codes kept, the strata."""
+    k = problem.k
     notes = [
         Note(
             "mdav.means",
@@ -466,22 +539,4 @@ def mdav(
                 strata=n_strata,
             )
         )
-    release = finish_perturbed(
-        problem,
-        released,
-        algorithm="mdav",
-        title=TITLE,
-        started=started,
-        search_seconds=search_seconds,
-        suppressed=starred,
-        params={
-            "groups": n_groups,
-            "strata": n_strata,
-            "merges": merges,
-            "aggregated": numeric,
-        },
-        notes=notes,
-        enforces_models=True,
-    )
-    report_progress(progress, 1.0, "Done")
-    return release
+    return notes

@@ -131,7 +131,7 @@ def test_frequency_sets_do_not_depend_on_the_predecessor(seed):
         lattice.evaluate(node)
     for node in nodes:
         cached = lattice.frequencies(node)
-        direct = lattice._roll_up(lattice._base, node)
+        direct = lattice._rollup.roll_up(lattice._base, node)
         np.testing.assert_array_equal(cached.labels, direct.labels)
         np.testing.assert_array_equal(cached.sensitive, direct.sensitive)
         np.testing.assert_array_equal(cached.weights, direct.weights)
