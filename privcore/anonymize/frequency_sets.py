@@ -14,7 +14,6 @@ in the order of their first row of the table, and counts are sums of whole numbe
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -22,10 +21,9 @@ import numpy as np
 
 from privcore.anonymize.base import Problem
 from privcore.classes import group_rows
-from privcore.data.codes import combine_codes
+from privcore.classes.rows import first_and_sums
 
 CACHE_GROUPS = 4_000_000  # groups kept in rolled-up frequency sets (memory bound)
-_DENSE_SPAN = 1 << 20  # key combinations up to which a frequency set is counted in place
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,23 +198,9 @@ class FrequencyCache:
 def frequency_groups(
     keys: list[np.ndarray], cards: list[int], weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The groups of rows with equal ``keys`` (codes 0..card−1 per column): each
-    group's first row and its summed ``weights`` (whole numbers), groups in order of
-    their first row. When the keys span few combinations they are counted in place (a
-    count per combination), else grouped by hashing (:func:`group_rows`): the same
-    groups, order and sums."""
-    span = math.prod(max(int(c), 1) for c in cards)
-    n = len(weights)
-    if span > min(_DENSE_SPAN, max(16 * n, 1 << 16)):
-        groups = group_rows(keys, cards, weights=weights)
-        return groups.first, groups.counts
-    key = combine_codes(keys, cards)
-    sums = np.bincount(key, weights=weights, minlength=span)
-    first_at = np.full(span, n, dtype=np.int64)
-    np.minimum.at(first_at, key, np.arange(n))
-    present = np.flatnonzero(first_at < n)
-    chosen = present[np.argsort(first_at[present])]
-    return first_at[chosen], np.rint(sums[chosen]).astype(np.int64)
+    """The groups of rows with equal ``keys``: each group's first row and its summed
+    ``weights`` (:func:`privcore.classes.rows.first_and_sums`, the seam's)."""
+    return first_and_sums(keys, cards, weights)
 
 
 def by_group(columns: list[np.ndarray], n_groups: int) -> np.ndarray:

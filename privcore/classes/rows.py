@@ -4,6 +4,7 @@ operations of the row-level seam (:mod:`privcore.classes`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -56,6 +57,32 @@ def group_rows(
     """The frequency set of integer-coded columns (codes 0..cardinality-1 each): the
     distinct combinations, the first row holding each, and their counts (SPEC §9)."""
     return group_keys(combine_codes(columns, cardinalities), weights=weights)
+
+
+#: Key combinations up to which :func:`first_and_sums` counts in place.
+DENSE_SPAN = 1 << 20
+
+
+def first_and_sums(
+    columns: Sequence[np.ndarray], cardinalities: Sequence[int], weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The groups of rows with equal codes (0..cardinality−1 per column): each group's
+    first row and its summed ``weights`` (whole numbers), groups in order of their first
+    row. When the codes span few combinations (at most :data:`DENSE_SPAN`, and at most
+    16 per row) they are counted in place — one count per combination, no hashing —,
+    else grouped by hashing (:func:`group_rows`): the same groups, order and sums."""
+    span = math.prod(max(int(c), 1) for c in cardinalities)
+    n = len(weights)
+    if span > min(DENSE_SPAN, max(16 * n, 1 << 16)):
+        groups = group_rows(columns, cardinalities, weights=weights)
+        return groups.first, groups.counts
+    key = combine_codes(columns, cardinalities)
+    sums = np.bincount(key, weights=weights, minlength=span)
+    first_at = np.full(span, n, dtype=np.int64)
+    np.minimum.at(first_at, key, np.arange(n))
+    present = np.flatnonzero(first_at < n)
+    chosen = present[np.argsort(first_at[present])]
+    return first_at[chosen], np.rint(sums[chosen]).astype(np.int64)
 
 
 def code_counts(codes: np.ndarray, size: int, *, weights: np.ndarray | None = None) -> np.ndarray:

@@ -36,7 +36,9 @@ def test_groups_counted_in_place_are_the_hand_computed_ones():
 
 
 def test_groups_by_hashing_are_the_same(monkeypatch):
-    monkeypatch.setattr(frequency_sets, "_DENSE_SPAN", 1)  # every span is hashed
+    from privcore.classes import rows
+
+    monkeypatch.setattr(rows, "DENSE_SPAN", 1)  # every span is hashed
     first, counts = frequency_groups(KEYS, [3, 2], WEIGHTS)
     assert first.tolist() == [0, 1, 3]
     assert counts.tolist() == [4, 2, 4]
