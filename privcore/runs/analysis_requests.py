@@ -11,7 +11,7 @@ numbers only (a prior's weights, which name values of the data, are not kept).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -122,6 +122,14 @@ class SweepRequest(Request):
     domain: int | None = None
 
     def __post_init__(self) -> None:
+        # each ε as an LDP mechanism checks its claim (ldp.bad_epsilon, the page's words)
+        from privcore.ldp.mechanisms.validation import _check_epsilon
+
+        given = self.epsilons
+        if isinstance(given, (int, float)) and not isinstance(given, bool):
+            given = (given,)
+        if isinstance(given, Sequence) and not isinstance(given, (str, bytes)):
+            object.__setattr__(self, "epsilons", tuple(_check_epsilon(e) for e in given))
         super().__post_init__()
         if self.mechanism is None:
             raise ParameterError(

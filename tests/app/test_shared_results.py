@@ -207,7 +207,7 @@ def test_every_page_run_through_a_worker_gives_the_figures_computed_in_place(mon
 
     monkeypatch.setattr(workers, "call_in_worker", counted)
     there = visit()
-    assert calls == ["_anonymize", "_measure", "roll_task", "_attack", "_report"]
+    assert calls == ["_anonymize", "_measure", "_roll", "_attack", "_report"]
     assert there[0].equals(here[0])
     for mine, theirs in zip(here[1:3], there[1:3], strict=True):
         mine.pop("seconds", None), theirs.pop("seconds", None)

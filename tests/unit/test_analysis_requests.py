@@ -138,8 +138,12 @@ def test_a_sweep_needs_a_mechanism_and_checks_each_epsilon():
     with pytest.raises(ParameterError) as caught:
         SweepRequest()
     assert caught.value.code == "runs.audit_target"
-    with pytest.raises(ParameterError):
+    with pytest.raises(ParameterError) as caught:
         SweepRequest(mechanism="grr", epsilons=(1.0, -2.0))
+    assert caught.value.code == "ldp.bad_epsilon"  # each ε checked as a mechanism's claim
+    with pytest.raises(ParameterError) as caught:
+        SweepRequest(mechanism="grr", epsilons=(1.0, 25.0))
+    assert caught.value.code == "ldp.bad_epsilon"  # above 20: beyond float64 precision
     with pytest.raises(ParameterError) as caught:
         run(SweepRequest(mechanism="grr", epsilons=(1.0,)), record=False)
     assert caught.value.code == "ldp.bad_domain"  # a frequency oracle needs its domain

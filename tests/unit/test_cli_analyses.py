@@ -118,7 +118,9 @@ def test_sweep_and_reconstruct_print_the_runs_figures(capsys):
     assert len(rebuilt["truth"]) == 20
     assert len(rebuilt["edges"]) == 21
     assert main(["sweep", "--mechanism", "grr", "--epsilons", "1,-2", "--domain", "2"]) == 2
-    assert "--epsilons must be a number above 0, not -2" in capsys.readouterr().err
+    assert "ε must be a finite number > 0 (ε ≤ 0 gives no privacy guarantee), got -2" in (
+        capsys.readouterr().err
+    )
 
 
 def test_record_keeps_the_analysis_in_the_history(capsys):
