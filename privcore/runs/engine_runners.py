@@ -43,10 +43,21 @@ def _hierarchies(inputs: Inputs) -> dict[str, Any]:
     return dict(inputs.schema.hierarchies) if inputs.schema is not None else {}
 
 
-def _read(original: EngineTable, made: tuple) -> Any:
-    """The result of a function of :mod:`privcore.runs.tables`, the frequency set it read
-    kept on ``original`` for the history."""
-    result, dataset = made
+def _on_pair(assess: Any, request: Any, inputs: Inputs, progress: Any, **options: Any) -> Any:
+    """``assess`` (a function of :mod:`privcore.runs.tables`) on the original and the
+    release, paired on their engine, with the request's columns and the inputs'
+    hierarchies; the frequency set it read is kept on the original for the history."""
+    original, release = _pair(inputs)
+    result, dataset = assess(
+        original.engine,
+        original.handle,
+        release,
+        qi=request.qi,
+        sa=request.sa,
+        hierarchies=_hierarchies(inputs),
+        progress=progress,
+        **options,
+    )
     original.read = dataset
     return result
 
@@ -54,24 +65,17 @@ def _read(original: EngineTable, made: tuple) -> Any:
 def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.tables import measure_tables
 
-    original, release = _pair(inputs)
-    measurement = _read(
-        original,
-        measure_tables(
-            original.engine,
-            original.handle,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            models=request.constraints(),
-            hierarchies=_hierarchies(inputs),
-            key=request.key,
-            name=original.name,
-            progress=progress,
-            risk_threshold=request.risk_threshold,
-            t_distance=request.t_distance,
-            population=inputs.population,
-        ),
+    measurement = _on_pair(
+        measure_tables,
+        request,
+        inputs,
+        progress,
+        models=request.constraints(),
+        key=request.key,
+        name=inputs.original.name,
+        risk_threshold=request.risk_threshold,
+        t_distance=request.t_distance,
+        population=inputs.population,
     )
     return measurement, measurement.history_summary()
 
@@ -79,25 +83,18 @@ def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None)
 def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.tables import attack_tables
 
-    original, release = _pair(inputs)
-    simulation = _read(
-        original,
-        attack_tables(
-            original.engine,
-            original.handle,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            hierarchies=_hierarchies(inputs),
-            key=request.key,
-            name=original.name,
-            progress=progress,
-            roll_size=request.roll_size,
-            seed=request.seed,
-            tau=request.tau,
-            risk_threshold=request.risk_threshold,
-            tolerance=request.tolerance,
-        ),
+    simulation = _on_pair(
+        attack_tables,
+        request,
+        inputs,
+        progress,
+        key=request.key,
+        name=inputs.original.name,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        tau=request.tau,
+        risk_threshold=request.risk_threshold,
+        tolerance=request.tolerance,
     )
     return simulation, simulation.to_dict()
 
@@ -105,24 +102,17 @@ def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
 def _risk(request: RiskRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.tables import risk_tables
 
-    original, release = _pair(inputs)
-    assessment = _read(
-        original,
-        risk_tables(
-            original.engine,
-            original.handle,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            hierarchies=_hierarchies(inputs),
-            name=original.name,
-            progress=progress,
-            sampling_fraction=request.sampling_fraction,
-            population=inputs.population,
-            control=inputs.control,
-            seed=request.seed,
-            gdpr=request.gdpr,
-        ),
+    assessment = _on_pair(
+        risk_tables,
+        request,
+        inputs,
+        progress,
+        name=inputs.original.name,
+        sampling_fraction=request.sampling_fraction,
+        population=inputs.population,
+        control=inputs.control,
+        seed=request.seed,
+        gdpr=request.gdpr,
     )
     return assessment, assessment.history_summary()
 
@@ -131,25 +121,18 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.runners import report_parts
     from privcore.runs.tables import readiness_tables
 
-    original, release = _pair(inputs)
-    report = _read(
-        original,
-        readiness_tables(
-            original.engine,
-            original.handle,
-            release,
-            qi=request.qi,
-            sa=request.sa,
-            thresholds=request.thresholds,
-            hierarchies=_hierarchies(inputs),
-            key=request.key,
-            roll_size=request.roll_size,
-            seed=request.seed,
-            shuffled=inputs.shuffled,
-            progress=progress,
-            original_name=original.name,
-            release_name=inputs.release_name or inputs.release.name,
-        ),
+    report = _on_pair(
+        readiness_tables,
+        request,
+        inputs,
+        progress,
+        thresholds=request.thresholds,
+        key=request.key,
+        roll_size=request.roll_size,
+        seed=request.seed,
+        shuffled=inputs.shuffled,
+        original_name=inputs.original.name,
+        release_name=inputs.release_name or inputs.release.name,
     )
     return report, report.history_summary(), report_parts(request, report, inputs.describe())
 

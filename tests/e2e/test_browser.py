@@ -33,10 +33,11 @@ def choose_in_grid(page: Page, grid, *, row: int, x_offset: float, option: str) 
 
     Glide grids draw on a canvas: double-click the cell to open its editor, click the
     option, then click outside so the edit is committed. Retried, since the grid may
-    still be laying out after a rerun.
+    still be laying out after a rerun (on a loaded machine, several times).
     """
     header = row_height = 35
-    for _attempt in range(3):
+    for _attempt in range(5):
+        wait_idle(page)  # a rerun still drawing the grid moves its cells
         box = grid.bounding_box()
         y = box["y"] + header + row_height * row + row_height / 2
         page.mouse.dblclick(box["x"] + x_offset, y)
