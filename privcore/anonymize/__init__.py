@@ -13,28 +13,47 @@ Adding an algorithm is one module (a function of the shared signature) and one
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from privcore.anonymize.base import LatticeTrace, Progress, Release
-from privcore.anonymize.condensation import condensation
-from privcore.anonymize.fulldomain import datafly, incognito, optimal, samarati
-from privcore.anonymize.kaca import kaca
-from privcore.anonymize.local_suppression import local_suppression
-from privcore.anonymize.mdav import mdav
-from privcore.anonymize.mondrian import mondrian
-from privcore.anonymize.noise import noise
-from privcore.anonymize.pram import pram
-from privcore.anonymize.rank_swap import rank_swap
-from privcore.anonymize.top_bottom import top_bottom
+from privcore.anonymize.parameters import own
 from privcore.core.kinds import ReleaseKind
-from privcore.data.schema import Schema
+from privcore.core.parameters import Parameter
 from privcore.errors import ParameterError
-from privcore.models import PrivacyModel
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from privcore.anonymize.base import Progress, Release
+    from privcore.data.schema import Schema
+    from privcore.models import PrivacyModel
+
+#: Names this package offers that live in its modules (imported on first use: the table
+#: of algorithms is read by the command line's parser, which must not load them).
+_LAZY = {
+    "Release": "privcore.anonymize.base",
+    "LatticeTrace": "privcore.anonymize.base",
+    "Progress": "privcore.anonymize.base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'privcore.anonymize' has no attribute '{name}'")
+
+
+def _constant(module: str, name: str) -> Callable[[], tuple[str, ...]]:
+    """A constant of ``module`` read when first asked for (a choice list kept beside the
+    code that uses it)."""
+
+    def read() -> tuple[str, ...]:
+        return tuple(getattr(importlib.import_module(module), name))
+
+    return read
 
 
 @dataclass(frozen=True)
@@ -44,19 +63,30 @@ class Algorithm:
     generalization lattice; "local": per-record recoding; "synthetic": synthetic
     records; "perturbative": values changed — averaged, randomized, swapped, coded or
     blanked, :mod:`privcore.anonymize.perturbative`), the paper (``source``) and the
-    names of its own options (request fields, :data:`privcore.runs.registry.OPTIONS`).
+    options it has of its own (``parameters``: each a
+    :class:`~privcore.core.parameters.Parameter` with its default, range or choices, step,
+    help and words — the request, the command line, the Anonymize page's widgets, the
+    spec and the History read them from here).
     ``enforces_models``: the release meets the constraints (or the algorithm raises
     :class:`~privcore.errors.InfeasibleError`); False for the perturbative methods that
     release what the perturbation gives and report the k, l and t it has. Calling it
-    calls the function."""
+    calls the function (imported on first call when named by its path)."""
 
     name: str
-    function: Callable[..., Release]
+    function: Callable[..., Release] | str
     title: str
     family: str
     source: str
-    options: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
     enforces_models: bool = True
+
+    def __post_init__(self) -> None:
+        own(*self.parameters)
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The names of its own parameters."""
+        return tuple(p.name for p in self.parameters)
 
     @property
     def kind(self) -> ReleaseKind:
@@ -70,102 +100,244 @@ class Algorithm:
             return ReleaseKind.PERTURBED
         return ReleaseKind.GENERALIZED
 
+    def implementation(self) -> Callable[..., Release]:
+        """The function (``function`` may name it as ``"module:function"``, imported now)."""
+        if callable(self.function):
+            return self.function
+        module, _, name = self.function.partition(":")
+        return getattr(importlib.import_module(module), name)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Release:
-        return self.function(*args, **kwargs)
+        return self.implementation()(*args, **kwargs)
 
 
+def _number(
+    name: str,
+    help: str,
+    default: float,
+    step: float,
+    low: float,
+    high: float,
+    *,
+    above: bool = False,
+) -> Parameter:
+    """An algorithm's number option from ``low`` (excluded when ``above``) to ``high``,
+    labelled ``an.<name>`` on the pages."""
+    return Parameter(
+        name,
+        "float",
+        help,
+        minimum=low,
+        maximum=high,
+        open_minimum=above,
+        default=default,
+        step=step,
+        label=f"an.{name}",
+    )
+
+
+def _choice(
+    name: str,
+    help: str,
+    choices: Callable[[], tuple[str, ...]],
+    default: str,
+    **words: str,
+) -> Parameter:
+    """An algorithm's choice option, labelled ``an.<name>`` on the pages; its choices are
+    read when asked for (the command line's help lists them after the help text)."""
+    return Parameter(
+        name, "choice", help, choices=choices, default=default, label=f"an.{name}", **words
+    )
+
+
+#: The lattice searches' loss (samarati, incognito, optimal: one parameter, three owners).
+LOSS_METRIC = _choice(
+    "loss_metric",
+    "loss minimized by samarati/incognito/optimal",
+    _constant("privcore.anonymize.lattice_loss", "LOSS_METRICS"),
+    "ncp",
+    choice_words="metric.",
+)
+SUMMARY = _choice(
+    "summary",
+    "how Mondrian shows numeric partitions",
+    _constant("privcore.anonymize.mondrian", "SUMMARIES"),
+    "range",
+)
+BETA = _number(
+    "beta",
+    "kaca: exponent β of the weights 1/(j−1)^β of the weighted hierarchical distance "
+    "between classes (0: every generalization step costs the same)",
+    1.0,
+    0.1,
+    0.0,
+    10.0,
+)
+PRAM_RETAIN = _number(
+    "pram_retain",
+    "pram: least probability of a category keeping itself (sdcMicro pd), 0–1",
+    0.8,
+    0.05,
+    0.0,
+    1.0,
+)
+PRAM_ALPHA = _number(
+    "pram_alpha",
+    "pram: share of the invariant transition matrix, the rest unchanged (sdcMicro alpha), 0–1",
+    0.5,
+    0.05,
+    0.0,
+    1.0,
+)
+NOISE_LEVEL = _number(
+    "noise_level",
+    "noise: noise covariance as a share of the data's (0.1: 10 percent of each variance), "
+    "above 0, at most 10",
+    0.1,
+    0.01,
+    0.0,
+    10.0,
+    above=True,
+)
+NOISE_KIND = _choice(
+    "noise_kind",
+    "noise: added to the values, or to their logarithms (multiplicative)",
+    _constant("privcore.anonymize.noise", "NOISE_KINDS"),
+    "additive",
+)
+SWAP_PERCENT = _number(
+    "swap_percent",
+    "rank_swap: largest rank distance of a swap, percent of the records",
+    5.0,
+    0.5,
+    0.0,
+    100.0,
+    above=True,
+)
+TOP_PERCENTILE = _number(
+    "top_percentile",
+    "top_bottom: values above this percentile are coded (100: none)",
+    95.0,
+    0.5,
+    0.0,
+    100.0,
+    above=True,
+)
+BOTTOM_PERCENTILE = _number(
+    "bottom_percentile",
+    "top_bottom: values below this percentile are coded (0: none)",
+    5.0,
+    0.5,
+    0.0,
+    100.0,
+)
+
+_LOCAL, _PERTURBATIVE = "local", "perturbative"
 ALGORITHMS: dict[str, Algorithm] = {
     a.name: a
     for a in (
-        Algorithm("datafly", datafly, "Datafly", "full_domain", "Sweeney 2002"),
+        Algorithm(
+            "datafly",
+            "privcore.anonymize.fulldomain:datafly",
+            "Datafly",
+            "full_domain",
+            "Sweeney 2002",
+        ),
         Algorithm(
             "samarati",
-            samarati,
+            "privcore.anonymize.fulldomain:samarati",
             "Samarati",
             "full_domain",
             "Samarati 2001",
-            ("loss_metric",),
+            (LOSS_METRIC,),
         ),
         Algorithm(
             "incognito",
-            incognito,
+            "privcore.anonymize.fulldomain:incognito",
             "Incognito",
             "full_domain",
             "LeFevre, DeWitt & Ramakrishnan 2005",
-            ("loss_metric",),
+            (LOSS_METRIC,),
         ),
         Algorithm(
             "optimal",
-            optimal,
+            "privcore.anonymize.fulldomain:optimal",
             "Optimal full-domain search",
             "full_domain",
             "Kohlmayer et al. 2012 (ARX's Flash)",
-            ("loss_metric",),
+            (LOSS_METRIC,),
         ),
         Algorithm(
             "mondrian",
-            mondrian,
+            "privcore.anonymize.mondrian:mondrian",
             "Mondrian",
-            "local",
+            _LOCAL,
             "LeFevre, DeWitt & Ramakrishnan 2006",
-            ("summary",),
+            (SUMMARY,),
         ),
-        Algorithm("kaca", kaca, "KACA", "local", "Li, Wong, Fu & Pei 2006"),
+        Algorithm(
+            "kaca",
+            "privcore.anonymize.kaca:kaca",
+            "KACA",
+            _LOCAL,
+            "Li, Wong, Fu & Pei 2006",
+            (BETA,),
+        ),
         Algorithm(
             "condensation",
-            condensation,
+            "privcore.anonymize.condensation:condensation",
             "Condensation",
             "synthetic",
             "Aggarwal & Yu 2004",
         ),
         Algorithm(
             "mdav",
-            mdav,
+            "privcore.anonymize.mdav:mdav",
             "MDAV microaggregation",
-            "perturbative",
+            _PERTURBATIVE,
             "Domingo-Ferrer & Mateo-Sanz 2002",
         ),
         Algorithm(
             "pram",
-            pram,
+            "privcore.anonymize.pram:pram",
             "Invariant PRAM",
-            "perturbative",
+            _PERTURBATIVE,
             "Gouweleeuw, Kooiman, Willenborg & de Wolf 1998",
-            ("pram_retain", "pram_alpha"),
+            (PRAM_RETAIN, PRAM_ALPHA),
             enforces_models=False,
         ),
         Algorithm(
             "noise",
-            noise,
+            "privcore.anonymize.noise:noise",
             "Correlated noise",
-            "perturbative",
+            _PERTURBATIVE,
             "Kim 1986; Brand 2002",
-            ("noise_level", "noise_kind"),
+            (NOISE_LEVEL, NOISE_KIND),
             enforces_models=False,
         ),
         Algorithm(
             "rank_swap",
-            rank_swap,
+            "privcore.anonymize.rank_swap:rank_swap",
             "Rank swapping",
-            "perturbative",
+            _PERTURBATIVE,
             "Moore 1996",
-            ("swap_percent",),
+            (SWAP_PERCENT,),
             enforces_models=False,
         ),
         Algorithm(
             "top_bottom",
-            top_bottom,
+            "privcore.anonymize.top_bottom:top_bottom",
             "Top and bottom coding",
-            "perturbative",
+            _PERTURBATIVE,
             "sdcMicro topBotCoding (Templ, Kowarik & Meindl 2015)",
-            ("top_percentile", "bottom_percentile"),
+            (TOP_PERCENTILE, BOTTOM_PERCENTILE),
             enforces_models=False,
         ),
         Algorithm(
             "local_suppression",
-            local_suppression,
+            "privcore.anonymize.local_suppression:local_suppression",
             "Local suppression",
-            "perturbative",
+            _PERTURBATIVE,
             "sdcMicro localSuppression (Templ, Kowarik & Meindl 2015)",
         ),
     )

@@ -55,7 +55,6 @@ from privcore.anonymize.problem import (
 from privcore.anonymize.release import (
     GENERALIZATION_LOSS,
     SPEC_FORMAT,
-    SPEC_OPTIONS,
     LatticeTrace,
     Release,
     weighted_fingerprint,
@@ -68,7 +67,6 @@ __all__ = [
     "LOCAL_RECODING_ROWS_ENV",
     "PROGRESS_INTERVAL",
     "SPEC_FORMAT",
-    "SPEC_OPTIONS",
     "ClassChecker",
     "LatticeTrace",
     "Problem",

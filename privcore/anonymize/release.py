@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.anonymize.parameters import owned_names
 from privcore.core.jsonsafe import plain
 from privcore.core.kinds import ReleaseKind
 from privcore.data.schema import Schema
@@ -26,18 +27,6 @@ from privcore.errors import ParameterError
 from privcore.measure.report import ReleaseMeasurement
 
 SPEC_FORMAT = "privcore-release-spec/1"
-SPEC_OPTIONS = (  # algorithm keywords a spec replays
-    "loss_metric",
-    "summary",
-    "beta",
-    "pram_retain",
-    "pram_alpha",
-    "noise_level",
-    "noise_kind",
-    "swap_percent",
-    "top_percentile",
-    "bottom_percentile",
-)
 
 
 #: The loss figures that read how coarse a released cell is against the original it
@@ -217,7 +206,7 @@ class Release:
             "constraints": self.params.get("constraints", []),
             "max_suppression": self.params.get("max_suppression", 0.0),
             "seed": self.params.get("seed", 0),
-            "options": {k: self.params[k] for k in SPEC_OPTIONS if k in self.params},
+            "options": {k: v for k, v in self.params.items() if k in owned_names()},
             "schema": None if self.schema is None else self.schema.to_dict(),
             "input": None
             if self.source is None

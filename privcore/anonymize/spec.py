@@ -35,7 +35,6 @@ import pandas as pd
 
 from privcore.anonymize.base import (
     SPEC_FORMAT,
-    SPEC_OPTIONS,
     Progress,
     Release,
     checked_weights,
@@ -45,6 +44,7 @@ from privcore.anonymize.base import (
     weighted_fingerprint,
 )
 from privcore.anonymize.lattice import Lattice
+from privcore.anonymize.parameters import owned_names
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError, PrivcoreError
 from privcore.models import model_from_dict
@@ -162,7 +162,7 @@ def reproduce(
             df, schema, constraints, node, algorithm, max_suppression, seed, progress, weights
         )
     else:
-        options = {k: v for k, v in dict(spec.get("options") or {}).items() if k in SPEC_OPTIONS}
+        options = {k: v for k, v in dict(spec.get("options") or {}).items() if k in owned_names()}
         release = anonymize(
             df,
             schema,

@@ -22,23 +22,38 @@ from privcore.cli.risk import add_risk_command
 from privcore.cli.toolkit import EXIT_BAD_INPUT, EXIT_OK, Parser, terminal_safe
 from privcore.errors import PrivcoreError
 
-#: Every command, in the order ``privcore --help`` lists them.
+#: Every command module's ``add_…`` function with the names of the commands it adds, in
+#: the order ``privcore --help`` lists them.
 _COMMANDS = (
-    add_profile_command,
-    add_measure_command,
-    add_anonymize_command,
-    add_attack_command,
-    add_analysis_commands,
-    add_audit_command,
-    add_report_command,
-    add_dp_commands,
-    add_risk_command,
-    add_history_command,
+    (("profile",), add_profile_command),
+    (("measure",), add_measure_command),
+    (("anonymize",), add_anonymize_command),
+    (("attack",), add_attack_command),
+    (("background", "ordering", "complementary", "sweep", "reconstruct"), add_analysis_commands),
+    (("audit",), add_audit_command),
+    (("report",), add_report_command),
+    (("dp",), add_dp_commands),
+    (("risk",), add_risk_command),
+    (("history",), add_history_command),
 )
+_HELP_FLAGS = ("-h", "--help")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``privcore`` and its commands."""
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not an option: ``privcore``
+    itself has only flags), or None."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if any(word in names for names, _ in _COMMANDS) else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """``privcore`` and its commands. With ``argv`` (the words to be parsed), only the
+    command they name is built in full and every other one is a name only — building a
+    command's options reads what it offers (the algorithms' own options import the
+    algorithms), so ``privcore measure`` does not pay for ``anonymize``; without a
+    command, only ``--help`` needs the commands' words, and ``--version`` needs none."""
     parser = Parser(
         prog="privcore",
         description="Privacy Workbench from the command line: profile, anonymize, measure, "
@@ -48,15 +63,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"privcore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for add_command in _COMMANDS:
-        add_command(sub)
+    chosen = None if argv is None else _command_in(argv)
+    build_all = argv is None or (chosen is None and any(w in _HELP_FLAGS for w in argv))
+    for names, add_command in _COMMANDS:
+        if build_all or chosen in names:
+            add_command(sub)
+        else:
+            for name in names:
+                sub.add_parser(name)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``privcore ARGV`` and return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     if getattr(args, "action", None) == "show" and args.id is None:
         parser.error("history show needs a run id")
     try:

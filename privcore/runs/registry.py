@@ -3,9 +3,13 @@
 The command line's options (``privcore COMMAND --help``) and the pages' widgets are built
 from these entries, so a choice list, a default or a range exists in one place:
 
-- :data:`OPTIONS`: every parameter of a request (:mod:`privcore.runs.requests`) — its
-  type, range or choices, and its help text. A request's *default* is the default of its
-  dataclass field; :data:`OPTIONS` says what a valid value is.
+- :data:`REQUEST_OPTIONS`: every parameter of a request (:mod:`privcore.runs.requests`)
+  — its type, range or choices, and its help text. A request's *default* is the default
+  of its dataclass field; the option says what a valid value is.
+- An algorithm's own options are declared by the algorithm (its line of
+  :data:`privcore.anonymize.ALGORITHMS`: a :class:`~privcore.core.parameters.Parameter`
+  with its default, range or choices, step, help and words): :func:`algorithm_parameters`
+  gathers them, and :data:`OPTIONS` shows both kinds under one name.
 - :data:`ALGORITHMS`, :data:`MODELS`, :data:`MECHANISMS`, :data:`ATTACKS`: name →
   :class:`Entry` (title, family, source, the options it adds).
 
@@ -19,10 +23,11 @@ choices, the Anonymize page's list and the request's validation follow
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from privcore.core.parameters import Parameter
 from privcore.models import DISTANCES, L_KINDS
 
 __all__ = [
@@ -34,8 +39,10 @@ __all__ = [
     "MECHANISMS",
     "MODELS",
     "OPTIONS",
+    "REQUEST_OPTIONS",
     "Entry",
     "Option",
+    "algorithm_parameters",
     "mechanism_entries",
 ]
 
@@ -47,37 +54,16 @@ ALIGNMENTS = ("position", "auto", "none")
 DENSITIES = ("kde", "histogram")
 
 
-@dataclass(frozen=True)
-class Option:
-    """One parameter: ``kind`` is "int", "float", "choice", "text", "flag", "columns"
-    (a list of column names) or "numbers" (a list of numbers, each in the range);
-    ``choices`` for a choice, ``minimum``/``maximum`` for numbers (inclusive unless
-    ``open_minimum``); ``optional`` when ``None`` means "not
-    asked for" (a model the user did not choose)."""
-
-    name: str
-    kind: str
-    help: str
-    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    open_minimum: bool = False
-    optional: bool = False
-    metavar: str | None = None
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-    def allowed(self) -> tuple[str, ...] | None:
-        return self.choices() if callable(self.choices) else self.choices
+#: A parameter of a request (:class:`privcore.core.parameters.Parameter`).
+Option = Parameter
 
 
 @dataclass(frozen=True)
 class Entry:
-    """Something runnable: ``name`` (the key used everywhere), ``title`` (English; the
+    r"""Something runnable: ``name`` (the key used everywhere), ``title`` (English; the
     pages translate ``<registry>.<name>``), ``family``, ``source`` (the paper), the
-    names of the :data:`OPTIONS` it adds, and ``run`` (the library function)."""
+    names of the options it adds (an algorithm's own :class:`Parameter`\ s in
+    ``parameters``), and ``run`` (the library function)."""
 
     name: str
     title: str
@@ -86,6 +72,7 @@ class Entry:
     options: tuple[str, ...] = ()
     run: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    parameters: tuple[Parameter, ...] = ()
 
 
 class _Live(Mapping[str, Entry]):
@@ -123,9 +110,30 @@ def algorithm_entries() -> dict[str, Entry]:
     from privcore.anonymize import ALGORITHMS as ALGORITHM_TABLE
 
     return {
-        name: Entry(name, a.title, a.family, a.source, tuple(a.options), a.function)
+        name: Entry(
+            name,
+            a.title,
+            a.family,
+            a.source,
+            tuple(a.options),
+            a.function,
+            parameters=tuple(a.parameters),
+        )
         for name, a in ALGORITHM_TABLE.items()
     }
+
+
+def algorithm_parameters() -> dict[str, Parameter]:
+    """Every algorithm's own parameters by name, in the order of the algorithms' table
+    (read on each call, so that an algorithm added there brings its options). A name
+    two algorithms share is one parameter (the lattice searches' ``loss_metric``)."""
+    from privcore.anonymize import ALGORITHMS as ALGORITHM_TABLE
+
+    out: dict[str, Parameter] = {}
+    for algorithm in ALGORITHM_TABLE.values():
+        for parameter in algorithm.parameters:
+            out.setdefault(parameter.name, parameter)
+    return out
 
 
 ALGORITHMS: Mapping[str, Entry] = _Live(algorithm_entries)
@@ -190,7 +198,7 @@ def _o(name: str, kind: str, help: str, **more: Any) -> Option:
     return Option(name, kind, help, **more)
 
 
-OPTIONS: dict[str, Option] = {
+REQUEST_OPTIONS: dict[str, Option] = {
     o.name: o
     for o in (
         # columns and rows
@@ -210,71 +218,6 @@ OPTIONS: dict[str, Option] = {
             "share of rows that may be suppressed, 0–1",
             minimum=0.0,
             maximum=1.0,
-        ),
-        _o(
-            "loss_metric",
-            "choice",
-            "loss minimized by samarati/incognito/optimal",
-            choices=_constant("privcore.anonymize.lattice", "LOSS_METRICS"),
-        ),
-        _o(
-            "summary",
-            "choice",
-            "how Mondrian shows numeric partitions",
-            choices=_constant("privcore.anonymize.mondrian", "SUMMARIES"),
-        ),
-        _o(
-            "pram_retain",
-            "float",
-            "pram: least probability of a category keeping itself (sdcMicro pd), 0–1",
-            minimum=0.0,
-            maximum=1.0,
-        ),
-        _o(
-            "pram_alpha",
-            "float",
-            "pram: share of the invariant transition matrix, the rest unchanged (sdcMicro "
-            "alpha), 0–1",
-            minimum=0.0,
-            maximum=1.0,
-        ),
-        _o(
-            "noise_level",
-            "float",
-            "noise: noise covariance as a share of the data's (0.1: 10 percent of each "
-            "variance), above 0, at most 10",
-            minimum=0.0,
-            maximum=10.0,
-            open_minimum=True,
-        ),
-        _o(
-            "noise_kind",
-            "choice",
-            "noise: added to the values, or to their logarithms (multiplicative)",
-            choices=_constant("privcore.anonymize.noise", "NOISE_KINDS"),
-        ),
-        _o(
-            "swap_percent",
-            "float",
-            "rank_swap: largest rank distance of a swap, percent of the records",
-            minimum=0.0,
-            maximum=100.0,
-            open_minimum=True,
-        ),
-        _o(
-            "top_percentile",
-            "float",
-            "top_bottom: values above this percentile are coded (100: none)",
-            minimum=0.0,
-            maximum=100.0,
-            open_minimum=True,
-        ),
-        _o(
-            "bottom_percentile",
-            "float",
-            "top_bottom: values below this percentile are coded (0: none)",
-            minimum=0.0,
-            maximum=100.0,
         ),
         _o("seed", "int", "seed of the algorithm, roll or sampling", minimum=0, maximum=2**63 - 1),
         # privacy models
@@ -419,3 +362,36 @@ OPTIONS: dict[str, Option] = {
         ),
     )
 }
+
+
+class _Options(MutableMapping[str, Option]):
+    """Every option by name: the requests' (:data:`REQUEST_OPTIONS`) and the algorithms'
+    own, declared in their lines of :data:`privcore.anonymize.ALGORITHMS` — a view, not a
+    second copy. A name among the requests' options is found without reading the
+    algorithms (the command line imports only what a command runs)."""
+
+    def __getitem__(self, name: str) -> Option:
+        if name in REQUEST_OPTIONS:
+            return REQUEST_OPTIONS[name]
+        return algorithm_parameters()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in REQUEST_OPTIONS or name in algorithm_parameters()
+
+    def __setitem__(self, name: str, option: Option) -> None:
+        """A request option set (a test that widens a choice): kept among the requests'."""
+        REQUEST_OPTIONS[name] = option
+
+    def __delitem__(self, name: str) -> None:
+        del REQUEST_OPTIONS[name]
+
+    def __iter__(self):
+        yield from REQUEST_OPTIONS
+        yield from (name for name in algorithm_parameters() if name not in REQUEST_OPTIONS)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+#: Every option: the requests' and the algorithms' own.
+OPTIONS: MutableMapping[str, Option] = _Options()

@@ -11,16 +11,17 @@ spec records of how the release was made; ``from_dict()`` reads it back.
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from privcore.core.jsonsafe import plain
+from privcore.core.parameters import Parameter
 from privcore.core.privacy_parameters import check_epsilon
 from privcore.errors import ParameterError
 from privcore.models import KAnonymity, PrivacyModel, TCloseness, l_diversity
-from privcore.runs.registry import ALGORITHMS, OPTIONS
+from privcore.runs.registry import ALGORITHMS, OPTIONS, REQUEST_OPTIONS, algorithm_parameters
 
 __all__ = [
     "AnonymizeRequest",
@@ -42,89 +43,23 @@ __all__ = [
 
 
 def _bad(name: str, value: Any, what: str) -> ParameterError:
-    option = OPTIONS.get(name)
-    label = option.flag if option else name
+    option = REQUEST_OPTIONS.get(name)
+    if option is not None:
+        return option.refusal(value, what)
     return ParameterError(
-        f"{label} must be {what}, not {value!r}.",
+        f"{name} must be {what}, not {value!r}.",
         code="parameter.invalid",
         option=name,
         allowed=what,
     )
 
 
-def _number_text(number: float) -> str:
-    return str(number) if isinstance(number, int) else f"{number:g}"
-
-
-def _range_words(option: Any, *, finite: bool = False) -> str:
-    """What a valid value of the number option is, in words: "a whole number from 0 to
-    9223372036854775807", "a number above 0", "a finite number from 0 to 1"."""
-    noun = ("a finite " if finite else "a ") + (
-        "whole number" if option.kind == "int" else "number"
-    )
-    low, high = option.minimum, option.maximum
-    if low is None:
-        return noun if high is None else f"{noun} of at most {_number_text(high)}"
-    if high is None:
-        return f"{noun} {'above' if option.open_minimum else 'of at least'} {_number_text(low)}"
-    if option.open_minimum:
-        return f"{noun} above {_number_text(low)} and at most {_number_text(high)}"
-    return f"{noun} from {_number_text(low)} to {_number_text(high)}"
-
-
 def check_value(name: str, value: Any) -> Any:
-    """``value`` for the option ``name``, checked against :data:`OPTIONS` (numbers in
-    range and finite, whole where asked, choices known, columns a list of names). A
-    refused number names the whole valid range in its message (``_range_words``); whole
-    numbers are compared exactly (a seed near 2**63 is not rounded through a float)."""
-    option = OPTIONS[name]
-    if value is None:
-        if option.optional:
-            return None
-        raise _bad(name, value, "given")
-    kind = option.kind
-    if kind == "columns":
-        names = [value] if isinstance(value, str) else value
-        if not isinstance(names, Sequence) or not all(isinstance(c, str) for c in names):
-            raise _bad(name, value, "a list of column names")
-        return tuple(names)
-    if kind == "choice":
-        allowed = option.allowed() or ()
-        if value not in allowed:
-            raise _bad(name, value, "one of " + ", ".join(allowed))
-        return value
-    if kind == "text":
-        if not isinstance(value, str):
-            raise _bad(name, value, "text")
-        return value
-    if kind == "flag":
-        return bool(value)
-    if kind == "numbers":
-        numbers = [value] if isinstance(value, (int, float)) else value
-        if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence) or not numbers:
-            raise _bad(name, value, "a list of numbers, each " + _range_words(option))
-        return tuple(_checked_number(name, option, number) for number in numbers)
-    return _checked_number(name, option, value)
-
-
-def _checked_number(name: str, option: Any, value: Any) -> int | float:
-    """One number of the option ``name``: finite, whole where asked, in range."""
-    kind = "int" if option.kind == "int" else "float"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _bad(name, value, _range_words(option))
-    if not math.isfinite(value):
-        raise _bad(name, value, _range_words(option, finite=True))
-    if kind == "int":
-        if isinstance(value, float) and not value.is_integer():
-            raise _bad(name, value, _range_words(option))
-        value = int(value)
-    else:
-        value = float(value)
-    low, high = option.minimum, option.maximum
-    too_low = low is not None and (value < low or (option.open_minimum and value == low))
-    if too_low or (high is not None and value > high):
-        raise _bad(name, value, _range_words(option))
-    return value
+    """``value`` for the option ``name``, checked against :data:`OPTIONS`
+    (:meth:`privcore.core.parameters.Parameter.check`: numbers in range and finite, whole
+    where asked, choices known, columns a list of names; a refusal names the whole valid
+    range)."""
+    return OPTIONS[name].check(value)
 
 
 class Request:
@@ -138,8 +73,14 @@ class Request:
     def __post_init__(self) -> None:
         for f in fields(self):  # type: ignore[arg-type]
             name = self.option_names.get(f.name, f.name)
-            if name in OPTIONS:
+            if name in REQUEST_OPTIONS:
                 object.__setattr__(self, f.name, check_value(name, getattr(self, f.name)))
+
+    @classmethod
+    def parameters(cls) -> dict[str, Parameter]:
+        """Parameters the request takes beyond its fields (an algorithm's own options),
+        by name; none by default."""
+        return {}
 
     def to_dict(self) -> dict[str, Any]:
         """The parameters as plain JSON types (the history's ``params``)."""
@@ -169,10 +110,18 @@ def _models(request: Any, *, with_k: bool) -> list[PrivacyModel]:
     return models
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class AnonymizeRequest(Request):
     """Anonymize a table: the algorithm, the columns, the privacy models (k always; l and
-    t when given), the suppression limit, the algorithm's own options and the seed."""
+    t when given), the suppression limit, the algorithm's own options and the seed.
+
+    The algorithms' own options are declared by each algorithm (its line of
+    :data:`privcore.anonymize.ALGORITHMS`; :func:`registry.algorithm_parameters`), not
+    here: the request holds every declared option — given, or its declared default — in
+    ``settings``, and shows each one as a field of its own (``request.noise_level``,
+    :func:`dataclasses.fields`, :meth:`to_dict`, :meth:`replace`; :class:`_DeclaredFields`).
+    So an option added to an algorithm's declaration is a keyword of the request, an
+    option of the command line and a widget of the page with nothing else to change."""
 
     kind: ClassVar[str] = "anonymize"
     algorithm: str = "optimal"
@@ -185,21 +134,47 @@ class AnonymizeRequest(Request):
     t: float | None = None
     t_distance: str = "auto"
     max_suppression: float = 0.05
-    loss_metric: str = "ncp"
-    summary: str = "range"
-    pram_retain: float = 0.8
-    pram_alpha: float = 0.5
-    noise_level: float = 0.1
-    noise_kind: str = "additive"
-    swap_percent: float = 5.0
-    top_percentile: float = 95.0
-    bottom_percentile: float = 5.0
+    #: Every algorithm's own options, (name, value) in declaration order: shown as fields.
+    settings: tuple[tuple[str, Any], ...] = ()
     seed: int = 0
+
+    def __init__(self, **values: Any) -> None:
+        declared = algorithm_parameters()
+        settings = dict(values.pop("settings", ()) or ())
+        for name in list(values):
+            if name in declared:
+                settings[name] = values.pop(name)
+        own = _own_fields(type(self))
+        unknown = set(values) - set(own)
+        if unknown:
+            raise TypeError(
+                f"AnonymizeRequest got an unexpected keyword argument '{sorted(unknown)[0]}'"
+            )
+        for name, f in own.items():
+            object.__setattr__(self, name, values.get(name, f.default))
+        checked = tuple(
+            (name, parameter.check(settings.get(name, parameter.default)))
+            for name, parameter in declared.items()
+        )
+        object.__setattr__(self, "settings", checked)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.k is None:  # an anonymization always has a class size to reach
             raise _bad("k", None, "a whole number of at least 1")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "settings":
+            raise AttributeError(name)
+        for key, value in self.__dict__.get("settings", ()):
+            if key == name:
+                return value
+        raise AttributeError(f"'AnonymizeRequest' object has no attribute '{name}'")
+
+    @classmethod
+    def parameters(cls) -> dict[str, Parameter]:
+        return algorithm_parameters()
 
     def constraints(self) -> list[PrivacyModel]:
         return _models(self, with_k=True)
@@ -207,6 +182,66 @@ class AnonymizeRequest(Request):
     def options(self) -> dict[str, Any]:
         """The chosen algorithm's own options (:data:`ALGORITHMS` says which)."""
         return {name: getattr(self, name) for name in ALGORITHMS[self.algorithm].options}
+
+
+class _DeclaredFields(dict):
+    """The fields :func:`dataclasses.fields` shows of :class:`AnonymizeRequest`: its own,
+    with one field per declared algorithm option (default: the declared one) where
+    ``settings`` stands, read from the algorithms on each access. The dict itself keeps
+    the request's own fields (the storage the dataclass machinery built)."""
+
+    def _shown(self) -> dict[str, dataclasses.Field]:
+        shown: dict[str, dataclasses.Field] = {}
+        for name, f in dict.items(self):
+            if name == "settings":
+                shown.update(_declared_fields(tuple(algorithm_parameters().values())))
+            else:
+                shown[name] = f
+        return shown
+
+    def __getitem__(self, name: str) -> dataclasses.Field:
+        return self._shown()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._shown()
+
+    def __iter__(self):
+        return iter(self._shown())
+
+    def __len__(self) -> int:
+        return len(self._shown())
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._shown().get(name, default)
+
+    def keys(self):
+        return self._shown().keys()
+
+    def values(self):
+        return self._shown().values()
+
+    def items(self):
+        return self._shown().items()
+
+
+@functools.cache
+def _declared_fields(parameters: tuple[Parameter, ...]) -> dict[str, dataclasses.Field]:
+    """A dataclass field per declared parameter, with its default (built by
+    :func:`dataclasses.make_dataclass`, so each is a complete field)."""
+    made = dataclasses.make_dataclass(
+        "DeclaredOptions",
+        [(p.name, Any, dataclasses.field(default=p.default)) for p in parameters],
+        frozen=True,
+    )
+    return dict(made.__dataclass_fields__)
+
+
+def _own_fields(cls: type) -> dict[str, dataclasses.Field]:
+    """The request's own fields (not ``settings``, not the declared options)."""
+    return {n: f for n, f in dict.items(cls.__dataclass_fields__) if n != "settings"}
+
+
+AnonymizeRequest.__dataclass_fields__ = _DeclaredFields(AnonymizeRequest.__dataclass_fields__)
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,17 @@ from typing import Any
 
 import streamlit as st
 
+from privcore.core.parameters import Parameter
 from privcore.data import Schema
 from privcore.runs.registry import ALGORITHMS, OPTIONS
 from ui.common.i18n import labels, t
 from ui.common.state import keep
-from ui.common.workspace.actions import DEFAULTS, NUMBER_STEPS
+from ui.common.workspace.actions import DEFAULTS, widget_key
 from ui.common.workspace.names import algorithm_title, choice_title
 
 K_SLIDER_TOP = 100  # the slider's range (the registry sets no upper bound on k)
 SUPPRESSION_STEP = 0.5  # the suppression slider's step, in percent
+RADIO_CHOICES = 3  # an option with at most this many choices is a row of radio buttons
 
 
 def _choices(option: str) -> list[str]:
@@ -158,59 +160,45 @@ def _t_closeness(scope: str) -> tuple[bool, float, str]:
 
 
 def _algorithm_options(algorithm: str, scope: str) -> dict[str, Any]:
-    """The widgets of the options ``algorithm`` has of its own (its loss metric, its
-    summary, a perturbative method's numbers and noise), and their values."""
-    options = ALGORITHMS[algorithm].options
-    values: dict[str, Any] = {}
-    if "loss_metric" in options:
-        metrics = _choices("loss_metric")
-        values["loss_metric"] = st.selectbox(
-            t("an.loss_metric"),
-            metrics,
-            index=metrics.index(DEFAULTS.loss_metric),
-            format_func=labels(metrics, lambda m: choice_title(f"metric.{m}", m)),
-            key=keep("an_metric", scope=scope, valid=_among(metrics)),
-        )
-    if "summary" in options:
-        summaries = _choices("summary")
-        values["summary"] = st.radio(
-            t("an.summary"),
-            summaries,
-            horizontal=True,
-            format_func=labels(summaries, lambda s: choice_title(f"an.summary_{s}", s)),
-            key=keep("an_summary", scope=scope, valid=_among(summaries)),
-        )
-    for name in options:
-        if name in NUMBER_STEPS:
-            values[name] = _number_option(name, scope)
-    if "noise_kind" in options:
-        kinds = _choices("noise_kind")
-        values["noise_kind"] = st.radio(
-            t("an.noise_kind"),
-            kinds,
-            horizontal=True,
-            index=kinds.index(DEFAULTS.noise_kind),
-            format_func=labels(kinds, lambda s: choice_title(f"an.noise_kind_{s}", s)),
-            key=keep("an_noise_kind", scope=scope, valid=_among(kinds)),
-        )
-    return values
+    """The widgets of the options ``algorithm`` has of its own, each built from its
+    declaration (:class:`~privcore.core.parameters.Parameter`: kind, range, step, default,
+    words), and their values."""
+    return {
+        parameter.name: _parameter_widget(parameter, scope)
+        for parameter in ALGORITHMS[algorithm].parameters
+    }
 
 
-def _number_option(name: str, scope: str) -> float:
-    """A number input for the algorithm option ``name`` within the registry's range (an
-    open lower bound starts one step above it), the request's default, kept per data set."""
-    option, step = OPTIONS[name], NUMBER_STEPS[name]
-    low = float(option.minimum) if option.minimum is not None else None
-    if low is not None and option.open_minimum:
+def _parameter_widget(parameter: Parameter, scope: str) -> Any:
+    """One algorithm option's widget, kept per data set: a choice as a radio (up to three
+    choices) or a select box, a number as a number input within the declared range (an
+    open lower bound starts one step above it), at the declared default."""
+    key = widget_key(parameter.name)
+    label = t(parameter.label_key)
+    if parameter.kind == "choice":
+        choices = list(parameter.allowed() or ())
+        index = choices.index(parameter.default) if parameter.default in choices else 0
+        words = labels(choices, lambda c: choice_title(f"{parameter.choice_key_prefix}{c}", str(c)))
+        kept = keep(key, scope=scope, valid=_among(choices))
+        if len(choices) <= RADIO_CHOICES:
+            return st.radio(
+                label, choices, horizontal=True, index=index, format_func=words, key=kept
+            )
+        return st.selectbox(label, choices, index=index, format_func=words, key=kept)
+    whole = parameter.kind == "int"
+    cast = int if whole else float
+    step = cast(parameter.widget_step)
+    low = cast(parameter.minimum) if parameter.minimum is not None else None
+    if low is not None and parameter.open_minimum:
         low += step
-    high = float(option.maximum) if option.maximum is not None else None
-    return float(
+    high = cast(parameter.maximum) if parameter.maximum is not None else None
+    return cast(
         st.number_input(
-            t(f"an.{name}"),
+            label,
             min_value=low,
             max_value=high,
-            value=float(getattr(DEFAULTS, name)),
+            value=cast(parameter.default),
             step=step,
-            key=keep(f"an_{name}", scope=scope),
+            key=keep(key, scope=scope),
         )
     )

@@ -45,7 +45,7 @@ from typing import Any
 import pandas as pd
 
 from privcore.dp.audit import AUDIT_MECHANISMS, DEFAULT_GAUSSIAN_DELTA, SUM_RECORDS
-from privcore.runs.registry import ALGORITHMS, MECHANISMS
+from privcore.runs.registry import ALGORITHMS, MECHANISMS, algorithm_parameters
 from privcore.words.catalog import (
     catalogue,
     check_label,
@@ -111,11 +111,13 @@ def _label_keys(key: Any, parent: Any) -> list[str]:
     keys = []
     if parent is not None:
         keys += [f"history.field.{parent}.{key}", REUSED.get(f"{parent}.{key}")]
+    declared = algorithm_parameters().get(str(key))  # an algorithm's own option
     keys += [
         f"history.field.{key}",
         f"figure.{key}",
         f"report.threshold.{key}",
         REUSED.get(str(key)),
+        None if declared is None else declared.label_key,
         f"param.{key}",
     ]
     return [k for k in keys if k]

@@ -22,8 +22,8 @@ from privcore.cli.toolkit.arguments import (
     whole_number_in,
 )
 from privcore.cli.toolkit.engines import ENGINE_ROWS
-from privcore.runs import OPTIONS, Request
-from privcore.runs.registry import Option
+from privcore.runs import Request
+from privcore.runs.registry import REQUEST_OPTIONS, Option
 
 
 class LazyChoices:
@@ -101,6 +101,7 @@ def add_option(
     help: str | None = None,
     note: str | None = None,
     checked: bool = False,
+    parameter: Option | None = None,
     **more: Any,
 ) -> argparse.Action:
     """The option of the registry's parameter ``name``: its flag (``flags`` gives
@@ -109,8 +110,9 @@ def add_option(
     registry's, or ``help`` where the command's meaning is narrower — followed by
     ``note`` and ``(default …)``. ``more`` goes to ``add_argument`` as it is (``type`` for
     an option the command reads as text, ``choices`` it checks later, ``dest`` for a
-    request's field checked by an option of another name)."""
-    option = OPTIONS[name]
+    request's field checked by an option of another name). ``parameter``: a parameter
+    declared by its owner (an algorithm's own option) rather than the registry's."""
+    option = parameter or REQUEST_OPTIONS[name]
     settings = _reading(option, checked)
     dest = more.pop("dest", name)
     if isinstance(settings.get("choices"), LazyChoices) and "choices" not in more:
@@ -139,17 +141,18 @@ def add_request_options(
 ) -> None:
     """One option per parameter of ``request_class`` (:func:`add_option`) — ``names``,
     else every field of it that :data:`~privcore.runs.registry.OPTIONS` describes (under
-    the option the request names in ``option_names``), in field order — with the
-    request's default (``defaults`` overrides it: ``None`` where the command checks that
-    the option is given). ``flags`` gives other flags, ``notes``
+    the option the request names in ``option_names``) and every parameter its owner
+    declares (:meth:`~privcore.runs.requests.Request.parameters`), in field order — with
+    the request's (or the declared) default (``defaults`` overrides it: ``None`` where
+    the command checks that the option is given). ``flags`` gives other flags, ``notes``
     a few words the command adds to the help. The names are kept in
     ``request_options``, which :func:`privcore.cli.toolkit.running.request` reads."""
     initial = {f.name: f.default for f in fields(request_class) if f.default is not MISSING}
+    own = request_class.parameters()  # an algorithm's options, declared by the algorithm
+    initial.update({name: parameter.default for name, parameter in own.items()})
     initial.update(defaults or {})
     option_names = request_class.option_names
-    chosen = names or [
-        f.name for f in fields(request_class) if option_names.get(f.name, f.name) in OPTIONS
-    ]
+    chosen = list(names or _request_option_names(request_class, own))
     for name in chosen:
         add_option(
             parser,
@@ -158,9 +161,18 @@ def add_request_options(
             default=initial.get(name),
             required=name in required,
             note=(notes or {}).get(name),
+            parameter=own.get(name),
             dest=name,
         )
     parser.set_defaults(request_options=tuple(chosen))
+
+
+def _request_option_names(request_class: type[Request], own: Mapping[str, Option]) -> Iterator[str]:
+    """The options of ``request_class`` in field order: each field the registry
+    describes or the request's owner declares (an algorithm's own options)."""
+    for f in fields(request_class):
+        if f.name in own or request_class.option_names.get(f.name, f.name) in REQUEST_OPTIONS:
+            yield f.name
 
 
 def command(

@@ -22,7 +22,6 @@ results each page keeps per release, how rows are paired, and the verdicts' acti
 from ui.common.workspace.actions import (
     ACTION_FIELDS,
     DEFAULTS,
-    NUMBER_STEPS,
     REQUESTED,
     REVIEW,
     action_button,
@@ -30,6 +29,7 @@ from ui.common.workspace.actions import (
     controls_for,
     try_action,
     verdict_action,
+    widget_key,
 )
 from ui.common.workspace.names import (
     algorithm_title,
@@ -71,7 +71,6 @@ from ui.common.workspace.shelf import (
 __all__ = [
     "ACTION_FIELDS",
     "DEFAULTS",
-    "NUMBER_STEPS",
     "PAIRINGS",
     "RELEASE_TYPES",
     "REQUESTED",
@@ -107,4 +106,5 @@ __all__ = [
     "shelve_made",
     "try_action",
     "verdict_action",
+    "widget_key",
 ]

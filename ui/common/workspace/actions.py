@@ -22,16 +22,13 @@ REVIEW = "review"  # REQUESTED's value when the release it makes is to be review
 DEFAULTS = AnonymizeRequest()
 
 
-#: The step of each perturbative method's number option; its range and default are the
-#: registry's (:data:`~privcore.runs.registry.OPTIONS`) and the request's.
-NUMBER_STEPS = {
-    "pram_retain": 0.05,
-    "pram_alpha": 0.05,
-    "noise_level": 0.01,
-    "swap_percent": 0.5,
-    "top_percentile": 0.5,
-    "bottom_percentile": 0.5,
-}
+#: The widget keys of algorithm options that predate the rule ``an_<name>``.
+WIDGET_KEYS = {"loss_metric": "an_metric", "summary": "an_summary"}
+
+
+def widget_key(name: str) -> str:
+    """The Anonymize page's widget key of the algorithm option ``name``."""
+    return WIDGET_KEYS.get(name, f"an_{name}")
 
 
 def controls_for(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -48,11 +45,11 @@ def controls_for(request: Mapping[str, Any]) -> dict[str, Any]:
         "an_metric": values["loss_metric"],
         "an_summary": values["summary"],
     }
-    for name in ALGORITHMS[values["algorithm"]].options:
-        if name in NUMBER_STEPS:
-            out[f"an_{name}"] = float(values[name])
-        elif name == "noise_kind":
-            out["an_noise_kind"] = values["noise_kind"]
+    for parameter in ALGORITHMS[values["algorithm"]].parameters:
+        value = values[parameter.name]
+        if parameter.kind in ("int", "float"):
+            value = int(value) if parameter.kind == "int" else float(value)
+        out[widget_key(parameter.name)] = value
     if request.get("qi"):
         out["an_qi"] = list(request["qi"])
     if request.get("sa"):
