@@ -6,6 +6,7 @@ from ui.anonymize import engine, replay, workspace
 from ui.anonymize.comparison import compare
 from ui.common.i18n import t
 from ui.common.shell import require_app
+from ui.common.sources import ENGINE, page_view
 from ui.common.state import workbench
 from ui.common.workspace import DEFAULTS
 
@@ -20,9 +21,8 @@ if schema is None or not schema.quasi_identifiers or not schema.sensitive:
     st.page_link("pages/data_roles.py", label=t("nav.data"), icon=":material/table_view:")
     st.stop()
 scope = wb.active
-if wb.is_table(scope):  # a table opened in an engine: its release is written to a file
-    engine.table_workspace(wb, scope, schema)
-    st.stop()
+# a table opened in an engine: its release is written to a file
+page_view(wb, {ENGINE: lambda wb: engine.table_workspace(wb, scope, schema)})
 dataset = wb.dataset()
 
 workspace.workspace(wb, scope, dataset, schema)

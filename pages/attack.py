@@ -8,6 +8,7 @@ from ui.common.components import fmt
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
 from ui.common.shell import require_app
+from ui.common.sources import ENGINE, page_view
 from ui.common.state import keep, workbench
 from ui.common.workspace import (
     alignment_controls,
@@ -24,11 +25,8 @@ require_app()
 
 ROLL, PAGE = "at_roll", "attack"
 
-if workbench().is_table():  # a table opened in an engine: a release file attacked there
-    st.title(t("at.title"))
-    st.write(t("at.lead"))
-    engine.table_page(workbench())
-    st.stop()
+# a table opened in an engine: a release file attacked there
+page_view(workbench(), {ENGINE: engine.table_page}, title="at.title", lead="at.lead")
 
 wb, original, schema, entry = assessing_page(title="at.title", lead="at.lead", key="at_release")
 qi, sa = schema.quasi_identifiers, schema.sensitive

@@ -5,6 +5,7 @@ import streamlit as st
 from ui.common.errors import guard, show_error
 from ui.common.i18n import t
 from ui.common.shell import require_app
+from ui.common.sources import ENGINE, page_view
 from ui.common.state import load_upload, workbench
 from ui.data import dataset_view, hierarchy_editor, roles_editor, schema_file, table_page
 
@@ -28,11 +29,8 @@ if upload is not None and upload.file_id not in wb.seen_uploads:
         st.rerun()
 table_page.open_expander(wb)
 
+page_view(wb, {ENGINE: table_page.page})  # a table opened in an engine
 key = wb.active
-if wb.is_table(key):  # a table opened in an engine
-    with guard():
-        table_page.render(wb, key)
-    st.stop()
 with guard():
     dataset = wb.dataset(key)
     dataset_view.render_facts(wb, key, dataset)

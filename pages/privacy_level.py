@@ -5,6 +5,7 @@ import streamlit as st
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
 from ui.common.shell import require_app
+from ui.common.sources import ENGINE, page_view
 from ui.common.state import workbench
 from ui.common.workspace import (
     alignment_controls,
@@ -23,12 +24,8 @@ require_app()
 PAGE = "privacy_level"
 RISK = "privacy_level.risk"  # the risk section's results, kept apart from the measure's
 
-if workbench().is_table():  # a table opened in an engine: a release file measured there
-    st.title(t("pl.title"))
-    st.write(t("pl.lead"))
-    chosen = engine.table_page(workbench())
-    engine.table_section(workbench(), chosen)
-    st.stop()
+# a table opened in an engine: a release file measured there
+page_view(workbench(), {ENGINE: engine.table_view}, title="pl.title", lead="pl.lead")
 
 wb, original, schema, entry = assessing_page(
     title="pl.title", lead="pl.lead", key="pl_release", needs_columns=False

@@ -6,6 +6,7 @@ import streamlit as st
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
 from ui.common.shell import require_app
+from ui.common.sources import ENGINE, page_view
 from ui.common.state import workbench
 from ui.common.workspace import (
     alignment_controls,
@@ -25,11 +26,8 @@ require_app()
 
 PAGE = "report"
 
-if workbench().is_table():  # a table opened in an engine: a release file reported on there
-    st.title(t("rp.title"))
-    st.write(t("rp.lead"))
-    engine.table_page(workbench())
-    st.stop()
+# a table opened in an engine: a release file reported on there
+page_view(workbench(), {ENGINE: engine.table_page}, title="rp.title", lead="rp.lead")
 
 wb, original, schema, entry = assessing_page(title="rp.title", lead="rp.lead", key="rp_release")
 qi, sa = schema.quasi_identifiers, schema.sensitive

@@ -7,6 +7,7 @@ and ``params`` that fill the translated template. Any other exception is a bug.
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from typing import Any
 
 
@@ -39,6 +40,29 @@ class RoleError(PrivcoreError):
     """Column roles are missing, unknown or inconsistent with the table."""
 
     default_code = "roles.invalid"
+
+    @classmethod
+    def unless_present(
+        cls,
+        wanted: Iterable[Any],
+        present: Container[Any],
+        message: str,
+        *,
+        code: str,
+        first: int | None = None,
+        quoted: bool = False,
+        **params: Any,
+    ) -> None:
+        """Raise one when any of ``wanted`` (columns) is not in ``present``: ``message``
+        with ``{names}`` replaced by the missing ones joined by ", " (the ``first`` few
+        when given; each ``repr``-quoted when ``quoted``), and the missing ones as the
+        param ``columns`` beside ``params``."""
+        missing = [c for c in wanted if c not in present]
+        if not missing:
+            return
+        shown = missing[:first] if first is not None else missing
+        names = ", ".join(repr(c) if quoted else str(c) for c in shown)
+        raise cls(message.replace("{names}", names), code=code, columns=missing, **params)
 
 
 class HierarchyError(PrivcoreError):

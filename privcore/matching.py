@@ -425,14 +425,9 @@ def _check_columns(release: pd.DataFrame, roll: pd.DataFrame, qi: Sequence[str])
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], *, table: str, text: str) -> None:
     """A :class:`RoleError` ``linkage.missing_columns`` (``table``, the missing
     ``columns``) when ``frame`` lacks any of ``columns``: "``text`` a, b."."""
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise RoleError(
-            f"{text} {', '.join(missing)}.",
-            code="linkage.missing_columns",
-            table=table,
-            columns=missing,
-        )
+    RoleError.unless_present(
+        columns, frame.columns, f"{text} {{names}}.", code="linkage.missing_columns", table=table
+    )
 
 
 def _blocks(cells: ColumnCells, values: np.ndarray, rows: int) -> Any:

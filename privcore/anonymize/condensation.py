@@ -70,9 +70,7 @@ rows by equal cells, will typically find classes of one row.
 
 from __future__ import annotations
 
-import heapq
 import time
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -85,18 +83,16 @@ from privcore.anonymize.base import (
     Release,
     check_local_recoding_cost,
     finish,
-    prepare,
-    records_only,
     report_progress,
     require_local_recoding,
 )
+from privcore.anonymize.nearest_merge import merge_into_nearest
 from privcore.anonymize.perturbative import code_qis, numeric_qis
-from privcore.classes import code_counts, distinct_rows, group_sums, members
+from privcore.anonymize.problem import Call, shared_signature
+from privcore.classes import code_counts, distinct_rows, group_sums
 from privcore.core.notes import Note
 from privcore.core.scaling import column_units
-from privcore.data.schema import Schema
 from privcore.errors import ParameterError
-from privcore.models import PrivacyModel
 
 NOTE_SYNTHETIC = Note(
     "condensation.synthetic",
@@ -276,42 +272,18 @@ def merge_violating_groups(
     under merging, so this ends with satisfying groups, or with one group — the whole
     table — that fails, which :meth:`ClassChecker.infeasible` reports.
     """
-    n_groups = int(group.max()) + 1
-    sizes = code_counts(group, n_groups)
-    rows: list[np.ndarray | None] = list(members(group, n_groups))
-    means = group_sums(group, n_groups, z) / sizes[:, None]
-    alive = np.ones(n_groups, dtype=bool)
-    violating = np.flatnonzero(checker.violating_groups(group))
-    check_local_recoding_cost("Condensation", n_groups, len(violating))
-    failing = [(int(sizes[g]), int(g)) for g in violating]
-    heapq.heapify(failing)
-    merges = 0
+    violating = checker.violating_groups(group)
+    check_local_recoding_cost("Condensation", int(group.max()) + 1, int(violating.sum()))
     clock = ProgressClock(progress)
-    while failing:
-        size, a = heapq.heappop(failing)
-        if not alive[a] or len(rows[a]) != size:
-            continue  # stale: merged since, or queued again with its new size
-        if alive.sum() == 1:
-            raise checker.infeasible(rows[a])
-        dist = ((means - means[a]) ** 2).sum(axis=1)
-        dist[a] = np.inf
-        dist[~alive] = np.inf
-        b = int(np.argmin(dist))
-        keep, gone = min(a, b), max(a, b)
-        size_keep, size_gone = len(rows[keep]), len(rows[gone])
-        means[keep] = (means[keep] * size_keep + means[gone] * size_gone) / (size_keep + size_gone)
-        rows[keep] = np.concatenate([rows[keep], rows[gone]])
-        rows[gone] = None
-        alive[gone] = False
-        merges += 1
-        if checker.violates(rows[keep]):
-            heapq.heappush(failing, (len(rows[keep]), keep))
+
+    def merged(count: int) -> None:
         if clock.due():
-            clock.report(0.7, f"Condensation: {merges} groups merged")
-    renumbered = np.empty_like(group)
-    for new, old in enumerate(np.flatnonzero(alive)):
-        renumbered[rows[old]] = new
-    return renumbered, merges
+            clock.report(0.7, f"Condensation: {count} groups merged")
+
+    outcome = merge_into_nearest(group, z, violating, checker.violates, merged)
+    if outcome.ids is None:
+        raise checker.infeasible(outcome.failing_rows)
+    return outcome.ids, outcome.merges
 
 
 def synthesize(x: np.ndarray, group: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -361,16 +333,8 @@ def _permute_within(group: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return source
 
 
-def condensation(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def condensation(call: Call) -> Release:
     """Condensation (Aggarwal & Yu 2004; see the module docstring).
 
     ``weights`` (a frequency set): condensation synthesizes records one by one, so the
@@ -385,11 +349,10 @@ def condensation(
     gain ``groups`` and ``merges`` (groups joined for l/t). Deterministic for a given
     ``seed``.
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, "Condensation")
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
+    call = call.records("Condensation")
+    problem = call.prepare(need_hierarchies=False)
     require_local_recoding(problem, "Condensation")
     numeric = _numeric_qis(problem)
     frame = problem.frame

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
-import pandas as pd
 
 from privcore.anonymize.base import (
     Problem,
@@ -25,16 +24,14 @@ from privcore.anonymize.base import (
     ProgressClock,
     Release,
     finish,
-    prepare,
     report_progress,
 )
 from privcore.anonymize.lattice import MATRIX_NODES, Lattice
 from privcore.anonymize.lattice_loss import check_metric
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.classes import distinct as distinct_values
 from privcore.data.codes import code_dtype
-from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError
-from privcore.models import PrivacyModel
 
 
 def _infeasible(problem: Problem, lattice: Lattice) -> InfeasibleError:
@@ -50,24 +47,9 @@ def _infeasible(problem: Problem, lattice: Lattice) -> InfeasibleError:
     )
 
 
-def _lattice_of(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    max_suppression: float,
-    seed: int,
-    weights: np.ndarray | None,
-) -> tuple[Problem, Lattice]:
+def _lattice_of(call: Call) -> tuple[Problem, Lattice]:
     """The prepared problem (every QI needs a hierarchy) and its lattice."""
-    problem = prepare(
-        df,
-        schema,
-        constraints,
-        max_suppression=max_suppression,
-        seed=seed,
-        need_hierarchies=True,
-        weights=weights,
-    )
+    problem = call.prepare(need_hierarchies=True)
     return problem, Lattice(problem)
 
 
@@ -113,21 +95,14 @@ def _release(
 # ---------------------------------------------------------------------------------- Datafly
 
 
-def datafly(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def datafly(call: Call) -> Release:
     """Datafly (Sweeney 1998; seed 004): generalize, one level at a time, the QI with the
     most distinct values in the current table, until the constraints hold or the rows
     still violating fit the suppression budget; then suppress those rows."""
+    progress = call.progress
     started = time.perf_counter()
-    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
+    problem, lattice = _lattice_of(call)
     node = list(lattice.bottom)
     steps = []
     while True:
@@ -325,17 +300,8 @@ def _lowest_height_scanned(
 _TIE_SLACK = 1e-9  # relative: a lower bound this far above the best loss rules a node out
 
 
-def samarati(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    loss_metric: str = "ncp",
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def samarati(call: Call, *, loss_metric: str = "ncp") -> Release:
     """Samarati (2001; seed 003): the lowest lattice height holding a node that
     satisfies the constraints within the suppression budget; among all satisfying nodes
     of that height (``params["candidates"]``, lexicographic order), the one with the
@@ -347,9 +313,10 @@ def samarati(
     computed unless its data-free lower bound (:meth:`Lattice.lower_bound`) already
     exceeds the best loss found: it could not be chosen.
     """
+    progress = call.progress
     started = time.perf_counter()
     metric = check_metric(loss_metric)
-    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
+    problem, lattice = _lattice_of(call)
     tags = None
     if lattice.monotone and lattice.size <= MATRIX_NODES:
         height, candidates, tags = _lowest_height_tagged(lattice, progress)
@@ -481,23 +448,15 @@ def _minimal(satisfied: np.ndarray) -> list[tuple[int, ...]]:
     return sorted(nodes, key=lambda n: (sum(n), n))
 
 
-def incognito(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    loss_metric: str = "ncp",
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def incognito(call: Call, *, loss_metric: str = "ncp") -> Release:
     """Incognito: all minimal satisfying full-domain nodes (see
     :func:`minimal_satisfying_nodes`); the release uses the one with the least
     ``loss_metric``."""
+    progress = call.progress
     started = time.perf_counter()
     metric = check_metric(loss_metric)
-    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
+    problem, lattice = _lattice_of(call)
     minimal = minimal_satisfying_nodes(lattice, progress)
     if not minimal:
         raise _infeasible(problem, lattice)
@@ -581,17 +540,8 @@ def classify(lattice: Lattice, progress: Progress | None = None) -> np.ndarray:
     return value
 
 
-def optimal(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    loss_metric: str = "ncp",
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def optimal(call: Call, *, loss_metric: str = "ncp") -> Release:
     """The satisfying node of least ``loss_metric`` (ncp, whd, discernibility, ul).
 
     Branch and bound over the satisfying nodes (:func:`classify`): candidates in order
@@ -599,9 +549,10 @@ def optimal(
     is monotone under generalization and never above the true loss — and a node is
     skipped once its bound reaches the best loss found. Exact for every metric.
     """
+    progress = call.progress
     started = time.perf_counter()
     metric = check_metric(loss_metric)
-    problem, lattice = _lattice_of(df, schema, constraints, max_suppression, seed, weights)
+    problem, lattice = _lattice_of(call)
     satisfied = classify(lattice, progress)
     if not satisfied.any():
         raise _infeasible(problem, lattice)

@@ -139,7 +139,8 @@ class _Merging:
         self.rows = None if self.checker.sizes_decide else list(initial.members())
         self.parent = np.arange(initial.n_classes)  # a merged class points to its survivor
         self.classes = Classes(qis, initial.first_row, initial.sizes)
-        self.heap = [(int(initial.sizes[c]), int(c)) for c in np.flatnonzero(failing)]
+        queued = np.flatnonzero(failing)
+        self.heap = list(zip(initial.sizes[queued].tolist(), queued.tolist(), strict=True))
         heapq.heapify(self.heap)
         self.violating = failing.copy()  # by class id
         self.violating_rows = int(initial.sizes[failing].sum())

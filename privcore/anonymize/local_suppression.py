@@ -46,20 +46,16 @@ import pandas as pd
 
 from privcore.anonymize.base import (
     ClassChecker,
-    Progress,
     ProgressClock,
     Release,
-    prepare,
-    records_only,
     report_progress,
     require_local_recoding,
 )
 from privcore.anonymize.perturbative import finish_perturbed, refuse_over_limit, star_cells
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.classes import SUPPRESSED, combine_codes, factorize, group_keys
 from privcore.core.kinds import ReleaseKind
 from privcore.core.notes import Note
-from privcore.data.schema import Schema
-from privcore.models import PrivacyModel
 
 TITLE = "Local suppression"
 
@@ -93,25 +89,16 @@ class _Cells:
         return checker.violating_groups(ids)[ids]
 
 
-def local_suppression(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def local_suppression(call: Call) -> Release:
     """Local suppression of QI cells until every class meets the constraints (module
     docstring). Deterministic (``seed`` is recorded, not used). Every constraint holds
     on the release's classes, or :class:`~privcore.errors.InfeasibleError` is raised
     (more records at ``*`` in every QI than the suppression limit allows)."""
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, TITLE)
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
+    call = call.records(TITLE)
+    problem = call.prepare(need_hierarchies=False)
     require_local_recoding(problem, TITLE)
     qi = list(problem.qi)
     cells = _Cells(problem.frame, qi)

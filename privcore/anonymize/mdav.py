@@ -62,7 +62,6 @@ numeric values are refused (``anonymize.numeric_qi_incomplete``).
 
 from __future__ import annotations
 
-import heapq
 import time
 from collections.abc import Callable, Sequence
 
@@ -75,11 +74,10 @@ from privcore.anonymize.base import (
     Progress,
     ProgressClock,
     Release,
-    prepare,
-    records_only,
     report_progress,
     require_local_recoding,
 )
+from privcore.anonymize.nearest_merge import merge_into_nearest
 from privcore.anonymize.perturbative import (
     categorical_qis,
     codes_note,
@@ -89,11 +87,10 @@ from privcore.anonymize.perturbative import (
     require_numeric,
     star_cells,
 )
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.classes import code_counts, factorize, group_rows, group_sums, members
 from privcore.core.notes import Note
 from privcore.core.scaling import column_units
-from privcore.data.schema import Schema
-from privcore.models import PrivacyModel
 
 TITLE = "MDAV"
 
@@ -301,37 +298,13 @@ def _merge_failing(
 ) -> np.ndarray | None:
     """Within one stratum (``rows``, their local group ids ``group`` 0..m-1 and the
     groups that fail, ``failing``): the smallest failing group joins the group with the
-    nearest mean (ties: the lowest id) until none fails. Returns the new local ids, or
-    None when the stratum fails as one group."""
-    n_groups = int(group.max()) + 1
-    parts: list[np.ndarray | None] = list(members(group, n_groups))
-    sizes = code_counts(group, n_groups)
-    means = group_sums(group, n_groups, z[rows]) / sizes[:, None]
-    alive = np.ones(n_groups, dtype=bool)
-    queue = [(int(sizes[g]), int(g)) for g in np.flatnonzero(failing)]
-    heapq.heapify(queue)
-    while queue:
-        size, a = heapq.heappop(queue)
-        if not alive[a] or len(parts[a]) != size:
-            continue
-        if alive.sum() == 1:
-            return None
-        dist = ((means - means[a]) ** 2).sum(axis=1)
-        dist[a] = np.inf
-        dist[~alive] = np.inf
-        b = int(np.argmin(dist))
-        keep, gone = min(a, b), max(a, b)
-        n_keep, n_gone = len(parts[keep]), len(parts[gone])
-        means[keep] = (means[keep] * n_keep + means[gone] * n_gone) / (n_keep + n_gone)
-        parts[keep] = np.concatenate([parts[keep], parts[gone]])
-        parts[gone] = None
-        alive[gone] = False
-        if checker.violates(rows[parts[keep]]):
-            heapq.heappush(queue, (len(parts[keep]), keep))
-    out = np.empty_like(group)
-    for new, old in enumerate(np.flatnonzero(alive)):
-        out[parts[old]] = new
-    return out
+    nearest mean (ties: the lowest id) until none fails
+    (:func:`~privcore.anonymize.nearest_merge.merge_into_nearest`). Returns the new local
+    ids, or None when the stratum fails as one group."""
+    merged = merge_into_nearest(
+        group, z[rows], failing, lambda local: checker.violates(rows[local])
+    )
+    return merged.ids
 
 
 def strata(problem: Problem, columns: Sequence[str]) -> tuple[np.ndarray, int]:
@@ -345,16 +318,8 @@ def strata(problem: Problem, columns: Sequence[str]) -> tuple[np.ndarray, int]:
     return grouped.ids, grouped.n_groups
 
 
-def mdav(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def mdav(call: Call) -> Release:
     """MDAV microaggregation of the numeric QIs, within the strata of the categorical
     ones and codes (module docstring), with groups of k (the KAnonymity constraint; 1
     without).
@@ -366,11 +331,10 @@ def mdav(
     nothing; ``seed`` is recorded). ``params`` gain ``groups``, ``strata``,
     ``merges`` (groups joined for l/t) and ``aggregated`` (the numeric QIs).
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, TITLE)
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
+    call = call.records(TITLE)
+    problem = call.prepare(need_hierarchies=False)
     require_local_recoding(problem, TITLE)
     numeric = require_numeric(problem, TITLE)
     x = numeric_matrix(problem, numeric, TITLE, allow_missing=False)

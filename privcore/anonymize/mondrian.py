@@ -60,7 +60,7 @@ that a Mondrian release has one GCP, its own and the one measured from its cells
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -68,23 +68,20 @@ import pandas as pd
 
 from privcore.anonymize.base import (
     Problem,
-    Progress,
     Release,
     finish,
-    prepare,
     report_progress,
     require_local_recoding,
 )
 from privcore.anonymize.mondrian_cuts import partition
 from privcore.anonymize.mondrian_dimensions import HIERARCHY, NUMERIC, Dimension, dimensions
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.classes import EquivalenceClasses, distinct, reduce_runs
 from privcore.core.notes import Note
 from privcore.data.cells import MISSING_TEXT  # a missing value inside a range or set
 from privcore.data.codes import code_dtype
 from privcore.data.hierarchy import value_keys
-from privcore.data.schema import Schema
 from privcore.errors import InfeasibleError, ParameterError
-from privcore.models import PrivacyModel
 
 __all__ = ["SUMMARIES", "mondrian"]
 
@@ -276,17 +273,9 @@ def _partition_categorical(text: np.ndarray, slot: np.ndarray) -> pd.Categorical
 # --------------------------------------------------------------------------- the algorithm
 
 
+@shared_signature
 def mondrian(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    summary: str = "range",
-    weights: np.ndarray | None = None,
-    span_domains: Mapping[str, Any] | None = None,
+    call: Call, *, summary: str = "range", span_domains: Mapping[str, Any] | None = None
 ) -> Release:
     """Strict multidimensional Mondrian (LeFevre, DeWitt, Ramakrishnan 2006; seeds 000,
     003): see the module docstring for the cuts, the summaries, missing values and
@@ -304,6 +293,7 @@ def mondrian(
     partitions at ``*``) are one class; ``extra_loss["ncp"]`` is their GCP. Raises
     :class:`~privcore.errors.InfeasibleError` when the whole table fails a model.
     """
+    progress = call.progress
     started = time.perf_counter()
     if summary not in SUMMARIES:
         raise ParameterError(
@@ -311,15 +301,7 @@ def mondrian(
             code="anonymize.unknown_summary",
             summary=str(summary),
         )
-    problem = prepare(
-        df,
-        schema,
-        constraints,
-        max_suppression=max_suppression,
-        seed=seed,
-        need_hierarchies=False,
-        weights=weights,
-    )
+    problem = call.prepare(need_hierarchies=False)
     require_local_recoding(problem, "Mondrian")
     _check_whole_table(problem)
     report_progress(progress, 0.0, "Mondrian: partitioning")

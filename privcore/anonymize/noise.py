@@ -30,10 +30,8 @@ released as floats (integers too: rounding would bias the covariance). Nothing i
 suppressed; the release does not aim at a class size (:mod:`.perturbative`): with
 continuous noise nearly every record is unique.
 
-Codes are not measurements: a numeric QI that holds codes (a ZIP, an identifier — by
-its name or its hierarchy, :func:`privcore.data.roles.code_column`) is kept as it is,
-with a note (``perturbation.codes_kept``), and a table whose numbers are all codes is
-refused (``anonymize.codes_not_measurements``).
+Codes are not measurements: a numeric QI that holds codes is kept as it is, with a note
+(:mod:`.perturbative`, "Columns").
 """
 
 from __future__ import annotations
@@ -45,18 +43,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
+from privcore.anonymize.base import Release, report_progress
 from privcore.anonymize.perturbative import (
     checked_option,
-    codes_note,
-    finish_perturbed,
-    numeric_matrix,
-    require_numeric,
+    numeric_problem,
+    release_changed,
 )
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.core.notes import Note
-from privcore.data.schema import Schema
 from privcore.errors import ParameterError
-from privcore.models import PrivacyModel
 
 NOISE_KINDS = ("additive", "multiplicative")
 TITLE = "Noise"
@@ -124,18 +119,8 @@ def _check_finite(
     )
 
 
-def noise(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-    noise_level: float = 0.1,
-    noise_kind: str = "additive",
-) -> Release:
+@shared_signature
+def noise(call: Call, *, noise_level: float = 0.1, noise_kind: str = "additive") -> Release:
     """Correlated additive or multiplicative noise on the numeric QIs (module docstring).
 
     ``noise_level`` α > 0 (at most 10): the noise covariance as a share of the data's;
@@ -143,8 +128,9 @@ def noise(
     ``params`` gain the two options, ``perturbed`` (the columns) and ``covariance``
     (Σ, row by row, as the noise was drawn from it).
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, TITLE)
+    call = call.records(TITLE)
     level = checked_option("noise_level", noise_level, low=0.0, high=10.0, open_low=True)
     if noise_kind not in NOISE_KINDS:
         raise ParameterError(
@@ -153,11 +139,7 @@ def noise(
             option="noise_kind",
             allowed=", ".join(NOISE_KINDS),
         )
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
-    columns = require_numeric(problem, TITLE)
-    x = numeric_matrix(problem, columns, TITLE, allow_missing=True)
+    problem, columns, x = numeric_problem(call, TITLE)
     if noise_kind == "multiplicative":
         not_positive = [c for j, c in enumerate(columns) if (x[:, j] <= 0).any()]
         if not_positive:
@@ -175,8 +157,6 @@ def noise(
     released = problem.frame.copy()
     for j, column in enumerate(columns):
         released[column] = pd.Series(noisy[:, j], index=released.index, dtype=np.float64)
-    search_seconds = time.perf_counter() - started
-    report_progress(progress, 0.5, "Noise: measuring the release")
     notes = [
         Note(
             "noise.floats",
@@ -186,15 +166,14 @@ def noise(
             level=f"{level:g}",
             kind=noise_kind,
         ),
-        *codes_note(problem, TITLE),
     ]
-    release = finish_perturbed(
+    return release_changed(
+        call,
         problem,
         released,
         algorithm="noise",
         title=TITLE,
         started=started,
-        search_seconds=search_seconds,
         params={
             "noise_level": level,
             "noise_kind": noise_kind,
@@ -202,7 +181,4 @@ def noise(
             "covariance": cov.tolist(),
         },
         notes=notes,
-        enforces_models=False,
     )
-    report_progress(progress, 1.0, "Done")
-    return release

@@ -44,13 +44,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Problem, Release, finish, suppression_over_limit
+from privcore.anonymize.base import (
+    Problem,
+    Release,
+    finish,
+    report_progress,
+    suppression_over_limit,
+)
+from privcore.anonymize.problem import Call
 from privcore.core.jsonsafe import plain
 from privcore.core.kinds import ReleaseKind
 from privcore.core.notes import Note
@@ -261,6 +269,52 @@ def population_risk(
             },
         }
     )
+
+
+def numeric_problem(call: Call, title: str) -> tuple[Problem, list[str], np.ndarray]:
+    """The prepared problem of a method that changes numeric QIs, those QIs (refused when
+    there are none, :func:`require_numeric`) and their values as a float matrix (missing
+    cells NaN, infinite values refused, :func:`numeric_matrix`)."""
+    problem = call.prepare(need_hierarchies=False)
+    columns = require_numeric(problem, title)
+    return problem, columns, numeric_matrix(problem, columns, title, allow_missing=True)
+
+
+def release_changed(
+    call: Call,
+    problem: Problem,
+    released: pd.DataFrame,
+    *,
+    algorithm: str,
+    title: str,
+    started: float,
+    params: dict[str, Any],
+    notes: Sequence[str],
+    numeric: bool = True,
+) -> Release:
+    """The release of a method that changes values and does not aim at the constraints
+    (PRAM, noise, rank swapping, top/bottom coding): the time of the change since
+    ``started``, progress ``"<title>: measuring the release"``, the release measured with
+    the method's ``params`` and ``notes`` — and, for a method that changes ``numeric``
+    QIs, the note on the codes it kept (:func:`codes_note`) — (:func:`finish_perturbed`,
+    ``enforces_models=False``), then ``Done``."""
+    if numeric:
+        notes = [*notes, *codes_note(problem, title)]
+    search_seconds = time.perf_counter() - started
+    report_progress(call.progress, 0.5, f"{title}: measuring the release")
+    release = finish_perturbed(
+        problem,
+        released,
+        algorithm=algorithm,
+        title=title,
+        started=started,
+        search_seconds=search_seconds,
+        params=params,
+        notes=notes,
+        enforces_models=False,
+    )
+    report_progress(call.progress, 1.0, "Done")
+    return release
 
 
 def finish_perturbed(

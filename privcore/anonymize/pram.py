@@ -41,21 +41,19 @@ released category may be a changed one, with a known probability).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
+from privcore.anonymize.base import Release, report_progress
 from privcore.anonymize.perturbative import (
     categorical_qis,
     checked_option,
-    finish_perturbed,
+    release_changed,
 )
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.classes import code_counts, value_codes
 from privcore.core.notes import Note
-from privcore.data.schema import Schema
-from privcore.models import PrivacyModel
 
 TITLE = "PRAM"
 
@@ -121,18 +119,8 @@ def pram_codes(
     return out
 
 
-def pram(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-    pram_retain: float = 0.8,
-    pram_alpha: float = 0.5,
-) -> Release:
+@shared_signature
+def pram(call: Call, *, pram_retain: float = 0.8, pram_alpha: float = 0.5) -> Release:
     """Invariant PRAM of each categorical QI (module docstring).
 
     ``pram_retain`` (sdcMicro ``pd``) in [0, 1]: the least probability of a category
@@ -141,13 +129,12 @@ def pram(
     ``params`` gain both, ``perturbed`` (the columns) and ``changed`` (records whose
     category changed, per column).
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, TITLE)
+    call = call.records(TITLE)
     retain = checked_option("pram_retain", pram_retain, low=0.0, high=1.0)
     alpha = checked_option("pram_alpha", pram_alpha, low=0.0, high=1.0)
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
+    problem = call.prepare(need_hierarchies=False)
     columns = categorical_qis(problem) or list(problem.qi)
     rng = np.random.default_rng(problem.seed)
     released = problem.frame.copy()
@@ -166,8 +153,6 @@ def pram(
         if moved.any():
             values = pd.Series(np.asarray(categories, dtype=object)[np.maximum(new, 0)])
             released[column] = original.mask(moved, values.set_axis(original.index))
-    search_seconds = time.perf_counter() - started
-    report_progress(progress, 0.5, "PRAM: measuring the release")
     kept = [c for c in problem.qi if c not in set(columns)]
     notes = [
         Note(
@@ -198,13 +183,14 @@ def pram(
                 columns=", ".join(kept),
             )
         )
-    release = finish_perturbed(
+    return release_changed(
+        call,
         problem,
         released,
         algorithm="pram",
         title=TITLE,
         started=started,
-        search_seconds=search_seconds,
+        numeric=False,
         params={
             "pram_retain": retain,
             "pram_alpha": alpha,
@@ -212,7 +198,4 @@ def pram(
             "changed": changed,
         },
         notes=notes,
-        enforces_models=False,
     )
-    report_progress(progress, 1.0, "Done")
-    return release

@@ -11,11 +11,13 @@ merge loop larger than the installation allows. :class:`ClassChecker` checks one
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -398,3 +400,69 @@ def suppression_over_limit(problem: Problem, suppressed: int, algorithm: str) ->
         budget=problem.budget,
         needed=f"{needed:g}",
     )
+
+
+class Call(NamedTuple):
+    """What every algorithm is given besides its own options — the one signature of
+    :mod:`privcore.anonymize` (:func:`shared_signature`): the table, its roles, the
+    constraints, the suppression limit (a share of the records), the seed, the progress
+    callback, and the frequency-set weights (one whole number ≥ 1 per row, or None)."""
+
+    df: pd.DataFrame
+    schema: Schema
+    constraints: Sequence[PrivacyModel]
+    max_suppression: float = 0.0
+    seed: int = 0
+    progress: Any = None
+    weights: np.ndarray | None = None
+
+    def records(self, algorithm: str) -> Call:
+        """This call for an algorithm that releases each record on its own: a frequency
+        set whose rows stand for several records refused (:func:`records_only`), weights
+        all 1 dropped (the rows are the records; the release is an ordinary one)."""
+        records_only(self.df, self.weights, algorithm)
+        return self._replace(weights=None)
+
+    def prepare(self, *, need_hierarchies: bool) -> Problem:
+        """The validated, encoded problem (:func:`prepare`)."""
+        return prepare(
+            self.df,
+            self.schema,
+            self.constraints,
+            max_suppression=self.max_suppression,
+            seed=self.seed,
+            need_hierarchies=need_hierarchies,
+            weights=self.weights,
+        )
+
+
+def shared_signature(algorithm: Callable[..., Any]) -> Callable[..., Any]:
+    """``algorithm(call, **own)`` with the signature every algorithm shares,
+    ``(df, schema, constraints, *, max_suppression=0.0, seed=0, progress=None,
+    weights=None, **own)``, written here once: ``own`` are the algorithm's own options
+    (declared in :data:`privcore.anonymize.ALGORITHMS`)."""
+
+    @functools.wraps(algorithm)
+    def shared(
+        df: pd.DataFrame,
+        schema: Schema,
+        constraints: Sequence[PrivacyModel],
+        *,
+        max_suppression: float = 0.0,
+        seed: int = 0,
+        progress: Any = None,
+        weights: np.ndarray | None = None,
+        **own: Any,
+    ) -> Any:
+        call = Call(df, schema, constraints, max_suppression, seed, progress, weights)
+        return algorithm(call, **own)
+
+    own_parameters = list(inspect.signature(algorithm).parameters.values())[1:]
+    shared_parameters = list(inspect.signature(shared, follow_wrapped=False).parameters.values())[
+        :-1
+    ]
+    shared.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        shared_parameters + own_parameters,
+        return_annotation=inspect.signature(algorithm).return_annotation,
+    )
+    return shared

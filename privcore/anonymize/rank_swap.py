@@ -19,31 +19,25 @@ value unswapped when its window holds no unswapped partner; here only the odd on
 of a block). Missing cells stay missing and take no part. Nothing is suppressed; the
 release does not aim at a class size (:mod:`.perturbative`).
 
-Codes are not measurements: a numeric QI that holds codes (a ZIP, an identifier — by
-its name or its hierarchy, :func:`privcore.data.roles.code_column`) is kept as it is,
-with a note (``perturbation.codes_kept``), and a table whose numbers are all codes is
-refused (``anonymize.codes_not_measurements``).
+Codes are not measurements: a numeric QI that holds codes is kept as it is, with a note
+(:mod:`.perturbative`, "Columns").
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
+from privcore.anonymize.base import Release, report_progress
 from privcore.anonymize.perturbative import (
     checked_option,
-    codes_note,
-    finish_perturbed,
-    numeric_matrix,
-    require_numeric,
+    numeric_problem,
+    release_changed,
 )
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.core.notes import Note
-from privcore.data.schema import Schema
-from privcore.models import PrivacyModel
 
 TITLE = "Rank swapping"
 
@@ -76,17 +70,8 @@ def swap_partners(values: np.ndarray, percent: float, rng: np.random.Generator) 
     return source
 
 
-def rank_swap(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-    swap_percent: float = 5.0,
-) -> Release:
+@shared_signature
+def rank_swap(call: Call, *, swap_percent: float = 5.0) -> Release:
     """Rank swapping of each numeric QI (module docstring).
 
     ``swap_percent`` p in (0, 100]: the largest rank distance of a swap as a share of
@@ -94,14 +79,11 @@ def rank_swap(
     ``swap_percent``, ``perturbed`` (the columns) and ``swapped`` (records whose value
     changed, per column).
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, TITLE)
+    call = call.records(TITLE)
     percent = checked_option("swap_percent", swap_percent, low=0.0, high=100.0, open_low=True)
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
-    columns = require_numeric(problem, TITLE)
-    numeric_matrix(problem, columns, TITLE, allow_missing=True)  # refuses infinite values
+    problem, columns, _ = numeric_problem(call, TITLE)  # refuses infinite values
     rng = np.random.default_rng(problem.seed)
     released = problem.frame.copy()
     changed: dict[str, int] = {}
@@ -115,8 +97,6 @@ def rank_swap(
         taken[present] = values[source]
         released[column] = pd.Series(taken, index=original.index, dtype=original.dtype)
         changed[column] = int((values[source] != values).sum())
-    search_seconds = time.perf_counter() - started
-    report_progress(progress, 0.5, "Rank swapping: measuring the release")
     notes = [
         Note(
             "rank_swap.swapped",
@@ -125,18 +105,14 @@ def rank_swap(
             columns=", ".join(columns),
             percent=f"{percent:g}",
         ),
-        *codes_note(problem, TITLE),
     ]
-    release = finish_perturbed(
+    return release_changed(
+        call,
         problem,
         released,
         algorithm="rank_swap",
         title=TITLE,
         started=started,
-        search_seconds=search_seconds,
         params={"swap_percent": percent, "perturbed": columns, "swapped": changed},
         notes=notes,
-        enforces_models=False,
     )
-    report_progress(progress, 1.0, "Done")
-    return release

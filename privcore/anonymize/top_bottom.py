@@ -23,33 +23,27 @@ measure that needs numbers reads ``>=m`` as m and ``<=M`` as M, the same figure
 missing cells stay missing. Nothing is suppressed; the release does not aim at a class
 size (:mod:`.perturbative`).
 
-Codes are not measurements: a numeric QI that holds codes (a ZIP, an identifier — by
-its name or its hierarchy, :func:`privcore.data.roles.code_column`) is kept as it is,
-with a note (``perturbation.codes_kept``), and a table whose numbers are all codes is
-refused (``anonymize.codes_not_measurements``).
+Codes are not measurements: a numeric QI that holds codes is kept as it is, with a note
+(:mod:`.perturbative`, "Columns").
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Progress, Release, prepare, records_only, report_progress
+from privcore.anonymize.base import Release, report_progress
 from privcore.anonymize.perturbative import (
     checked_option,
-    codes_note,
-    finish_perturbed,
-    numeric_matrix,
-    require_numeric,
+    numeric_problem,
+    release_changed,
 )
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.core.notes import Note
 from privcore.data.hierarchy import value_keys
-from privcore.data.schema import Schema
 from privcore.errors import ParameterError
-from privcore.models import PrivacyModel
 
 TITLE = "Top and bottom coding"
 
@@ -72,17 +66,9 @@ def coded_masks(
     return top, bottom
 
 
+@shared_signature
 def top_bottom(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    weights: np.ndarray | None = None,
-    top_percentile: float = 95.0,
-    bottom_percentile: float = 5.0,
+    call: Call, *, top_percentile: float = 95.0, bottom_percentile: float = 5.0
 ) -> Release:
     """Top/bottom coding of each numeric QI (module docstring).
 
@@ -91,8 +77,9 @@ def top_bottom(
     two percentiles, ``perturbed`` (the columns) and ``coded`` (per column: the top and
     bottom labels and how many records each holds).
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, TITLE)
+    call = call.records(TITLE)
     top_p = checked_option("top_percentile", top_percentile, low=0.0, high=100.0, open_low=True)
     bottom_p = checked_option(
         "bottom_percentile", bottom_percentile, low=0.0, high=100.0, open_high=True
@@ -104,11 +91,7 @@ def top_bottom(
             top=top_p,
             bottom=bottom_p,
         )
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=False
-    )
-    columns = require_numeric(problem, TITLE)
-    x = numeric_matrix(problem, columns, TITLE, allow_missing=True)
+    problem, columns, x = numeric_problem(call, TITLE)
     report_progress(progress, 0.1, f"Top and bottom coding: {', '.join(columns)}")
     released = problem.frame.copy()
     coded: dict[str, dict[str, object]] = {}
@@ -134,8 +117,6 @@ def top_bottom(
             "bottom": labels.get("bottom"),
             "bottom_records": int(bottom.sum()),
         }
-    search_seconds = time.perf_counter() - started
-    report_progress(progress, 0.5, "Top and bottom coding: measuring the release")
     notes = [
         Note(
             "top_bottom.coded",
@@ -146,15 +127,14 @@ def top_bottom(
             top=f"{top_p:g}",
             bottom=f"{bottom_p:g}",
         ),
-        *codes_note(problem, TITLE),
     ]
-    release = finish_perturbed(
+    return release_changed(
+        call,
         problem,
         released,
         algorithm="top_bottom",
         title=TITLE,
         started=started,
-        search_seconds=search_seconds,
         params={
             "top_percentile": top_p,
             "bottom_percentile": bottom_p,
@@ -162,7 +142,4 @@ def top_bottom(
             "coded": coded,
         },
         notes=notes,
-        enforces_models=False,
     )
-    report_progress(progress, 1.0, "Done")
-    return release

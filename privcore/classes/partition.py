@@ -372,10 +372,6 @@ def _prepared(
 
 def require_known_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
     """``roles.unknown_columns`` naming the ``columns`` the table does not have."""
-    unknown = [c for c in columns if c not in frame.columns]
-    if unknown:
-        raise RoleError(
-            f"The table has no column {', '.join(unknown)}.",
-            code="roles.unknown_columns",
-            columns=unknown,
-        )
+    RoleError.unless_present(
+        columns, frame.columns, "The table has no column {names}.", code="roles.unknown_columns"
+    )

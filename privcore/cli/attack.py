@@ -7,29 +7,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from privcore.cli.toolkit import (
-    EXIT_OK,
-    add_request_options,
-    command,
-    emit,
-    engine_options,
-    hierarchy_option,
-    history_lines,
-    paired_inputs,
-    request,
-    run_options,
-    run_request,
-    table_options,
-)
+from privcore.cli.toolkit import command, run_options
+from privcore.cli.toolkit.commands import paired_options
+from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.running import run_paired
 from privcore.runs import AttackRequest
 
 
 def cmd_attack(args: argparse.Namespace) -> int:
-    attack = request(AttackRequest, args)
-    inputs, engine_name = paired_inputs(args)
-    outcome = run_request(attack, inputs, args)
-    payload = outcome.result.to_dict()
-    payload["engine"] = engine_name or "pandas"
+    outcome, payload = run_paired(AttackRequest, args)
     lines = []
     for label, figures in (("original", payload["before"]), ("release", payload)):
         link, hom, risk = figures["linkage"], figures["homogeneity"], figures["risk"]
@@ -42,9 +28,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
             f"{risk['journalist_max']:.3f}, marketer {risk['marketer']:.3f}",
         ]
     lines.append(f"roll: {payload['roll']['size']:,} people, seed {payload['roll']['seed']}")
-    lines += history_lines(outcome)
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return emit_run(args, payload, lines, outcome)
 
 
 def add_attack_command(sub: Any) -> None:
@@ -59,8 +43,10 @@ def add_attack_command(sub: Any) -> None:
         "{classes_exposed, records_exposed}, risk {prosecutor_max, journalist_max, "
         "marketer, …} for the release, the same under 'before' for the original.",
     )
-    table_options(k, "the release (rows aligned, or --key)")
-    add_request_options(k, AttackRequest, required=("qi", "sa"))
-    hierarchy_option(k, "ARX hierarchy of a column, to read its labels in the release")
-    engine_options(k)
+    paired_options(
+        k,
+        AttackRequest,
+        "the release (rows aligned, or --key)",
+        hierarchy_help="ARX hierarchy of a column, to read its labels in the release",
+    )
     run_options(k)

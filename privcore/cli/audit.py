@@ -9,18 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from privcore.cli.toolkit import (
-    EXIT_OK,
-    add_request_options,
-    command,
-    emit,
-    history_lines,
-    load_table,
-    num,
-    request,
-    run_options,
-    run_request,
-)
+from privcore.cli.toolkit import add_request_options, command, load_table, num, run_options
+from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.running import request_and_run
 from privcore.errors import ParameterError
 from privcore.runs import AuditRequest, Inputs
 
@@ -53,11 +44,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
             "Give --mechanism and --epsilon, or --samples-file.", code="cli.audit_options"
         )
     inputs = Inputs(samples=samples, names={"samples_file": samples.name} if samples else {})
-    audit = request(AuditRequest, args, inputs, **values)
-    outcome = run_request(audit, inputs, args)
+    _, outcome = request_and_run(AuditRequest, args, inputs, **values)
     payload = outcome.result[args.method].to_dict()
-    emit(payload, args.json, [*_lines(payload), *history_lines(outcome)])
-    return EXIT_OK
+    return emit_run(args, payload, _lines(payload), outcome)
 
 
 def _samples(args: argparse.Namespace, values: dict[str, Any]) -> Any:

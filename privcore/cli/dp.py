@@ -15,42 +15,41 @@ README "Command line"):
 - ``dp audit --mechanism NAME --epsilon E [--samples N] [--seed S]`` → ``epsilon_lb``,
   ``verdict`` (consistent / violation / inconclusive); exit 0 whatever the verdict.
 
-Exit codes: 0 ok, 2 bad input (one line on stderr).
+Exit codes: 0 ok, 2 bad input (one line on stderr). The subcommands are one table
+(:data:`_SUBCOMMANDS`): each row names its handler, what adds its options, and its help.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from privcore import history
 from privcore.cli.toolkit import (
-    EXIT_OK,
     Parser,
     add_option,
     budget_options,
     check_outputs,
     columns,
-    emit,
     file_names,
     formula_guard_option,
-    guard_note,
-    hierarchies,
     hierarchy_inputs,
     hierarchy_option,
-    history_lines,
     load_table,
     number,
     number_list,
     positive_int,
-    request,
     run_options,
-    run_request,
-    suggested_hierarchies,
     whole_number_in,
     write_text,
 )
+from privcore.cli.toolkit.commands import Subcommand, add_subcommands
+from privcore.cli.toolkit.files import chosen_hierarchies, save_guarded
+from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.running import request_and_run
 from privcore.errors import ParameterError
 from privcore.runs import (
     DifferencingRequest,
@@ -60,6 +59,7 @@ from privcore.runs import (
     DpQueryRequest,
     DpReleaseRequest,
     Inputs,
+    Request,
 )
 
 __all__ = ["AUDITED", "add_dp_commands"]
@@ -77,6 +77,10 @@ AUDITED = (
     "broken_no_clamp",
     "broken_float_laplace",
 )
+
+
+#: The options ``dp release`` gives its request as they are.
+_RELEASE_VALUES = ("epsilon", "seed", "relation", "k", "algorithm", "max_suppression", "gdpr")
 
 
 def _where(pairs: list[str] | None) -> dict[str, Any]:
@@ -182,13 +186,11 @@ def _query_values(args: argparse.Namespace, *, clamp_alone: bool) -> tuple[Input
 
 def cmd_dp_query(args: argparse.Namespace) -> int:
     inputs, values = _query_values(args, clamp_alone=True)
-    asked = request(DpQueryRequest, args, inputs, epsilon=args.epsilon, **values)
-    outcome = run_request(asked, inputs, args)
+    _, outcome = request_and_run(DpQueryRequest, args, inputs, epsilon=args.epsilon, **values)
     answer = outcome.result
     payload = answer.to_dict()
     payload["query"] = answer.query.label
-    emit(payload, args.json, [*_query_lines(answer, payload), *history_lines(outcome)])
-    return EXIT_OK
+    return emit_run(args, payload, _query_lines(answer, payload), outcome)
 
 
 def _query_lines(answer: Any, payload: dict[str, Any]) -> list[str]:
@@ -226,34 +228,42 @@ def _posterior_line(epsilon: float, posterior_max: float, prior: float) -> str:
     )
 
 
-def cmd_dp_dinner(args: argparse.Namespace) -> int:
-    asked = request(
-        DinnerRequest,
-        args,
-        None,
-        epsilon=args.epsilon,
-        prior=args.prior,
-        leaver=args.leaver,
-        noise=args.mechanism,
-        seed=args.seed,
+def _differencing(
+    args: argparse.Namespace,
+    kind: type[Request],
+    inputs: Inputs | None,
+    values: dict[str, Any],
+    story: Callable[[Any, Any], list[str]],
+) -> int:
+    """A differencing attack (``dp dinner``, ``dp person``): the request of ``kind`` with
+    ``values`` (who is attacked, ε of each count, the attacker's prior), the noise of the
+    counts and its seed, run on ``inputs``; printed as the lines ``story`` makes of the
+    request and its result, or with ``--json`` as the result's object."""
+    asked, outcome = request_and_run(
+        kind, args, inputs, **values, noise=args.mechanism, seed=args.seed
     )
-    outcome = run_request(asked, Inputs(), args)
-    story = outcome.result
-    payload = story.to_dict()
-    lines = [
+    return emit_run(args, outcome.result.to_dict(), story(asked, outcome.result), outcome)
+
+
+def cmd_dp_dinner(args: argparse.Namespace) -> int:
+    values = {"epsilon": args.epsilon, "prior": args.prior, "leaver": args.leaver}
+    return _differencing(args, DinnerRequest, None, values, _dinner_lines)
+
+
+def _dinner_lines(asked: DinnerRequest, story: Any) -> list[str]:
+    """Who leaves, the counts before and after, and what the attacker learns of the
+    leaver from exact and from ε-DP answers."""
+    return [
         f"{story.leaver} leaves: diners {story.diners_before} → {story.diners_after}, "
         f"singles {story.singles_before} → {story.singles_after}",
         f"exact answers: the attacker is certain ({story.posterior_exact_answers:g}) that "
         f"{story.leaver} is {story.leaver_status}",
         _posterior_line(asked.epsilon, story.posterior_max, asked.prior),
     ]
-    lines += history_lines(outcome)
-    emit(payload, args.json, lines)
-    return EXIT_OK
 
 
 def cmd_dp_release(args: argparse.Namespace) -> int:
-    from privcore.data import Schema, save
+    from privcore.data import Schema
 
     qi = tuple(columns(args.qi, "--qi"))
     sa = tuple(columns(args.sa, "--sa"))
@@ -262,33 +272,18 @@ def cmd_dp_release(args: argparse.Namespace) -> int:
         {"INPUT": args.input, **hierarchy_inputs(args)},
     )
     dataset = load_table(args.input)
-    given = hierarchies(args.hierarchy)
-    if args.k is not None and args.auto_hierarchies:
-        given.update(suggested_hierarchies(dataset.frame, qi, given))
+    suggest = args.k is not None and args.auto_hierarchies
+    given = chosen_hierarchies(args, dataset.frame, qi, suggest=suggest)
     inputs = Inputs(
         original=dataset,
         # the roles of the compared k-anonymous release come from --qi and --sa
         schema=Schema({}, given),
         names=file_names(args, out=Path(args.out).name),
     )
-    asked = request(
-        DpReleaseRequest,
-        args,
-        inputs,
-        qi=qi,
-        sa=sa,
-        epsilon=args.epsilon,
-        seed=args.seed,
-        relation=args.relation,
-        k=args.k,
-        algorithm=args.algorithm,
-        max_suppression=args.max_suppression,
-        gdpr=args.gdpr,
-    )
-    outcome = run_request(asked, inputs, args)
+    given_values = {name: getattr(args, name) for name in _RELEASE_VALUES}
+    asked, outcome = request_and_run(DpReleaseRequest, args, inputs, qi=qi, sa=sa, **given_values)
     result = outcome.result
-    saved = save(result.dp.records, args.out, formula_guard=args.formula_guard)
-    guard_note(saved.guarded_cells)
+    save_guarded(result.dp.records, args.out, formula_guard=args.formula_guard)
     payload = result.dp.to_dict()
     payload["out"] = str(args.out)
     payload["comparison"] = result.comparison.to_dict()
@@ -303,9 +298,7 @@ def cmd_dp_release(args: argparse.Namespace) -> int:
         payload["gdpr_risks"] = result.gdpr_risks
     if args.report:
         write_text(args.report, history.to_json(payload), "--report")
-    lines = [*_release_lines(result, asked.k, args.out), *history_lines(outcome)]
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return emit_run(args, payload, _release_lines(result, asked.k, args.out), outcome)
 
 
 def _release_lines(result: Any, k: int | None, out: str) -> list[str]:
@@ -363,7 +356,7 @@ def cmd_dp_audit(args: argparse.Namespace) -> int:
         inputs = Inputs(samples=samples, names={"samples": samples.name})
         chosen = tuple(columns(args.columns or "", "--columns"))
         values = {"audited": "uploaded", "output_columns": chosen}
-    asked = request(
+    _, outcome = request_and_run(
         DpAuditRequest,
         args,
         inputs,
@@ -372,7 +365,6 @@ def cmd_dp_audit(args: argparse.Namespace) -> int:
         seed=args.seed,
         **values,
     )
-    outcome = run_request(asked, inputs, args)
     payload = outcome.result.to_dict()
     lines = [
         f"{payload['mechanism']}: claimed ε = {_n(payload['epsilon'])}, "
@@ -380,9 +372,7 @@ def cmd_dp_audit(args: argparse.Namespace) -> int:
         f"certified lower bound ε_LB = {_n(payload['epsilon_lb'])}",
         f"verdict: {payload['verdict']} — " + _reason(payload),
     ]
-    lines += history_lines(outcome)
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return emit_run(args, payload, lines, outcome)
 
 
 def _reason(payload: dict[str, Any]) -> str:
@@ -458,65 +448,35 @@ def _query_options(parser: argparse.ArgumentParser, *, epsilon: bool = True) -> 
     )
 
 
-def _add_query(dp_sub: Any) -> None:
-    q = dp_sub.add_parser(
-        "query",
-        help="answer a count, sum, mean or histogram with DP noise",
-        description="Answer one query with central DP. --json keys: answer, answers, "
-        "scale, sensitivity, epsilon, delta, interval (95 %% interval for the true answer), "
-        "mechanism, query. Counts use the discrete (geometric) Laplace mechanism by "
-        "default: floating-point Laplace leaks through its low-order bits (Mironov 2012).",
-    )
-    _query_options(q)
-    q.add_argument(
+def _dp_query_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``dp query``."""
+    _query_options(parser)
+    parser.add_argument(
         "--draws",
         type=positive_int,
         default=1,
         help="independent noisy answers, to see the noise's spread (default 1; each costs ε)",
     )
-    _relation_option(q, "neighbouring data sets: add/remove one record (default) or replace one")
-    budget_options(q)
-    _common(q, seed_help="seed of the noise")
-    q.set_defaults(func=cmd_dp_query)
-
-
-def _add_dinner(dp_sub: Any) -> None:
-    d = dp_sub.add_parser(
-        "dinner",
-        help="the differencing attack of the dinner story, with exact and DP answers",
-        description="Ten friends at dinner, eight in couples and two single; one leaves and "
-        "the count of singles is asked again. --json keys: posterior_max (the attacker's "
-        "largest posterior under ε-DP answers), posterior_exact_answers (1: exact answers "
-        "reveal the leaver's status), leaver, diners_before/after, singles_before/after, "
-        "attack.",
+    _relation_option(
+        parser, "neighbouring data sets: add/remove one record (default) or replace one"
     )
-    _differencing_options(d, leaver=True)
-    d.set_defaults(func=cmd_dp_dinner)
+    budget_options(parser)
+    _common(parser, seed_help="seed of the noise")
 
 
-def _add_release(dp_sub: Any) -> None:
-    r = dp_sub.add_parser(
-        "release",
-        help="a DP release: noisy marginals and records synthesized from them",
-        description="Release each quasi-identifier's marginal with the sensitive attribute "
-        "under ε-DP (ε split equally), made consistent (non-negative integers whose totals "
-        "agree), and write records synthesized from them to --out. With --k, the same "
-        "queries are answered from a k-anonymous release of the same data and both are "
-        "compared with the truth. --json keys: epsilon, total, marginals, ledger, records, "
-        "relation, out, and with --k comparison (per_query, summary) and k_anon; with --gdpr "
-        "gdpr_risks.",
-    )
-    _input_option(r)
+def _release_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``dp release``."""
+    _input_option(parser)
     # read as text and split by the command (cli.empty_list)
-    add_option(r, "qi", required=True, type=None)
-    add_option(r, "sa", required=True, type=None, help="the sensitive attribute")
-    add_option(r, "epsilon", required=True, help="total ε of the release")
-    r.add_argument("--out", required=True, help="the synthesized records (.csv or .parquet)")
-    r.add_argument("--report", help="write the JSON report to this file too")
-    add_option(r, "k", checked=True, help="compare with a k-anonymous release")
+    add_option(parser, "qi", required=True, type=None)
+    add_option(parser, "sa", required=True, type=None, help="the sensitive attribute")
+    add_option(parser, "epsilon", required=True, help="total ε of the release")
+    parser.add_argument("--out", required=True, help="the synthesized records (.csv or .parquet)")
+    parser.add_argument("--report", help="write the JSON report to this file too")
+    add_option(parser, "k", checked=True, help="compare with a k-anonymous release")
     # any name: the request checks it against the registry's algorithms
     add_option(
-        r,
+        parser,
         "algorithm",
         default=DpReleaseRequest.algorithm,
         help="algorithm of the k-anonymous release",
@@ -524,138 +484,174 @@ def _add_release(dp_sub: Any) -> None:
         metavar=None,
     )
     add_option(
-        r,
+        parser,
         "max_suppression",
         default=DpReleaseRequest.max_suppression,
         help="share of rows the k-anonymous release may suppress",
     )
-    hierarchy_option(r)
-    r.add_argument(
+    hierarchy_option(parser)
+    parser.add_argument(
         "--auto-hierarchies",
         action="store_true",
         help="suggest a hierarchy for each QI without --hierarchy (for --k)",
     )
-    _relation_option(r)
-    r.add_argument(
+    _relation_option(parser)
+    parser.add_argument(
         "--gdpr",
         action="store_true",
         help="also singling out, linkability and inference of each method (DP, and the "
         "k-anonymous one with --k): each release made again from a seeded 80 %% of the "
         "records and attacked against the other 20 %% (JSON key gdpr_risks {dp, k_anon})",
     )
-    formula_guard_option(r, "the synthesized records")
-    budget_options(r)
-    _common(r, seed_help="seed of the noise and of the synthesis")
-    r.set_defaults(func=cmd_dp_release)
+    formula_guard_option(parser, "the synthesized records")
+    budget_options(parser)
+    _common(parser, seed_help="seed of the noise and of the synthesis")
 
 
-def _add_audit(dp_sub: Any) -> None:
-    a = dp_sub.add_parser(
-        "audit",
-        help="audit a central DP mechanism: a certified lower bound on its real ε",
-        description="Run the mechanism on two neighbouring data sets, learn an event on half "
-        "the draws and bound its probabilities on the other half with Clopper–Pearson "
-        "intervals: epsilon_lb is a lower bound on the real ε. verdict: violation (above "
-        "the claim), consistent, or inconclusive. Exit 0 whatever the verdict. "
-        "Mechanisms starting with broken_ are deliberately wrong.",
-    )
-    a.add_argument("--mechanism", choices=AUDITED, help="a built-in mechanism to audit")
-    a.add_argument(
+def _audit_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``dp audit``."""
+    parser.add_argument("--mechanism", choices=AUDITED, help="a built-in mechanism to audit")
+    parser.add_argument(
         "--outputs",
         metavar="FILE",
         help="instead: outputs of any implementation, one column per neighbouring data set",
     )
-    a.add_argument("--columns", metavar="D,D2", help="with --outputs: the two columns")
-    add_option(a, "epsilon", required=True)
-    a.add_argument("--delta", type=number, help="the claimed δ (gaussian_count)")
+    parser.add_argument("--columns", metavar="D,D2", help="with --outputs: the two columns")
+    add_option(parser, "epsilon", required=True)
+    parser.add_argument("--delta", type=number, help="the claimed δ (gaussian_count)")
     # draws per data set, not the LDP audit's samples per input (registry "samples")
-    a.add_argument("--samples", type=positive_int, help="draws per data set")
-    _common(a, seed_help="seed of the draws")
-    a.set_defaults(func=cmd_dp_audit)
+    parser.add_argument("--samples", type=positive_int, help="draws per data set")
+    _common(parser, seed_help="seed of the draws")
 
 
 def cmd_dp_accuracy(args: argparse.Namespace) -> int:
     inputs, values = _query_values(args, clamp_alone=False)
     if args.grid is not None:
         values["grid"] = args.grid
-    asked = request(DpAccuracyRequest, args, inputs, **values)
-    outcome = run_request(asked, inputs, args)
+    asked, outcome = request_and_run(DpAccuracyRequest, args, inputs, **values)
     curve = outcome.result
     payload = {"query": values["query"], "draws": asked.draws, "rows": curve.to_dict("records")}
-    emit(payload, args.json, [curve.to_string(index=False), *history_lines(outcome)])
-    return EXIT_OK
+    return emit_run(args, payload, [curve.to_string(index=False)], outcome)
 
 
-def _add_accuracy(dp_sub: Any) -> None:
-    c = dp_sub.add_parser(
-        "accuracy",
-        help="how far a DP query's answers fall from the truth at each ε (no budget spent)",
-        description="The query answered --draws times at each ε of --grid, as the "
-        "Differential privacy page's accuracy view: the 5th, 50th and 95th percentiles of "
-        "the error and the stated 95 %% half-width. A view of the noise, not a release: it "
-        "spends no budget. --json keys: query, draws, rows (epsilon, p5, median, p95, "
-        "half_width).",
+def _accuracy_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``dp accuracy``."""
+    _query_options(parser, epsilon=False)
+    parser.add_argument(
+        "--draws", type=positive_int, default=200, help="answers per ε (default 200)"
     )
-    _query_options(c, epsilon=False)
-    c.add_argument("--draws", type=positive_int, default=200, help="answers per ε (default 200)")
-    c.add_argument(
+    parser.add_argument(
         "--grid",
         type=number_list,
         help="the ε values (default twelve from 0.05 to 5, evenly on a log scale)",
     )
-    _relation_option(c)
-    _common(c, seed_help="seed of the draws")
-    c.set_defaults(func=cmd_dp_accuracy)
+    _relation_option(parser)
+    _common(parser, seed_help="seed of the draws")
 
 
 def cmd_dp_person(args: argparse.Namespace) -> int:
     where = _where(args.where)
     dataset = load_table(args.input)
     inputs = Inputs(original=dataset, names=file_names(args))
-    asked = request(
-        DifferencingRequest,
-        args,
-        inputs,
-        row=args.row,
-        where=where,
-        epsilon=args.epsilon,
-        prior=args.prior,
-        noise=args.mechanism,
-        seed=args.seed,
-    )
-    outcome = run_request(asked, inputs, args)
-    attack = outcome.result
-    payload = attack.to_dict()
-    lines = [
+    values = {"row": args.row, "where": where, "epsilon": args.epsilon, "prior": args.prior}
+    return _differencing(args, DifferencingRequest, inputs, values, _person_lines)
+
+
+def _person_lines(asked: DifferencingRequest, attack: Any) -> list[str]:
+    """The counts with and without the person, and what the attacker learns of them from
+    exact and from ε-DP answers."""
+    return [
         f"row {attack.target_row}: counts {attack.count_with} with and {attack.count_without} "
         f"without the person; exact answers tell the attacker for certain "
         f"({attack.posterior_exact_answers:g})",
         _posterior_line(attack.epsilon, attack.posterior_max, attack.prior),
-        *history_lines(outcome),
     ]
-    emit(payload, args.json, lines)
-    return EXIT_OK
 
 
-def _add_person(dp_sub: Any) -> None:
-    d = dp_sub.add_parser(
+def _person_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``dp person``."""
+    _input_option(parser)
+    parser.add_argument(
+        "--row", type=whole_number_in(0, None), required=True, help="the person's row"
+    )
+    parser.add_argument(
+        "--where", action="append", metavar="COL=VALUE", required=True, help="the condition counted"
+    )
+    _differencing_options(parser, leaver=False)
+
+
+#: The ``dp`` subcommands, in the order ``privcore dp --help`` lists them.
+_SUBCOMMANDS = (
+    Subcommand(
+        "query",
+        cmd_dp_query,
+        _dp_query_options,
+        "answer a count, sum, mean or histogram with DP noise",
+        "Answer one query with central DP. --json keys: answer, answers, "
+        "scale, sensitivity, epsilon, delta, interval (95 %% interval for the true answer), "
+        "mechanism, query. Counts use the discrete (geometric) Laplace mechanism by "
+        "default: floating-point Laplace leaks through its low-order bits (Mironov 2012).",
+    ),
+    Subcommand(
+        "dinner",
+        cmd_dp_dinner,
+        partial(_differencing_options, leaver=True),
+        "the differencing attack of the dinner story, with exact and DP answers",
+        "Ten friends at dinner, eight in couples and two single; one leaves and "
+        "the count of singles is asked again. --json keys: posterior_max (the attacker's "
+        "largest posterior under ε-DP answers), posterior_exact_answers (1: exact answers "
+        "reveal the leaver's status), leaver, diners_before/after, singles_before/after, "
+        "attack.",
+    ),
+    Subcommand(
+        "release",
+        cmd_dp_release,
+        _release_options,
+        "a DP release: noisy marginals and records synthesized from them",
+        "Release each quasi-identifier's marginal with the sensitive attribute "
+        "under ε-DP (ε split equally), made consistent (non-negative integers whose totals "
+        "agree), and write records synthesized from them to --out. With --k, the same "
+        "queries are answered from a k-anonymous release of the same data and both are "
+        "compared with the truth. --json keys: epsilon, total, marginals, ledger, records, "
+        "relation, out, and with --k comparison (per_query, summary) and k_anon; with --gdpr "
+        "gdpr_risks.",
+    ),
+    Subcommand(
+        "audit",
+        cmd_dp_audit,
+        _audit_options,
+        "audit a central DP mechanism: a certified lower bound on its real ε",
+        "Run the mechanism on two neighbouring data sets, learn an event on half "
+        "the draws and bound its probabilities on the other half with Clopper–Pearson "
+        "intervals: epsilon_lb is a lower bound on the real ε. verdict: violation (above "
+        "the claim), consistent, or inconclusive. Exit 0 whatever the verdict. "
+        "Mechanisms starting with broken_ are deliberately wrong.",
+    ),
+    Subcommand(
+        "accuracy",
+        cmd_dp_accuracy,
+        _accuracy_options,
+        "how far a DP query's answers fall from the truth at each ε (no budget spent)",
+        "The query answered --draws times at each ε of --grid, as the "
+        "Differential privacy page's accuracy view: the 5th, 50th and 95th percentiles of "
+        "the error and the stated 95 %% half-width. A view of the noise, not a release: it "
+        "spends no budget. --json keys: query, draws, rows (epsilon, p5, median, p95, "
+        "half_width).",
+    ),
+    Subcommand(
         "person",
-        help="the differencing attack on one person of a table, with exact and DP answers",
-        description="Count the rows meeting --where with and without the person of --row "
+        cmd_dp_person,
+        _person_options,
+        "the differencing attack on one person of a table, with exact and DP answers",
+        "Count the rows meeting --where with and without the person of --row "
         "(0-based), exactly and with ε-DP noise, and what an attacker with --prior learns "
         "of that person, as the Differential privacy page's attack on a person. The "
         "history keeps the columns tested, never the values. --json keys: target_row, "
         "where, count_with, count_without, exact_difference, target_has_value, "
         "posterior_exact_answers, epsilon, prior, mechanism, noisy_with, noisy_without, "
         "posteriors, posterior_max, posterior_min.",
-    )
-    _input_option(d)
-    d.add_argument("--row", type=whole_number_in(0, None), required=True, help="the person's row")
-    d.add_argument(
-        "--where", action="append", metavar="COL=VALUE", required=True, help="the condition counted"
-    )
-    _differencing_options(d, leaver=False)
-    d.set_defaults(func=cmd_dp_person)
+    ),
+)
 
 
 def add_dp_commands(sub: Any) -> None:
@@ -669,9 +665,4 @@ def add_dp_commands(sub: Any) -> None:
         "prints one JSON object with --json.",
     )
     dp_sub = dp.add_subparsers(dest="dp_command", required=True, parser_class=Parser)
-    _add_query(dp_sub)
-    _add_dinner(dp_sub)
-    _add_release(dp_sub)
-    _add_audit(dp_sub)
-    _add_accuracy(dp_sub)
-    _add_person(dp_sub)
+    add_subcommands(dp_sub, _SUBCOMMANDS)

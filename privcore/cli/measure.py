@@ -8,34 +8,17 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
-from privcore.cli.toolkit import (
-    EXIT_OK,
-    add_request_options,
-    command,
-    emit,
-    engine_options,
-    hierarchy_option,
-    history_lines,
-    load_table,
-    num,
-    paired_inputs,
-    real_records_line,
-    request,
-    run_options,
-    run_request,
-    table_options,
-)
-from privcore.runs import MeasureRequest
+from privcore.cli.toolkit import command, load_table, num, real_records_line, run_options
+from privcore.cli.toolkit.commands import paired_options
+from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.running import run_paired
+from privcore.runs import Inputs, MeasureRequest
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    measure = request(MeasureRequest, args)
-    inputs, engine_name = paired_inputs(args)
-    if args.population:
-        inputs = replace(inputs, population=load_table(args.population).frame)
-    outcome = run_request(measure, inputs, args)
-    payload = outcome.result.to_dict()
-    payload["engine"] = engine_name or "pandas"
+    outcome, payload = run_paired(
+        MeasureRequest, args, lambda inputs: _with_population(inputs, args.population)
+    )
     lines = [
         f"k = {payload['k']}  ({payload['classes']} classes, {payload['rows']} rows, "
         f"{payload['suppressed_rows']} suppressed)",
@@ -54,10 +37,13 @@ def cmd_measure(args: argparse.Namespace) -> int:
             for v in payload["verdicts"]
         ),
         *(f"note: {n}" for n in payload["notes"]),
-        *history_lines(outcome),
     ]
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return emit_run(args, payload, lines, outcome)
+
+
+def _with_population(inputs: Inputs, population: str | None) -> Inputs:
+    """The run's inputs with the ``--population`` table, when given (journalist risk)."""
+    return replace(inputs, population=load_table(population).frame) if population else inputs
 
 
 def _paired_lines(payload: dict[str, Any]) -> list[str]:
@@ -90,15 +76,12 @@ def add_measure_command(sub: Any) -> None:
         "classes, suppressed_rows, l_distinct, l_entropy, t_closeness, pl, dr, ul, risk, "
         "loss, verdicts.",
     )
-    table_options(m, "the released (anonymized) table")
-    add_request_options(
+    paired_options(
         m,
         MeasureRequest,
-        required=("qi", "sa"),
+        "the released (anonymized) table",
         notes=dict.fromkeys(("k", "l", "t"), "a verdict, when given"),
     )
-    hierarchy_option(m)
-    engine_options(m)
     m.add_argument(
         "--population",
         help="population table with the QI columns (adds "

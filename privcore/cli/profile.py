@@ -8,15 +8,15 @@ import argparse
 from typing import Any
 
 from privcore.cli.toolkit import EXIT_OK, command, emit, json_option, load_table
-from privcore.data import profile, suggest_roles
+from privcore.runs.analysis_runners import column_profile
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
     dataset = load_table(args.file)
-    table = profile(dataset.frame)
-    suggestions = {s.column: s for s in suggest_roles(dataset.frame)}
+    figures = column_profile(dataset)
+    suggestions = {s.column: s for s in figures.suggestions}
     columns = []
-    for row in table.to_dict("records"):
+    for row in figures.table.to_dict("records"):
         s = suggestions[row["column"]]
         columns.append(
             {**row, "suggested_role": s.role.value, "reason": s.reason, "confidence": s.confidence}

@@ -17,6 +17,7 @@ from privcore.cli.toolkit import (
     add_option,
     check_outputs,
     columns,
+    command,
     emit,
     hierarchy_inputs,
     hierarchy_option,
@@ -49,6 +50,23 @@ _REPORT_THRESHOLDS = {
     "max_inference": "max_inference",
 }
 
+#: What each threshold option but ``--min-k`` limits, for its help, in the order
+#: ``privcore report --help`` lists them.
+_THRESHOLD_WORDS = {
+    "min_l": "distinct l per sensitive attribute",
+    "max_t": "t-closeness, auto distance",
+    "max_pl": "privacy level PL(all)",
+    "max_prosecutor": "highest prosecutor risk",
+    "max_journalist": "highest journalist risk",
+    "max_reidentified": "share re-identified by linkage",
+    "max_disclosed": "share with a sensitive value disclosed",
+    "max_suppressed": "share of suppressed rows",
+    "min_ul": "utility floor UL",
+    "max_singling_out": "singling-out risk (Article 29)",
+    "max_linkability": "linkability risk (Article 29)",
+    "max_inference": "inference risk, per sensitive attribute",
+}
+
 # Thresholds every report checks (the others accept "none": not required)
 _REQUIRED_THRESHOLDS = (
     "min_k",
@@ -72,7 +90,7 @@ def _thresholds(args: argparse.Namespace) -> dict[str, Any]:
     required = [f for f in given if given[f] is None and f in _REQUIRED_THRESHOLDS]
     if required:
         options = {field: option for option, field in _REPORT_THRESHOLDS.items()}
-        names = ", ".join("--" + options[f].replace("_", "-") for f in required)
+        names = ", ".join(_flag(options[f]) for f in required)
         raise ParameterError(
             f"{names} cannot be 'none': the release is always checked against it; give a "
             "number (only --min-l, --max-t, --max-pl, --max-journalist, --min-ul, "
@@ -81,6 +99,11 @@ def _thresholds(args: argparse.Namespace) -> dict[str, Any]:
         )
     Thresholds(**given)  # a bad value is refused before anything is read
     return given
+
+
+def _flag(option: str) -> str:
+    """The flag of a threshold option: ``max_singling_out`` → ``--max-singling-out``."""
+    return "--" + option.replace("_", "-")
 
 
 def _algorithm(path: str | None) -> dict[str, Any] | None:
@@ -155,37 +178,26 @@ def _threshold_options(r: argparse.ArgumentParser) -> None:
 
     defaults = Thresholds()
     r.add_argument("--min-k", type=int, help=f"smallest class size (default {defaults.min_k})")
-    for option, field, what in (
-        ("--min-l", "min_l", "distinct l per sensitive attribute"),
-        ("--max-t", "max_t", "t-closeness, auto distance"),
-        ("--max-pl", "max_pl", "privacy level PL(all)"),
-        ("--max-prosecutor", "max_prosecutor", "highest prosecutor risk"),
-        ("--max-journalist", "max_journalist", "highest journalist risk"),
-        ("--max-reidentified", "max_reidentified_share", "share re-identified by linkage"),
-        ("--max-disclosed", "max_disclosed_share", "share with a sensitive value disclosed"),
-        ("--max-suppressed", "max_suppressed_share", "share of suppressed rows"),
-        ("--min-ul", "min_ul", "utility floor UL"),
-        ("--max-singling-out", "max_singling_out", "singling-out risk (Article 29)"),
-        ("--max-linkability", "max_linkability", "linkability risk (Article 29)"),
-        ("--max-inference", "max_inference", "inference risk, per sensitive attribute"),
-    ):
+    for option, what in _THRESHOLD_WORDS.items():
+        field = _REPORT_THRESHOLDS[option]
         default = getattr(Thresholds.__dataclass_fields__[field], "default", None)
         if default == FOLLOWS_PROSECUTOR:
             default_words = "the prosecutor limit, 1/k"
         else:
             default_words = "none" if default is None else f"{getattr(defaults, field):g}"
         r.add_argument(
-            option, type=limit_option, metavar="X", help=f"{what} (default {default_words})"
+            _flag(option), type=limit_option, metavar="X", help=f"{what} (default {default_words})"
         )
 
 
 def add_report_command(sub: Any) -> None:
     """``privcore report``."""
-    r = sub.add_parser(
-        "report",
-        help="release readiness: measure and attack a release, check it against thresholds, "
+    r = command(
+        sub,
+        cmd_report,
+        "release readiness: measure and attack a release, check it against thresholds, "
         "write an HTML report (exit 0 ready, 1 not ready)",
-        description="Decide whether a release may be published: measure it (k, l, t, PL, "
+        "Decide whether a release may be published: measure it (k, l, t, PL, "
         "UL, risk), attack it with a synthetic voter roll, check the thresholds, and write "
         "one self-contained HTML report (--out). Prints the verdict and its reasons or "
         "conditions, or with --json the whole report (verdict, reasons, conditions, checks, "
@@ -221,4 +233,3 @@ def add_report_command(sub: Any) -> None:
         record_help="record the runs in the history",
         json_help="print the report as one JSON object",
     )
-    r.set_defaults(func=cmd_report)

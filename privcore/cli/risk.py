@@ -15,14 +15,12 @@ from dataclasses import replace
 from typing import Any
 
 from privcore.cli.toolkit import (
-    EXIT_OK,
     add_option,
     chosen_engine,
     columns,
-    emit,
+    command,
     engine_options,
     hierarchy_option,
-    history_lines,
     load_table,
     num,
     number,
@@ -33,6 +31,8 @@ from privcore.cli.toolkit import (
     run_request,
     table_options,
 )
+from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.running import engine_payload
 from privcore.runs import Inputs, RiskRequest
 
 
@@ -91,8 +91,7 @@ def cmd_risk(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace, risk: RiskRequest, inputs: Any, engine: str | None) -> int:
     """Run ``risk`` and print its figures (lines, or ``--json``)."""
     outcome = run_request(risk, inputs, args)
-    payload = outcome.result.to_dict()
-    payload["engine"] = engine or "pandas"
+    payload = engine_payload(outcome, engine)
     unique = payload["population_uniqueness"]
     individual = payload["individual_risk"]
     lines = [
@@ -111,9 +110,7 @@ def _report(args: argparse.Namespace, risk: RiskRequest, inputs: Any, engine: st
         )
     if "singling_out" in payload:
         lines += _attack_lines(payload)
-    lines += history_lines(outcome)
-    emit(payload, args.json, lines)
-    return EXIT_OK
+    return emit_run(args, payload, lines, outcome)
 
 
 def _attack_lines(payload: dict[str, Any]) -> list[str]:
@@ -139,11 +136,12 @@ def _attack_lines(payload: dict[str, Any]) -> list[str]:
 
 def add_risk_command(sub: Any) -> None:
     """``privcore risk``."""
-    p = sub.add_parser(
-        "risk",
-        help="population uniqueness, individual risk, SUDA2, δ-presence/k-map, singling "
+    p = command(
+        sub,
+        cmd_risk,
+        "population uniqueness, individual risk, SUDA2, δ-presence/k-map, singling "
         "out, linkability and inference of a release",
-        description="Risk beyond class sizes. Population uniqueness (Zayatz, Pitman, SNB, "
+        "Risk beyond class sizes. Population uniqueness (Zayatz, Pitman, SNB, "
         "Dankar's rule) and Benedetti–Franconi individual risk at the sampling fraction "
         "(--sampling-fraction, or rows / --population rows, or 1/10: the default voter "
         "roll); SUDA2 special uniques; δ-presence and k-map against --population; singling "
@@ -176,4 +174,3 @@ def add_risk_command(sub: Any) -> None:
     add_option(p, "seed", default=0, checked=True, help="seed of the attacks")
     engine_options(p)
     run_options(p)
-    p.set_defaults(func=cmd_risk)

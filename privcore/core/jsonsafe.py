@@ -11,7 +11,7 @@ import datetime as dt
 import enum
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["dumps", "plain"]
+__all__ = ["dumps", "plain", "plain_fields"]
 
 
 def plain(obj: Any) -> Any:
@@ -77,6 +77,24 @@ def plain(obj: Any) -> Any:
     if callable(tolist):
         return plain(tolist())
     return str(obj)
+
+
+def plain_fields(
+    obj: Any, *, leave_out: Collection[str] = (), renamed: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """:func:`plain` of ``{name: value}`` for the fields of the dataclass ``obj``, in their
+    order: the ``to_dict`` of a result that is its fields. ``leave_out``: fields kept out
+    of the summary (one value per record); ``renamed``: a key other than the field's
+    name. The values are read as they are, not copied as :func:`dataclasses.asdict`
+    copies them."""
+    renamed = renamed or {}
+    return plain(
+        {
+            renamed.get(f.name, f.name): getattr(obj, f.name)
+            for f in dataclasses.fields(obj)
+            if f.name not in leave_out
+        }
+    )
 
 
 def _key(key: Any) -> str:

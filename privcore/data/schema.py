@@ -107,20 +107,20 @@ class Schema:
         every hierarchy belongs to a column of the table and covers all its values.
         """
         columns = [str(c) for c in frame.columns]
-        unknown = [c for c in self.roles if c not in columns]
-        if unknown:
-            raise RoleError(
-                f"The schema names columns the table does not have: {', '.join(unknown[:5])}.",
-                code="roles.unknown_columns",
-                columns=unknown,
-            )
-        untagged = [c for c in columns if c not in self.roles]
-        if untagged:
-            raise RoleError(
-                f"These columns have no role yet: {', '.join(untagged[:5])}.",
-                code="roles.untagged",
-                columns=untagged,
-            )
+        RoleError.unless_present(
+            self.roles,
+            columns,
+            "The schema names columns the table does not have: {names}.",
+            code="roles.unknown_columns",
+            first=5,
+        )
+        RoleError.unless_present(
+            columns,
+            self.roles,
+            "These columns have no role yet: {names}.",
+            code="roles.untagged",
+            first=5,
+        )
         for column, hierarchy in self.hierarchies.items():
             if column not in columns:
                 raise HierarchyError(

@@ -9,7 +9,7 @@ drawn, so a refused query reveals nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from privcore.core import privacy_parameters
@@ -30,7 +30,7 @@ class Spend:
     delta: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "epsilon": self.epsilon, "delta": self.delta}
+        return asdict(self)
 
 
 def _budget_delta(delta: Any) -> float:

@@ -107,28 +107,26 @@ def check_scale(scale: float) -> float:
     return scale
 
 
+def _finite_positive(value: Any, name: str, code: str, words: str) -> float:
+    """``value`` as a float when it is finite and > 0, else ParameterError ``code`` with
+    the ``words`` "… must be a finite number > 0" and ``params = {name: value}``."""
+    number = as_float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ParameterError(
+            f"{words} must be a finite number > 0, got {value!r}.", code=code, **{name: value}
+        )
+    return number
+
+
 def check_rho(rho: Any) -> float:
     """ρ (zero-concentrated DP) as a float: finite and > 0, else ParameterError ``dp.bad_rho``."""
-    value = as_float(rho)
-    if not math.isfinite(value) or value <= 0:
-        raise ParameterError(
-            f"ρ (zero-concentrated DP) must be a finite number > 0, got {rho!r}.",
-            code="dp.bad_rho",
-            rho=rho,
-        )
-    return value
+    return _finite_positive(rho, "rho", "dp.bad_rho", "ρ (zero-concentrated DP)")
 
 
 def check_sensitivity(sensitivity: Any, *, integer: bool = False) -> float:
     """Δ as a float: finite and > 0 (a positive integer when ``integer``), else
     ParameterError ``dp.bad_sensitivity``."""
-    value = as_float(sensitivity)
-    if not math.isfinite(value) or value <= 0:
-        raise ParameterError(
-            f"The sensitivity must be a finite number > 0, got {sensitivity!r}.",
-            code="dp.bad_sensitivity",
-            sensitivity=sensitivity,
-        )
+    value = _finite_positive(sensitivity, "sensitivity", "dp.bad_sensitivity", "The sensitivity")
     if integer and value != math.floor(value):
         raise ParameterError(
             "The discrete (geometric) mechanism needs an integer sensitivity, "

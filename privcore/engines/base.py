@@ -100,6 +100,15 @@ class Engine(Protocol):
         of its frequency-set row; returns the rows written."""
 
 
+class GroupedFrequencySet:
+    """What every engine shares: its frequency set is the ``frame`` of its
+    :meth:`Engine.grouped` (so the two always agree)."""
+
+    def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
+        """The frequency set of ``columns`` (:meth:`grouped`)."""
+        return self.grouped(table, columns).frame
+
+
 def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
     """``wanted`` as a list, every name one of ``present`` (else a clear error)."""
     wanted = [str(c) for c in wanted]

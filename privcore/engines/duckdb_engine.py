@@ -29,6 +29,7 @@ import pandas as pd
 from privcore.engines.base import (
     COUNT,
     Converter,
+    GroupedFrequencySet,
     Regrouped,
     check_columns,
     check_pairing,
@@ -113,7 +114,7 @@ class DuckDBTable:
         )
 
 
-class DuckDBEngine:
+class DuckDBEngine(GroupedFrequencySet):
     """Row-level work in embedded DuckDB. ``memory_limit`` (e.g. ``"2GB"``) and
     ``temp_dir`` (where it spills) are DuckDB's settings of the same names; ``threads``
     its worker threads (default: DuckDB's, the number of cores)."""
@@ -418,10 +419,6 @@ class DuckDBEngine:
         the role suggestions read)."""
         frame = self._frame(table, f"{table.sql} LIMIT {int(rows)}")
         return converted_frame(frame, table.converters)
-
-    def frequency_set(self, table: DuckDBTable, columns: Sequence[str]) -> pd.DataFrame:
-        """The frequency set of ``columns`` (:meth:`grouped`)."""
-        return self.grouped(table, columns).frame
 
     def write(
         self,

@@ -14,6 +14,7 @@ from privcore.data import Dataset, load
 from privcore.data.codes import factorize
 from privcore.engines.base import (
     COUNT,
+    GroupedFrequencySet,
     Regrouped,
     check_columns,
     check_pairing,
@@ -27,7 +28,7 @@ from privcore.engines.base import (
 from privcore.errors import DataFormatError
 
 
-class PandasEngine:
+class PandasEngine(GroupedFrequencySet):
     """Row-level work on a table held in memory (the default for uploads)."""
 
     name = "pandas"
@@ -131,10 +132,6 @@ class PandasEngine:
     def head(self, table: pd.DataFrame, rows: int) -> pd.DataFrame:
         """The first ``rows`` rows."""
         return table.head(int(rows)).reset_index(drop=True)
-
-    def frequency_set(self, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-        """The frequency set of ``columns`` (:meth:`grouped`)."""
-        return self.grouped(table, columns).frame
 
     def write(
         self,

@@ -21,6 +21,7 @@ import pandas as pd
 
 from privcore.engines.base import (
     COUNT,
+    GroupedFrequencySet,
     Regrouped,
     check_columns,
     check_pairing,
@@ -57,7 +58,7 @@ def spark_available() -> str | None:
     return None
 
 
-class SparkEngine:
+class SparkEngine(GroupedFrequencySet):
     """Row-level work in Spark. ``session``: a ``SparkSession`` to use (a cluster's);
     else one is made for ``master`` (``local[2]`` by default, or ``spark://…``,
     ``yarn``…) with ``driver_memory``."""
@@ -305,10 +306,6 @@ class SparkEngine:
         """The first ``rows`` rows, with the loader's values."""
         frame = _typed(table.frame.limit(int(rows)).toPandas(), table.frame, table.frame.columns)
         return converted_frame(frame, table.converters)
-
-    def frequency_set(self, table: SparkTable, columns: Sequence[str]) -> pd.DataFrame:
-        """The frequency set of ``columns`` (:meth:`grouped`)."""
-        return self.grouped(table, columns).frame
 
     def write(
         self,

@@ -1,4 +1,4 @@
-"""Writing runs: :func:`record_run`, and :func:`recording` around a block of work.
+"""Writing runs: :func:`record_run`, and :data:`recording` around a block of work.
 
 Times are stored as ISO 8601 in UTC; parameters and results as JSON (:func:`to_json`).
 The user's data itself is stored only when the caller passes ``data=``, that is when
@@ -189,7 +189,7 @@ def record_run(
 class RunRecorder:
     """Context manager that times a block of work and records it as one run.
 
-    Returned by :func:`recording`. Inside the block, set :attr:`results` (and, if the
+    Made by :data:`recording`. Inside the block, set :attr:`results` (and, if the
     user opted in, :attr:`data`); :attr:`params` may also be updated. On exit the run
     is written with status ``"ok"``, ``"error"`` (with ``str(exc)``) or
     ``"cancelled"`` (:class:`~privcore.errors.CancelledError`, or a ``BaseException``
@@ -199,6 +199,13 @@ class RunRecorder:
     A history that cannot be written never breaks the analysis: the
     :class:`HistoryError` is logged and kept in :attr:`history_error`, and
     :attr:`id` stays ``None``.
+
+    Example::
+
+        with recording("measure", params=p, dataset=d, page="measure") as run:
+            report = measure(table, **p)
+            run.results = report.summary()
+        run.id  # the new run id (None if the history could not be written)
     """
 
     def __init__(
@@ -266,21 +273,6 @@ class RunRecorder:
         # Returning None lets the original exception propagate.
 
 
-def recording(
-    kind: str,
-    *,
-    params: Mapping[str, Any] | None = None,
-    dataset: Mapping[str, Any] | None = None,
-    page: str | None = None,
-    path: str | os.PathLike[str] | None = None,
-) -> RunRecorder:
-    """Return a :class:`RunRecorder` that records the ``with`` block as one run.
-
-    Example::
-
-        with recording("measure", params=p, dataset=d, page="measure") as run:
-            report = measure(table, **p)
-            run.results = report.summary()
-        run.id  # the new run id (None if the history could not be written)
-    """
-    return RunRecorder(kind, params=params, dataset=dataset, page=page, path=path)
+#: ``recording(kind, params=..., dataset=..., page=..., path=...)``: a :class:`RunRecorder`
+#: that records the ``with`` block as one run (the name reads as what the block does).
+recording = RunRecorder

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.core.jsonsafe import plain
+from privcore.core.jsonsafe import plain, plain_fields
 from privcore.core.notes import Note
 from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
@@ -75,16 +75,8 @@ class DeltaPresence:
     records_outside: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return plain(
-            {
-                "min": self.minimum,
-                "max": self.maximum,
-                "delta_min": self.delta_min,
-                "delta_max": self.delta_max,
-                "holds": self.holds,
-                "classes_outside": self.classes_outside,
-                "records_outside": self.records_outside,
-            }
+        return plain_fields(
+            self, leave_out=("per_class",), renamed={"minimum": "min", "maximum": "max"}
         )
 
 
@@ -102,15 +94,7 @@ class KMap:
     records_below: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return plain(
-            {
-                "k": self.k,
-                "requested": self.requested,
-                "holds": self.holds,
-                "classes_below": self.classes_below,
-                "records_below": self.records_below,
-            }
-        )
+        return plain_fields(self)
 
 
 @dataclass(frozen=True, eq=False)

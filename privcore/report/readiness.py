@@ -21,7 +21,7 @@ from privcore.report.checks import anonymize_actions, evaluate_checks, merge_act
 from privcore.report.findings import findings as find
 from privcore.report.thresholds import Thresholds
 
-__all__ = ["ReadinessReport", "readiness", "report_of_figures"]
+__all__ = ["ReadinessReport", "readiness", "report_of_figures", "report_options"]
 
 
 @dataclass(frozen=True)
@@ -252,6 +252,24 @@ def readiness(
     return report
 
 
+def report_options(
+    qi: Sequence[str],
+    sa: Sequence[str],
+    thresholds: Thresholds,
+    hierarchies: Mapping[str, Hierarchy],
+) -> dict[str, Any]:
+    """The keyword arguments a readiness report measures (:func:`measure_release`) and
+    attacks (:func:`~privcore.attacks.simulate`) a release with, on tables in memory or on
+    an engine's joint frequency set: the columns, the hierarchies, and the thresholds'
+    prosecutor limit as the record risk threshold."""
+    return {
+        "qi": qi,
+        "sa": sa,
+        "hierarchies": hierarchies,
+        "risk_threshold": thresholds.max_prosecutor,
+    }
+
+
 def _measured(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -270,14 +288,11 @@ def _measured(
     measured = measure_release(
         original,
         release,
-        qi=qi,
-        sa=sa,
         models=thresholds.models(),
-        hierarchies=hierarchies,
         key=key,
-        risk_threshold=thresholds.max_prosecutor,
         check_order=not aligned,
         blanked=blanked,
+        **report_options(qi, sa, thresholds, hierarchies),
     )
     # the measurement has checked the pairing
     return plain(measured.to_dict()), aligned_blanked(original, release, blanked, key)
@@ -307,14 +322,11 @@ def _attacked(
     simulation = simulate(
         original,
         release,
-        qi,
-        sa,
         roll_size=roll_size,
         seed=seed,
-        hierarchies=hierarchies,
-        risk_threshold=thresholds.max_prosecutor,
         progress=stage.part(0.15, 0.9) if progress else None,
         blanked=blanked,
+        **report_options(qi, sa, thresholds, hierarchies),
     )
     if not (gdpr or thresholds.needs_gdpr_risks):
         return simulation, None, []

@@ -8,43 +8,14 @@ with its options, defaults and choices, from which the command line's options an
 pages' widgets are built.
 """
 
+from privcore.runs import analysis_requests, requests
 from privcore.runs.accountant import Accountant, cost_of
-from privcore.runs.analysis_requests import (
-    BackgroundRequest,
-    ComplementaryRequest,
-    DifferencingRequest,
-    OrderingRequest,
-    ReconstructionRequest,
-    RollRequest,
-    SweepRequest,
-)
-from privcore.runs.execute import (
-    Outcome,
-    compute,
-    error_record,
-    make_request,
-    run,
-)
+from privcore.runs.analysis_requests import *  # noqa: F403 - its __all__, added to ours below
+from privcore.runs.execute import Outcome, compute, error_record, make_request, run
 from privcore.runs.inputs import EngineTable, Inputs, Part
 from privcore.runs.registry import ALGORITHMS, ATTACKS, MECHANISMS, MODELS, OPTIONS, Entry, Option
-from privcore.runs.requests import (
-    AnonymizeRequest,
-    AttackRequest,
-    AuditRequest,
-    DinnerRequest,
-    DpAccuracyRequest,
-    DpAuditRequest,
-    DpQueryRequest,
-    DpReleaseRequest,
-    MeasureRequest,
-    ReplayRequest,
-    ReportRequest,
-    Request,
-    RiskRequest,
-    TaskRequest,
-    check_value,
-    request_from_dict,
-)
+from privcore.runs.requests import *  # noqa: F403 - its __all__, added to ours below
+from privcore.runs.requests import check_value
 
 __all__ = [
     "ALGORITHMS",
@@ -53,38 +24,18 @@ __all__ = [
     "MODELS",
     "OPTIONS",
     "Accountant",
-    "AnonymizeRequest",
-    "AttackRequest",
-    "AuditRequest",
-    "BackgroundRequest",
-    "ComplementaryRequest",
-    "DifferencingRequest",
-    "DinnerRequest",
-    "DpAccuracyRequest",
-    "DpAuditRequest",
-    "DpQueryRequest",
-    "DpReleaseRequest",
     "EngineTable",
     "Entry",
     "Inputs",
-    "MeasureRequest",
     "Option",
-    "OrderingRequest",
     "Outcome",
     "Part",
-    "ReconstructionRequest",
-    "ReplayRequest",
-    "ReportRequest",
-    "Request",
-    "RiskRequest",
-    "RollRequest",
-    "SweepRequest",
-    "TaskRequest",
     "check_value",
     "compute",
     "cost_of",
     "error_record",
     "make_request",
-    "request_from_dict",
     "run",
 ]
+__all__ += analysis_requests.__all__
+__all__ += requests.__all__

@@ -1,6 +1,7 @@
 """Requests for the analyses around a release that are not a request family of their
 own: the background-knowledge, row-order and complementary-release attacks, an ε sweep
-of an LDP mechanism, and randomization with reconstruction.
+of an LDP mechanism, randomization with reconstruction, and the profile of a table's
+columns with the roles confirmed for it.
 
 Each is a frozen request checked by :data:`privcore.runs.registry.OPTIONS`, computed by
 its runner (:mod:`privcore.runs.runners`) from the request and its
@@ -23,9 +24,11 @@ __all__ = [
     "ComplementaryRequest",
     "DifferencingRequest",
     "OrderingRequest",
+    "ProfileRequest",
     "ReconstructionRequest",
     "RollRequest",
     "SweepRequest",
+    "confirmed_roles",
 ]
 
 
@@ -205,3 +208,38 @@ class DifferencingRequest(Request):
             "where": sorted(map(str, self.where)),
             "seed": self.seed,
         }
+
+
+@dataclass(frozen=True)
+class ProfileRequest(Request):
+    """The profile of a table's columns (:func:`privcore.data.profile`: type, distinct
+    values, missing cells, uniqueness, examples) and the roles confirmed for it:
+    ``roles`` (column → role), ``hierarchies`` (the columns given one) and
+    ``suggested`` (column → the role suggested before the user's edits; None: the run
+    suggests them from the table, :func:`privcore.data.suggest_roles`, as
+    ``privcore profile`` does). The history keeps the roles and the hierarchies'
+    columns: names only.
+
+    ``in_place``: the table is profiled where it is, never in a worker process — a table
+    opened in an engine holds a connection of this process, and a table in memory is
+    profiled in one pass over its columns."""
+
+    kind: ClassVar[str] = "profile"
+    in_place: ClassVar[bool] = True
+    roles: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    hierarchies: tuple[str, ...] = ()
+    suggested: Mapping[str, str] | None = field(default=None, hash=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"roles": dict(self.roles), "hierarchies": sorted(self.hierarchies)}
+
+
+def confirmed_roles(schema: Any, suggested: Mapping[str, str]) -> ProfileRequest:
+    """The profile run that records the roles of ``schema`` (a
+    :class:`~privcore.data.Schema`) confirmed for a table: its roles, the columns it
+    gives a hierarchy, and the roles ``suggested`` for the table before (column → role)."""
+    return ProfileRequest(
+        roles={str(column): role.value for column, role in schema.roles.items()},
+        hierarchies=tuple(schema.hierarchies),
+        suggested=dict(suggested),
+    )

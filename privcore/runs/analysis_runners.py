@@ -1,11 +1,13 @@
 """The runners of the analyses around a release that are requests of their own
 (:mod:`privcore.runs.analysis_requests`): the background-knowledge, row-order and
 complementary-release attacks, a voter roll, the differencing attack on one person, an
-ε sweep of an LDP mechanism, and randomization with reconstruction."""
+ε sweep of an LDP mechanism, randomization with reconstruction, and the profile of a
+table's columns with the roles confirmed for it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -18,13 +20,14 @@ from privcore.runs.analysis_requests import (
     ComplementaryRequest,
     DifferencingRequest,
     OrderingRequest,
+    ProfileRequest,
     ReconstructionRequest,
     RollRequest,
     SweepRequest,
 )
 from privcore.runs.inputs import Inputs
 
-__all__ = ["ANALYSIS_RUNNERS", "differencing_summary"]
+__all__ = ["ANALYSIS_RUNNERS", "ColumnProfile", "column_profile", "differencing_summary"]
 
 
 def _background(request: BackgroundRequest, inputs: Inputs, progress: Progress | None):
@@ -228,6 +231,57 @@ def differencing_summary(attack: Any) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ColumnProfile:
+    """A table's profile: ``table`` (one row per column: type, distinct, missing,
+    missing share, uniqueness, examples) and the role ``suggestions`` made from the
+    table (empty when the roles suggested were given)."""
+
+    table: pd.DataFrame
+    suggestions: list[Any]
+
+
+def column_profile(original: Any, suggest: bool = True) -> ColumnProfile:
+    """The profile of ``original``'s columns: the one an engine computed when the table
+    was opened (an ``original`` with a ``profile`` table of its own), else
+    :func:`privcore.data.profile` of its rows in memory; with ``suggest``, the roles
+    :func:`privcore.data.suggest_roles` suggests from those rows. What ``privcore profile``
+    prints and what a profile run (:class:`ProfileRequest`) records."""
+    from privcore.data import profile, suggest_roles
+
+    known = getattr(original, "profile", None)
+    table = known if isinstance(known, pd.DataFrame) else profile(original.frame)
+    suggestions = suggest_roles(original.frame) if suggest else []
+    return ColumnProfile(table, suggestions)
+
+
+def _profile(request: ProfileRequest, inputs: Inputs, progress: Progress | None):
+    """The profile of the original's columns and what the history keeps of it with the
+    confirmed roles: the table's size, how many columns hold each role, its missing
+    cells, and how many roles differ from the ones suggested."""
+    inputs.need("original")
+    original = inputs.original
+    figures = column_profile(original, suggest=request.suggested is None)
+    suggested: Mapping[str, str] = (
+        {str(s.column): s.role.value for s in figures.suggestions}
+        if request.suggested is None
+        else request.suggested
+    )
+    roles = list(request.roles.values())
+    summary = {
+        "rows": original.n_rows,
+        "columns": original.n_columns,
+        "quasi_identifiers": roles.count("quasi_identifier"),
+        "sensitive": roles.count("sensitive"),
+        "identifiers": roles.count("identifier"),
+        "missing_cells": int(pd.to_numeric(figures.table["missing"], errors="coerce").sum()),
+        "roles_changed_from_suggestion": sum(
+            1 for column, role in suggested.items() if request.roles.get(column) != role
+        ),
+    }
+    return figures, summary
+
+
 ANALYSIS_RUNNERS: dict[type, Callable[..., tuple]] = {
     BackgroundRequest: _background,
     OrderingRequest: _ordering,
@@ -236,4 +290,5 @@ ANALYSIS_RUNNERS: dict[type, Callable[..., tuple]] = {
     ReconstructionRequest: _reconstruction,
     RollRequest: _roll,
     DifferencingRequest: _differencing,
+    ProfileRequest: _profile,
 }

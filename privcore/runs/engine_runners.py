@@ -22,6 +22,7 @@ from privcore.runs.requests import (
     ReportRequest,
     RiskRequest,
 )
+from privcore.runs.runners import anonymize_settings, fields_of, report_parts
 
 __all__ = ["ENGINE_RUNNERS"]
 
@@ -43,10 +44,21 @@ def _hierarchies(inputs: Inputs) -> dict[str, Any]:
     return dict(inputs.schema.hierarchies) if inputs.schema is not None else {}
 
 
+#: The fields of each request that its function of :mod:`privcore.runs.tables` reads as
+#: the request holds them (besides the columns).
+_FIELDS: dict[type, tuple[str, ...]] = {
+    MeasureRequest: ("key", "risk_threshold", "t_distance"),
+    AttackRequest: ("key", "roll_size", "seed", "tau", "risk_threshold", "tolerance"),
+    RiskRequest: ("sampling_fraction", "seed", "gdpr"),
+    ReportRequest: ("thresholds", "key", "roll_size", "seed"),
+}
+
+
 def _on_pair(assess: Any, request: Any, inputs: Inputs, progress: Any, **options: Any) -> Any:
     """``assess`` (a function of :mod:`privcore.runs.tables`) on the original and the
-    release, paired on their engine, with the request's columns and the inputs'
-    hierarchies; the frequency set it read is kept on the original for the history."""
+    release, paired on their engine, with the request's columns and its fields named in
+    :data:`_FIELDS`, the inputs' hierarchies and ``options``; the frequency set it read
+    is kept on the original for the history."""
     original, release = _pair(inputs)
     result, dataset = assess(
         original.engine,
@@ -56,6 +68,7 @@ def _on_pair(assess: Any, request: Any, inputs: Inputs, progress: Any, **options
         sa=request.sa,
         hierarchies=_hierarchies(inputs),
         progress=progress,
+        **fields_of(request, *_FIELDS[type(request)]),
         **options,
     )
     original.read = dataset
@@ -65,17 +78,9 @@ def _on_pair(assess: Any, request: Any, inputs: Inputs, progress: Any, **options
 def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.tables import measure_tables
 
+    options = {"models": request.constraints(), "population": inputs.population}
     measurement = _on_pair(
-        measure_tables,
-        request,
-        inputs,
-        progress,
-        models=request.constraints(),
-        key=request.key,
-        name=inputs.original.name,
-        risk_threshold=request.risk_threshold,
-        t_distance=request.t_distance,
-        population=inputs.population,
+        measure_tables, request, inputs, progress, name=inputs.original.name, **options
     )
     return measurement, measurement.history_summary()
 
@@ -83,56 +88,29 @@ def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None)
 def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.tables import attack_tables
 
-    simulation = _on_pair(
-        attack_tables,
-        request,
-        inputs,
-        progress,
-        key=request.key,
-        name=inputs.original.name,
-        roll_size=request.roll_size,
-        seed=request.seed,
-        tau=request.tau,
-        risk_threshold=request.risk_threshold,
-        tolerance=request.tolerance,
-    )
+    simulation = _on_pair(attack_tables, request, inputs, progress, name=inputs.original.name)
     return simulation, simulation.to_dict()
 
 
 def _risk(request: RiskRequest, inputs: Inputs, progress: Progress | None):
     from privcore.runs.tables import risk_tables
 
+    options = {"population": inputs.population, "control": inputs.control}
     assessment = _on_pair(
-        risk_tables,
-        request,
-        inputs,
-        progress,
-        name=inputs.original.name,
-        sampling_fraction=request.sampling_fraction,
-        population=inputs.population,
-        control=inputs.control,
-        seed=request.seed,
-        gdpr=request.gdpr,
+        risk_tables, request, inputs, progress, name=inputs.original.name, **options
     )
     return assessment, assessment.history_summary()
 
 
 def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
-    from privcore.runs.runners import report_parts
     from privcore.runs.tables import readiness_tables
 
+    names = {
+        "original_name": inputs.original.name,
+        "release_name": inputs.release_name or inputs.release.name,
+    }
     report = _on_pair(
-        readiness_tables,
-        request,
-        inputs,
-        progress,
-        thresholds=request.thresholds,
-        key=request.key,
-        roll_size=request.roll_size,
-        seed=request.seed,
-        shuffled=inputs.shuffled,
-        original_name=inputs.original.name,
-        release_name=inputs.release_name or inputs.release.name,
+        readiness_tables, request, inputs, progress, shuffled=inputs.shuffled, **names
     )
     return report, report.history_summary(), report_parts(request, report, inputs.describe())
 
@@ -151,13 +129,10 @@ def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | N
         inputs.schema,
         request.constraints(),
         inputs.out,
-        algorithm=request.algorithm,
-        max_suppression=request.max_suppression,
-        seed=request.seed,
         name=original.name,
         progress=progress,
         shuffle=inputs.shuffled,
-        **request.options(),
+        **anonymize_settings(request),
     )
     original.read = made.dataset
     return made, made.history_summary()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import datetime as dt
 import time
 from collections.abc import Callable, Mapping
@@ -42,7 +43,12 @@ from privcore.runs.requests import (
 )
 from privcore.runs.runners import RUNNERS
 
-__all__ = ["Inputs", "Outcome", "error_record", "make_request", "run"]
+__all__ = ["Inputs", "Outcome", "SharedResults", "error_record", "make_request", "run"]
+
+#: The cache of results shared between sessions a front end gives :func:`run`:
+#: ``shared(key, work, progress)`` is ``work()``'s ``(result, summary, ...)``, computed
+#: once per ``key`` (a result served from the cache says so in its summary).
+SharedResults = Callable[[str, Callable[[], tuple], Progress | None], tuple]
 
 #: Error parameters kept in the history when they are text: names, not values.
 _NAMED_PARAMETERS = frozenset(
@@ -79,6 +85,7 @@ def compute(
     progress: Progress | None = None,
     *,
     worker: bool | None = False,
+    shared: SharedResults | None = None,
 ) -> tuple:
     """What :func:`run` computes, without recording it: ``(result, summary)``, plus the
     parts of a composite run. ``inputs.work`` (when given) replaces the library call.
@@ -87,16 +94,22 @@ def compute(
     work (:func:`privcore.runs.costs.check`: a run above ``PRIVCORE_MAX_RUN_MB`` is
     refused with words that say what to lower); a heavy run then holds one of the
     process's heavy-work slots (``PRIVCORE_MAX_HEAVY_JOBS``) while it computes — a result
-    shared between sessions (:func:`ui.shared.shared_run_inputs`) takes one only when it
-    is computed, not when it is served from the cache.
+    shared between sessions (``shared``, below) takes one only when it is computed, not
+    when it is served from the cache.
+
+    ``shared``: the cache of results shared between the sessions of a server (the front
+    end's: :func:`ui.common.shared.serve`). A run whose inputs carry a ``share_key`` (the
+    result is the same for every session that asks with that key) is served from it:
+    computed once, by the first session that asks, the others waiting for its result.
 
     ``worker``: compute the library call in a worker process
     (:func:`privcore.core.workers.call_in_worker`), so that the calling thread waits
     without holding the interpreter, and a cancel kills the process and frees its memory
     at once; ``None``: when the setting asks for it (``PRIVCORE_WORKERS``) and the run is
     heavy or the table large enough (:func:`privcore.core.workers.wanted`). LDP audits
-    (torch, their own memory plan and chunks) and a front end's own ``work`` always run in
-    place.
+    (torch, their own memory plan and chunks), a kind of request that says so
+    (``in_place``: a table an engine of this process holds) and a front end's own ``work``
+    always run in place.
     """
     from privcore.core import workers
     from privcore.core.slots import heavy_slot
@@ -108,6 +121,11 @@ def compute(
     _started_total += 1
     if inputs.work is not None and getattr(inputs.work, "shared", False):
         return inputs.work(progress)  # the shared computation holds a slot if it computes
+    if shared is not None and inputs.share_key is not None:
+        alone = dataclasses.replace(inputs, share_key=None)
+        return shared(  # the computation holds a slot if it computes, not when served
+            inputs.share_key, lambda: compute(request, alone, progress, worker=worker), progress
+        )
     with heavy_slot(progress, "work") if cost.heavy else contextlib.nullcontext():
         if inputs.work is not None:  # a front end's own work runs in place
             return inputs.work(progress)
@@ -119,7 +137,9 @@ def compute(
         runner = RUNNERS[type(request)]
         if worker is None:
             rows = None if inputs.original is None else inputs.original.n_rows
-            in_place = isinstance(request, (AuditRequest, DpAuditRequest))
+            in_place = isinstance(request, (AuditRequest, DpAuditRequest)) or getattr(
+                request, "in_place", False
+            )
             worker = not in_place and (workers.wanted(rows) or (cost.heavy and workers.enabled()))
         if worker:
             return workers.call_in_worker(_call_runner, runner, request, inputs, progress=progress)
@@ -272,6 +292,7 @@ def run(
     worker: bool | None = None,
     budget: Accountant | None = None,
     budget_label: str | None = None,
+    shared: SharedResults | None = None,
 ) -> Outcome:
     """Execute ``request`` on ``inputs`` and record it (see the module docstring).
 
@@ -283,7 +304,8 @@ def run(
     before the run (a run over the budget is refused with ``dp.budget_exceeded``: it
     does not start, so nothing is drawn and no run is recorded), spent (``budget_label``
     on its ledger line) when it succeeds, and kept in the run's results under
-    ``budget``.
+    ``budget``. ``shared``: the cache that serves a run whose inputs carry a
+    ``share_key`` (see :func:`compute`); the run is recorded as this caller's all the same.
     """
     inputs = inputs or Inputs()
     params = {**request.to_dict(), **inputs.describe()}
@@ -303,7 +325,7 @@ def run(
     if budget is not None:
         budget.check(request)  # refused before anything runs: no noise, no history row
     try:
-        result, summary, *more = compute(request, inputs, progress, worker=worker)
+        result, summary, *more = compute(request, inputs, progress, worker=worker, shared=shared)
     except CancelledError:
         write("cancelled", {}, None)
         raise

@@ -66,10 +66,12 @@ class Inputs:
     second release of the same records, its rows paired with ``release``'s (the
     complementary-release attack) and ``second_release_name``; ``names``: extra names
     of what the run read or wrote (file names), recorded with its parameters;
-    ``work``: a callable ``work(progress) -> (result, summary)`` that computes the run
-    instead of the library call its request names (a
-    :class:`~privcore.runs.requests.TaskRequest`, or a result shared between the sessions
-    of a server) — recorded all the same.
+    ``share_key``: the run's result is the same for every session of a server that asks
+    with this key (a run on a bundled sample: :func:`ui.common.shared.shared_run_inputs`), so the
+    cache of results shared between sessions that :func:`privcore.runs.run` is given
+    serves it, computed once; ``work``: a callable ``work(progress) -> (result, summary)``
+    that computes the run instead of the library call its request names (a
+    :class:`~privcore.runs.requests.TaskRequest`) — recorded all the same.
     """
 
     original: Dataset | EngineTable | None = None
@@ -88,6 +90,7 @@ class Inputs:
     second_release_name: str | None = None
     names: Mapping[str, Any] = field(default_factory=dict)
     out: str | None = None
+    share_key: str | None = None
     work: Callable[[Progress | None], tuple] | None = None
 
     @property

@@ -36,7 +36,41 @@ from privcore.runs.requests import (
     TaskRequest,
 )
 
-__all__ = ["RUNNERS", "DpReleaseRun", "dp_query_summary", "report_parts"]
+__all__ = [
+    "RUNNERS",
+    "DpReleaseRun",
+    "anonymize_settings",
+    "dp_query_summary",
+    "fields_of",
+    "report_parts",
+]
+
+
+def fields_of(request: Any, *names: str) -> dict[str, Any]:
+    """The request's fields ``names`` as keyword arguments of the same names: what a
+    runner hands on to the library as the request holds it."""
+    return {name: getattr(request, name) for name in names}
+
+
+def anonymize_settings(request: AnonymizeRequest) -> dict[str, Any]:
+    """How an anonymize request asks for its release, in memory or on an engine: the
+    algorithm, the suppression limit, the seed and the algorithm's own options."""
+    return {**fields_of(request, "algorithm", "max_suppression", "seed"), **request.options()}
+
+
+def _in_memory(request: Any, inputs: Inputs) -> dict[str, Any]:
+    """What a library function that pairs a release with its original in memory reads,
+    as its keyword arguments: the ``original`` and the ``release`` (both needed), the
+    request's QIs and SAs, the schema's hierarchies (None without a schema)."""
+    inputs.need("original", "release")
+    hierarchies = inputs.schema.hierarchies if inputs.schema else None
+    return {
+        "original": inputs.original.frame,
+        "release": inputs.release,
+        "qi": request.qi,
+        "sa": request.sa,
+        "hierarchies": hierarchies,
+    }
 
 
 def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | None):
@@ -44,15 +78,9 @@ def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | N
 
     inputs.need("original", "schema")
     schema = inputs.schema.restricted(request.qi or None, request.sa or None)
+    settings = anonymize_settings(request)
     release = anonymize(
-        inputs.original.frame,
-        schema,
-        request.constraints(),
-        algorithm=request.algorithm,
-        max_suppression=request.max_suppression,
-        seed=request.seed,
-        progress=progress,
-        **request.options(),
+        inputs.original.frame, schema, request.constraints(), progress=progress, **settings
     )
     release.fingerprint  # noqa: B018 - the release's identity, computed with it (and cached)
     return release, release.history_summary()
@@ -69,21 +97,14 @@ def _replay(request: ReplayRequest, inputs: Inputs, progress: Progress | None):
 def _measure(request: MeasureRequest, inputs: Inputs, progress: Progress | None):
     from privcore.measure.report import measure_release
 
-    inputs.need("original", "release")
+    paired = _in_memory(request, inputs)
     result = measure_release(
-        inputs.original.frame,
-        inputs.release,
-        qi=request.qi,
-        sa=request.sa,
         models=request.constraints(),
-        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
-        key=request.key,
-        risk_threshold=request.risk_threshold,
         population=inputs.population,
-        t_distance=request.t_distance,
         check_order=not inputs.aligned,
-        alignment=request.alignment,
         blanked=inputs.blanked,
+        **paired,
+        **fields_of(request, "key", "risk_threshold", "t_distance", "alignment"),
     )
     return result, result.history_summary()
 
@@ -97,11 +118,11 @@ def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
     from privcore.attacks import simulate
     from privcore.measure.report import aligned_blanked
 
-    inputs.need("original", "release")
+    paired = _in_memory(request, inputs)
     hierarchies = inputs.schema.hierarchies if inputs.schema else {}
     original, release, blanked = aligned_blanked(
-        inputs.original.frame,
-        inputs.release,
+        paired["original"],
+        paired["release"],
         inputs.blanked,
         request.key,
         qi=request.qi,
@@ -113,15 +134,10 @@ def _attack(request: AttackRequest, inputs: Inputs, progress: Progress | None):
         list(request.qi),
         list(request.sa),
         roll=inputs.roll,
-        roll_size=request.roll_size,
-        seed=request.seed,
-        locale=request.locale,
         hierarchies=hierarchies,
-        tau=request.tau,
-        risk_threshold=request.risk_threshold,
-        tolerance=request.tolerance,
         progress=progress,
         blanked=blanked,
+        **fields_of(request, "roll_size", "seed", "locale", "tau", "risk_threshold", "tolerance"),
     )
     return result, result.to_dict()
 
@@ -173,25 +189,18 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
     columns and thresholds record; the report's results name their run ids."""
     from privcore.report import Thresholds, readiness
 
-    inputs.need("original", "release")
-    thresholds = Thresholds.from_dict(request.thresholds)
+    paired = _in_memory(request, inputs)
     result = readiness(
-        inputs.original.frame,
-        inputs.release,
-        qi=request.qi,
-        sa=request.sa,
-        thresholds=thresholds,
-        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
-        key=request.key,
+        thresholds=Thresholds.from_dict(request.thresholds),
         algorithm=dict(inputs.algorithm) if inputs.algorithm else None,
-        roll_size=request.roll_size,
-        seed=request.seed,
         aligned=inputs.aligned,
         shuffled=inputs.shuffled,
         progress=progress,
         original_name=inputs.original.name,
         release_name=inputs.release_name,
         blanked=inputs.blanked,
+        **paired,
+        **fields_of(request, "key", "roll_size", "seed"),
     )
     parts = report_parts(request, result, inputs.describe())
     return result, result.history_summary(), parts
@@ -247,10 +256,7 @@ def _dp_query(request: DpQueryRequest, inputs: Inputs, progress: Progress | None
     answer = queries.answer(
         _dp_query_of(request, inputs.original.frame),
         request.noise,
-        epsilon=request.epsilon,
-        delta=request.delta,
-        draws=request.draws,
-        seed=request.seed,
+        **fields_of(request, "epsilon", "delta", "draws", "seed"),
     )
     return answer, dp_query_summary(answer)
 
@@ -263,10 +269,8 @@ def _dp_accuracy(request: DpAccuracyRequest, inputs: Inputs, progress: Progress 
         _dp_query_of(request, inputs.original.frame),
         request.grid,
         mechanism=request.noise,
-        delta=request.delta,
-        draws=request.draws,
-        seed=request.seed,
         progress=progress,
+        **fields_of(request, "delta", "draws", "seed"),
     )
     return curve, {"epsilons": len(request.grid), "draws": request.draws}
 
@@ -476,19 +480,13 @@ def _dp_audit(request: DpAuditRequest, inputs: Inputs, progress: Progress | None
 def _risk(request: RiskRequest, inputs: Inputs, progress: Progress | None):
     from privcore.report.risk import assess_risk
 
-    inputs.need("original", "release")
+    paired = _in_memory(request, inputs)
     assessment = assess_risk(
-        inputs.original.frame,
-        inputs.release,
-        request.qi,
-        request.sa,
-        hierarchies=inputs.schema.hierarchies if inputs.schema else None,
-        sampling_fraction=request.sampling_fraction,
         population=inputs.population,
         control=inputs.control,
-        seed=request.seed,
-        gdpr=request.gdpr,
         progress=progress,
+        **paired,
+        **fields_of(request, "sampling_fraction", "seed", "gdpr"),
     )
     return assessment, assessment.history_summary()
 

@@ -281,108 +281,65 @@ def _records_in_memory(
     )
 
 
-def measure_tables(
-    engine: Engine,
-    original: Any,
-    release: Any,
-    *,
-    qi: Sequence[str],
-    sa: Sequence[str],
-    models: Sequence[PrivacyModel] = (),
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-    key: str | None = None,
-    name: str = "table",
-    progress: Progress | None = None,
-    **options: Any,
-):
+def measure_tables(engine: Engine, original: Any, release: Any, **options: Any):
     """Measure ``release`` against ``original`` (both scanned by ``engine``), paired in
     the engine (by position in their files, or by ``key``), from their joint frequency
-    set (see the module docstring). ``options``: those of
-    :func:`~privcore.measure.report.measure_release` (``risk_threshold``,
-    ``t_distance``, ``population``). Returns the measurement and the
+    set (see the module docstring). ``options``: the pairing's (``qi``, ``sa``, ``key``,
+    ``name``, ``progress``: :func:`_on_joint_set`) and those of
+    :func:`~privcore.measure.report.measure_release` (``models``, ``hierarchies``,
+    ``risk_threshold``, ``t_distance``, ``population``). Returns the measurement and the
     :class:`ScannedDataset` of the original."""
     from privcore.measure.report import measure_release
 
-    def measure(original_part, release_part, weights, qi, sa, _progress):
-        return measure_release(
-            original_part,
-            release_part,
-            qi=qi,
-            sa=sa,
-            models=models,
-            hierarchies=hierarchies,
-            weights=weights,
-            **options,
-        )
-
     return _on_joint_set(
-        engine, original, release, qi, sa, key, name, progress, 0.6, "Measuring", measure
+        engine, original, release, measure_release, "Measuring", 0.6, own_progress=False, **options
     )
 
 
-def risk_tables(
-    engine: Engine,
-    original: Any,
-    release: Any,
-    *,
-    qi: Sequence[str],
-    sa: Sequence[str],
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-    key: str | None = None,
-    name: str = "table",
-    progress: Progress | None = None,
-    **options: Any,
-):
+def risk_tables(engine: Engine, original: Any, release: Any, **options: Any):
     """Risk beyond class sizes of ``release`` against ``original`` (both scanned by
     ``engine``), paired in the engine (by position in their files, or by ``key``): the
     estimates of :func:`privcore.report.risk.assess_risk` on their joint frequency set,
     its counts as weights (the three attacks on its record pairs, sampled above
-    :data:`~privcore.report.risk.GDPR_RECORDS`). ``options``: those of ``assess_risk``
-    (``sampling_fraction``, ``population``, ``control``, ``seed``, ``gdpr``). Returns the
-    :class:`~privcore.report.risk.RiskAssessment` and the :class:`ScannedDataset` of the
-    original."""
+    :data:`~privcore.report.risk.GDPR_RECORDS`). ``options``: the pairing's (``qi``,
+    ``sa``, ``key``, ``name``, ``progress``: :func:`_on_joint_set`) and those of
+    ``assess_risk`` (``hierarchies``, ``sampling_fraction``, ``population``,
+    ``control``, ``seed``, ``gdpr``). Returns the :class:`~privcore.report.risk.RiskAssessment` and
+    the :class:`ScannedDataset` of the original."""
     from privcore.report.risk import assess_risk
 
-    def assess(original_part, release_part, weights, qi, sa, progress):
-        return assess_risk(
-            original_part,
-            release_part,
-            qi,
-            sa,
-            hierarchies=hierarchies,
-            weights=weights,
-            progress=progress,
-            **options,
-        )
-
-    return _on_joint_set(
-        engine, original, release, qi, sa, key, name, progress, 0.3, "Assessing", assess
-    )
+    return _on_joint_set(engine, original, release, assess_risk, "Assessing", 0.3, **options)
 
 
 def _on_joint_set(
     engine: Engine,
     original: Any,
     release: Any,
+    analysis: Any,
+    doing: str,
+    paired_at: float,
+    *,
     qi: Sequence[str],
     sa: Sequence[str],
-    key: str | None,
-    name: str,
-    progress: Progress | None,
-    paired_at: float,
-    doing: str,
-    work: Any,
+    key: str | None = None,
+    name: str = "table",
+    progress: Progress | None = None,
+    own_progress: bool = True,
+    **options: Any,
 ) -> tuple[Any, ScannedDataset]:
-    """Pair the two tables in the engine (by position, or by ``key``), then
-    ``work(original_part, release_part, weights, qi, sa, progress)`` on their joint
-    frequency set (progress from ``paired_at`` on); its result and the
-    :class:`ScannedDataset` of the original."""
+    """Pair the two tables in the engine (by position, or by ``key``), then run
+    ``analysis(original_part, release_part, qi=, sa=, weights=, **options)``
+    on their joint frequency set, its counts as weights (progress from ``paired_at`` on,
+    handed to ``analysis`` when it reports its ``own_progress``); its result and the
+    :class:`ScannedDataset` of the original (named ``name``)."""
     stage = Stage(progress)
     qi, sa = [str(c) for c in qi], [str(c) for c in sa]
     stage(0.0, "Pairing the two tables in the engine")
     original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
     stage(paired_at, f"{doing} the joint frequency set")
-    result = work(original_part, release_part, weights, qi, sa, stage.part(paired_at, 1.0))
+    if own_progress:
+        options["progress"] = stage.part(paired_at, 1.0)
+    result = analysis(original_part, release_part, qi=qi, sa=sa, weights=weights, **options)
     stage(1.0, "Done")
     return result, _original_dataset(engine, original, original_part, weights, name)
 
@@ -438,46 +395,21 @@ def _original_dataset(
     return scanned_dataset(engine, table, regrouped(frame, columns, {}).frame, name)
 
 
-def attack_tables(
-    engine: Engine,
-    original: Any,
-    release: Any,
-    *,
-    qi: Sequence[str],
-    sa: Sequence[str],
-    hierarchies: Mapping[str, Hierarchy] | None = None,
-    key: str | None = None,
-    name: str = "table",
-    progress: Progress | None = None,
-    **options: Any,
-):
+def attack_tables(engine: Engine, original: Any, release: Any, **options: Any):
     """The attack simulator (linkage and homogeneity, before vs after; SPEC §6) on
     ``release`` and ``original`` (both scanned by ``engine``), paired in the engine (by
     position, or by ``key``), from their joint frequency set with its counts as weights.
     The voter roll is a roll frequency set drawn from it
     (:func:`privcore.attacks.roll.roll_frequency_set`: the data set's people, and the
     others as whole QI tuples of its records): its rows are the data set's distinct QI
-    tuples, however many people it stands for. ``options``: those of
-    :func:`privcore.attacks.simulate` (``roll_size``, ``seed``, ``tau``,
-    ``risk_threshold``, ``tolerance``). Returns the simulation and the
+    tuples, however many people it stands for. ``options``: the pairing's (``qi``,
+    ``sa``, ``key``, ``name``, ``progress``: :func:`_on_joint_set`) and those of
+    :func:`privcore.attacks.simulate` (``hierarchies``, ``roll_size``, ``seed``,
+    ``tau``, ``risk_threshold``, ``tolerance``). Returns the simulation and the
     :class:`ScannedDataset` of the original."""
     from privcore.attacks import simulate
 
-    def attack(original_part, release_part, weights, qi, sa, progress):
-        return simulate(
-            original_part,
-            release_part,
-            qi,
-            sa,
-            weights=weights,
-            hierarchies=hierarchies,
-            progress=progress,
-            **options,
-        )
-
-    return _on_joint_set(
-        engine, original, release, qi, sa, key, name, progress, 0.5, "Attacking", attack
-    )
+    return _on_joint_set(engine, original, release, simulate, "Attacking", 0.5, **options)
 
 
 #: The rows of a table the report's role suggestions read on an engine: the key's
@@ -608,37 +540,25 @@ def _measured_and_attacked(
     measurement as plain figures, and the simulation."""
     import dataclasses
 
-    original_part, release_part, weights = joint
-
     from privcore.attacks import simulate
     from privcore.core.jsonsafe import plain
     from privcore.measure.report import measure_release
+    from privcore.report.readiness import report_options
 
+    original_part, release_part, weights = joint
+    common = {**report_options(qi, sa, thresholds, hierarchies), "weights": weights}
     stage(0.3, "Measuring the release")
-    measured = measure_release(
-        original_part,
-        release_part,
-        qi=qi,
-        sa=sa,
-        models=thresholds.models(),
-        hierarchies=hierarchies,
-        weights=weights,
-        risk_threshold=thresholds.max_prosecutor,
-    )
+    measured = measure_release(original_part, release_part, models=thresholds.models(), **common)
     if key is not None:  # the engine paired the rows by the key: the joint set is aligned
         measured = dataclasses.replace(measured, key=key, alignment="key")
     stage(0.4, "Attacking the release")
     simulation = simulate(
         original_part,
         release_part,
-        qi,
-        sa,
-        weights=weights,
         roll_size=roll_size,
         seed=seed,
-        hierarchies=hierarchies,
-        risk_threshold=thresholds.max_prosecutor,
         progress=stage.part(0.4, 0.85),
+        **common,
     )
     return plain(measured.to_dict()), simulation
 

@@ -24,8 +24,9 @@ from privcore.engines.failures import engine_errors
 from privcore.errors import DataFormatError, ParameterError
 from privcore.runs import EngineTable, Inputs, Outcome
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
-from ui.common.i18n import escape_md, labels, t, t_plain
+from ui.common.i18n import escape_md, labels, t
 from ui.common.progress import progress_bar
+from ui.common.sources import active_source
 from ui.common.state import LargeTable, Workbench
 from ui.common.workspace.results import guard_run
 
@@ -75,10 +76,9 @@ def resolve_source(text: str) -> tuple[str, str]:
 def not_on_engine(wb: Workbench, title: str) -> None:
     """On a page (titled by the key ``title``) that reads the active data set in memory:
     when that is a table opened in an engine, say so — the Privacy level, Attack and
-    Report pages give its figures and its report — and stop."""
-    if wb.is_table():
-        st.info(t("lt.in_memory_only", page=t_plain(title), name=wb.active), icon=":material/info:")
-        st.stop()
+    Report pages give its figures and its report — and stop (:meth:`Source.require_memory
+    <ui.common.sources.Source.require_memory>`)."""
+    active_source(wb).require_memory(title)
 
 
 def table_and_schema(wb: Workbench) -> tuple[str, LargeTable, Schema, list[str], list[str]]:

@@ -12,7 +12,9 @@ report, a DP answer or release, the accuracy view, an ε sweep, a reconstruction
   checks the run's estimated cost before any work (``PRIVCORE_MAX_RUN_MB``: refused
   with words that say what to lower), holds one of the process's heavy-work slots
   (``PRIVCORE_MAX_HEAVY_JOBS``) while a heavy run computes, sends it to a worker process
-  where the setting asks (``PRIVCORE_WORKERS``), and records it in the history.
+  where the setting asks (``PRIVCORE_WORKERS``), serves a run on a bundled sample from
+  the results shared between sessions (:mod:`ui.common.shared`), and records it in the
+  history.
 
 The end of a visitor's session stops a run the same way as Cancel: Streamlit stops the
 session's script at its next progress report. Nothing else in ``ui/`` or ``pages/``
@@ -34,6 +36,7 @@ from privcore.runs import Inputs, Outcome, compute, make_request, run
 from privcore.runs.requests import Request
 from ui.common.i18n import t
 from ui.common.progress import progress_bar
+from ui.common.shared import serve
 from ui.common.state import session_owner
 
 __all__ = [
@@ -139,13 +142,16 @@ def run_heavy(
     docstring), recorded as this visitor's run on ``page``, under a progress bar
     labelled ``label`` (in ``slot``, see :func:`ui.common.progress.progress_bar`) — or
     reporting to ``progress`` when the caller draws its own. ``budget``: the privacy
-    accountant a DP run spends from (:class:`privcore.runs.Accountant`)."""
+    accountant a DP run spends from (:class:`privcore.runs.Accountant`). A run on a
+    bundled sample (its inputs carry a ``share_key``: :func:`ui.common.shared.shared_run_inputs`)
+    is served from the results shared between sessions (:func:`ui.common.shared.serve`)."""
     settings = {
         "owner": session_owner(),
         "page": page,
         "record": record,
         "budget": budget,
         "budget_label": budget_label,
+        "shared": serve,
     }
     if progress is not None:
         return run(request, inputs, progress=progress, **settings)
@@ -156,4 +162,4 @@ def run_heavy(
 def compute_heavy(request: Request, inputs: Inputs, progress: Progress | None) -> tuple:
     """:func:`privcore.runs.compute` (the same checks, slot and worker as
     :func:`run_heavy`, not recorded): for a run computed inside another recorded one."""
-    return compute(request, inputs, progress, worker=None)
+    return compute(request, inputs, progress, worker=None, shared=serve)

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from privcore.core import workers
-from privcore.runs import Inputs, compute
+from privcore.runs import Inputs
 from privcore.runs.requests import Request
 from ui.common.i18n import t_plain
 from ui.common.state import is_bundled
@@ -34,6 +34,7 @@ __all__ = [
     "SHARED_SIZE",
     "ObjectMemo",
     "clear",
+    "serve",
     "share_release_run",
     "shared_compute",
     "shared_run_inputs",
@@ -109,10 +110,26 @@ def _fresh(result: Any) -> Any:
     return result
 
 
+def serve(key: str, work: Callable[[], tuple], progress) -> tuple:
+    """The run computed by ``work()`` — ``(result, summary, ...)`` — for the key
+    ``key`` of :func:`shared_run_inputs`, once per server (:func:`shared_compute`): the
+    cache of shared results :func:`ui.common.heavy.run_heavy` gives
+    :func:`privcore.runs.run`. A result served from the cache is this visitor's (a
+    report's creation time is now) and its summary says ``cached: true``, without the
+    compute time (``seconds``) this visitor did not spend."""
+    (result, summary, *more), cached = shared_compute(key, work, progress)
+    if cached:
+        result = _fresh(result)
+        summary = {k: v for k, v in summary.items() if k != "seconds"}
+        summary["cached"] = True
+    return (result, summary, *more)
+
+
 def shared_run_inputs(request: Request, inputs: Inputs, *, public: bool, **what: Any) -> Inputs:
-    """``inputs`` whose computation of ``request`` is shared between sessions when
-    ``public`` (the original is a bundled sample and the release was made from it here),
-    else ``inputs`` unchanged. ``what``: everything else the result depends on that the
+    """``inputs`` whose run of ``request`` is shared between sessions when ``public``
+    (the original is a bundled sample and the release was made from it here): they carry
+    the run's ``share_key``, which :func:`serve` computes its result once for; else
+    ``inputs`` unchanged. ``what``: everything else the result depends on that the
     request and the inputs' description do not name (the release's fingerprint, how its
     rows pair, the roll's description), as JSON-able values."""
     if not public:
@@ -133,20 +150,7 @@ def shared_run_inputs(request: Request, inputs: Inputs, *, public: bool, **what:
         sort_keys=True,
         default=str,
     )
-    plain = replace(inputs, work=None)
-
-    def served(progress) -> tuple:
-        (result, summary, *more), cached = shared_compute(
-            key, lambda: compute(request, plain, progress, worker=None), progress
-        )
-        if cached:
-            result = _fresh(result)
-            summary = {k: v for k, v in summary.items() if k != "seconds"}
-            summary["cached"] = True
-        return (result, summary, *more)
-
-    served.shared = True  # compute() lets the inner computation take the heavy slot
-    return replace(inputs, work=served)
+    return replace(inputs, share_key=key)
 
 
 def share_release_run(

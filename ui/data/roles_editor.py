@@ -11,7 +11,8 @@ import streamlit as st
 
 from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
 from privcore.errors import PrivcoreError
-from privcore.runs import Inputs, TaskRequest
+from privcore.runs import Inputs
+from privcore.runs.analysis_requests import confirmed_roles
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
 from ui.common.i18n import t, t_plain
@@ -309,7 +310,6 @@ def confirm(
         suggestions,
         check=lambda: schema.validate(dataset.frame),
         original=dataset,
-        profile_table=lambda: profile_for(dataset),
     )
 
 
@@ -321,45 +321,23 @@ def confirm_checked(
     *,
     check: Callable[[], None],
     original: Any,
-    profile_table: Callable[[], pd.DataFrame],
 ) -> bool:
     """Run ``check()`` (it raises when ``schema`` does not fit the data), keep
-    ``schema`` as the confirmed one, and record a profile run of ``original`` (an
-    object with ``summary()``, ``n_rows`` and ``n_columns``) whose results count the
-    missing cells of ``profile_table()``. Returns whether it was confirmed (a failed
-    check is shown inline)."""
+    ``schema`` as the confirmed one, and record a profile run of ``original`` with its
+    roles (:func:`~privcore.runs.analysis_requests.confirmed_roles`; ``original``: a
+    table in memory, or a table opened in an engine with the profile its engine
+    computed). Returns whether it was confirmed (a failed check is shown inline)."""
     try:
         check()
     except Exception as exc:  # noqa: BLE001 - shown inline
         show_error(exc)
         return False
     wb.confirmed[key] = schema
-    changed = sum(1 for s in suggestions if schema.roles.get(s["column"]) != s["role"])
-
-    def profile_run(progress):
-        table = profile_table()
-        results = {
-            "rows": original.n_rows,
-            "columns": original.n_columns,
-            "quasi_identifiers": len(schema.quasi_identifiers),
-            "sensitive": len(schema.sensitive),
-            "identifiers": len(schema.identifiers),
-            "missing_cells": int(pd.to_numeric(table["missing"], errors="coerce").sum()),
-            "roles_changed_from_suggestion": changed,
-        }
-        return table, results
-
-    request = TaskRequest(
-        task="profile",
-        params={
-            "roles": {c: r.value for c, r in schema.roles.items()},
-            "hierarchies": sorted(schema.hierarchies),
-        },
-    )
+    request = confirmed_roles(schema, {s["column"]: s["role"] for s in suggestions})
     outcome = guard_run(
         lambda: run_heavy(
             request,
-            Inputs(original=original, work=profile_run),
+            Inputs(original=original),
             label=t("roles.confirm"),
             page="data",
         )

@@ -46,7 +46,6 @@ def confirm(wb: Workbench, key: str, table: LargeTable, schema: Schema) -> bool:
         [s.to_dict() for s in table.suggestions],
         check=lambda: checked_schema(table, schema),
         original=table,
-        profile_table=lambda: table.profile,
     )
 
 
@@ -111,6 +110,13 @@ def open_expander(wb: Workbench) -> None:
             show_error(exc)
             return
     st.rerun()
+
+
+def page(wb: Workbench) -> None:
+    """The Data & roles page of the active table, opened in an engine (:func:`render`;
+    an error is shown in its place)."""
+    with guard():
+        render(wb, wb.active)
 
 
 def render(wb: Workbench, key: str) -> None:

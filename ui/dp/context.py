@@ -14,6 +14,7 @@ from privcore.runs import Inputs, Outcome
 from ui.common.errors import show_error
 from ui.common.heavy import new_request, run_heavy
 from ui.common.i18n import t
+from ui.common.sources import active_source
 from ui.common.workspace.results import result_header
 
 PAGE = "dp"
@@ -40,7 +41,9 @@ def fresh_seed() -> int:
 
 @dataclass(frozen=True, eq=False)
 class Context:
-    """The active data set as the tabs see it (None when it is not in memory)."""
+    """The active data set as the tabs see it: its rows and roles as its source
+    (:func:`ui.common.sources.active_source`) gives them, None when they are not in
+    memory (a table opened in an engine)."""
 
     wb: Any
     dataset: Any
@@ -50,13 +53,13 @@ class Context:
 
     @classmethod
     def of(cls, wb: Any) -> Context:
+        source = active_source(wb)
         dataset = schema = None
-        if not wb.is_table():
-            try:
-                dataset = wb.dataset()
-                schema = wb.schema() or wb.draft()
-            except PrivcoreError as exc:
-                show_error(exc)
+        try:
+            dataset = source.dataset()
+            schema = None if dataset is None else source.schema()
+        except PrivcoreError as exc:
+            show_error(exc)
         frame = None if dataset is None else dataset.frame
         columns = [] if frame is None else [str(c) for c in frame.columns]
         return cls(wb, dataset, schema, columns, wb.title(wb.active))

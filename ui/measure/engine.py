@@ -112,6 +112,12 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
 TABLE_ASSESSED = "pl_table_risk"
 
 
+def table_view(wb: Workbench) -> None:
+    """The Privacy level page on a table opened in an engine: the release file measured
+    (:func:`table_page`), then its risk beyond class sizes (:func:`table_section`)."""
+    table_section(wb, table_page(wb))
+
+
 def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     """The risk section of the Privacy level page on a table opened in an engine
     (``chosen``: what :func:`table_page` returned): the release file

@@ -68,14 +68,13 @@ def _check_columns(frames: Mapping[str, pd.DataFrame], columns: Sequence[str]) -
             "Choose at least one column to attack.", code="gdpr_risk.no_columns", what="attack"
         )
     for what, frame in frames.items():
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise RoleError(
-                f"The {what} table has no column {', '.join(map(str, missing))}.",
-                code="gdpr_risk.missing_columns",
-                table=what,
-                columns=[str(c) for c in missing],
-            )
+        RoleError.unless_present(
+            columns,
+            frame.columns,
+            f"The {what} table has no column {{names}}.",
+            code="gdpr_risk.missing_columns",
+            table=what,
+        )
 
 
 def _check_control(train: pd.DataFrame, control: pd.DataFrame) -> None:

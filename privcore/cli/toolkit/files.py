@@ -117,6 +117,18 @@ def suggested_hierarchies(
     return out
 
 
+def chosen_hierarchies(
+    args: argparse.Namespace, frame: Any, qi: Sequence[str], *, suggest: bool
+) -> dict[str, Hierarchy]:
+    """The ``--hierarchy`` files by column and, with ``suggest`` (``--auto-hierarchies``),
+    the suggested hierarchy of every other quasi-identifier of ``frame``
+    (:func:`suggested_hierarchies`)."""
+    given = hierarchies(args.hierarchy)
+    if suggest:
+        given.update(suggested_hierarchies(frame, qi, given))
+    return given
+
+
 def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether two paths name one file: the same resolved path, or (hard links, bind
     mounts) the same device and inode."""
@@ -179,11 +191,7 @@ def write_text(path: str | os.PathLike[str], text: str, option: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise ParameterError(
-            f"Cannot write {option} {path}: {exc.strerror or exc}.",
-            code="cli.unwritable",
-            path=str(path),
-        ) from exc
+        raise _os_error("write", option, path, exc, "cli.unwritable") from exc
 
 
 def read_bytes(path: str, what: str, code: str) -> bytes:
@@ -192,9 +200,17 @@ def read_bytes(path: str, what: str, code: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise ParameterError(
-            f"Cannot read {what} {path}: {exc.strerror or exc}.", code=code, path=str(path)
-        ) from exc
+        raise _os_error("read", what, path, exc, code) from exc
+
+
+def _os_error(
+    verb: str, what: str, path: str | os.PathLike[str], exc: OSError, code: str
+) -> ParameterError:
+    """The one-line error (``code``) of a file the system would not read or write:
+    "Cannot ``verb`` ``what`` ``path``: why."."""
+    return ParameterError(
+        f"Cannot {verb} {what} {path}: {exc.strerror or exc}.", code=code, path=str(path)
+    )
 
 
 def read_json_file(path: str, what: str, code: str) -> Any:
@@ -219,3 +235,14 @@ def guard_note(cells: int) -> None:
             f"or with one of them after a line break, {'was' if cells == 1 else 'were'} "
             "guarded with ' (formula guard; --no-formula-guard writes them as they are)"
         )
+
+
+def save_guarded(frame: Any, path: str, *, formula_guard: bool) -> Any:
+    """``frame`` written to ``path`` (:func:`privcore.data.save`: cells that spreadsheets
+    would run as formulas guarded unless ``formula_guard`` is off), with the note saying
+    how many cells the guard changed (:func:`guard_note`); what ``save`` returns."""
+    from privcore.data import save
+
+    saved = save(frame, path, formula_guard=formula_guard)
+    guard_note(saved.guarded_cells)
+    return saved

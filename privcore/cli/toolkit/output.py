@@ -69,6 +69,14 @@ def history_lines(outcome: Outcome) -> list[str]:
     return [f"history run: #{outcome.run_id}"] if outcome.run_id is not None else []
 
 
+def emit_run(args: Any, payload: dict[str, Any], lines: Sequence[str], outcome: Outcome) -> int:
+    """A run's result (:func:`emit`) and exit code 0: ``payload`` as one JSON object with
+    ``--json``, else ``lines`` followed by the line naming the recorded run
+    (:func:`history_lines`)."""
+    emit(payload, args.json, [*lines, *history_lines(outcome)])
+    return EXIT_OK
+
+
 def real_records_line(real: dict[str, Any]) -> str:
     """How many released rows equal an original record (their own, or any)."""
     return (

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import fields
 from typing import Any
 
+from privcore.cli.toolkit.engines import paired_inputs
 from privcore.cli.toolkit.output import say, terminal_safe
 from privcore.runs import Inputs, Outcome, Request, make_request, run
 
@@ -44,6 +45,39 @@ def run_request(request: Request, inputs: Inputs, args: argparse.Namespace) -> O
         message = " ".join(outcome.history_error.message.split())
         say(f"warning: run not recorded in the history: {message}")
     return outcome
+
+
+def request_and_run(
+    cls: type[Request], args: argparse.Namespace, inputs: Inputs | None = None, **values: Any
+) -> tuple[Any, Outcome]:
+    """The command's request (:func:`request`) run on ``inputs`` (:func:`run_request`;
+    none: a run that reads no table): the request and the run's outcome."""
+    asked = request(cls, args, inputs, **values)
+    return asked, run_request(asked, Inputs() if inputs is None else inputs, args)
+
+
+def run_paired(
+    cls: type[Request],
+    args: argparse.Namespace,
+    more_inputs: Callable[[Inputs], Inputs] | None = None,
+) -> tuple[Outcome, dict[str, Any]]:
+    """The command's request, checked before any table is read, run on ``--original`` and
+    ``--release`` (:func:`~privcore.cli.toolkit.engines.paired_inputs`; ``more_inputs``
+    adds what is read after them): the outcome and its JSON object (:func:`engine_payload`)."""
+    asked = request(cls, args)
+    inputs, engine_name = paired_inputs(args)
+    if more_inputs is not None:
+        inputs = more_inputs(inputs)
+    outcome = run_request(asked, inputs, args)
+    return outcome, engine_payload(outcome, engine_name)
+
+
+def engine_payload(outcome: Outcome, engine_name: str | None) -> dict[str, Any]:
+    """The JSON object of a run's result, with the ``engine`` that read its tables
+    ("pandas": read into memory)."""
+    payload = outcome.result.to_dict()
+    payload["engine"] = engine_name or "pandas"
+    return payload
 
 
 @contextmanager

@@ -21,8 +21,8 @@ from privcore.data.hierarchy.keys import (
     _MAX_NAMED,
     _STR,
     _as_1d,
-    _bad_values,
     _keys_of_uniques,
+    _refuse_bad_keys,
     _single_character,
     value_keys,
 )
@@ -64,14 +64,13 @@ def _numeric(keys: np.ndarray, uniques: pd.Index, *, infinite: bool = False) -> 
             dtype=np.float64, na_value=np.nan
         )
     bad = np.isnan(nums) if infinite else ~np.isfinite(nums)
-    if bad.any():
-        named = keys[bad].tolist()
-        raise _bad_values(
-            f"This builder needs numbers, but {len(named)} value"
-            f"{'s are' if len(named) > 1 else ' is'} not a finite number: ",
-            "hierarchy.not_numeric",
-            named,
-        )
+    _refuse_bad_keys(
+        keys,
+        bad,
+        "hierarchy.not_numeric",
+        "not a finite number",
+        lead="This builder needs numbers, but ",
+    )
     return nums
 
 
@@ -297,14 +296,12 @@ def date_hierarchy(values: Any, *, dayfirst: bool = True, format: str | None = N
         other = pd.to_datetime(text.where(~iso), format="mixed", dayfirst=dayfirst, errors="coerce")
         dates = from_iso.where(iso, other)
     bad = dates.isna().to_numpy(dtype=bool)
-    if bad.any():
-        named = keys[bad].tolist()
-        raise _bad_values(
-            f"{len(named)} value{'s are' if len(named) > 1 else ' is'} not a date that can be "
-            f"read{f' with format {format!r}' if format else ''}: ",
-            "hierarchy.bad_dates",
-            named,
-        )
+    _refuse_bad_keys(
+        keys,
+        bad,
+        "hierarchy.bad_dates",
+        f"not a date that can be read{f' with format {format!r}' if format else ''}",
+    )
     month = dates.dt.strftime("%m/%Y").to_numpy(dtype=object)
     year = dates.dt.strftime("%Y").to_numpy(dtype=object)
     order = np.lexsort((keys.astype(str), dates.to_numpy().astype(np.int64)))

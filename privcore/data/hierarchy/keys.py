@@ -170,13 +170,21 @@ def _named(values: Sequence[Any]) -> str:
     return _quote_list(values[:_MAX_NAMED]) + more
 
 
-def _bad_values(message: str, code: str, values: list[Any]) -> HierarchyError:
-    """``code``: ``message`` followed by the first of ``values`` (:func:`_named`)."""
-    return HierarchyError(
-        f"{message}{_named(values)}.",
+def _refuse_bad_keys(
+    keys: np.ndarray, bad: np.ndarray, code: str, problem: str, *, lead: str = ""
+) -> None:
+    """HierarchyError ``code`` when any of ``keys`` is marked ``bad``: "``lead`` 2 values
+    are ``problem``: " followed by the first of them (:func:`_named`), with their count
+    and those named as ``params``."""
+    if not bad.any():
+        return
+    named = keys[bad].tolist()
+    count = len(named)
+    raise HierarchyError(
+        f"{lead}{count} value{'s are' if count > 1 else ' is'} {problem}: {_named(named)}.",
         code=code,
-        count=len(values),
-        values=values[:_MAX_NAMED],
+        count=count,
+        values=named[:_MAX_NAMED],
     )
 
 

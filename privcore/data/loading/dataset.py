@@ -5,7 +5,7 @@ name (:class:`UnnamedColumn`), and the constants and errors every reader shares.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -34,7 +34,7 @@ class Fingerprint:
     columns: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sha256": self.sha256, "rows": self.rows, "columns": self.columns}
+        return asdict(self)
 
 
 def fingerprint(frame: pd.DataFrame) -> Fingerprint:
@@ -69,7 +69,7 @@ class UnnamedColumn:
     start: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "running_index": self.running_index, "start": self.start}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ supports another value.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 from functools import cached_property
 from itertools import combinations
@@ -27,6 +26,7 @@ from privcore.ldp.mechanisms.validation import (
     _batch,
     _check_domain,
     _check_epsilon,
+    _integer_or_none,
 )
 
 _SYMBOL_CELLS = 1 << 20
@@ -68,13 +68,7 @@ class _FrequencyOracle(Mechanism):
 
     def _pair(self, v: Any, w: Any) -> tuple[int, int]:
         pair = []
-        for x in (v, w):
-            try:
-                if isinstance(x, bool):
-                    raise TypeError
-                x = operator.index(x)
-            except TypeError:
-                x = None
+        for x in map(_integer_or_none, (v, w)):
             if x is None or not 0 <= x < self.d:
                 raise ParameterError(
                     f"An input pair needs two values in 0..{self.d - 1}, got {v!r}, {w!r}.",

@@ -33,14 +33,20 @@ def _check_epsilon(epsilon: Any) -> float:
     return check_epsilon(epsilon, code="ldp.bad_epsilon", at_most=_TOO_LARGE)
 
 
+def _integer_or_none(value: Any) -> int | None:
+    """``value`` as an int when it is an integer (``operator.index`` takes it: a Python or
+    numpy integer, not a bool, a float or text), else None."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def _check_domain(d: Any) -> int:
     """d as an int in [2, MAX_DOMAIN], else ParameterError ``ldp.bad_domain``."""
-    try:
-        if isinstance(d, bool):
-            raise TypeError
-        value = operator.index(d)
-    except TypeError:
-        value = None
+    value = _integer_or_none(d)
     if value is None or not 2 <= value <= MAX_DOMAIN:
         raise ParameterError(
             f"The domain size d must be an integer from 2 to {MAX_DOMAIN:,}, got {d!r}.",

@@ -48,13 +48,13 @@ def _as_list(columns: Sequence[str] | str) -> list[str]:
 
 
 def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise RoleError(
-            f"The {what} has no column {', '.join(repr(c) for c in missing)}.",
-            code="roles.unknown_columns",
-            columns=missing,
-        )
+    RoleError.unless_present(
+        columns,
+        frame.columns,
+        f"The {what} has no column {{names}}.",
+        code="roles.unknown_columns",
+        quoted=True,
+    )
 
 
 def _counted(codes: np.ndarray, size: int, weights: np.ndarray | None) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.classes import EquivalenceClasses, group_sums
-from privcore.core.jsonsafe import plain
+from privcore.core.jsonsafe import plain_fields
 from privcore.errors import ParameterError
 from privcore.measure.population.sample import _fraction, _sample_classes, population_size
 
@@ -123,16 +123,7 @@ class IndividualRisk:
     records: int
 
     def to_dict(self) -> dict[str, Any]:
-        return plain(
-            {
-                "expected_reidentifications": self.expected_reidentifications,
-                "max": self.max,
-                "mean": self.mean,
-                "method": self.method,
-                "sampling_fraction": self.sampling_fraction,
-                "records": self.records,
-            }
-        )
+        return plain_fields(self, leave_out=("per_record",))
 
 
 def individual_risk_of_classes(

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from privcore.classes import EquivalenceClasses
-from privcore.core.jsonsafe import plain
+from privcore.core.jsonsafe import plain_fields
 from privcore.measure.population.models import (
     dankar_choice,
     pitman_uniques,
@@ -62,19 +62,7 @@ class PopulationUniqueness:
         return cls("none", 0.0, 0.0, dict.fromkeys(MODELS, 0.0), fraction, population, records, 0)
 
     def to_dict(self) -> dict[str, Any]:
-        return plain(
-            {
-                "model": self.model,
-                "share": self.share,
-                "count": self.count,
-                "models": self.models,
-                "sampling_fraction": self.sampling_fraction,
-                "population_size": self.population_size,
-                "records": self.records,
-                "sample_uniques": self.sample_uniques,
-                "parameters": self.parameters,
-            }
-        )
+        return plain_fields(self)
 
 
 def uniqueness_of_frequencies(
