@@ -8,10 +8,8 @@ from pathlib import Path
 import streamlit as st
 
 from ui.common import charts, layout
-from ui.common.errors import show_error
 from ui.common.i18n import LANGUAGES, labels, t
 from ui.common.shell import VIA_APP, dataset_status
-from ui.common.state import workbench
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -22,7 +20,9 @@ st.set_page_config(
     page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
     layout="wide",
 )
-charts.enable()
+# The style sheet is the first element of the page, drawn before the session's state is
+# imported: on a process's first element Streamlit inspects the call stack, which walks
+# every module loaded by then.
 layout.apply()
 
 if "lang" not in st.session_state:
@@ -41,6 +41,8 @@ def _keep_language() -> None:
 
 
 def _choose_dataset() -> None:
+    from ui.common.state import workbench
+
     workbench().active = st.session_state["active_dataset"]
 
 
@@ -48,7 +50,6 @@ def _sidebar():
     """The sidebar: language, data set; returns the container the data set's status goes
     to once the page has run. The session's Workbench is only ever a local here: a global
     of this script would outlive the session (Streamlit keeps the last run's module)."""
-    wb = workbench()
     with st.sidebar:
         st.radio(
             t("sidebar.language"),
@@ -58,6 +59,9 @@ def _sidebar():
             horizontal=True,
             on_change=_keep_language,
         )
+        from ui.common.state import workbench
+
+        wb = workbench()
         keys = wb.data_keys()
         if wb.active not in keys:
             wb.active = keys[0]
@@ -78,16 +82,14 @@ def _sidebar():
         return st.container()
 
 
-status_slot = _sidebar()
-
-
 def _page(script: str, title: str, icon: str, url_path: str) -> st.Page:
     """A page of the navigation, at ``/url_path``."""
     return st.Page(script, title=title, icon=icon, url_path=url_path)
 
 
+home = st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True)
 pages = [
-    st.Page("pages/home.py", title=t("nav.home"), icon=":material/home:", default=True),
+    home,
     _page("pages/learn.py", t("nav.learn"), ":material/school:", "learn"),
     _page("pages/data_roles.py", t("nav.data"), ":material/table_view:", "data"),
     _page("pages/anonymize.py", t("nav.anonymize"), ":material/blur_on:", "anonymize"),
@@ -99,11 +101,19 @@ pages = [
     _page("pages/history.py", t("nav.history"), ":material/history:", "history"),
 ]
 page = st.navigation(pages)
+# The navigation, the style sheet and the language choice are drawn before the session's
+# state is imported (with pandas and the data layer, most of a first run): the browser
+# lays them out meanwhile.
+status_slot = _sidebar()
+if page is not home:  # Home draws no chart: it does not wait for Altair to be imported
+    charts.enable()
 st.session_state["_page"] = page.title
 st.session_state[VIA_APP] = True
 try:
     page.run()
 except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback for visitors
+    from ui.common.errors import show_error
+
     show_error(exc)
 finally:
     st.session_state[VIA_APP] = False

@@ -1,8 +1,16 @@
-"""The one Altair theme of the app, and verdict colours shared by every page."""
+"""The one Altair theme of the app, and verdict colours shared by every page.
+
+Altair (with jsonschema and its Vega-Lite schema classes) takes about a third of a second
+to import: :func:`enable` imports it when a page that may draw a chart is about to run,
+so a page without charts (Home, the first page a visitor sees) does not wait for it.
+"""
 
 from __future__ import annotations
 
-import altair as alt
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import altair as alt
 
 PASS = "#1a7f37"
 FAIL = "#cf222e"
@@ -10,8 +18,9 @@ WARN = "#b45309"
 ACCENT = "#0969da"
 MUTED = "#8c959f"
 
+THEME_NAME = "privacy_workbench"
 
-@alt.theme.register("privacy_workbench", enable=True)
+
 def _theme() -> alt.theme.ThemeConfig:
     return {
         "config": {
@@ -27,5 +36,11 @@ def _theme() -> alt.theme.ThemeConfig:
 
 
 def enable() -> None:
-    """Make sure the theme is active (importing this module registers and enables it)."""
-    alt.theme.enable("privacy_workbench")
+    """Register the app's theme with Altair (once per process) and make it the active
+    one. Call before a page draws a chart: Altair applies the active theme when a chart
+    is turned into its Vega-Lite spec."""
+    import altair as alt
+
+    if THEME_NAME not in alt.theme.names():
+        alt.theme.register(THEME_NAME, enable=False)(_theme)
+    alt.theme.enable(THEME_NAME)

@@ -7,6 +7,11 @@ for the process, and reruns — this time through app.py, which resolves the sam
 
 :func:`dataset_status` is the sidebar's line on the active data set, drawn by app.py once
 the page has run.
+
+app.py imports this module before it draws the page's first element, so it keeps its
+imports light: :mod:`ui.common.state` and :mod:`ui.common.errors` bring pandas and the
+history with them, and are imported when the status is drawn. (On a process's first
+element Streamlit inspects the call stack, which walks every module loaded so far.)
 """
 
 from __future__ import annotations
@@ -14,9 +19,7 @@ from __future__ import annotations
 import streamlit as st
 
 from privcore.errors import PrivcoreError
-from ui.common.errors import show_error
 from ui.common.i18n import t
-from ui.common.state import workbench
 
 VIA_APP = "_via_app"
 
@@ -36,6 +39,9 @@ def dataset_status(container) -> None:
     """The active data set's size and whether its roles are confirmed, in ``container``
     (the sidebar's place for it, filled after the page has run so that it shows what the
     page changed: an upload, a confirmed schema)."""
+    from ui.common.errors import show_error
+    from ui.common.state import workbench
+
     wb = workbench()
     with container:
         try:
