@@ -14,10 +14,8 @@ from ui.common.workspace import (
     alignment_controls,
     assessing_page,
     guard_run,
-    keep_result,
+    latest_result,
     note_release_columns,
-    result_header,
-    result_of,
     rows_line_up,
 )
 
@@ -74,26 +72,17 @@ with tabs[0]:
             entry, original, schema, roll, roll_facts=roll_facts, roll_public=roll_public
         )
 
-    go_column, cancel_column = st.columns([1, 3])
-    go = heavy_button(
-        t("at.run_linkage"),
-        key="at_run",
-        where=go_column,
-        cancel_where=cancel_column,
-        cancel_key="at_cancel",
-    )
+    go = heavy_button(t("at.run_linkage"), key="at_run", cancel_key="at_cancel", row=True)
+    outcome = None
     if go:
         # "auto": by position when the rows line up, else what needs no pairing
         paired = pairing != "none" and (
             pairing != "auto" or rows_line_up(entry, original, schema, qi)
         )
         outcome = guard_run(linkage if paired else unpaired)
-        if outcome is not None:
-            keep_result(PAGE, entry, params, outcome)
-    stored = result_of(PAGE, entry)
+    stored = latest_result(PAGE, entry, params, outcome, shown=("key", "pairing"))
     if stored is not None:
         outcome = stored["value"]
-        result_header(stored, entry, params, run_id=outcome.run_id, shown=("key", "pairing"))
         if outcome.request.kind == "measure":
             view.unpaired_linkage(outcome.result)
         else:
@@ -116,18 +105,16 @@ with tabs[1]:
         "prior": prior is not None,
     }
     # the attacker reads each table on its own: no pairing of rows is needed
+    outcome = None
     if heavy_button(t("at.run_background"), key="at_run_background", primary=False):
         outcome = guard_run(
             lambda: runs.background(
                 entry, original, schema, sa=target_sa, m=m, tau=tau, prior=prior
             )
         )
-        if outcome is not None:
-            keep_result(f"{PAGE}_background", entry, params, outcome)
-    stored = result_of(f"{PAGE}_background", entry)
+    stored = latest_result(f"{PAGE}_background", entry, params, outcome)
     if stored is not None:
         reports = stored["value"].result
-        result_header(stored, entry, params, run_id=stored["value"].run_id)
         cols = st.columns(2)
         for col, when in zip(cols, view.WHEN, strict=True):
             s = reports[when].summary
@@ -144,13 +131,11 @@ with tabs[2]:
         st.info(t("at.ordering_needs_release"))
     else:
         params = {"attack": "unsorted matching"}
+        outcome = None
         if heavy_button(t("at.run_ordering"), key="at_run_ordering", primary=False):
             outcome = guard_run(lambda: runs.ordering(entry, original, schema))
-            if outcome is not None:
-                keep_result(f"{PAGE}_ordering", entry, params, outcome)
-        stored = result_of(f"{PAGE}_ordering", entry)
+        stored = latest_result(f"{PAGE}_ordering", entry, params, outcome)
         if stored is not None:
-            result_header(stored, entry, params, run_id=stored["value"].run_id)
             s = stored["value"].result.summary
             cols = st.columns(2)
             cols[0].metric(
@@ -181,6 +166,7 @@ with tabs[3]:
             st.warning(
                 t("at.two_same", first=entry.name, second=second.name), icon=":material/block:"
             )
+        outcome = None
         if heavy_button(t("at.run_two"), key="at_two", primary=False, disabled=same):
             outcome = guard_run(
                 lambda: runs.complementary(
@@ -192,11 +178,8 @@ with tabs[3]:
                     key_column=key_column,
                 )
             )
-            if outcome is not None:
-                keep_result(f"{PAGE}_two", entry, params, outcome)
-        stored = result_of(f"{PAGE}_two", entry)
+        stored = latest_result(f"{PAGE}_two", entry, params, outcome)
         if stored is not None:
-            result_header(stored, entry, params, run_id=stored["value"].run_id)
             report = stored["value"].result
             s = report.summary
             cols = st.columns(3)

@@ -11,11 +11,9 @@ from ui.common.workspace import (
     alignment_controls,
     assessing_page,
     guard_run,
-    keep_result,
+    latest_result,
     note_release_columns,
     request_alignment,
-    result_header,
-    result_of,
 )
 from ui.measure import engine, risk, runs, thresholds, view
 
@@ -58,20 +56,16 @@ params = {
 
 measure_clicked = heavy_button(t("pl.measure"), key="pl_measure")
 bar_slot = st.empty()  # on every run: the layout below keeps its tabs' state
+measured = None
 if measure_clicked:
-    outcome = guard_run(
+    measured = guard_run(
         lambda: runs.measure_release(
             entry, original, schema, pairing, values, population=population, slot=bar_slot
         )
     )
-    if outcome is not None:
-        keep_result(PAGE, entry, params, outcome)
-
-stored = result_of(PAGE, entry)
+stored = latest_result(PAGE, entry, params, measured)
 if stored is not None:
-    outcome = stored["value"]
-    result_header(stored, entry, params, run_id=outcome.run_id)
-    view.render(outcome, original.frame, wb, entry)
+    view.render(stored["value"], original.frame, wb, entry)
 
 # --------------------------------------------------------------------------- risk
 st.divider()
@@ -88,8 +82,9 @@ risk_params = {
 
 risk_clicked = heavy_button(t("risk.assess"), key="pl_risk_assess", primary=False)
 risk_bar_slot = st.empty()
+assessed = None
 if risk_clicked:
-    outcome = guard_run(
+    assessed = guard_run(
         lambda: runs.assess_release(
             entry,
             original,
@@ -101,12 +96,7 @@ if risk_clicked:
             slot=risk_bar_slot,
         )
     )
-    if outcome is not None:
-        keep_result(RISK, entry, risk_params, outcome)
-
-stored = result_of(RISK, entry)
+stored = latest_result(RISK, entry, risk_params, assessed)
 if stored is not None:
-    outcome = stored["value"]
-    result_header(stored, entry, risk_params, run_id=outcome.run_id)
-    risk.render(outcome.result.to_dict())
-    risk.records(outcome.result)
+    risk.render(stored["value"].result.to_dict())
+    risk.records(stored["value"].result)

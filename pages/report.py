@@ -15,7 +15,6 @@ from ui.common.workspace import (
     guard_run,
     keep_result,
     note_release_columns,
-    result_header,
     result_of,
     shelve_frame,
     try_action,
@@ -49,14 +48,7 @@ params = {
 }
 
 
-go_column, cancel_column = st.columns([1, 3])
-go = heavy_button(
-    t("rp.generate"),
-    key="rp_go",
-    where=go_column,
-    cancel_where=cancel_column,
-    cancel_key="rp_cancel",
-)
+go = heavy_button(t("rp.generate"), key="rp_go", cancel_key="rp_cancel", row=True)
 bar_slot = st.empty()  # on every run: the layout below keeps its state
 if go:
     outcome = guard_run(
@@ -71,16 +63,13 @@ if go:
 
 stored = result_of(PAGE, entry)
 if stored is not None:
-    report = stored["value"]["report"]
-    current = result_header(
+    report, current, chosen = view.show_kept(
         stored,
         entry,
         params,
-        run_id=report.run_ids[-1] if report.run_ids else None,
         shown=("key", "pairing", "min_k", "min_l", "max_pl", "max_t"),
+        actions=True,
     )
-    view.recorded_caption(report, stored["value"]["seconds"])
-    chosen = view.show_report(report, key="rp", actions=current)
     if chosen is not None:
         if chosen.get("action") == "shuffle":
             entry.shuffled = True

@@ -58,7 +58,8 @@ def _constant(module: str, name: str) -> Callable[[], tuple[str, ...]]:
 
 @dataclass(frozen=True)
 class Algorithm:
-    """One algorithm: ``function`` (the shared signature), its ``title`` (English; the
+    """One algorithm: ``target`` (the function of the shared signature, or its path
+    ``"module:function"``), its ``title`` (English; the
     pages translate ``alg.<name>``), ``family`` ("full_domain": a node of the
     generalization lattice; "local": per-record recoding; "synthetic": synthetic
     records; "perturbative": values changed — averaged, randomized, swapped, coded or
@@ -73,7 +74,7 @@ class Algorithm:
     calls the function (imported on first call when named by its path)."""
 
     name: str
-    function: Callable[..., Release] | str
+    target: Callable[..., Release] | str
     title: str
     family: str
     source: str
@@ -100,15 +101,17 @@ class Algorithm:
             return ReleaseKind.PERTURBED
         return ReleaseKind.GENERALIZED
 
-    def implementation(self) -> Callable[..., Release]:
-        """The function (``function`` may name it as ``"module:function"``, imported now)."""
-        if callable(self.function):
-            return self.function
-        module, _, name = self.function.partition(":")
+    @property
+    def function(self) -> Callable[..., Release]:
+        """The function: ``target`` itself, or the one it names as ``"module:function"``
+        (imported now)."""
+        if callable(self.target):
+            return self.target
+        module, _, name = self.target.partition(":")
         return getattr(importlib.import_module(module), name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Release:
-        return self.implementation()(*args, **kwargs)
+        return self.function(*args, **kwargs)
 
 
 def _number(

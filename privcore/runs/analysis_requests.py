@@ -1,7 +1,8 @@
 """Requests for the analyses around a release that are not a request family of their
 own: the background-knowledge, row-order and complementary-release attacks, an ε sweep
-of an LDP mechanism, randomization with reconstruction, and the profile of a table's
-columns with the roles confirmed for it.
+of an LDP mechanism, randomization with reconstruction, the profile of a table's
+columns with the roles confirmed for it, and a front end's opening of a table in an
+engine (:class:`OpenTableRequest`).
 
 Each is a frozen request checked by :data:`privcore.runs.registry.OPTIONS`, computed by
 its runner (:mod:`privcore.runs.runners`) from the request and its
@@ -23,12 +24,12 @@ __all__ = [
     "BackgroundRequest",
     "ComplementaryRequest",
     "DifferencingRequest",
+    "OpenTableRequest",
     "OrderingRequest",
     "ProfileRequest",
     "ReconstructionRequest",
     "RollRequest",
     "SweepRequest",
-    "confirmed_roles",
 ]
 
 
@@ -233,13 +234,43 @@ class ProfileRequest(Request):
     def to_dict(self) -> dict[str, Any]:
         return {"roles": dict(self.roles), "hierarchies": sorted(self.hierarchies)}
 
+    @classmethod
+    def confirming(cls, schema: Any, suggested: Mapping[str, str]) -> ProfileRequest:
+        """The profile run that records the roles of ``schema`` (a
+        :class:`~privcore.data.Schema`) confirmed for a table: its roles, the columns it
+        gives a hierarchy, and the roles ``suggested`` for the table before (column →
+        role)."""
+        return cls(
+            roles={str(column): role.value for column, role in schema.roles.items()},
+            hierarchies=tuple(schema.hierarchies),
+            suggested=dict(suggested),
+        )
 
-def confirmed_roles(schema: Any, suggested: Mapping[str, str]) -> ProfileRequest:
-    """The profile run that records the roles of ``schema`` (a
-    :class:`~privcore.data.Schema`) confirmed for a table: its roles, the columns it
-    gives a hierarchy, and the roles ``suggested`` for the table before (column → role)."""
-    return ProfileRequest(
-        roles={str(column): role.value for column, role in schema.roles.items()},
-        hierarchies=tuple(schema.hierarchies),
-        suggested=dict(suggested),
-    )
+
+@dataclass(frozen=True)
+class OpenTableRequest(Request):
+    """Open the table at ``path`` — a Parquet file, a glob or folder of Parquet parts, a
+    CSV/TSV file, or the ``table`` of a DuckDB database file — in ``engine`` ("duckdb",
+    with ``memory_limit`` such as ``4GB`` and ``temp_dir`` where it spills; or "spark"
+    on ``master``): its rows counted, its preview and its profile computed by the
+    engine, at most ``profile_limit`` distinct values of a column brought into memory
+    (None: :data:`privcore.engines.opening.PROFILE_LIMIT`), roles suggested from them
+    (:func:`privcore.engines.opening.open_table`). The result is the opened
+    :class:`~privcore.engines.opening.LargeTable`. The history keeps the engine's name
+    only (a path names folders of the user's machine).
+
+    ``in_place``: the table is opened in this process, never in a worker — the engine's
+    connection, which the result holds, lives in the process that opened it."""
+
+    kind: ClassVar[str] = "open_table"
+    in_place: ClassVar[bool] = True
+    path: str = ""
+    table: str | None = None
+    engine: str = "duckdb"
+    memory_limit: str | None = None
+    temp_dir: str | None = None
+    master: str | None = None
+    profile_limit: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine}

@@ -1,13 +1,14 @@
 """The runners of the analyses around a release that are requests of their own
 (:mod:`privcore.runs.analysis_requests`): the background-knowledge, row-order and
 complementary-release attacks, a voter roll, the differencing attack on one person, an
-ε sweep of an LDP mechanism, randomization with reconstruction, and the profile of a
-table's columns with the roles confirmed for it."""
+ε sweep of an LDP mechanism, randomization with reconstruction, the profile of a
+table's columns with the roles confirmed for it, and the opening of a table in an
+engine."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
@@ -19,6 +20,7 @@ from privcore.runs.analysis_requests import (
     BackgroundRequest,
     ComplementaryRequest,
     DifferencingRequest,
+    OpenTableRequest,
     OrderingRequest,
     ProfileRequest,
     ReconstructionRequest,
@@ -282,6 +284,16 @@ def _profile(request: ProfileRequest, inputs: Inputs, progress: Progress | None)
     return figures, summary
 
 
+def _open_table(request: OpenTableRequest, inputs: Inputs, progress: Progress | None):
+    """The table opened in its engine (:func:`privcore.engines.opening.open_table`, whose
+    parameters are the request's fields) and what the history keeps of it: its number
+    of rows."""
+    from privcore.engines.opening import open_table  # the engines load when a table opens
+
+    opened = open_table(**asdict(request), progress=progress)
+    return opened, {"rows": opened.rows}
+
+
 ANALYSIS_RUNNERS: dict[type, Callable[..., tuple]] = {
     BackgroundRequest: _background,
     OrderingRequest: _ordering,
@@ -291,4 +303,5 @@ ANALYSIS_RUNNERS: dict[type, Callable[..., tuple]] = {
     RollRequest: _roll,
     DifferencingRequest: _differencing,
     ProfileRequest: _profile,
+    OpenTableRequest: _open_table,
 }

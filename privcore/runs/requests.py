@@ -170,6 +170,9 @@ class AnonymizeRequest(Request):
         for key, value in self.__dict__.get("settings", ()):
             if key == name:
                 return value
+        declared = algorithm_parameters().get(name)  # an algorithm added since: its default
+        if declared is not None:
+            return declared.default
         raise AttributeError(f"'AnonymizeRequest' object has no attribute '{name}'")
 
     @classmethod

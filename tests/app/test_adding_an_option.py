@@ -105,6 +105,12 @@ def test_the_request_takes_it_with_its_default_and_range(registered):
         AnonymizeRequest(algorithm=registered, spread=0)
 
 
+def test_a_request_made_before_the_algorithm_was_added_holds_its_default(monkeypatch):
+    before = AnonymizeRequest()
+    monkeypatch.setitem(ALGORITHMS, TOY.name, TOY)
+    assert before.spread == 2.0 and before.to_dict()["spread"] == 2.0
+
+
 def test_the_command_line_offers_it(registered, tmp_path, capsys):
     parser = build_parser()
     [commands] = [a for a in parser._actions if a.dest == "command"]

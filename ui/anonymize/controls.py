@@ -126,19 +126,26 @@ def _l_diversity(scope: str) -> tuple[bool, str, float, float]:
     use_l = st.checkbox(t("an.use_l"), key=keep("an_use_l", scope=scope))
     l_kind, l_value, c = DEFAULTS.l_kind, 2.0, DEFAULTS.c
     if use_l:
-        kinds = _choices("l_kind")
-        l_kind = st.selectbox(
-            t("pl.l_kind"),
-            kinds,
-            format_func=labels(kinds, lambda x: choice_title(f"pl.l_kind_{x}", x)),
-            key=keep("an_l_kind", scope=scope, valid=_among(kinds)),
-        )
+        l_kind = _option_choice("l_kind", t("pl.l_kind"), "pl.l_kind_", "an_l_kind", scope)
         l_value = st.number_input(
             "l", float(OPTIONS["l"].minimum or 1.0), 50.0, 2.0, 1.0, key=keep("an_l", scope=scope)
         )
         if l_kind == "recursive":
             c = st.number_input("c", 0.1, 100.0, DEFAULTS.c, 0.5, key=keep("an_c", scope=scope))
     return use_l, l_kind, l_value, c
+
+
+def _option_choice(option: str, label: str, title_prefix: str, key: str, scope: str) -> str:
+    """A select box labelled ``label`` of the values the option ``option`` allows, each
+    titled by the catalogue's ``<title_prefix><value>`` (else the value itself), kept
+    per data set under ``key``."""
+    choices = _choices(option)
+    return st.selectbox(
+        label,
+        choices,
+        format_func=labels(choices, lambda c: choice_title(f"{title_prefix}{c}", c)),
+        key=keep(key, scope=scope, valid=_among(choices)),
+    )
 
 
 def _t_closeness(scope: str) -> tuple[bool, float, str]:
@@ -149,12 +156,8 @@ def _t_closeness(scope: str) -> tuple[bool, float, str]:
         t_value = st.number_input(
             "t", float(OPTIONS["t"].minimum or 0.0), 5.0, 0.3, 0.05, key=keep("an_t", scope=scope)
         )
-        distances = _choices("t_distance")
-        distance = st.selectbox(
-            t("pl.t_distance"),
-            distances,
-            format_func=labels(distances, lambda d: choice_title(f"distance.{d}", d)),
-            key=keep("an_distance", scope=scope, valid=_among(distances)),
+        distance = _option_choice(
+            "t_distance", t("pl.t_distance"), "distance.", "an_distance", scope
         )
     return use_t, t_value, distance
 

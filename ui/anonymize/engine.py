@@ -22,14 +22,21 @@ from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS
 from privcore.runs.tables import NEEDS_RECORDS
 from ui.anonymize.controls import controls
-from ui.anonymize.release_view import chart, charts_tab, columns_and_notes, verdict_cards
+from ui.anonymize.release_view import (
+    chart,
+    charts_tab,
+    classes_tab,
+    columns_and_notes,
+    report_download,
+    verdict_cards,
+)
 from ui.common.components import explained_metric, verdict_row
-from ui.common.ec_table import counted_rows, render_class_table
+from ui.common.ec_table import counted_rows
 from ui.common.engine_tables import engine_table
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.common.i18n import t, t_plain
 from ui.common.lattice import lattice_caption, lattice_chart
-from ui.common.layout import controls_and_results
+from ui.common.layout import controls_and_results, lazy_tabs
 from ui.common.progress import progress_bar
 from ui.common.state import LargeTable, Workbench, keep
 from ui.common.workspace.names import algorithm_title, file_stem
@@ -110,43 +117,29 @@ def render_table_release(outcome: Outcome) -> None:
     st.text(str(made.out.resolve()))
     st.caption(t("lt.written_rows", rows=f"{made.rows_written:,}", run=_run_label(outcome.run_id)))
     st.info(t("lt.not_shelved"), icon=":material/inventory_2:")
-    tabs = st.tabs(
+    weights = np.asarray(release.weights, dtype=np.int64)
+    lazy_tabs(
         [
-            t("tab.classes"),
-            t("lt.tab_frequency_set"),
-            t("tab.charts"),
-            t("an.tab_lattice"),
-            t("tab.download"),
+            (
+                t("tab.classes"),
+                lambda: classes_tab(release, key="an_table_classes", weights=weights),
+            ),
+            (t("lt.tab_frequency_set"), lambda: _frequency_set(release, weights)),
+            (t("tab.charts"), lambda: charts_tab(release, report["k"])),
+            (t("an.tab_lattice"), lambda: _lattice(release)),
+            (t("tab.download"), lambda: _report_download(made, report, release)),
         ],
         key="an_table_view",
-        on_change="rerun",
     )
-    weights = np.asarray(release.weights, dtype=np.int64)
-    with tabs[0]:
-        if tabs[0].open:  # only the tab on screen is drawn
-            render_class_table(
-                release.measurement.models.class_table,
-                release.measurement.classes,
-                release.frame,
-                key="an_table_classes",
-                weights=weights,
-            )
-    with tabs[1]:
-        if tabs[1].open:
-            _frequency_set(release, weights)
-    with tabs[2]:
-        if tabs[2].open:
-            charts_tab(release, report["k"])
-    with tabs[3]:
-        if tabs[3].open:
-            if release.lattice is None:
-                st.info(t("an.no_lattice"), icon=":material/info:")
-            else:
-                chart(release, "lattice", lambda: lattice_chart(release))
-                st.caption(lattice_caption(release))
-    with tabs[4]:
-        if tabs[4].open:
-            _report_download(made, report, release)
+
+
+def _lattice(release: Release) -> None:
+    """The lattice the search walked and its caption (none for a local recoding)."""
+    if release.lattice is None:
+        st.info(t("an.no_lattice"), icon=":material/info:")
+    else:
+        chart(release, "lattice", lambda: lattice_chart(release))
+        st.caption(lattice_caption(release))
 
 
 def _written_card(release: Release, written: Mapping[str, Any]) -> tuple[str, str, str, str]:
@@ -195,23 +188,7 @@ def _frequency_set(release: Release, weights: np.ndarray) -> None:
 
 def _report_download(made: Any, report: Mapping[str, Any], release: Release) -> None:
     """The release's report as JSON, named after the file written."""
-    st.download_button(
-        t("an.download_report"),
-        data=json.dumps(
-            {
-                "release": made.out.name,
-                **report,
-                "qi": list(release.qi),
-                "sa": list(release.sa),
-            },
-            ensure_ascii=False,
-            indent=2,
-            default=str,
-        ).encode("utf-8"),
-        file_name=f"{file_stem(made.out.stem)}_report.json",
-        mime="application/json",
-        on_click="ignore",
-    )
+    report_download(made.out.name, report, release, file_stem(made.out.stem))
     st.caption(t("lt.download_note"))
 
 

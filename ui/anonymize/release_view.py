@@ -35,6 +35,7 @@ from ui.common.lattice import (
     lattice_minimal_table,
     lattice_zoomed,
 )
+from ui.common.layout import lazy_tabs
 from ui.common.population_risk import population_metrics
 from ui.common.state import ShelfRelease
 from ui.common.workspace.names import file_stem
@@ -48,37 +49,16 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
     columns_and_notes(release)
     verdict_row(_cards(release, measured))
     _figures(release, measured)
-    tabs = st.tabs(
+    lazy_tabs(
         [
-            t("an.tab_tables"),
-            t("tab.classes"),
-            t("tab.charts"),
-            t("an.tab_lattice"),
-            t("tab.download"),
+            (t("an.tab_tables"), lambda: side_by_side(release, original)),
+            (t("tab.classes"), lambda: classes_tab(release, key="an_classes")),
+            (t("tab.charts"), lambda: charts_tab(release, measured["k"])),
+            (t("an.tab_lattice"), lambda: _lattice_tab(entry)),
+            (t("tab.download"), lambda: downloads(entry)),
         ],
         key="an_view",
-        on_change="rerun",
     )
-    with tabs[0]:
-        if tabs[0].open:  # only the tab on screen is drawn
-            side_by_side(release, original)
-    with tabs[1]:
-        if tabs[1].open:  # only the tab on screen is drawn
-            render_class_table(
-                release.measurement.models.class_table,
-                release.measurement.classes,
-                release.frame,
-                key="an_classes",
-            )
-    with tabs[2]:
-        if tabs[2].open:  # only the tab on screen is drawn
-            charts_tab(release, measured["k"])
-    with tabs[3]:
-        if tabs[3].open:  # only the tab on screen is drawn
-            _lattice_tab(entry)
-    with tabs[4]:
-        if tabs[4].open:  # only the tab on screen is drawn
-            downloads(entry)
 
 
 def columns_and_notes(release: Release) -> None:
@@ -146,6 +126,18 @@ def _figures(release: Release, measured: Mapping[str, Any]) -> None:
         perturbation_utility_view(release)
     if release.population_risk is not None:
         perturbation_risk_view(release.population_risk)
+
+
+def classes_tab(release: Release, *, key: str, weights: np.ndarray | None = None) -> None:
+    """The release's equivalence classes (:func:`render_class_table`; ``weights``: the
+    records each row of a frequency set stands for), its widgets keyed by ``key``."""
+    render_class_table(
+        release.measurement.models.class_table,
+        release.measurement.classes,
+        release.frame,
+        key=key,
+        weights=weights,
+    )
 
 
 def charts_tab(release: Release, k: Any) -> None:
@@ -377,10 +369,21 @@ def downloads(entry: ShelfRelease) -> None:
         on_click="ignore",
         help=t("an.download_spec_help"),
     )
+    report_download(entry.name, release.to_dict(), release, stem)
+
+
+def report_of(release: Release) -> dict[str, Any]:
+    """The downloadable report: the release summary with the QIs and SAs of the run."""
+    return {**release.to_dict(), "qi": list(release.qi), "sa": list(release.sa)}
+
+
+def report_download(name: str, report: Mapping[str, Any], release: Release, stem: str) -> None:
+    """The release's report as JSON (``<stem>_report.json``, made now): the release's
+    ``name``, its ``report`` and the QIs and SAs of the run."""
     st.download_button(
         t("an.download_report"),
         data=json.dumps(
-            {"release": entry.name, **report_of(release)},
+            {"release": name, **report, "qi": list(release.qi), "sa": list(release.sa)},
             ensure_ascii=False,
             indent=2,
             default=str,
@@ -389,8 +392,3 @@ def downloads(entry: ShelfRelease) -> None:
         mime="application/json",
         on_click="ignore",
     )
-
-
-def report_of(release: Release) -> dict[str, Any]:
-    """The downloadable report: the release summary with the QIs and SAs of the run."""
-    return {**release.to_dict(), "qi": list(release.qi), "sa": list(release.sa)}

@@ -2,20 +2,15 @@
 one the Anonymize page wrote from it in this session; a file written shuffled is not
 paired by position), its rows paired with the table's by position or by a key column, a
 voter roll of the size and seed chosen — a roll frequency set drawn from the table — and
-Run: linkage and homogeneity before vs after, computed in the engine (:func:`attack`,
-recorded), shown with this page's views."""
+Run: linkage and homogeneity before vs after, computed in the engine
+(:func:`ui.common.engine_tables.on_release`, recorded), shown with this page's views."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 import streamlit as st
 
 from privcore.attacks import Simulation
-from privcore.core.progress import Progress
-from privcore.data import Schema
-from privcore.runs import AttackRequest, Outcome
+from privcore.runs import AttackRequest
 from ui.attack.roll import seed_input
 from ui.attack.view import linkage_result, roll_rows, tolerance_input
 from ui.common.components import bounded_slider
@@ -79,7 +74,11 @@ def table_page(wb: Workbench) -> None:
             "cancelled": t("at.cancelled"),
             "working": t("at.working"),
         },
-        call=lambda bar: attack(wb, key, schema, values, release_path, progress=bar),
+        # linkage and homogeneity before and after, on the joint frequency set, with a
+        # roll frequency set (privcore.runs.tables.attack_tables), recorded
+        call=lambda bar: on_release(
+            wb, key, AttackRequest, values, release_path, "attack", bar, schema=schema
+        ),
     )
     if stored is None:
         return
@@ -110,23 +109,3 @@ def render_table_attack(sim: Simulation, sa: list[str]) -> None:
         st.caption(t("at.engine_roll_rows", shown=f"{min(roll.rows, ROLL_ROWS_SHOWN):,}"))
         st.dataframe(roll_rows(roll, ROLL_ROWS_SHOWN), hide_index=True)
     linkage_result(sim, sa)
-
-
-def attack(
-    wb: Workbench,
-    key: str,
-    schema: Schema,
-    values: Mapping[str, Any],
-    release_path: str,
-    *,
-    progress: Progress | None = None,
-) -> Outcome:
-    """Attack the release file ``release_path`` and the table with a voter roll (page
-    "attack"; :func:`privcore.runs.tables.attack_tables`: linkage and homogeneity before
-    and after, on their joint frequency set, with a roll frequency set of
-    ``values["roll_size"]`` people drawn with ``values["seed"]``; see
-    :func:`ui.common.engine_tables.on_release`)."""
-
-    return on_release(
-        wb, key, AttackRequest, values, release_path, "attack", progress, schema=schema
-    )

@@ -18,7 +18,7 @@ from privcore.data import Dataset
 from privcore.errors import PrivcoreError
 from privcore.runs import Inputs, RollRequest
 from privcore.runs.registry import OPTIONS
-from ui.common.components import bounded_slider
+from ui.common.components import bounded_slider, choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import compute_heavy, heavy_button, run_heavy
 from ui.common.i18n import labels, t
@@ -62,11 +62,10 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
 
     The roll is kept in the session under ``key`` with the data set it belongs to.
     """
-    source = st.radio(
+    source = choice_radio(
         t("at.roll_source"),
         ["synthetic", "upload"],
-        horizontal=True,
-        format_func=labels(["synthetic", "upload"], lambda s: t(f"at.roll_{s}")),
+        lambda s: t(f"at.roll_{s}"),
         key=keep(f"{key}_source"),
     )
     if source == "synthetic":

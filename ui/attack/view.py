@@ -90,25 +90,31 @@ def before_after_chart(sim: Simulation) -> alt.Chart:
     )
 
 
+def _count_after(column: Any, label: str, after: int, before: int, *, help: str) -> None:
+    """A metric card (in ``column``) of a count of people after anonymization, with its
+    change from before (a rise in red: more people exposed)."""
+    column.metric(
+        label, f"{after:,}", delta=f"{after - before:,}", delta_color="inverse", help=help
+    )
+
+
 def headline(sim: Simulation) -> None:
     """Metric cards: re-identified and disclosed, after, with the change from before."""
     after, before = sim.linkage["after"].summary, sim.linkage["before"].summary
     cols = st.columns(4)
     cols[0].metric(t("at.targets"), f"{after['targets']:,}")
-    cols[1].metric(
+    _count_after(
+        cols[1],
         t("at.reidentified"),
-        f"{after['reidentified']:,}",
-        delta=f"{after['reidentified'] - before['reidentified']:,}",
-        delta_color="inverse",
+        after["reidentified"],
+        before["reidentified"],
         help=t("at.reidentified_help"),
     )
-    disclosed_after = sum((after.get("attribute_disclosed") or {}).values())
-    disclosed_before = sum((before.get("attribute_disclosed") or {}).values())
-    cols[2].metric(
+    _count_after(
+        cols[2],
         t("at.disclosed"),
-        f"{disclosed_after:,}",
-        delta=f"{disclosed_after - disclosed_before:,}",
-        delta_color="inverse",
+        sum((after.get("attribute_disclosed") or {}).values()),
+        sum((before.get("attribute_disclosed") or {}).values()),
         help=t("at.disclosed_help"),
     )
     cols[3].metric(t("at.baseline"), fmt(after.get("baseline")), help=t("at.baseline_help"))

@@ -8,15 +8,16 @@ elements — never ``unsafe_allow_html``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
 
-from ui.common.i18n import escape_md, t, t_plain
+from ui.common.i18n import escape_md, labels, t, t_plain
 
 __all__ = [
     "bounded_slider",
+    "choice_radio",
     "escape_md",
     "explained_metric",
     "fmt",
@@ -103,6 +104,23 @@ def safe_bounds(low: Any, high: Any, value: Any) -> tuple[Any, Any, Any]:
     into ``[low, high]``."""
     high = max(low, high)
     return low, high, min(max(value, low), high)
+
+
+def choice_radio(
+    label: str,
+    options: Sequence[Any],
+    word: Callable[[Any], str],
+    *,
+    key: str,
+    where: Any = None,
+) -> Any:
+    """A row of radio buttons (in ``where``, a column or container; the page by default)
+    labelled ``label``: one per option, shown as ``word(option)`` (worded now:
+    :func:`ui.common.i18n.labels`), the choice kept under ``key``. Returns the option
+    chosen."""
+    return (st if where is None else where).radio(
+        label, options, horizontal=True, format_func=labels(options, word), key=key
+    )
 
 
 def bounded_slider(

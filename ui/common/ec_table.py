@@ -20,7 +20,8 @@ import streamlit as st
 from privcore.classes import EquivalenceClasses
 from privcore.words import labels as words
 from ui.common.charts import ACCENT, FAIL, MUTED
-from ui.common.i18n import current_language, labels, t, t_plain
+from ui.common.components import choice_radio
+from ui.common.i18n import current_language, t, t_plain
 
 MAX_SHOWN = 5000
 
@@ -78,11 +79,10 @@ def _picked_class(class_table: pd.DataFrame, key: str) -> int | None:
     """The class table with its filter and order (widgets keyed by ``key``), at most
     :data:`MAX_SHOWN` rows; returns the id of the class clicked, or None."""
     only_bad = st.toggle(t("ec.only_violating"), key=f"{key}::bad")
-    order = st.radio(
+    order = choice_radio(
         t("ec.sort"),
         ["size_asc", "size_desc", "class"],
-        horizontal=True,
-        format_func=labels(["size_asc", "size_desc", "class"], lambda o: t(f"ec.sort_{o}")),
+        lambda o: t(f"ec.sort_{o}"),
         key=f"{key}::order",
     )
     table = class_table

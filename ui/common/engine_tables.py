@@ -11,7 +11,6 @@ the table in the engine (:mod:`privcore.runs.tables`).
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,12 @@ import streamlit as st
 from privcore.core.progress import Progress
 from privcore.data import Schema
 from privcore.engines.failures import engine_errors
-from privcore.errors import DataFormatError, ParameterError
+from privcore.engines.opening import resolve_source
+from privcore.errors import ParameterError
 from privcore.runs import EngineTable, Inputs, Outcome
+from ui.common.components import choice_radio
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
-from ui.common.i18n import escape_md, labels, t
+from ui.common.i18n import escape_md, t
 from ui.common.progress import progress_bar
 from ui.common.sources import active_source
 from ui.common.state import LargeTable, Workbench
@@ -45,32 +46,6 @@ RESULTS = (
 
 #: How a release file's rows are paired with the table's (Privacy level, Attack, Report).
 PAIRINGS = ("position", "key")
-
-
-def resolve_source(text: str) -> tuple[str, str]:
-    """The path to scan for ``text`` (surrounding quotes and white space removed, ``~``
-    expanded) and the table's name: a folder of Parquet parts becomes the glob of its
-    parts (named after the folder). A path that matches no file is a clear error."""
-    raw = str(text or "").strip().strip("\"'").strip()
-    if not raw:
-        raise ParameterError("Give the path of a table.", code="data.no_path")
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        parts = sorted(path.glob("*.parquet"))
-        if not parts:
-            raise DataFormatError(
-                f"The folder {path} holds no Parquet parts (*.parquet).",
-                code="data.no_parts",
-                path=str(path),
-            )
-        return str(path / "*.parquet"), path.name
-    if glob.has_magic(str(path)):
-        if not glob.glob(str(path)):
-            raise DataFormatError(f"No file matches {path}.", code="data.not_found", path=str(path))
-        return str(path), path.parent.name or path.name
-    if not path.is_file():
-        raise DataFormatError(f"No file matches {path}.", code="data.not_found", path=str(path))
-    return str(path), path.name
 
 
 def not_on_engine(wb: Workbench, title: str) -> None:
@@ -137,11 +112,10 @@ def release_file_input(table: LargeTable, key: str, *, page: str) -> tuple[str, 
         st.caption(t("lt.release_offered"))
     if shuffled_here(table, release_path):
         st.caption(t("lt.release_shuffled"))
-    pairing = st.radio(
+    pairing = choice_radio(
         t("ws.pairing"),
         PAIRINGS,
-        horizontal=True,
-        format_func=labels(PAIRINGS, lambda p: t(f"lt.pairing_{p}")),
+        lambda p: t(f"lt.pairing_{p}"),
         key=f"{page}_table_pairing::{key}",
     )
     key_column = None
@@ -159,10 +133,7 @@ def run_buttons(
     running work at its next step, recorded as cancelled), with a progress bar:
     ``call(progress)`` when the run button is pressed (its outcome, None after an error
     shown), else None."""
-    go_column, cancel_column = st.columns([1, 3])
-    go = heavy_button(
-        go_label, key=go_key, where=go_column, cancel_where=cancel_column, cancel_key=cancel_key
-    )
+    go = heavy_button(go_label, key=go_key, cancel_key=cancel_key, row=True)
     cancel = cancel_pressed(cancel_key)
     bar_slot = st.empty()
     if cancel:

@@ -97,11 +97,15 @@ def heavy_button(
     where: Any = None,
     cancel_where: Any = None,
     cancel_key: str | None = None,
+    row: bool = False,
 ) -> bool:
     """The button of a computing action (registered under ``key``), and with ``cancel``
     its Cancel button (``cancel_key``, by default ``<key>_cancel``) beside it;
     ``where``/``cancel_where``: the containers they go in (default: the page, one below
-    the other). True when clicked."""
+    the other); with ``row``, side by side in a row of their own, the button in its first
+    quarter. True when clicked."""
+    if row:
+        where, cancel_where = st.columns([1, 3])
     BUTTONS[key] = label
     clicked = (where or st).button(
         label, type="primary" if primary else "secondary", key=key, help=help, disabled=disabled

@@ -16,6 +16,8 @@ end in an ellipsis when they do not fit. The style sheet below changes three thi
   one can still be dragged) and its select box's type a little smaller, so that the
   data-set names fit.
 
+:func:`lazy_tabs` are tabs of which only the one on screen is drawn.
+
 :func:`controls_and_results` is the two-column layout of a page whose controls sit on
 the left of its results (Anonymize): the controls column is at least 18rem wide and the
 results column at least 28rem, side by side at 1,280 px, stacked at 800 px.
@@ -27,6 +29,8 @@ unlike its generated class names.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import streamlit as st
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "STYLE",
     "apply",
     "controls_and_results",
+    "lazy_tabs",
 ]
 
 CONTROLS_KEY = "layout_controls"
@@ -152,3 +157,14 @@ def controls_and_results():
     controls first, when the main area is narrower than both minimum widths."""
     left, right = st.columns([1, 3], gap="medium")
     return left.container(key=CONTROLS_KEY), right.container(key=RESULTS_KEY)
+
+
+def lazy_tabs(panels: Sequence[tuple[str, Callable[[], None]]], *, key: str) -> None:
+    """Tabs of ``panels`` (its title, the function that draws it), the one open kept under
+    ``key``: only the tab on screen is drawn (a change of tab reruns the page), so a rerun
+    costs one tab's charts and tables, not all of them."""
+    tabs = st.tabs([title for title, _ in panels], key=key, on_change="rerun")
+    for tab, (_, draw) in zip(tabs, panels, strict=True):
+        with tab:
+            if tab.open:
+                draw()

@@ -22,7 +22,7 @@ import streamlit as st
 
 from privcore.config import limits
 from privcore.data import SAMPLES, Dataset, Schema, load, load_sample, suggest_roles
-from privcore.data.roles import RoleSuggestion
+from privcore.engines.opening import LargeTable
 from privcore.errors import ParameterError, PrivcoreError
 from ui.common.i18n import t_plain  # the page's language
 
@@ -71,68 +71,9 @@ class ShelfRelease:
 ENGINE_TITLES = {"duckdb": "DuckDB", "spark": "Spark"}
 
 
-@dataclass(eq=False)
-class LargeTable:
-    """A table opened in an engine from a path of this machine (:mod:`ui.data.table_open`).
-
-    The session keeps the engine and its handle on the table (``scanned``), never the
-    table's rows: ``preview`` (its first rows), ``profile`` (one row per column,
-    computed by the engine), ``distinct`` (each column's one-column frequency set —
-    its distinct values and their counts — or None above ``profile_limit`` values) and
-    the role ``suggestions`` made from them. ``source``: the path scanned (a folder of
-    Parquet parts as the glob of its parts); ``table``: the table of a DuckDB database
-    file; ``last_release``: the file the Anonymize page last wrote from it, and whether
-    its rows were shuffled (``last_release_shuffled``: then they do not pair with the
-    table's by position).
-    """
-
-    name: str
-    source: str
-    engine: Any
-    scanned: Any
-    rows: int
-    columns: list[str]
-    preview: pd.DataFrame
-    profile: pd.DataFrame
-    distinct: dict[str, pd.DataFrame | None]
-    suggestions: list[RoleSuggestion]
-    profile_limit: int
-    table: str | None = None
-    last_release: str | None = None
-    last_release_shuffled: bool = False
-
-    @property
-    def engine_name(self) -> str:
-        return str(self.engine.name)
-
-    @property
-    def engine_title(self) -> str:
-        return ENGINE_TITLES.get(self.engine_name, self.engine_name)
-
-    @property
-    def n_rows(self) -> int:
-        return self.rows
-
-    @property
-    def n_columns(self) -> int:
-        return len(self.columns)
-
-    def summary(self) -> dict[str, Any]:
-        """What the history keeps of the table: its name, size and engine (no rows)."""
-        return {
-            "name": self.name,
-            "rows": self.rows,
-            "columns": self.n_columns,
-            "format": "engine",
-            "engine": self.engine_name,
-        }
-
-    def close(self) -> None:
-        """Let the engine go: a DuckDB connection is closed (a Spark session is shared
-        by the process and stays)."""
-        connection = getattr(self.engine, "connection", None)
-        if self.engine_name == "duckdb" and connection is not None:
-            connection.close()
+def engine_title(table: LargeTable) -> str:
+    """The name of the engine ``table`` is opened in, as the pages show it."""
+    return ENGINE_TITLES.get(table.engine_name, table.engine_name)
 
 
 @dataclass
@@ -334,7 +275,7 @@ class Workbench:
                 count=held,
                 limit=cap.max_session_datasets,
             )
-        name = f"{table.name} · {table.engine_title}"
+        name = f"{table.name} · {engine_title(table)}"
         key, n = name, 2
         while key in SAMPLES or key in self.uploads or key in self.tables:
             key = f"{name} ({n})"

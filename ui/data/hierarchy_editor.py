@@ -10,23 +10,14 @@ which the Anonymize page offers too when an algorithm stops for want of a hierar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from privcore.data import (
-    Dataset,
-    Hierarchy,
-    cut_hierarchy,
-    date_hierarchy,
-    interval_hierarchy,
-    mapping_hierarchy,
-    masking_hierarchy,
-    rounding_hierarchy,
-    value_keys,
-)
+from privcore.data import Dataset, Hierarchy, interval_hierarchy, value_keys
+from privcore.data.hierarchy import builders
 from privcore.data.hierarchy_suggestions import HierarchySuggestion
 from privcore.errors import ParameterError
 from ui.common.errors import guard
@@ -110,6 +101,17 @@ def _scope() -> str:
     return workbench().active
 
 
+def _kept(widget: Callable[..., Any], label: str, short: str, column: str, **options: Any) -> Any:
+    """A builder's parameter: ``widget`` labelled ``label``, its value kept per data set
+    and column (key ``<short>::<column>``)."""
+    return widget(label, key=keep(f"{short}::{column}", scope=_scope()), **options)
+
+
+def _build_pressed(column: str) -> bool:
+    """The column's Build button: pressed on this run?"""
+    return st.button(t("hierarchy.build"), key=f"b::{column}")
+
+
 def _build(
     method: str, column: str, values: pd.Series, suggestion: HierarchySuggestion | None = None
 ) -> Hierarchy | None:
@@ -127,56 +129,48 @@ def _build(
         default = float(max(1.0, round(tenth))) if tenth else 1.0
         if suggestion is not None and suggestion.kind == "intervals":
             default = float(suggestion.params["width"])
-        width = st.number_input(
-            t("hierarchy.width"),
-            min_value=0.0,
-            value=default,
-            key=keep(f"w::{column}", scope=_scope()),
+        width = _kept(
+            st.number_input, t("hierarchy.width"), "w", column, min_value=0.0, value=default
         )
-        levels = st.number_input(
+        levels = _kept(
+            st.number_input,
             t("hierarchy.levels"),
+            "l",
+            column,
             min_value=0,
             value=0,
             step=1,
             help=t("hierarchy.levels_help"),
-            key=keep(f"l::{column}", scope=_scope()),
         )
-        if st.button(t("hierarchy.build"), key=f"b::{column}"):
+        if _build_pressed(column):
             return interval_hierarchy(values, width=width, levels=levels or None)
     elif method == "cuts":
-        text = st.text_area(
-            t("hierarchy.cuts"),
-            value="",
-            help=t("hierarchy.cuts_help"),
-            key=keep(f"c::{column}", scope=_scope()),
+        text = _kept(
+            st.text_area, t("hierarchy.cuts"), "c", column, value="", help=t("hierarchy.cuts_help")
         )
-        if st.button(t("hierarchy.build"), key=f"b::{column}"):
+        if _build_pressed(column):
             cuts = [_parse_numbers(line) for line in text.splitlines() if line.strip()]
-            return cut_hierarchy(values, cuts)
+            return builders.cut_hierarchy(values, cuts)
     elif method == "rounding":
-        text = st.text_input(
+        text = _kept(
+            st.text_input,
             t("hierarchy.digits"),
+            "d",
+            column,
             value="1, 2",
             help=t("hierarchy.digits_help"),
-            key=keep(f"d::{column}", scope=_scope()),
         )
-        if st.button(t("hierarchy.build"), key=f"b::{column}"):
-            return rounding_hierarchy(values, digits=[int(d) for d in _parse_numbers(text)])
+        if _build_pressed(column):
+            digits = [int(d) for d in _parse_numbers(text)]
+            return builders.rounding_hierarchy(values, digits=digits)
     elif method == "masking":
-        char = st.text_input(
-            t("hierarchy.mask_char"),
-            value="*",
-            max_chars=1,
-            key=keep(f"m::{column}", scope=_scope()),
-        )
-        if st.button(t("hierarchy.build"), key=f"b::{column}"):
-            return masking_hierarchy(values, mask_char=char or "*")
+        char = _kept(st.text_input, t("hierarchy.mask_char"), "m", column, value="*", max_chars=1)
+        if _build_pressed(column):
+            return builders.masking_hierarchy(values, mask_char=char or "*")
     elif method == "dates":
-        dayfirst = st.checkbox(
-            t("hierarchy.dayfirst"), value=True, key=keep(f"df::{column}", scope=_scope())
-        )
-        if st.button(t("hierarchy.build"), key=f"b::{column}"):
-            return date_hierarchy(values, dayfirst=dayfirst)
+        dayfirst = _kept(st.checkbox, t("hierarchy.dayfirst"), "df", column, value=True)
+        if _build_pressed(column):
+            return builders.date_hierarchy(values, dayfirst=dayfirst)
     elif method == "mapping":
         return _mapping_builder(column, values, suggestion)
     elif method == "arx":
@@ -201,12 +195,14 @@ def _mapping_builder(
         suggested = suggested.set_index("level 0")
         if suggested.shape[1] >= 2 and suggested.iloc[:, -2].nunique() > 1:
             suggested = suggested.iloc[:, :-1]  # the top * is added on build
-    depth = st.number_input(
+    depth = _kept(
+        st.number_input,
         t("hierarchy.mapping_levels"),
+        "ml",
+        column,
         min_value=0,
         max_value=max(6, 0 if suggested is None else suggested.shape[1]),
         value=1 if suggested is None else suggested.shape[1],
-        key=keep(f"ml::{column}", scope=_scope()),
     )
     table = pd.DataFrame({"value": distinct.to_numpy()})
     for level in range(1, int(depth) + 1):
@@ -229,8 +225,8 @@ def _mapping_builder(
             },
         },
     )
-    if st.button(t("hierarchy.build"), key=f"b::{column}"):
-        return mapping_hierarchy(edited)
+    if _build_pressed(column):
+        return builders.mapping_hierarchy(edited)
     return None
 
 
@@ -303,12 +299,18 @@ def coverage(hierarchy: Hierarchy, values: pd.Series) -> None:
         st.success(t("hierarchy.covers", height=hierarchy.height), icon=":material/check_circle:")
 
 
+def _preview(hierarchy: Hierarchy, values: pd.Series) -> None:
+    """Whether ``hierarchy`` covers the column's ``values`` (:func:`coverage`), and the
+    levels it gives them."""
+    coverage(hierarchy, values)
+    st.dataframe(preview_frame(hierarchy, values), hide_index=True)
+
+
 def _show_candidate(
     wb: Workbench, key: str, column: str, hierarchy: Hierarchy, values: pd.Series
 ) -> None:
     st.markdown(f"**{t('hierarchy.preview_title')}**")
-    coverage(hierarchy, values)
-    st.dataframe(preview_frame(hierarchy, values), hide_index=True)
+    _preview(hierarchy, values)
     use, discard = st.columns(2)
     if use.button(
         t("hierarchy.use"),
@@ -331,8 +333,7 @@ def _show_suggestion(
     st.caption(
         t("hsug.suggested_caption", kind=kind_text(suggestion), reason=reason_text(suggestion))
     )
-    coverage(suggestion.hierarchy, values)
-    st.dataframe(preview_frame(suggestion.hierarchy, values), hide_index=True)
+    _preview(suggestion.hierarchy, values)
     if st.button(t("hierarchy.use"), type="primary", key=f"use_suggestion::{column}"):
         wb.drafts[key] = wb.draft(key).with_hierarchy(column, suggestion.hierarchy)
         st.rerun()
@@ -342,8 +343,7 @@ def _show_current(
     wb: Workbench, key: str, column: str, hierarchy: Hierarchy, values: pd.Series
 ) -> None:
     st.markdown(f"**{t('hierarchy.current_title')}**")
-    coverage(hierarchy, values)
-    st.dataframe(preview_frame(hierarchy, values), hide_index=True)
+    _preview(hierarchy, values)
     export_or_remove(wb, key, column, hierarchy, file_name=f"hierarchy_{column}.csv")
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
 from privcore.errors import PrivcoreError
 from privcore.runs import Inputs
-from privcore.runs.analysis_requests import confirmed_roles
+from privcore.runs.analysis_requests import ProfileRequest
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
 from ui.common.i18n import t, t_plain
@@ -324,7 +324,7 @@ def confirm_checked(
 ) -> bool:
     """Run ``check()`` (it raises when ``schema`` does not fit the data), keep
     ``schema`` as the confirmed one, and record a profile run of ``original`` with its
-    roles (:func:`~privcore.runs.analysis_requests.confirmed_roles`; ``original``: a
+    roles (:meth:`~privcore.runs.analysis_requests.ProfileRequest.confirming`; ``original``: a
     table in memory, or a table opened in an engine with the profile its engine
     computed). Returns whether it was confirmed (a failed check is shown inline)."""
     try:
@@ -333,7 +333,7 @@ def confirm_checked(
         show_error(exc)
         return False
     wb.confirmed[key] = schema
-    request = confirmed_roles(schema, {s["column"]: s["role"] for s in suggestions})
+    request = ProfileRequest.confirming(schema, {s["column"]: s["role"] for s in suggestions})
     outcome = guard_run(
         lambda: run_heavy(
             request,

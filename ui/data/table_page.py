@@ -1,7 +1,7 @@
 """The Data & roles page of a table opened in an engine: "Open a large table" under the
 uploader, then the table's facts and its Roles · Profile · Preview · Hierarchies ·
 Schema file tabs. Roles are suggested from the engine's profile
-(:mod:`ui.data.table_profile`) and confirmed as for an upload
+(:mod:`privcore.engines.table_profile`) and confirmed as for an upload
 (:func:`ui.data.roles_editor.confirm_checked`)."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import streamlit as st
 
 from privcore.config import local_tables_allowed
 from privcore.data import Hierarchy, Schema
+from privcore.engines.opening import checked_schema, present_values, suggested_hierarchy
 from privcore.engines.spark_engine import spark_available
-from privcore.runs import Inputs, TaskRequest
+from privcore.runs import Inputs, OpenTableRequest
 from ui.common.components import escape_md
 from ui.common.engine_tables import RESULTS
 from ui.common.errors import guard, show_error
@@ -27,13 +28,11 @@ from ui.common.hierarchy_suggestions import (
     suggestion_table,
 )
 from ui.common.i18n import labels, t, t_plain
-from ui.common.state import ENGINE_TITLES, LargeTable, Workbench
+from ui.common.state import ENGINE_TITLES, LargeTable, Workbench, engine_title
 from ui.common.workspace.names import file_stem
-from ui.data import dataset_view, schema_file
+from ui.data import dataset_view, schema_file, table_open
 from ui.data import hierarchy_editor as editor
 from ui.data.roles_editor import confirm_checked, edit_roles
-from ui.data.table_open import open_table
-from ui.data.table_profile import checked_schema, present_values, suggested_hierarchy
 
 
 def confirm(wb: Workbench, key: str, table: LargeTable, schema: Schema) -> bool:
@@ -88,22 +87,17 @@ def open_expander(wb: Workbench) -> None:
         if not heavy_button(t("lt.open"), key="lt_open"):
             return
         try:
-
-            def opening(progress):  # in place: the engine's connection lives in this process
-                opened = open_table(
-                    path,
-                    table=table_name,
-                    engine=engine,
-                    memory_limit=memory_limit,
-                    temp_dir=temp_dir,
-                    master=master,
-                    progress=progress,
-                )
-                return opened, {"rows": opened.rows}
-
-            request = TaskRequest(task="open_table", params={"engine": engine})
+            request = OpenTableRequest(
+                path=path,
+                table=table_name,
+                engine=engine,
+                memory_limit=memory_limit,
+                temp_dir=temp_dir,
+                master=master,
+                profile_limit=table_open.PROFILE_LIMIT,
+            )
             opened = run_heavy(
-                request, Inputs(work=opening), label=t("lt.opening"), page="data", record=False
+                request, Inputs(), label=t("lt.opening"), page="data", record=False
             ).result
             wb.add_table(opened)
         except Exception as exc:  # noqa: BLE001 - shown to the user; nothing else changes
@@ -129,7 +123,7 @@ def render(wb: Workbench, key: str) -> None:
             "lt.facts",
             rows=f"{table.rows:,}",
             columns=table.n_columns,
-            engine=table.engine_title,
+            engine=engine_title(table),
         )
     )
     st.text(table.source if table.table is None else f"{table.source} · {table.table}")
@@ -210,7 +204,7 @@ def render_profile(table: LargeTable) -> None:
         },
     )
     many = table.profile.loc[table.profile["distinct"].isna(), "column"].tolist()
-    st.caption(t("lt.profile_caption", engine=table.engine_title))
+    st.caption(t("lt.profile_caption", engine=engine_title(table)))
     if many:
         st.caption(t("lt.profile_many", columns=", ".join(many), limit=f"{table.profile_limit:,}"))
 

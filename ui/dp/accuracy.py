@@ -10,6 +10,7 @@ import streamlit as st
 
 from privcore.errors import PrivcoreError
 from privcore.runs import DpAccuracyRequest, Inputs
+from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
 from ui.common.i18n import labels, t
@@ -26,12 +27,8 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
     if ctx.needs_data():
         return
     sources = ["builder", "count"]
-    source = st.radio(
-        t("dp.acc_source"),
-        sources,
-        horizontal=True,
-        format_func=labels(sources, lambda s: t(f"dp.acc_source_{s}")),
-        key=keep("dp_acc_source"),
+    source = choice_radio(
+        t("dp.acc_source"), sources, lambda s: t(f"dp.acc_source_{s}"), key=keep("dp_acc_source")
     )
     spec = dict(query_spec) if source == "builder" else _count_spec(ctx)
     st.caption(t("dp.acc_query", query=query_label(spec)))

@@ -15,6 +15,7 @@ from ui.common.errors import show_error
 from ui.common.heavy import new_request, run_heavy
 from ui.common.i18n import t
 from ui.common.sources import active_source
+from ui.common.state import keep
 from ui.common.workspace.results import result_header
 
 PAGE = "dp"
@@ -70,6 +71,20 @@ class Context:
 
     def within(self, chosen: Any) -> bool:
         return isinstance(chosen, list) and set(chosen) <= set(self.columns)
+
+    def sensitive_choice(
+        self, label: str, choices: list[str], key: str, *, where: Any = None
+    ) -> str:
+        """A select box of the columns ``choices`` (in ``where``; the page by default),
+        kept per data set under ``key``, that starts at the first of them the schema
+        marks sensitive."""
+        sensitive = [c for c in (self.schema.sensitive if self.schema else []) if c in choices]
+        return (st if where is None else where).selectbox(
+            label,
+            choices,
+            index=choices.index(sensitive[0]) if sensitive else 0,
+            key=keep(key, scope=self.wb.active, valid=lambda v: v in choices),
+        )
 
     def needs_data(self) -> bool:
         """Say so when the active data set is not in memory (a table opened in an engine)."""

@@ -12,6 +12,7 @@ import streamlit as st
 from privcore.dp import dinner_table
 from privcore.dp.dinner import DIFFERENCING_MECHANISMS
 from privcore.runs import DifferencingRequest, DinnerRequest, Inputs
+from ui.common.components import choice_radio
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
 from ui.common.state import keep
@@ -54,12 +55,8 @@ def dinner_tab(ctx: Context) -> None:
         dinner_epsilon = st.slider("ε", 0.05, 5.0, 1.0, 0.01, key=keep("dp_dinner_epsilon"))
         st.caption(t("dp.e_epsilon", value=f"{math.exp(dinner_epsilon):.2f}"))
         prior = st.slider(t("dp.prior"), 0.01, 0.99, 0.5, 0.01, key=keep("dp_prior"))
-        dinner_noise = st.radio(
-            t("dp.mechanism"),
-            DIFFERENCING_MECHANISMS,
-            horizontal=True,
-            format_func=labels(DIFFERENCING_MECHANISMS, noise_label),
-            key=keep("dp_dinner_noise"),
+        dinner_noise = choice_radio(
+            t("dp.mechanism"), DIFFERENCING_MECHANISMS, noise_label, key=keep("dp_dinner_noise")
         )
         play = heavy_button(t("dp.play"), key="dp_play", cancel=False)
     dinner_params = {
@@ -99,7 +96,7 @@ def dinner_tab(ctx: Context) -> None:
 def _any_person(ctx: Context, dinner_params: dict[str, Any]) -> None:
     """The differencing attack on a person of the data set: their row, a column and a
     value whose count is asked with and without them."""
-    wb, frame, schema, columns = ctx.wb, ctx.frame, ctx.schema, ctx.columns
+    wb, frame, columns = ctx.wb, ctx.frame, ctx.columns
     p1, p2, p3 = st.columns(3)
     target_row = int(
         p1.number_input(
@@ -110,12 +107,8 @@ def _any_person(ctx: Context, dinner_params: dict[str, Any]) -> None:
             key=keep("dp_target_row", scope=wb.active, valid=lambda v: 0 <= v < len(frame)),
         )
     )
-    sensitive = [c for c in (schema.sensitive if schema else []) if c in columns]
-    target_column = p2.selectbox(
-        t("dp.target_column"),
-        columns,
-        index=columns.index(sensitive[0]) if sensitive else 0,
-        key=keep("dp_target_column", scope=wb.active, valid=lambda v: v in columns),
+    target_column = ctx.sensitive_choice(
+        t("dp.target_column"), columns, "dp_target_column", where=p2
     )
     options = value_options(frame, target_column)
     own = frame.iloc[target_row][target_column]

@@ -11,6 +11,7 @@ import streamlit as st
 
 from privcore.errors import InfeasibleError, PrivcoreError
 from privcore.runs import Accountant, DpQueryRequest, Inputs, Outcome
+from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, new_request, run_heavy
 from ui.common.i18n import labels, t
@@ -121,13 +122,7 @@ def _budget(ctx: Context) -> dict[str, Any]:
 def _query(ctx: Context) -> tuple[str, dict, str | None, list[float] | None, list[str]]:
     """The query and what it reads: its conditions (a count, sum or mean), the column
     summed and its clamping range (a sum or mean), the histogram's columns."""
-    query = st.radio(
-        t("dp.query"),
-        QUERIES,
-        horizontal=True,
-        format_func=labels(QUERIES, query_name),
-        key=keep("dp_query"),
-    )
+    query = choice_radio(t("dp.query"), QUERIES, query_name, key=keep("dp_query"))
     where = {}
     column = clamp = None
     histogram_columns: list[str] = []

@@ -8,6 +8,7 @@ import streamlit as st
 
 from privcore.runs import DpReleaseRequest, Inputs
 from privcore.runs.registry import ALGORITHMS
+from ui.common.components import choice_radio
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
 from ui.common.state import keep
@@ -80,19 +81,9 @@ def _columns(ctx: Context) -> tuple[list[str], str | None, str]:
         key=keep("dp_release_qi", scope=wb.active, valid=ctx.within),
     )
     sa_choices = [c for c in columns if c not in release_qi]
-    default_sa = [c for c in (schema.sensitive if schema else []) if c in sa_choices]
-    release_sa = st.selectbox(
-        t("dp.release_sa"),
-        sa_choices,
-        index=sa_choices.index(default_sa[0]) if default_sa else 0,
-        key=keep("dp_release_sa", scope=wb.active, valid=lambda v: v in sa_choices),
-    )
-    release_relation = st.radio(
-        t("dp.relation"),
-        RELATIONS,
-        horizontal=True,
-        format_func=labels(RELATIONS, relation_label),
-        key=keep("dp_release_relation"),
+    release_sa = ctx.sensitive_choice(t("dp.release_sa"), sa_choices, "dp_release_sa")
+    release_relation = choice_radio(
+        t("dp.relation"), RELATIONS, relation_label, key=keep("dp_release_relation")
     )
     relation_note(release_relation)
     return release_qi, release_sa, release_relation

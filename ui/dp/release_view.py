@@ -16,7 +16,7 @@ import streamlit as st
 from privcore.data import to_csv_bytes
 from privcore.words.catalog import note_sentence
 from privcore.words.risks import article29_rows
-from ui.common.charts import MUTED
+from ui.common.chart_lines import identity_line
 from ui.common.components import fmt
 from ui.common.i18n import current_language, escape_md, t, t_plain
 from ui.common.workspace.names import algorithm_title, file_stem
@@ -186,11 +186,6 @@ def errors_chart(per_query: pd.DataFrame) -> alt.Chart:
         data = data.loc[np.maximum(data["dp"], data["k"]).nlargest(ERROR_POINTS).index]
     top = float(max(data["dp"].max(), data["k"].max(), 1.0)) if len(data) else 1.0
     dp_title, k_title = t_plain("dp.dp_error"), t_plain("dp.k_error")
-    diagonal = (
-        alt.Chart(pd.DataFrame({"x": [0.0, top], "y": [0.0, top]}))
-        .mark_line(color=MUTED, strokeDash=[4, 4])
-        .encode(x="x:Q", y="y:Q")
-    )
     points = (
         alt.Chart(data, title=t_plain("dp.errors_chart_title"))
         .mark_circle(opacity=0.6)
@@ -205,7 +200,7 @@ def errors_chart(per_query: pd.DataFrame) -> alt.Chart:
             ],
         )
     )
-    return diagonal + points
+    return identity_line(top) + points
 
 
 def release_ledger_frame(ledger: Sequence[Mapping[str, Any]]) -> pd.DataFrame:

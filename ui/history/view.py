@@ -17,18 +17,9 @@ from privcore.words.catalog import text
 from privcore.words.labels import dataset_name, requirement
 from ui.common.components import escape_md
 from ui.common.i18n import current_language, t
+from ui.history import words
 from ui.history.labels import SEPARATOR
-from ui.history.words import (
-    Line,
-    code_word,
-    describe,
-    error_sentence,
-    field_label,
-    kind_label,
-    page_label,
-    status_label,
-    value_text,
-)
+from ui.history.words import Line
 
 
 def table(lines: Sequence[Line], lang: str) -> pd.DataFrame:
@@ -49,7 +40,7 @@ def compare(runs: Sequence[Mapping[str, Any]], section: str, lang: str) -> pd.Da
     labels: dict[tuple[Any, ...], str] = {}
     columns: dict[str, dict[tuple[Any, ...], str]] = {}
     for run in runs:
-        lines = describe(run.get(section) or {}, lang, run.get("kind"))
+        lines = words.describe(run.get(section) or {}, lang, run.get("kind"))
         for line in lines:
             labels.setdefault(line.path, line.label)
         columns[f"#{run.get('id')}"] = {line.path: line.value for line in lines}
@@ -65,9 +56,9 @@ def run_list(runs: pd.DataFrame, lang: str) -> pd.DataFrame:
     shown = runs.copy()
     if "started_at" in shown:
         shown["started_at"] = [history.display_time(v) for v in runs["started_at"]]
-    shown["kind"] = [kind_label(k, lang) for k in runs["kind"]]
-    shown["page"] = [page_label(p, lang) for p in runs["page"]]
-    shown["status"] = [status_label(s, lang) for s in runs["status"]]
+    shown["kind"] = [words.kind_label(k, lang) for k in runs["kind"]]
+    shown["page"] = [words.page_label(p, lang) for p in runs["page"]]
+    shown["status"] = [words.status_label(s, lang) for s in runs["status"]]
     if "dataset_name" in shown:  # an audit of a mechanism reads no data set
         shown["dataset_name"] = [
             dataset_name(n, lang) if isinstance(n, str) else "—" for n in shown["dataset_name"]
@@ -116,14 +107,13 @@ def release_line(run: Mapping[str, Any], lang: str, *, made_by: int | None = Non
         options = ALGORITHMS[algorithm].options if algorithm in ALGORITHMS else ()
         for name in (*RELEASE_SETTINGS, *options):
             if made.get(name) is not None:
-                settings.append(
-                    f"{field_label(name, None, lang)} = {value_text(name, made[name], lang)}"
-                )
+                label = words.field_label(name, None, lang)
+                settings.append(f"{label} = {words.value_text(name, made[name], lang)}")
         parts.append(
             text(
                 "history.release_made_with",
                 lang,
-                algorithm=code_word("algorithm", algorithm, lang),
+                algorithm=words.code_word("algorithm", algorithm, lang),
                 settings=text("report.list.separator", lang).join(s for s in settings if s) or "—",
             )
         )
@@ -153,8 +143,8 @@ def show_details(run: Mapping[str, Any]) -> None:
     """A run's parameters and results as two tables, its error in words, and the
     download of its JSON."""
     lang = current_language()
-    params = describe(run.get("params") or {}, lang, run.get("kind"))
-    results = describe(run.get("results") or {}, lang, run.get("kind"))
+    params = words.describe(run.get("params") or {}, lang, run.get("kind"))
+    results = words.describe(run.get("results") or {}, lang, run.get("kind"))
     for title, lines in ((t("history.params"), params), (t("history.results"), results)):
         st.markdown(f"*{title}*")
         if lines:
@@ -166,7 +156,7 @@ def show_details(run: Mapping[str, Any]) -> None:
         message = text("history.unexpected", lang, name=str(run.get("error") or "—"))
         st.error(escape_md(message), icon=":material/error:")
     elif run.get("error") and "error" not in recorded:
-        st.error(escape_md(error_sentence(run["error"], lang)), icon=":material/error:")
+        st.error(escape_md(words.error_sentence(run["error"], lang)), icon=":material/error:")
     st.download_button(
         t("history.download_json"),
         data=run_json(run),
@@ -190,8 +180,8 @@ def header(run: Mapping[str, Any]) -> str:
     lang = current_language()
     parts = [
         f"#{run['id']}",
-        kind_label(run["kind"], lang),
-        status_label(run["status"], lang),
-        page_label(run.get("page"), lang),
+        words.kind_label(run["kind"], lang),
+        words.status_label(run["status"], lang),
+        words.page_label(run.get("page"), lang),
     ]
     return "**" + escape_md(SEPARATOR.join(parts)) + "**"

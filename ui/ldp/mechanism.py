@@ -12,6 +12,7 @@ from privcore.errors import PrivcoreError
 from privcore.ldp.mechanisms import make
 from privcore.runs import Inputs
 from privcore.runs.registry import AUDIT_METHODS, DENSITIES, MECHANISMS
+from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
@@ -71,11 +72,10 @@ def _controls() -> tuple[dict[str, Any], str, bool]:
     n_ab = samples_input("ldp.n_ab", 5_000_000, 100_000, 50_000, "ldp_n_ab")
     n_ob = samples_input("ldp.n_ob", 1_000_000, 40_000, 10_000, "ldp_n_ob")
     n_lb = samples_input("ldp.n_lb", 5_000_000, 200_000, 100_000, "ldp_n_lb")
-    density = st.radio(
+    density = choice_radio(
         t("ldp.density_mode"),
         list(DENSITIES),
-        horizontal=True,
-        format_func=labels(DENSITIES, lambda m: t(f"ldp.density_{m}")),
+        lambda m: t(f"ldp.density_{m}"),
         key=keep("ldp_density"),
     )
     seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("ldp_seed")))

@@ -11,6 +11,7 @@ import streamlit as st
 from privcore.errors import PrivcoreError
 from privcore.runs import Inputs
 from privcore.runs.registry import AUDIT_METHODS
+from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
@@ -43,12 +44,12 @@ def _columns(columns: list[str]) -> tuple[str, list[str], float, str]:
     input_col = c1.selectbox(
         t("ldp.input_col"), columns, key=keep("ldp_in", valid=lambda v: v in columns)
     )
-    shape = c2.radio(
+    shape = choice_radio(
         t("ldp.output_shape"),
         ["one", "prefix"],
-        horizontal=True,
-        format_func=labels(["one", "prefix"], lambda s: t(f"ldp.output_{s}")),
+        lambda s: t(f"ldp.output_{s}"),
         key=keep("ldp_shape"),
+        where=c2,
     )
     others = [c for c in columns if c != input_col]
     if shape == "one":

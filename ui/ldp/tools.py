@@ -10,6 +10,7 @@ from privcore.errors import PrivcoreError
 from privcore.ldp import audit as ldp_audit
 from privcore.runs import Inputs, ReconstructionRequest, SweepRequest
 from privcore.runs.registry import MECHANISMS
+from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, new_request, run_heavy
 from ui.common.i18n import labels, t
@@ -84,12 +85,12 @@ def reconstruction_tab() -> None:
     n_rc = int(
         c3.number_input(t("ldp.rc_n"), 1_000, 1_000_000, 100_000, 10_000, key=keep("ldp_rc_n"))
     )
-    method = c4.radio(
+    method = choice_radio(
         t("ldp.rc_method"),
         ["bayes", "em"],
-        horizontal=True,
-        format_func=labels(["bayes", "em"], lambda m: t(f"ldp.rc_{m}")),
+        lambda m: t(f"ldp.rc_{m}"),
         key=keep("ldp_rc_method"),
+        where=c4,
     )
     if heavy_button(t("ldp.rc_run"), key="ldp_rc_run", primary=False):
         try:

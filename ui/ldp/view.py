@@ -14,7 +14,8 @@ from privcore.errors import ParameterError, PrivcoreError
 from privcore.ldp.audit import AuditReport
 from privcore.ldp.device import device
 from privcore.runs.registry import MECHANISMS
-from ui.common.charts import ACCENT, FAIL, MUTED, PASS, WARN
+from ui.common.chart_lines import identity_line
+from ui.common.charts import ACCENT, FAIL, PASS, WARN
 from ui.common.components import fmt
 from ui.common.errors import show_error
 from ui.common.i18n import t
@@ -275,11 +276,6 @@ def sweep_chart(frame: pd.DataFrame) -> alt.Chart:
             ]
     data = pd.DataFrame(long)
     top = float(max(frame["epsilon"].max(), data["measured"].max() if len(data) else 1)) * 1.1
-    diagonal = (
-        alt.Chart(pd.DataFrame({"x": [0, top], "y": [0, top]}))
-        .mark_line(color=MUTED, strokeDash=[4, 4])
-        .encode(x="x:Q", y="y:Q")
-    )
     points = (
         alt.Chart(data, title=t("ldp.sweep_title"))
         .mark_line(point=True)
@@ -290,7 +286,7 @@ def sweep_chart(frame: pd.DataFrame) -> alt.Chart:
             tooltip=["measure:N", "claimed:Q", alt.Tooltip("measured:Q", format=".3f")],
         )
     )
-    return diagonal + points
+    return identity_line(top) + points
 
 
 def reconstruction_chart(

@@ -133,15 +133,7 @@ def lesson_t_closeness() -> None:
     tiny_classes = equivalence_classes(tiny, ["Class"], ["Disease"])
     truth = float(t_distance(tiny_classes, "Disease", "equal")[1])
 
-    number_exercise(
-        "learn_l4",
-        t("learn.l4.question"),
-        t("learn.l4.answer_label"),
-        truth,
-        right=lambda value: t("learn.l4.right", value=value),
-        wrong=lambda answer: t("learn.l4.wrong", answer=answer),
-        ask=lambda: _tiny_question(tiny),
-    )
+    number_exercise("l4", truth, ask=lambda: _tiny_question(tiny))
 
 
 def _tiny_question(tiny: pd.DataFrame) -> float | None:

@@ -78,29 +78,34 @@ def answer_input(key: str, label: str, **kwargs: Any) -> float | None:
 
 
 def number_exercise(
-    key: str,
-    question: str,
-    label: str,
+    lesson: str,
     truth: float,
     *,
-    right: Callable[[str], str],
-    wrong: Callable[[str], str],
     ask: Callable[[], Any] | None = None,
     **bounds: Any,
 ) -> None:
-    """An exercise whose answer is a number to two decimals (:func:`exercise`): right
-    within :data:`TOLERANCE` of ``truth`` (``right(truth)`` says so), else
-    ``wrong(answer)``. The answer is asked by ``ask``, by default a number input labelled
-    ``label`` within ``bounds``."""
+    """The exercise of ``lesson`` (e.g. ``"l4"``; :func:`exercise` under the key
+    ``learn_<lesson>``) whose answer is a number to two decimals, worded by the
+    catalogue's ``learn.<lesson>.question``, ``.answer_label``, ``.right`` and ``.wrong``:
+    right within :data:`TOLERANCE` of ``truth`` (``.right`` says ``truth``), else
+    ``.wrong`` (which says the answer). The answer is asked by ``ask``, by default a
+    number input labelled ``.answer_label`` within ``bounds``."""
+    key = f"learn_{lesson}"
 
     def check(answer: float) -> tuple[bool, str]:
         if is_close(answer, truth):
-            return True, right(f"{truth:.2f}")
-        return False, wrong(fmt(float(answer), 2))
+            return True, t(f"learn.{lesson}.right", value=f"{truth:.2f}")
+        return False, t(f"learn.{lesson}.wrong", answer=fmt(float(answer), 2))
 
     if ask is None:
 
         def ask() -> float | None:
-            return answer_input(f"{key}_answer", label, step=0.01, format="%.2f", **bounds)
+            return answer_input(
+                f"{key}_answer",
+                t(f"learn.{lesson}.answer_label"),
+                step=0.01,
+                format="%.2f",
+                **bounds,
+            )
 
-    exercise(key, question, ask, check)
+    exercise(key, t(f"learn.{lesson}.question"), ask, check)

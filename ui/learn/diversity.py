@@ -131,15 +131,7 @@ def lesson_l_diversity() -> None:
     quiz = pd.DataFrame({"Class": "X", "Disease": ["flu", "flu", "flu", "cold", "covid"]})
     truth = float(entropy_l(equivalence_classes(quiz, ["Class"], ["Disease"]), "Disease")[0])
 
-    number_exercise(
-        "learn_l3",
-        t("learn.l3.question"),
-        t("learn.l3.answer_label"),
-        truth,
-        right=lambda value: t("learn.l3.right", value=value),
-        wrong=lambda answer: t("learn.l3.wrong", answer=answer),
-        min_value=0.0,
-    )
+    number_exercise("l3", truth, min_value=0.0)
 
 
 def _posterior_chart(targets: pd.DataFrame) -> alt.Chart:

@@ -141,16 +141,7 @@ def lesson_local_dp() -> None:
 
     truth_p = make("grr", LN3, d=2).p
 
-    number_exercise(
-        "learn_l5",
-        t("learn.l5.question"),
-        t("learn.l5.answer_label"),
-        truth_p,
-        right=lambda value: t("learn.l5.right", value=value),
-        wrong=lambda answer: t("learn.l5.wrong", answer=answer),
-        min_value=0.0,
-        max_value=1.0,
-    )
+    number_exercise("l5", truth_p, min_value=0.0, max_value=1.0)
 
 
 def _grr_chart(p: float, q: float, d: int) -> alt.Chart:

@@ -1,8 +1,8 @@
 """The Privacy level page on a table opened in an engine: a release file (by default
 the last one the Anonymize page wrote from it in this session) measured against the
-table in the engine, rows paired by position or by a key column (:func:`measure`,
-recorded), shown with this page's views; then its risk beyond class sizes
-(:func:`table_section`, :func:`risk`)."""
+table in the engine, rows paired by position or by a key column
+(:func:`~ui.common.engine_tables.on_release`, recorded), shown with this page's views;
+then its risk beyond class sizes (:func:`table_section`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from privcore.core.progress import Progress
-from privcore.data import Schema
 from privcore.report.risk import GDPR_RECORDS
-from privcore.runs import MeasureRequest, Outcome, RiskRequest
+from privcore.runs import MeasureRequest, RiskRequest
 from ui.common.components import escape_md
 from ui.common.ec_table import class_size_histogram, render_class_table
 from ui.common.engine_tables import on_release, release_file_input, run_and_keep, run_buttons
@@ -33,7 +31,7 @@ def table_page(wb: Workbench) -> dict[str, Any]:
     """The Privacy level page on a table opened in an engine: a release file (by default
     the last one the Anonymize page wrote from it in this session) measured against the
     table in the engine, rows paired by position or by a key column
-    (:func:`measure`, recorded), shown with this page's views. Returns
+    (:func:`~ui.common.engine_tables.on_release`, recorded), shown with this page's views. Returns
     what the risk section below it reads: the table's key, its schema, the QIs and SAs
     chosen and the release file."""
     key = wb.active
@@ -67,7 +65,10 @@ def table_page(wb: Workbench) -> dict[str, Any]:
             "cancelled": t("pl.cancelled"),
             "working": t("pl.measuring"),
         },
-        call=lambda bar: measure(wb, key, schema, values, release_path, progress=bar),
+        # privcore.runs.tables.measure_tables, recorded
+        call=lambda bar: on_release(
+            wb, key, MeasureRequest, values, release_path, "privacy_level", bar, schema=schema
+        ),
     )
     chosen = {"key": key, "schema": schema, "qi": qi, "sa": sa, "release_path": release_path}
     if stored is None:
@@ -84,28 +85,25 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
     result = outcome.result
     summary = result.to_dict()
     weights = np.asarray(result.weights, dtype=np.int64)
-    tabs = result_tabs("pl_table_view")
-    with tabs[0]:
-        if tabs[0].open:  # only the tab on screen is drawn
-            summary_tab(result, summary, wb, None, outcome.request)
-    with tabs[1]:
-        if tabs[1].open:
-            render_class_table(
-                result.models.class_table,
-                result.classes,
-                result.release,
-                key="pl_table_classes",
-                weights=weights,
-            )
-    with tabs[2]:
-        if tabs[2].open:
-            st.altair_chart(
-                class_size_histogram(result.classes.sizes, summary["k"]), width="stretch"
-            )
-            st.caption(t("lt.no_matrix"))
-    with tabs[3]:
-        if tabs[3].open:
-            downloads(result, summary, name)
+    result_tabs(
+        "pl_table_view",
+        summary=lambda: summary_tab(result, summary, wb, None, outcome.request),
+        classes=lambda: render_class_table(
+            result.models.class_table,
+            result.classes,
+            result.release,
+            key="pl_table_classes",
+            weights=weights,
+        ),
+        charts=lambda: _charts(result, summary),
+        download=lambda: downloads(result, summary, name),
+    )
+
+
+def _charts(result: Any, summary: Any) -> None:
+    """The class sizes in records (a frequency set has no PL matrix)."""
+    st.altair_chart(class_size_histogram(result.classes.sizes, summary["k"]), width="stretch")
+    st.caption(t("lt.no_matrix"))
 
 
 #: Session key: engine table → its last risk assessment and the parameters.
@@ -122,7 +120,7 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     """The risk section of the Privacy level page on a table opened in an engine
     (``chosen``: what :func:`table_page` returned): the release file
     assessed against the table, paired by position, from their joint frequency set
-    (:func:`risk`, recorded), with a Cancel button."""
+    (:func:`~ui.common.engine_tables.on_release`, recorded), with a Cancel button."""
     st.divider()
     st.subheader(t("risk.title"))
     st.caption(t("risk.lead"))
@@ -142,8 +140,17 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
         cancel_key="pl_risk_cancel",
         cancelled=t("pl.cancelled"),
         working=t("risk.assessing"),
-        call=lambda bar: risk(
-            wb, key, chosen["schema"], values, release_path, control=control, progress=bar
+        # privcore.runs.tables.risk_tables, recorded; control: an uploaded control set
+        call=lambda bar: on_release(
+            wb,
+            key,
+            RiskRequest,
+            values,
+            release_path,
+            "privacy_level",
+            bar,
+            schema=chosen["schema"],
+            control=control,
         ),
     )
     if outcome is not None:
@@ -153,49 +160,3 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
         return
     result_header(stored, None, params, run_id=stored["value"].run_id)
     risk_view.render(stored["value"].result.to_dict())
-
-
-def measure(
-    wb: Workbench,
-    key: str,
-    schema: Schema,
-    values: Mapping[str, Any],
-    release_path: str,
-    *,
-    progress: Progress | None = None,
-) -> Outcome:
-    """Measure the release file ``release_path`` against the table (page
-    "privacy_level"; :func:`privcore.runs.tables.measure_tables`; see
-    :func:`ui.common.engine_tables.on_release`)."""
-
-    return on_release(
-        wb, key, MeasureRequest, values, release_path, "privacy_level", progress, schema=schema
-    )
-
-
-def risk(
-    wb: Workbench,
-    key: str,
-    schema: Schema,
-    values: Mapping[str, Any],
-    release_path: str,
-    *,
-    control: Any = None,
-    progress: Progress | None = None,
-) -> Outcome:
-    """Risk beyond class sizes of the release file ``release_path`` against the table,
-    paired by position (page "privacy_level"; :func:`privcore.runs.tables.risk_tables`;
-    see :func:`ui.common.engine_tables.on_release`); ``control``: an uploaded control set,
-    or None."""
-
-    return on_release(
-        wb,
-        key,
-        RiskRequest,
-        values,
-        release_path,
-        "privacy_level",
-        progress,
-        schema=schema,
-        control=control,
-    )

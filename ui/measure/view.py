@@ -9,6 +9,7 @@ original's shows every figure that needs no pairing and says which ones need it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
@@ -24,6 +25,7 @@ from ui.common.components import escape_md, explained_metric, fmt, verdict_row
 from ui.common.ec_table import class_size_histogram, render_class_table
 from ui.common.errors import show_error
 from ui.common.i18n import current_language, labels, t, t_plain
+from ui.common.layout import lazy_tabs
 from ui.common.shared import ObjectMemo
 from ui.common.state import ShelfRelease, Workbench, keep
 from ui.common.workspace.actions import action_button, verdict_action
@@ -63,13 +65,23 @@ def information_cards(summary: dict[str, Any], request: Any) -> list[tuple[str, 
     return cards
 
 
-def result_tabs(key: str) -> Any:
-    """A measurement's tabs, Summary · Classes · Charts · Download, each drawn only when
-    it is on screen (kept open under ``key``)."""
-    return st.tabs(
-        [t("tab.summary"), t("tab.classes"), t("tab.charts"), t("tab.download")],
+def result_tabs(
+    key: str,
+    summary: Callable[[], None],
+    classes: Callable[[], None],
+    charts: Callable[[], None],
+    download: Callable[[], None],
+) -> None:
+    """A measurement's tabs, Summary · Classes · Charts · Download, each drawn (by the
+    function given for it) only when it is on screen, the one open kept under ``key``."""
+    lazy_tabs(
+        [
+            (t("tab.summary"), summary),
+            (t("tab.classes"), classes),
+            (t("tab.charts"), charts),
+            (t("tab.download"), download),
+        ],
         key=key,
-        on_change="rerun",
     )
 
 
@@ -80,21 +92,15 @@ def render(outcome, original: pd.DataFrame, wb: Workbench, entry: ShelfRelease) 
     if not result.aligned:
         figures = ", ".join(t_plain(f"ws.figure_{f.replace('.', '_')}") for f in NEEDS_ALIGNMENT)
         st.info(t("ws.unaligned", figures=figures), icon=":material/swap_vert:")
-    tabs = result_tabs("pl_view")
-    with tabs[0]:
-        if tabs[0].open:  # only the tab on screen is drawn
-            summary_tab(result, summary, wb, entry, outcome.request)
-    with tabs[1]:
-        if tabs[1].open:  # only the tab on screen is drawn
-            render_class_table(
-                result.models.class_table, result.classes, result.release, key="pl_classes"
-            )
-    with tabs[2]:
-        if tabs[2].open:  # only the tab on screen is drawn
-            _charts(result, summary, original, wb)
-    with tabs[3]:
-        if tabs[3].open:  # only the tab on screen is drawn
-            downloads(result, summary, entry.name)
+    result_tabs(
+        "pl_view",
+        summary=lambda: summary_tab(result, summary, wb, entry, outcome.request),
+        classes=lambda: render_class_table(
+            result.models.class_table, result.classes, result.release, key="pl_classes"
+        ),
+        charts=lambda: _charts(result, summary, original, wb),
+        download=lambda: downloads(result, summary, entry.name),
+    )
 
 
 def summary_tab(

@@ -23,6 +23,8 @@ from privcore.words.labels import dataset_name
 from privcore.words.report_html import render_html
 from privcore.words.risks import article29_rows, article29_warnings, control_sentence
 from ui.common.i18n import current_language, escape_md, t, t_plain
+from ui.common.state import ShelfRelease
+from ui.common.workspace.results import result_header
 
 __all__ = ["html_bytes", "html_download", "recorded_caption", "show_report"]
 
@@ -183,6 +185,33 @@ def recorded_caption(report: Any, seconds: float) -> None:
             seconds=f"{seconds:.1f}",
         )
     )
+
+
+def show_kept(
+    stored: Mapping[str, Any],
+    entry: ShelfRelease | None,
+    params: Mapping[str, Any],
+    *,
+    shown: tuple[str, ...],
+    actions: bool,
+) -> tuple[Any, bool, dict | None]:
+    """The report kept on the page (``stored``: its parameters and its ``value``, the
+    report and the seconds it took), of the release ``entry`` (None: a release file):
+    its header (:func:`result_header`, naming the report's own run and the parameters
+    ``shown``), the runs it was recorded as, and the report, with its "Try …" actions
+    when ``actions`` and the report is current. Returns the report, whether it is
+    current, and the action pressed on this run (else None)."""
+    report = stored["value"]["report"]
+    current = result_header(
+        stored,
+        entry,
+        params,
+        run_id=report.run_ids[-1] if report.run_ids else None,
+        shown=shown,
+    )
+    recorded_caption(report, stored["value"]["seconds"])
+    chosen = show_report(report, key="rp", actions=actions and current)
+    return report, current, chosen
 
 
 def html_download(report: Any, stem: str, *, current: bool) -> None:

@@ -53,6 +53,7 @@ from ui.common.workspace.results import (
     guard_run,
     history_note,
     keep_result,
+    latest_result,
     result_header,
     result_of,
 )
@@ -91,6 +92,7 @@ __all__ = [
     "guard_run",
     "history_note",
     "keep_result",
+    "latest_result",
     "note_dropped",
     "note_release_columns",
     "now_hhmm",

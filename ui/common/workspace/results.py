@@ -39,6 +39,26 @@ def result_of(page: str, entry: ShelfRelease | None) -> dict[str, Any] | None:
     return stored
 
 
+def latest_result(
+    page: str,
+    entry: ShelfRelease,
+    params: Mapping[str, Any],
+    outcome: Outcome | None,
+    *,
+    shown: tuple[str, ...] | None = None,
+) -> dict[str, Any] | None:
+    """Keep ``outcome`` (a run made on this run of the page, None: none) as ``page``'s
+    result for ``entry`` computed with ``params``; then the result kept for ``entry``
+    under its header (:func:`result_header` naming its run, ``shown``: the parameters
+    named). Returns that result (None: none yet)."""
+    if outcome is not None:
+        keep_result(page, entry, params, outcome)
+    stored = result_of(page, entry)
+    if stored is not None:
+        result_header(stored, entry, params, run_id=stored["value"].run_id, shown=shown)
+    return stored
+
+
 def changes(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
     """The parameters that differ, as "name: before → now", in the page's language."""
     lang = current_language()

@@ -1,15 +1,14 @@
-"""The profile of a table opened in an engine and what is suggested from it.
+"""The profile of a table opened in an engine and the roles suggested from it.
 
 Per column, the engine computes its one-column frequency set (the distinct values and
-their counts), brought into memory only up to a limit of distinct values. Role
-suggestions (:func:`suggest_table_roles`) and suggested hierarchies
-(:func:`suggested_hierarchy`) apply the rules of :mod:`privcore.data.roles` and
-:mod:`privcore.data.hierarchy_suggestions` to those distinct values.
+their counts), brought into memory only up to a limit of distinct values
+(:func:`profile_columns`). Role suggestions (:func:`suggest_table_roles`) apply the
+rules of :mod:`privcore.data.roles` to those distinct values; the whole table's rows are
+never read into memory.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,14 +16,18 @@ import numpy as np
 import pandas as pd
 
 from privcore.core.progress import Progress
-from privcore.data import Schema
-from privcore.data.hierarchy_suggestions import HierarchySuggestion, suggest_hierarchy
 from privcore.data.profile import column_type
 from privcore.data.roles import RoleSuggestion, _suggest_one
 from privcore.engines.base import COUNT
-from privcore.errors import InfeasibleError, ParameterError, PrivcoreError
-from ui.common.i18n import t_plain
-from ui.common.state import LargeTable
+from privcore.errors import InfeasibleError, ParameterError
+
+__all__ = [
+    "TOP_SHOWN",
+    "TOP_VALUES_UP_TO",
+    "integral",
+    "profile_columns",
+    "suggest_table_roles",
+]
 
 TOP_VALUES_UP_TO = 20  # a column with at most this many distinct values shows its top values
 
@@ -51,7 +54,7 @@ def profile_columns(
     rows, sets = [], {}
     for index, column in enumerate(columns):
         if progress is not None:
-            progress(index / max(len(columns), 1), t_plain("lt.step_profile", column=column))
+            progress(index / max(len(columns), 1), f"Profiling {column}")
         try:
             counted = engine.grouped(scanned, [column], limit=limit).frame
         except (InfeasibleError, ParameterError) as exc:
@@ -61,7 +64,7 @@ def profile_columns(
         sets[column] = counted
         rows.append(_column_row(column, counted))
     if progress is not None:
-        progress(1.0, t_plain("lt.step_done"))
+        progress(1.0, "Done")
     profile = pd.DataFrame(rows)
     for name in ("distinct", "missing"):
         profile[name] = profile[name].astype("Int64")
@@ -71,6 +74,8 @@ def profile_columns(
 
 
 def _column_row(column: str, counted: pd.DataFrame | None) -> dict[str, Any]:
+    """The profile's row of ``column`` from its frequency set (None: above the limit,
+    only its name and the type ``many`` are known)."""
     if counted is None:
         return {
             "column": column,
@@ -99,7 +104,7 @@ def _column_row(column: str, counted: pd.DataFrame | None) -> dict[str, Any]:
         )
     return {
         "column": column,
-        "type": column_type(_integral(kept.reset_index(drop=True))),
+        "type": column_type(integral(kept.reset_index(drop=True))),
         "distinct": distinct,
         "missing": missing,
         "missing_share": missing / total if total else 0.0,
@@ -116,7 +121,7 @@ def _shown_value(value: Any) -> str:
     return str(value)
 
 
-def _integral(values: pd.Series) -> pd.Series:
+def integral(values: pd.Series) -> pd.Series:
     """Whole numbers as integers: an engine's frequency set holds every number as a
     float, the loader a column of whole numbers as integers (the role and type rules
     tell the two apart)."""
@@ -125,15 +130,6 @@ def _integral(values: pd.Series) -> pd.Series:
         if len(finite) and np.all(np.isfinite(finite)) and np.all(np.mod(finite, 1) == 0):
             return values.astype("Int64")
     return values
-
-
-def present_values(table: LargeTable, column: str) -> pd.Series | None:
-    """The distinct present values of ``column`` (None above the profile's limit)."""
-    counted = table.distinct.get(column)
-    if counted is None:
-        return None
-    values = counted[column]
-    return _integral(values[values.notna()].reset_index(drop=True)).rename(column)
 
 
 def suggest_table_roles(
@@ -154,45 +150,10 @@ def suggest_table_roles(
         column = record["column"]
         counted = distinct.get(column)
         if counted is None:
-            values = _integral(preview[column].reset_index(drop=True))
+            values = integral(preview[column].reset_index(drop=True))
             ratio = min(1.0, (limit + 1) / rows) if rows else 0.0
         else:
-            values = _integral(counted[column].dropna().reset_index(drop=True))
+            values = integral(counted[column].dropna().reset_index(drop=True))
             ratio = float(record["uniqueness"])
         suggestions.append(_suggest_one(column, values.rename(column), rows, ratio))
     return suggestions
-
-
-_SUGGESTED: weakref.WeakKeyDictionary[LargeTable, dict[str, HierarchySuggestion | None]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def suggested_hierarchy(table: LargeTable, column: str) -> HierarchySuggestion | None:
-    """The hierarchy :func:`privcore.data.hierarchy_suggestions.suggest_hierarchy`
-    suggests for ``column`` from its distinct values (each counted once), computed once
-    per table; None when the column has more distinct values than the profile brought
-    into memory, or none at all."""
-    known = _SUGGESTED.setdefault(table, {})
-    if column not in known:
-        values = present_values(table, column)
-        suggestion = None
-        if values is not None and len(values):
-            try:
-                suggestion = suggest_hierarchy(values, column)
-            except PrivcoreError:
-                suggestion = None
-        known[column] = suggestion
-    return known[column]
-
-
-def checked_schema(table: LargeTable, schema: Schema) -> None:
-    """Raise unless ``schema`` fits the table (:meth:`privcore.data.Schema.validate`):
-    every column has a role, and every hierarchy covers the column's distinct values
-    (a column above the profile's limit is checked when a run reads it)."""
-    parts = {}
-    for column in table.columns:
-        values = present_values(table, column) if column in schema.hierarchies else None
-        parts[column] = pd.Series([], dtype=object) if values is None else values
-    frame = pd.concat(parts, axis=1) if parts else pd.DataFrame()
-    schema.validate(frame)
