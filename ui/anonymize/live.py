@@ -38,9 +38,10 @@ def make(
     history: ok, error or cancelled), with a progress bar. The schema is restricted to
     the request's QIs and SAs (an empty choice is refused by the library, and recorded).
     A release of a bundled sample is computed once per process for all visitors
-    (the inputs' ``share_key``, :mod:`ui.common.shared`); each visitor's run is recorded all the same — a run served from
-    that cache with ``cached: true`` in its results and without the release's compute
-    time (``seconds``), which it did not spend (its parameters are a computed run's).
+    (the inputs' ``share_key``, :mod:`ui.common.shared`); each visitor's run is
+    recorded all the same — a run served from that cache with ``cached: true`` in its
+    results and without the release's compute time (``seconds``), which it did not spend
+    (its parameters are a computed run's).
     A click on Cancel reruns the page, which stops the algorithm at its next progress
     report. ``slot``: where the bar goes (see :func:`ui.common.progress.progress_bar`)."""
     inputs = Inputs(original=dataset, schema=schema.restricted(request.qi, request.sa))
