@@ -4,14 +4,14 @@ Adult with ARX's 8 QIs and hierarchies (SA occupation), in one process: the opti
 full-domain search, Samarati and Incognito at k = 5 with 1 % suppression, KACA,
 condensation and Mondrian at k = 5. Each figure is the ``seconds`` of the run's report
 (end to end from the table: encoding, search, the release and its independent
-measurement), best of 3; the three rounds run the six algorithms in turn, so that a
-busy moment of the machine falls on all of them alike. The ratio is to the optimal search of the same process
-(Incognito searches the same lattice: target ≤ 1×); KACA is also set against Mondrian
-of the same rounds (target ≤ 1.5×). Then the
-release report of the optimal release, end to end as the Release report page asks for it
-(its measurement with the default thresholds, the attack with a voter roll of 10 × 30,162
-people built for it, every check), best of 3, target ≤ 1.5 s. The table is also written
-to ``bench/out/bench_speed.md``.
+measurement), best of 3; the three rounds run the six algorithms in turn, so that a busy
+moment of the machine falls on all of them alike. The ratio is to the optimal search of
+the same process (Incognito searches the same lattice: target ≤ 1×); KACA is also set
+against Mondrian of the same rounds (target ≤ 1.5×). Then the release report of the
+optimal release, end to end as the Release report page asks for it (its measurement with
+the default thresholds, the attack with a voter roll of 10 × 30,162 people built for it,
+every check), best of 3, target ≤ 1.5 s. The table is also written to
+``bench/out/bench_speed.md``.
 """
 
 from __future__ import annotations
