@@ -133,12 +133,7 @@ class Workbench:
 
     def unique_name(self, name: str, *, other_than: str | None = None) -> str:
         name = " ".join(str(name).split()) or "release"
-        taken = {r.name for r in self.shelf if r.id != other_than}
-        candidate, n = name, 2
-        while candidate in taken:
-            candidate = f"{name} ({n})"
-            n += 1
-        return candidate
+        return _unused_name(name, {r.name for r in self.shelf if r.id != other_than})
 
     def rename_release(self, release_id: str, name: str) -> None:
         entry = self.find_release(release_id)
@@ -239,11 +234,7 @@ class Workbench:
         (``PRIVCORE_MAX_SESSION_DATASETS`` data sets, ``PRIVCORE_MAX_SESSION_MB`` of
         memory together): one visitor cannot fill the server's memory."""
         self._check_room(dataset)
-        key = name
-        n = 2
-        while key in SAMPLES or key in self.uploads:
-            key = f"{name} ({n})"
-            n += 1
+        key = _unused_name(name, {*SAMPLES, *self.uploads})
         self.uploads[key] = dataset
         self.active = key
         return key
@@ -276,10 +267,7 @@ class Workbench:
                 limit=cap.max_session_datasets,
             )
         name = f"{table.name} · {engine_title(table)}"
-        key, n = name, 2
-        while key in SAMPLES or key in self.uploads or key in self.tables:
-            key = f"{name} ({n})"
-            n += 1
+        key = _unused_name(name, {*SAMPLES, *self.uploads, *self.tables})
         self.tables[key] = table
         self.active = key
         return key
@@ -326,6 +314,15 @@ class Workbench:
             return key
         worded = t_plain(f"sample.{key}")
         return SAMPLES[key].title if worded == f"sample.{key}" else worded
+
+
+def _unused_name(name: str, taken: set[str]) -> str:
+    """``name``, or the first of ``name (2)``, ``name (3)``, … that is not ``taken``."""
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate = f"{name} ({n})"
+        n += 1
+    return candidate
 
 
 def _megabytes(dataset: Dataset) -> float:
