@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -74,17 +73,14 @@ from privcore.anonymize.base import (
     Release,
     check_local_recoding_cost,
     finish,
-    prepare,
-    records_only,
     report_progress,
     require_local_recoding,
     suppress,
 )
 from privcore.anonymize.kaca_classes import Classes
 from privcore.anonymize.kaca_nodes import QiNodes
+from privcore.anonymize.problem import Call, shared_signature
 from privcore.classes import classes_from_codes
-from privcore.data.schema import Schema
-from privcore.models import PrivacyModel
 
 
 def _top_group_rows(
@@ -228,17 +224,8 @@ def _recoded(
     return suppress(frame, problem.qi, suppressed), suppressed, record_levels
 
 
-def kaca(
-    df: pd.DataFrame,
-    schema: Schema,
-    constraints: Sequence[PrivacyModel],
-    *,
-    max_suppression: float = 0.0,
-    seed: int = 0,
-    progress: Progress | None = None,
-    beta: float = 1.0,
-    weights: np.ndarray | None = None,
-) -> Release:
+@shared_signature
+def kaca(call: Call, *, beta: float = 1.0) -> Release:
     """KACA local recoding (Li, Wong, Fu & Pei 2006; see the module docstring).
 
     ``weights`` (a frequency set): KACA recodes records one by one, so the records of
@@ -255,11 +242,10 @@ def kaca(
     (``class_ids`` of the released table, -1 when suppressed); ``params`` gain ``beta``
     and ``merges``.
     """
+    progress = call.progress
     started = time.perf_counter()
-    records_only(df, weights, "KACA")
-    problem = prepare(
-        df, schema, constraints, max_suppression=max_suppression, seed=seed, need_hierarchies=True
-    )
+    call = call.records("KACA")
+    problem = call.prepare(need_hierarchies=True)
     require_local_recoding(problem, "KACA")
     qis = [QiNodes(name, problem, beta) for name in problem.qi]
     merging = _Merging(problem, qis, progress)
