@@ -59,7 +59,7 @@ class Source:
 def active_source(wb: Workbench) -> Source:
     """The session's active data set as a :class:`Source`."""
     key = wb.active
-    return Source(wb, key, ENGINE if wb.is_table(key) else MEMORY)
+    return Source(wb, key, ENGINE if key in wb.tables else MEMORY)
 
 
 def page_view(

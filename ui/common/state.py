@@ -173,10 +173,6 @@ class Workbench:
         engine (the sidebar's choice)."""
         return [*self.dataset_keys(), *self.tables]
 
-    def is_table(self, key: str | None = None) -> bool:
-        """Is ``key`` (the active data set by default) a table opened in an engine?"""
-        return (key or self.active) in self.tables
-
     def table(self, key: str | None = None) -> LargeTable:
         key = key or self.active
         if key not in self.tables:
