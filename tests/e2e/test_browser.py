@@ -36,8 +36,9 @@ def choose_in_grid(page: Page, grid, *, row: int, x_offset: float, option: str) 
     still be laying out after a rerun (on a loaded machine, several times).
     """
     header = row_height = 35
-    for _attempt in range(5):
+    for _attempt in range(6):
         wait_idle(page)  # a rerun still drawing the grid moves its cells
+        grid.scroll_into_view_if_needed()  # the mouse reaches only what is in view
         box = grid.bounding_box()
         y = box["y"] + header + row_height * row + row_height / 2
         page.mouse.dblclick(box["x"] + x_offset, y)
@@ -51,7 +52,7 @@ def choose_in_grid(page: Page, grid, *, row: int, x_offset: float, option: str) 
         page.locator("h1").first.click()  # leave the cell so the edit is committed
         wait_idle(page)
         try:
-            expect(cell(grid, option)).to_have_count(1, timeout=5_000)
+            expect(cell(grid, option)).to_have_count(1, timeout=15_000)
             return
         except AssertionError:
             continue
@@ -59,9 +60,39 @@ def choose_in_grid(page: Page, grid, *, row: int, x_offset: float, option: str) 
 
 
 def wait_idle(page: Page) -> None:
-    """Wait until Streamlit has finished the current run."""
+    """Wait until Streamlit has finished the current run.
+
+    The app root says whether its script runs (``data-test-script-state``); the status
+    widget shows while it does. Both are checked, after a pause that lets a rerun just
+    asked for begin (on a loaded machine the answer to a click takes a moment).
+    """
     page.wait_for_timeout(300)
-    expect(page.locator("[data-testid=stStatusWidget]")).to_have_count(0, timeout=30_000)
+    expect(page.locator("[data-testid=stApp]")).to_have_attribute(
+        "data-test-script-state", re.compile("^(notRunning|initial)$"), timeout=60_000
+    )
+    expect(page.locator("[data-testid=stStatusWidget]")).to_have_count(0, timeout=60_000)
+
+
+def choose_sample(page: Page, name: str) -> None:
+    """Pick the sample table ``name`` in the sidebar's first select box.
+
+    The sidebar is drawn after the page's heading, and a rerun may redraw it while the
+    list is open: wait for the run to end, and open the list again if it closed.
+    """
+    sidebar = page.get_by_test_id("stSidebar")
+    option = page.get_by_role("option", name=name)
+    for _attempt in range(4):
+        wait_idle(page)
+        sidebar.get_by_test_id("stSelectbox").first.click()
+        try:
+            option.wait_for(timeout=10_000)
+            option.click()
+            break
+        except Exception:  # noqa: BLE001 - the list closed on a redraw: open it again
+            page.keyboard.press("Escape")
+    else:
+        raise AssertionError(f"could not choose the sample {name!r} in the sidebar")
+    wait_idle(page)
 
 
 def open_page(page: Page, base: str, link: str) -> None:
@@ -133,10 +164,7 @@ def test_measure_the_worked_example(page: Page, app_server, artifacts):
     base, history_db = app_server
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Hospital (9 patients, the textbook example)").click()
-    wait_idle(page)
+    choose_sample(page, "Hospital (9 patients, the textbook example)")
     open_page(page, base, "Privacy level")
     expect(page.get_by_role("heading", name="Privacy level")).to_be_visible()
     page.get_by_role("button", name="Measure").click()
@@ -216,10 +244,7 @@ def test_linkage_attack_on_the_worked_example(page: Page, app_server, artifacts)
     base, history_db = app_server
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Hospital (9 patients, the textbook example)").click()
-    wait_idle(page)
+    choose_sample(page, "Hospital (9 patients, the textbook example)")
     open_page(page, base, "Attack simulator")
     page.get_by_role("button", name="Build the voter roll").click()
     wait_idle(page)

@@ -114,6 +114,7 @@ def test_two_visitors_do_not_share_uploads(browser: Browser, app_server, tmp_pat
         expect(b.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
         open_page(b, base, "Data & roles")
         b.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
+        b.get_by_role("option").first.wait_for(timeout=30_000)
         options = b.get_by_role("option").all_inner_texts()
         assert options and not any("private_patients" in o for o in options)
         expect(b.get_by_role("heading", name="private_patients.csv")).to_have_count(0)

@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 
 from privcore import history
 
-from .test_browser import open_page, wait_idle
+from .test_browser import choose_sample, open_page, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -45,10 +45,7 @@ def test_release_report_download(page: Page, app_server, tmp_path, artifacts):
     base, history_db = app_server
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Hospital (9 patients, the textbook example)").click()
-    wait_idle(page)
+    choose_sample(page, "Hospital (9 patients, the textbook example)")
     open_page(page, base, "Release report")
     expect(page.get_by_role("heading", name="Release-readiness report")).to_be_visible()
 

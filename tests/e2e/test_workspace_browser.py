@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 from privcore import history
 from tests.e2e.conftest import ROOT
 
-from .test_browser import open_page, wait_idle
+from .test_browser import choose_sample, open_page, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -30,9 +30,7 @@ NAME = re.compile(r"^(Mondrian|Datafly) k=5 · \d\d:\d\d$")
 def start_on_hospital(page: Page, base: str) -> None:
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
-    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Hospital (9 patients, the textbook example)").click()
-    wait_idle(page)
+    choose_sample(page, "Hospital (9 patients, the textbook example)")
 
 
 def choose(page: Page, label: str, option: str) -> None:
