@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.common import charts, layout
+from ui.common.data_menu import data_menu
 from ui.common.i18n import LANGUAGES, labels, t
 from ui.common.shell import VIA_APP, dataset_status
 
@@ -48,7 +49,7 @@ def _choose_dataset() -> None:
 
 def _sidebar():
     """The sidebar: language, data set; returns the container the data set's status goes
-    to once the page has run. The session's Workbench is only ever a local here: a global
+    to once the page has run. The session's data sets are only ever locals here: a global
     of this script would outlive the session (Streamlit keeps the last run's module)."""
     with st.sidebar:
         st.radio(
@@ -59,20 +60,16 @@ def _sidebar():
             horizontal=True,
             on_change=_keep_language,
         )
-        from ui.common.state import workbench
-
-        wb = workbench()
-        keys = wb.data_keys()
-        if wb.active not in keys:
-            wb.active = keys[0]
-        # The widget mirrors wb.active (a page may change it, e.g. after an upload) and
-        # writes back through its callback.
-        if st.session_state.get("active_dataset") != wb.active:
-            st.session_state["active_dataset"] = wb.active
+        # (the session's state, with pandas, is imported after the page's heading)
+        keys, active, title = data_menu()
+        # The widget mirrors the active data set (a page may change it, e.g. after an
+        # upload) and writes back through its callback.
+        if st.session_state.get("active_dataset") != active:
+            st.session_state["active_dataset"] = active
         st.selectbox(
             t("sidebar.dataset"),
             options=keys,
-            format_func=labels(keys, wb.title),
+            format_func=labels(keys, title),
             help=t("sidebar.dataset_help"),
             key="active_dataset",
             on_change=_choose_dataset,

@@ -4,12 +4,14 @@ import streamlit as st
 
 from ui.common.i18n import t
 from ui.common.shell import require_app
-from ui.common.state import workbench
 
 require_app()
 
 st.title(t("home.title"))
 st.write(t("home.lead"))
+
+# The session's state (pandas, the data layer) is imported once the heading is drawn.
+from ui.common.state import workbench  # noqa: E402
 
 wb = workbench()
 rows, _ = wb.size()
