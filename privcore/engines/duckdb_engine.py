@@ -18,7 +18,6 @@ cost of the frequency set, not of the table.
 
 from __future__ import annotations
 
-import glob
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -144,25 +143,32 @@ class DuckDBEngine(GroupedFrequencySet):
             self.connection.execute(f"SET threads = {int(threads)}")
 
     def scan(self, source: str | Path, *, table: str | None = None) -> DuckDBTable:
-        """A Parquet file or a glob of Parquet parts, a CSV/TSV file — or, with ``table``,
-        that table of the DuckDB database file ``source`` (attached read-only) — read
-        lazily."""
+        """A Parquet file, a glob of Parquet parts or a folder of them (any engine's
+        output, Hive partitions included: :mod:`privcore.data.loading.parts`), a CSV/TSV
+        file — or, with ``table``, that table of the DuckDB database file ``source``
+        (attached read-only) — read lazily."""
+        from privcore.data.loading.parts import table_parts
+
         text = str(source)
-        if not (glob.has_magic(text) and glob.glob(text)) and not Path(text).is_file():
-            raise DataFormatError(f"No file matches {source}.", code="data.not_found")
+        parts = table_parts(text)  # a clear error when nothing matches
         if table is None and is_text_file(text):
             return self._scan_text(Path(text))
         if table is None:
-            raw = f"read_parquet({_literal(text)})"
+            files = "[" + ", ".join(_literal(f) for f in parts.files) + "]"
+            hive = "true" if parts.partitions else "false"
+            raw = f"read_parquet({files}, hive_partitioning = {hive}, union_by_name = true)"
             source = (
-                f"read_parquet({_literal(text)}, filename = '__privcore_file', "
-                "file_row_number = true)"
+                f"read_parquet({files}, hive_partitioning = {hive}, union_by_name = true, "
+                "filename = '__privcore_file', file_row_number = true)"
             )
             order = "__privcore_file, file_row_number"
         else:
             raw = source = self._attached_table(Path(text), table)
             order = "rowid"
         described = self._described(raw)
+        if table is None and parts.partitions:  # DuckDB sorts them: outermost first
+            position = {name: i for i, name in enumerate(parts.partitions)}
+            described.sort(key=lambda row: position.get(str(row[0]), -1))
         selects, names, converters = [], [], {}
         for column, kind, *_ in described:
             name = str(column).strip()

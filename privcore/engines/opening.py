@@ -27,6 +27,7 @@ import pandas as pd
 from privcore.core.progress import Progress, Stage
 from privcore.data import Schema
 from privcore.data.hierarchy_suggestions import HierarchySuggestion, suggest_hierarchy
+from privcore.data.loading.parts import table_parts
 from privcore.data.roles import RoleSuggestion
 from privcore.engines.duckdb_engine import DuckDBEngine
 from privcore.engines.failures import engine_errors
@@ -122,27 +123,19 @@ class LargeTable:
 
 def resolve_source(text: str) -> tuple[str, str]:
     """The path to scan for ``text`` (surrounding quotes and white space removed, ``~``
-    expanded) and the table's name: a folder of Parquet parts becomes the glob of its
-    parts (named after the folder). A path that matches no file is a clear error."""
+    expanded) and the table's name: a file, a glob of parts (named after their folder)
+    or a folder of parts in any engine's layout (named after the folder;
+    :mod:`privcore.data.loading.parts`). A path that matches no file, or a folder
+    without Parquet parts, is a clear error."""
     raw = str(text or "").strip().strip("\"'").strip()
     if not raw:
         raise ParameterError("Give the path of a table.", code="data.no_path")
     path = Path(raw).expanduser()
-    if path.is_dir():
-        parts = sorted(path.glob("*.parquet"))
-        if not parts:
-            raise DataFormatError(
-                f"The folder {path} holds no Parquet parts (*.parquet).",
-                code="data.no_parts",
-                path=str(path),
-            )
-        return str(path / "*.parquet"), path.name
-    if glob.has_magic(str(path)):
-        if not glob.glob(str(path)):
-            raise DataFormatError(f"No file matches {path}.", code="data.not_found", path=str(path))
+    parts = table_parts(path)
+    if parts.is_folder:
+        return str(path), path.name
+    if glob.has_magic(str(path)) and not path.is_file():
         return str(path), path.parent.name or path.name
-    if not path.is_file():
-        raise DataFormatError(f"No file matches {path}.", code="data.not_found", path=str(path))
     return str(path), path.name
 
 
@@ -207,7 +200,8 @@ def _checked_kind(source: str, name: str, table: str | None, engine: str) -> Non
         raise ParameterError(
             "A DuckDB database file is read by the DuckDB engine.", code="data.database_engine"
         )
-    if not database and not is_text_file(source) and not source.lower().endswith(".parquet"):
+    parts = not Path(source).is_file()  # a folder or glob of Parquet parts
+    if not (database or parts or is_text_file(source) or source.lower().endswith(".parquet")):
         raise DataFormatError(
             f"{name} is not a table the engines read: give a Parquet file or parts, a "
             "CSV/TSV file, or a DuckDB database file.",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,16 +33,11 @@ class PandasEngine(GroupedFrequencySet):
     name = "pandas"
 
     def scan(self, source: str | Path | pd.DataFrame) -> pd.DataFrame:
-        """The table of a file read by :func:`privcore.data.load` (a glob of Parquet
-        parts: each part read so, then stacked in name order), or a DataFrame as the
-        loader would finish it."""
-        if isinstance(source, pd.DataFrame):
-            return load(source).frame
-        parts = sorted(glob.glob(str(source))) if glob.has_magic(str(source)) else [source]
-        if not parts:
-            raise DataFormatError(f"No file matches {source}.", code="data.not_found")
-        frames = [load(part).frame for part in parts]
-        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        """The table of a file, a glob of Parquet parts or a folder of them (any
+        engine's output, Hive partitions included: :mod:`privcore.data.loading.parts`)
+        read by :func:`privcore.data.load`, or a DataFrame as the loader would finish
+        it."""
+        return load(source).frame
 
     def rows(self, table: pd.DataFrame) -> int:
         return len(table)

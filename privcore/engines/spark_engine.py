@@ -112,7 +112,7 @@ class SparkEngine(GroupedFrequencySet):
             elif str(source).lower().endswith(".orc"):
                 raw = self.session.read.orc(str(source))
             else:
-                raw = self.session.read.parquet(str(source))
+                raw = self._read_parquet(source)
         except AnalysisException as exc:
             if table is not None:
                 raise DataFormatError(
@@ -142,6 +142,19 @@ class SparkEngine(GroupedFrequencySet):
         return SparkTable(
             raw.select(*selects), converters, raw=raw, selects=selects, order=order, name=name
         )
+
+    def _read_parquet(self, source: str | Path) -> Any:
+        """The Parquet file, glob or folder of parts at ``source``, as every engine reads
+        it (:mod:`privcore.data.loading.parts`): the data files named one by one, and
+        for Hive partitions the folder as Spark's base path, so that Spark adds the
+        partition columns (their types inferred) after the files' own."""
+        from privcore.data.loading.parts import table_parts
+
+        parts = table_parts(source)
+        reader = self.session.read
+        if parts.partitions:
+            reader = reader.option("basePath", parts.root)
+        return reader.parquet(*parts.files)
 
     def _scan_text(self, path: Path) -> SparkTable:
         """A CSV/TSV file with the loader's layout, every cell read as text (one task
@@ -304,7 +317,7 @@ class SparkEngine(GroupedFrequencySet):
 
     def head(self, table: SparkTable, rows: int) -> pd.DataFrame:
         """The first ``rows`` rows, with the loader's values."""
-        frame = _typed(table.frame.limit(int(rows)).toPandas(), table.frame, table.frame.columns)
+        frame = _typed(table.first(int(rows)).toPandas(), table.frame, table.frame.columns)
         return converted_frame(frame, table.converters)
 
     def write(
@@ -377,6 +390,19 @@ class SparkTable:
         self.selects = selects
         self.order = order or []
         self.name = name
+
+    def first(self, rows: int) -> Any:
+        """The first ``rows`` rows in the file's order (Spark takes the least ``rows``
+        of each partition by the order's keys, then of those: no full sort)."""
+        if not self.order:
+            return self.frame.limit(rows)
+        from pyspark.sql import functions as F
+
+        keys = [f"__order{i}" for i in range(len(self.order))]
+        frame = self.raw.select(
+            *self.selects, *[F.col(c).alias(k) for c, k in zip(self.order, keys, strict=True)]
+        )
+        return frame.orderBy(*keys).limit(rows).drop(*keys)
 
     def numbered(self, name: str) -> Any:
         """The rows with their position in the file (0, 1, …) as column ``name``."""

@@ -29,14 +29,16 @@ def engine_rows() -> int:
 
 
 def _estimated_rows(path: str) -> int:
-    """Rows of the table at ``path`` without reading it: a Parquet file's (or glob's)
-    metadata; a text file's size over the mean length of its first 1,000 lines; other
-    files 0 (the loader reads them)."""
-    import glob as globbing
+    """Rows of the table at ``path`` without reading it: the metadata of a Parquet file
+    (or of its parts: a glob, a folder); a text file's size over the mean length of its
+    first 1,000 lines; other files 0 (the loader reads them)."""
+    from privcore.data.loading.parts import table_parts
+    from privcore.errors import DataFormatError
 
-    parts = sorted(globbing.glob(path)) if globbing.has_magic(path) else [path]
-    if Path(path).is_dir():
-        parts = sorted(str(p) for p in Path(path).glob("*.parquet"))
+    try:
+        parts = table_parts(path).files
+    except DataFormatError:
+        return 0  # the loader will say what is wrong
     total = 0
     for part in parts:
         suffix = Path(part).suffix.lower()

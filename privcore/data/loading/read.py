@@ -19,6 +19,7 @@ from privcore.data.loading.dataset import Dataset
 from privcore.data.loading.detect import _detect_format
 from privcore.data.loading.formats import _read_excel, _read_jsonl, _read_parquet
 from privcore.data.loading.limits import _check_shape
+from privcore.data.loading.parts import TableParts, table_parts
 from privcore.data.loading.sources import (
     _as_buffer,
     _existing,
@@ -55,6 +56,9 @@ def load(
         _check_shape(frame, budget)
         return Dataset(frame, name or "table", "dataframe")
 
+    if isinstance(source, (str, Path)) and not Path(source).is_file():
+        parts = table_parts(source)  # a folder or a glob of parts (or a clear error)
+        return _load_parts(parts, name or Path(source).name, budget)
     path = _existing(Path(source)) if isinstance(source, (str, Path)) else None
     size = path.stat().st_size if path is not None else _size_of(source)
     if size > lim.max_file_mb * 1024 * 1024:
@@ -69,6 +73,29 @@ def load(
     dataset = _read_content(source, path, head, name, budget)
     _check_shape(dataset.frame, budget)
     return dataset
+
+
+def _load_parts(parts: TableParts, name: str, budget: ReadBudget) -> Dataset:
+    """A table of many files (:mod:`privcore.data.loading.parts`): each part read as a
+    file is, stacked in path order, the Hive partition columns after the parts' own
+    columns. A partition column whose values all read as numbers is numeric, as Spark and
+    DuckDB infer it. The installation's limits hold for each part and for the whole."""
+    frames = []
+    for file in parts.files:
+        frame = load(file, max_rows=budget.max_rows).frame
+        for column, value in parts.partition_values(file).items():
+            frame[column] = value
+        frames.append(frame)
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if parts.partitions:
+        values = frame[list(parts.partitions)].astype(object)
+        for column in parts.partitions:
+            numbers = pd.to_numeric(values[column], errors="coerce")
+            if numbers.notna().sum() == values[column].notna().sum():
+                values[column] = numbers
+        frame[list(parts.partitions)] = _finish_frame(values, normalize_text=True)
+    _check_shape(frame, budget)
+    return Dataset(frame, name, "parquet")
 
 
 def _read_content(
