@@ -6,7 +6,8 @@ its code kept by the history."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from typing import Any
 
 from privcore.errors import DataFormatError, PrivcoreError
 
@@ -16,9 +17,18 @@ _ENGINE_MODULES = ("duckdb", "_duckdb", "pyspark", "py4j")
 
 
 @contextmanager
-def engine_errors() -> Iterator[None]:
+def engine_errors(engine: Any = None) -> Iterator[None]:
     """An engine's own error (DuckDB, Spark) as a :class:`DataFormatError` whose message
-    is the engine's first line: the page shows it, the history keeps its code."""
+    is the engine's first line: the page shows it, the history keeps its code. With an
+    ``engine`` that limits its jobs' time (Spark: ``time_limited``), the block runs
+    within that limit."""
+    limited = getattr(engine, "time_limited", None)
+    with limited() if limited is not None else nullcontext(), _in_words():
+        yield
+
+
+@contextmanager
+def _in_words() -> Iterator[None]:
     try:
         yield
     except PrivcoreError:

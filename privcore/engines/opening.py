@@ -234,6 +234,7 @@ def open_table(
     stage(0.0, "Reading the table")
     with engine_errors():
         worker = make_engine(engine, memory_limit=memory_limit, temp_dir=temp_dir, master=master)
+    with engine_errors(worker):
         scanned = worker.scan(source, table=table) if table else worker.scan(source)
         rows = worker.rows(scanned)
         columns = [str(c) for c in worker.columns(scanned)]

@@ -13,7 +13,10 @@ the tests (requirements-dev.txt) — ``pip install pyspark`` elsewhere.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,21 @@ def spark_available() -> str | None:
     return None
 
 
+#: The columns that give a Parquet row's place: its part's path, its index in the part.
+PARQUET_ORDER = ("_metadata.file_path", "_metadata.row_index")
+
+
+#: The default of PRIVCORE_SPARK_TIMEOUT: seconds a block of Spark work may take.
+SPARK_TIMEOUT = 3600
+
+
+def spark_timeout() -> int:
+    """``PRIVCORE_SPARK_TIMEOUT`` (default :data:`SPARK_TIMEOUT` seconds)."""
+    from privcore.config import _env_int
+
+    return _env_int("PRIVCORE_SPARK_TIMEOUT", SPARK_TIMEOUT)
+
+
 class SparkEngine(GroupedFrequencySet):
     """Row-level work in Spark. ``session``: a ``SparkSession`` to use (a cluster's);
     else one is made for ``master`` (``local[2]`` by default, or ``spark://…``,
@@ -95,6 +113,41 @@ class SparkEngine(GroupedFrequencySet):
             )
             session.sparkContext.setLogLevel("ERROR")
         self.session = session
+
+    @contextmanager
+    def time_limited(self, seconds: float | None = None) -> Iterator[None]:
+        """The Spark jobs this thread starts in the block are one job group, cancelled
+        when the block has run ``seconds`` (default :func:`spark_timeout`): a job that
+        would hang — a lost worker never replaced, a driver out of memory — ends with
+        ``engines.timeout`` in words. Other threads' jobs (other visitors of the app)
+        are not touched."""
+        limit = spark_timeout() if seconds is None else seconds
+        context = self.session.sparkContext
+        group = f"privcore-{uuid.uuid4().hex}"
+        context.setJobGroup(group, "privcore", interruptOnCancel=True)
+        expired = threading.Event()
+
+        def cancel() -> None:
+            expired.set()
+            context.cancelJobGroup(group)
+
+        timer = threading.Timer(limit, cancel)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        except Exception as exc:
+            if expired.is_set():
+                raise DataFormatError(
+                    f"Spark did not finish within {limit:g} s (PRIVCORE_SPARK_TIMEOUT): "
+                    "its jobs were cancelled.",
+                    code="engines.timeout",
+                    seconds=limit,
+                ) from exc
+            raise
+        finally:
+            timer.cancel()
+            context.setLocalProperty("spark.jobGroup.id", None)
 
     def scan(self, source: str | Path | None = None, *, table: str | None = None) -> Any:
         """A Parquet file or a glob of Parquet parts (or a directory of them), an ORC file,
@@ -134,7 +187,7 @@ class SparkEngine(GroupedFrequencySet):
                 value = cell
             selects.append(value.alias(name))
         order = (
-            ["_metadata.file_path", "_metadata.row_index"]
+            list(PARQUET_ORDER)
             if table is None and not str(source).lower().endswith(".orc")
             else []
         )
@@ -207,6 +260,8 @@ class SparkEngine(GroupedFrequencySet):
             left, right, on = original.numbered("__row"), release.numbered("__row"), "__row"
         left = left.select(*[F.col(f"`{c}`").alias(f"o:{c}") for c in left.columns])
         right = right.select(*[F.col(f"`{c}`").alias(f"r:{c}") for c in right.columns])
+        # a sort-merge join: neither table is broadcast to the workers or held by the driver
+        right = right.hint("merge")
         joined = left.join(right, left[f"`o:{on}`"] == right[f"`r:{on}`"], "inner")
         if key is not None:
             missing = self.rows(original) - joined.count()
@@ -405,16 +460,25 @@ class SparkTable:
         return frame.orderBy(*keys).limit(rows).drop(*keys)
 
     def numbered(self, name: str) -> Any:
-        """The rows with their position in the file (0, 1, …) as column ``name``."""
+        """The rows with their position in the files (0, 1, …) as column ``name``.
+
+        Parquet parts: position = the rows of the parts before the row's own (in path
+        order) + its index in its part. The rows per part are counted in the engine and
+        the few counts joined back, so no row leaves its partition and no window puts
+        the table in one task (which a table of 10⁶ rows and more would not survive).
+        Other sources: the rows in the DataFrame's order, numbered in one window."""
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        if self.order:
-            keys = [F.col(c).alias(f"__order{i}") for i, c in enumerate(self.order)]
-            frame = self.raw.select(*self.selects, *keys)
-            window = Window.orderBy(*[f"__order{i}" for i in range(len(keys))])
-            frame = frame.withColumn(name, F.row_number().over(window) - 1)
-            return frame.drop(*[f"__order{i}" for i in range(len(keys))])
+        if tuple(self.order) == PARQUET_ORDER:
+            path, index = (F.col(c) for c in PARQUET_ORDER)
+            frame = self.raw.select(*self.selects, path.alias("__part"), index.alias("__index"))
+            counts = self.raw.groupBy(path.alias("__part")).count()
+            before = F.sum("count").over(Window.orderBy("__part")) - F.col("count")
+            offsets = counts.select("__part", before.alias("__offset"))
+            numbered = frame.join(F.broadcast(offsets), "__part")
+            numbered = numbered.withColumn(name, F.col("__offset") + F.col("__index"))
+            return numbered.select(*self.frame.columns, name)
         window = Window.orderBy(F.monotonically_increasing_id())
         return self.frame.withColumn(name, F.row_number().over(window) - 1)
 

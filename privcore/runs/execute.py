@@ -132,7 +132,7 @@ def compute(
         if inputs.on_engine:  # the engine's connection stays in this process
             from privcore.engines.failures import engine_errors
 
-            with engine_errors():
+            with engine_errors(inputs.original.engine):
                 return _engine_runner(request)(request, inputs, progress)
         runner = RUNNERS[type(request)]
         if worker is None:
