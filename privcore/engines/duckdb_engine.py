@@ -113,10 +113,52 @@ class DuckDBTable:
         )
 
 
+#: The most memory DuckDB takes by default, and the least (bytes).
+DEFAULT_MEMORY_CAP = 4 * 2**30
+DEFAULT_MEMORY_FLOOR = 512 * 2**20
+
+
+def machine_memory() -> int:
+    """Bytes of memory this process may use: the machine's, or its container's limit
+    (cgroup v2 ``memory.max``, v1 ``memory.limit_in_bytes``) when that is lower."""
+    import os
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for limit_file in (
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ):
+        try:
+            text = Path(limit_file).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return total
+
+
+def default_memory_limit() -> str:
+    """DuckDB's memory limit when none is given: ``PRIVCORE_DUCKDB_MEMORY``, else a
+    quarter of :func:`machine_memory`, at least 512 MiB and at most 4 GiB.
+
+    DuckDB's own default, 80 % of the machine, leaves nothing for the Python process
+    that holds the frequency sets, nor for other users of a shared machine (measured:
+    8.7 GB peak to anonymize 3·10⁷ rows); DuckDB spills above its limit, so a lower
+    one costs time, not results."""
+    import os
+
+    chosen = os.environ.get("PRIVCORE_DUCKDB_MEMORY", "").strip()
+    if chosen:
+        return chosen
+    quarter = machine_memory() // 4
+    return f"{min(max(quarter, DEFAULT_MEMORY_FLOOR), DEFAULT_MEMORY_CAP) // 2**20}MiB"
+
+
 class DuckDBEngine(GroupedFrequencySet):
-    """Row-level work in embedded DuckDB. ``memory_limit`` (e.g. ``"2GB"``) and
-    ``temp_dir`` (where it spills) are DuckDB's settings of the same names; ``threads``
-    its worker threads (default: DuckDB's, the number of cores)."""
+    """Row-level work in embedded DuckDB. ``memory_limit`` (e.g. ``"2GB"``; default
+    :func:`default_memory_limit`) and ``temp_dir`` (where it spills) are DuckDB's
+    settings of the same names; ``threads`` its worker threads (default: DuckDB's, the
+    number of cores)."""
 
     name = "duckdb"
 
@@ -135,8 +177,8 @@ class DuckDBEngine(GroupedFrequencySet):
         self._attached: dict[str, str] = {}  # database files attached, by path
         self._fragments = 0  # value lists registered for fragments
         self.connection.execute("SET enable_progress_bar = false")  # privcore reports its own
-        if memory_limit:
-            self.connection.execute(f"SET memory_limit = {_literal(str(memory_limit))}")
+        self.memory_limit = str(memory_limit or default_memory_limit())
+        self.connection.execute(f"SET memory_limit = {_literal(self.memory_limit)}")
         if temp_dir:
             self.connection.execute(f"SET temp_directory = {_literal(str(temp_dir))}")
         if threads:

@@ -76,10 +76,25 @@ def spark_timeout() -> int:
     return _env_int("PRIVCORE_SPARK_TIMEOUT", SPARK_TIMEOUT)
 
 
+#: Spark's memory by default, for its driver and for each executor (as Spark writes it).
+SPARK_MEMORY = "1g"
+
+
+def spark_memory(role: str) -> str:
+    """``PRIVCORE_SPARK_DRIVER_MEMORY`` or ``PRIVCORE_SPARK_EXECUTOR_MEMORY`` (``role``),
+    else :data:`SPARK_MEMORY`. One gigabyte each is enough because no table comes to the
+    driver: it receives frequency sets and figures only, and the executors spill what
+    exceeds their share."""
+    import os
+
+    return os.environ.get(f"PRIVCORE_SPARK_{role}_MEMORY", "").strip() or SPARK_MEMORY
+
+
 class SparkEngine(GroupedFrequencySet):
     """Row-level work in Spark. ``session``: a ``SparkSession`` to use (a cluster's);
     else one is made for ``master`` (``local[2]`` by default, or ``spark://…``,
-    ``yarn``…) with ``driver_memory``."""
+    ``yarn``…) with ``driver_memory`` and ``executor_memory`` (default
+    :func:`spark_memory`)."""
 
     name = "spark"
 
@@ -88,7 +103,8 @@ class SparkEngine(GroupedFrequencySet):
         session: Any = None,
         *,
         master: str = "local[2]",
-        driver_memory: str = "1g",
+        driver_memory: str | None = None,
+        executor_memory: str | None = None,
     ) -> None:
         if session is None:
             why = spark_available()
@@ -106,7 +122,8 @@ class SparkEngine(GroupedFrequencySet):
                 .config("spark.ui.enabled", "false")
                 .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "8")
-                .config("spark.driver.memory", driver_memory)
+                .config("spark.driver.memory", driver_memory or spark_memory("DRIVER"))
+                .config("spark.executor.memory", executor_memory or spark_memory("EXECUTOR"))
                 .config("spark.sql.session.timeZone", "UTC")
                 .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                 .getOrCreate()
