@@ -32,7 +32,7 @@ from ui.anonymize.release_view import (
 )
 from ui.common.components import explained_metric, verdict_row
 from ui.common.ec_table import counted_rows
-from ui.common.engine_tables import engine_table
+from ui.common.engine_tables import COPIES, engine_table, kept_order_copy
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.common.i18n import t, t_plain
 from ui.common.lattice import lattice_caption, lattice_chart
@@ -55,7 +55,8 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
     """The Anonymize page on a table opened in an engine: the controls (the algorithms
     that run on a frequency set), the release file's path, Run and Cancel; the run goes
     through :func:`anonymize` (recorded) and its release is written to the file, not
-    put on the shelf."""
+    put on the shelf — shuffled (the file to publish) unless the order is kept, then with
+    a copy in the table's order next to it for the other pages (:func:`_kept_order_copy`)."""
     table = wb.table(key)
     left, right = controls_and_results()
     with left:
@@ -70,6 +71,7 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
         keep_order = st.checkbox(
             t("lt.keep_order"), key=keep(f"an_keep_order::{key}"), help=t("lt.keep_order_help")
         )
+        st.caption(t("lt.order_kept" if keep_order else "lt.order_shuffled"))
         clicked = heavy_button(t("an.run"), key="an_run", cancel_key="an_cancel")
         cancel = cancel_pressed("an_cancel")
     asked = {**values, "out": out, "keep_order": keep_order}
@@ -92,6 +94,9 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
             if outcome is None:
                 return
             made[key] = {"values": values, "asked": asked, "outcome": outcome}
+            st.session_state.setdefault(COPIES, {}).pop(key, None)
+            if not keep_order:  # the copy in the table's order, for the assessment
+                _kept_order_copy(wb, key, schema, values, outcome)
         kept = made.get(key)
         if kept is None:
             st.info(t("lt.press_run"), icon=":material/play_arrow:")
@@ -99,7 +104,33 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
         differ = changes(kept["asked"], asked)
         if differ:
             st.info(t("an.stale", changes="; ".join(differ)), icon=":material/update:")
+        copy = st.session_state.get(COPIES, {}).get(key)
+        if copy and copy["published"] == str(kept["outcome"].result.out):
+            st.caption(t("lt.copy_written"))
+            st.text(str(Path(copy["assessed"]).resolve()))
         render_table_release(kept["outcome"])
+
+
+def _kept_order_copy(
+    wb: Workbench, key: str, schema: Schema, values: Mapping[str, Any], made: Outcome
+) -> None:
+    """The release just written shuffled (the file to publish) written again next to it
+    in the table's order (:func:`~ui.common.engine_tables.kept_order_copy`; recorded), the
+    copy the Privacy level, Attack and Report pages pair with the table by position; the
+    table's last release stays the file to publish."""
+    table = wb.table(key)
+    published = Path(made.result.out)
+    copy = kept_order_copy(published)
+    with progress_bar(algorithm_title(values["algorithm"])) as bar:
+        written = guard_run(
+            lambda: anonymize(wb, key, schema, values, str(copy), keep_order=True, progress=bar)
+        )
+    table.last_release, table.last_release_shuffled = str(published), True
+    if written is not None:
+        st.session_state.setdefault(COPIES, {})[key] = {
+            "published": str(published),
+            "assessed": str(copy),
+        }
 
 
 def render_table_release(outcome: Outcome) -> None:

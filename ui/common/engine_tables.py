@@ -28,13 +28,14 @@ from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.common.i18n import escape_md, t
 from ui.common.progress import progress_bar
 from ui.common.sources import active_source
-from ui.common.state import LargeTable, Workbench
+from ui.common.state import LargeTable, Workbench, keep
 from ui.common.workspace.results import guard_run
 
 #: Session keys of the results the pages keep per engine table (Anonymize, Privacy
 #: level, Attack, Report): a table closed takes its results with it.
 RESULTS = (
     "an_table_made",
+    "an_table_copies",
     "pl_table_measured",
     "pl_table_offered",
     "at_table_attacked",
@@ -46,6 +47,33 @@ RESULTS = (
 
 #: How a release file's rows are paired with the table's (Privacy level, Attack, Report).
 PAIRINGS = ("position", "key")
+
+#: Session key: engine table → the file to publish the Anonymize page last wrote from it
+#: shuffled (``published``) and the copy in the table's order it wrote for the
+#: assessment (``assessed``), which the pages pair with the table by position.
+COPIES = "an_table_copies"
+COPY_SUFFIX = "_kept_order"
+
+
+def kept_order_copy(published: Path) -> Path:
+    """Where the copy in the table's order of the shuffled file ``published`` goes:
+    next to it, ``<stem>_kept_order<suffix>``."""
+    return published.with_name(f"{published.stem}{COPY_SUFFIX}{published.suffix}")
+
+
+def _same_file(typed: str, path: str | None) -> bool:
+    """Does the path ``typed`` (quotes and spaces removed) name the file ``path``?"""
+    given = str(typed or "").strip().strip("\"'").strip()
+    return bool(given and path) and Path(given).expanduser().resolve() == Path(path).resolve()
+
+
+def copy_of(key: str, release_path: str) -> str | None:
+    """The shuffled file to publish of which ``release_path`` is the copy in the table's
+    order, written by the Anonymize page from the table ``key`` (else None)."""
+    copies = st.session_state.get(COPIES, {}).get(key)
+    if copies and _same_file(release_path, copies["assessed"]):
+        return copies["published"]
+    return None
 
 
 def not_on_engine(wb: Workbench, title: str) -> None:
@@ -79,8 +107,7 @@ def shuffled_here(table: LargeTable, release_path: str) -> bool:
     its rows shuffled?"""
     if not table.last_release or not table.last_release_shuffled:
         return False
-    given = Path(str(release_path or "").strip().strip("\"'").strip()).expanduser()
-    return given.resolve() == Path(table.last_release).resolve()
+    return _same_file(release_path, table.last_release)
 
 
 def refuse_shuffled_by_position(table: LargeTable, release_path: str, key: str | None) -> None:
@@ -89,9 +116,9 @@ def refuse_shuffled_by_position(table: LargeTable, release_path: str, key: str |
     not the table's row i, and every figure that pairs them would be wrong."""
     if key is None and shuffled_here(table, release_path):
         raise ParameterError(
-            "The Anonymize page wrote this file's rows in shuffled order: they cannot be "
-            "paired with the table's rows by position. Pair them by a key column, or write "
-            "the release again with the table's row order kept.",
+            "The Anonymize page wrote this file's rows in shuffled order, as the file to "
+            "publish: they cannot be paired with the table's rows by position. Measure its "
+            "copy in the table's order (written next to it), or pair the rows by a key column.",
             code="measure.shuffled_release",
         )
 
@@ -101,17 +128,19 @@ def release_file_input(table: LargeTable, key: str, *, page: str) -> tuple[str, 
     page wrote from it in this session, offered once per new file) and how its rows are
     paired: by position, or by a key column. ``page`` prefixes the widgets' keys and the
     session's record of the file offered (``<page>_table_offered``). Returns the path as
-    typed and the key column (None: by position)."""
-    path_key = f"{page}_release_file::{key}"
+    typed (or that of its copy in the table's order, :func:`_through_copy`) and the key
+    column (None: by position)."""
+    path_key = keep(f"{page}_release_file::{key}")  # kept while the visitor is elsewhere
     offered = st.session_state.setdefault(f"{page}_table_offered", {})
-    if table.last_release and offered.get(key) != table.last_release:
+    if table.last_release and (
+        offered.get(key) != table.last_release or path_key not in st.session_state
+    ):
         st.session_state[path_key] = table.last_release  # the newest file written here
         offered[key] = table.last_release
     release_path = st.text_input(t("lt.release_file"), key=path_key, help=t("lt.release_file_help"))
     if table.last_release:
         st.caption(t("lt.release_offered"))
-    if shuffled_here(table, release_path):
-        st.caption(t("lt.release_shuffled"))
+    release_path = _through_copy(table, key, release_path, page)
     pairing = choice_radio(
         t("ws.pairing"),
         PAIRINGS,
@@ -124,6 +153,27 @@ def release_file_input(table: LargeTable, key: str, *, page: str) -> tuple[str, 
             t("pl.key"), table.columns, help=t("pl.key_help"), key=f"{page}_table_key::{key}"
         )
     return release_path, key_column
+
+
+def _through_copy(table: LargeTable, key: str, release_path: str, page: str) -> str:
+    """Under the release file: a file written shuffled (to publish) cannot be paired by
+    position — the toggle measures instead its copy in the table's order, written next
+    to it by the Anonymize page — and that copy stands for the shuffled file to publish.
+    Returns the path of the file to read: ``release_path``, or its copy."""
+    copies = st.session_state.get(COPIES, {}).get(key)
+    if shuffled_here(table, release_path):
+        if not copies or not _same_file(release_path, copies["published"]):
+            st.caption(t("lt.release_shuffled"))
+        else:
+            st.caption(t("lt.release_shuffled_copy"))
+            st.text(copies["assessed"])
+            if st.toggle(t("lt.use_copy"), key=f"{page}_use_copy::{key}"):
+                release_path = copies["assessed"]
+    published = copy_of(key, release_path)
+    if published:
+        st.caption(t("lt.release_is_copy"))
+        st.text(published)
+    return release_path
 
 
 def run_buttons(
@@ -201,6 +251,15 @@ def on_release(
     frequency sets; ``schema`` gives the hierarchies, ``more`` other inputs (a control
     set)."""
     table = wb.table(key)
+    if not str(release_path or "").strip().strip("\"'").strip():
+        copies = st.session_state.get(COPIES, {}).get(key) or {}
+        written = copies.get("assessed") or table.last_release  # the file to enter here
+        written = {"path": written} if written else {}
+        raise ParameterError(
+            "Enter the path of the release file to measure against the table.",
+            code="engines.release_missing",
+            **written,
+        )
     source, name = resolve_source(release_path)
     refuse_shuffled_by_position(table, release_path, values.get("key"))
     original = engine_table(table)

@@ -123,9 +123,9 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     (:func:`~ui.common.engine_tables.on_release`, recorded), with a Cancel button."""
     st.divider()
     st.subheader(t("risk.title"))
-    st.caption(t("risk.lead"))
+    st.caption(t("risk.lead_engine"))  # no population table on an engine table
     st.caption(t("risk.on_engine", limit=f"{GDPR_RECORDS:,}"))
-    fraction, control = risk_view.inputs(None)
+    fraction, control = risk_view.inputs(None, on_engine=True)
     key, release_path = chosen["key"], chosen["release_path"]
     values = {"qi": chosen["qi"], "sa": chosen["sa"], "sampling_fraction": fraction}
     params = {
@@ -159,4 +159,4 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     if stored is None:
         return
     result_header(stored, None, params, run_id=stored["value"].run_id)
-    risk_view.render(stored["value"].result.to_dict())
+    risk_view.render(stored["value"].result.to_dict(), on_engine=True)

@@ -38,9 +38,12 @@ DEFAULT_FRACTION = 1.0 / DEFAULT_ROLL_FACTOR
 LOWEST_FRACTION = 1e-4
 
 
-def inputs(population: pd.DataFrame | None) -> tuple[float | None, pd.DataFrame | None]:
+def inputs(
+    population: pd.DataFrame | None, *, on_engine: bool = False
+) -> tuple[float | None, pd.DataFrame | None]:
     """The sampling fraction (None when ``population`` gives it) and the uploaded control
-    set (None: a share of the original held out)."""
+    set (None: a share of the original held out). ``on_engine``: a table opened in an
+    engine, which has no population table to choose."""
     left, right = st.columns([1, 1])
     with left:
         fraction = st.number_input(
@@ -50,7 +53,7 @@ def inputs(population: pd.DataFrame | None) -> tuple[float | None, pd.DataFrame 
             value=DEFAULT_FRACTION,
             step=0.01,
             format="%.4f",
-            help=t("risk.fraction_help"),
+            help=t("risk.fraction_help_engine" if on_engine else "risk.fraction_help"),
             disabled=population is not None,
             key=keep("pl_risk_fraction"),
         )
@@ -83,8 +86,9 @@ def warnings_of(result: Mapping[str, Any]) -> list[str]:
     return article29_warnings(result, current_language())
 
 
-def render(result: Mapping[str, Any]) -> None:
-    """The figures of one assessment (``RiskAssessment.to_dict()``)."""
+def render(result: Mapping[str, Any], *, on_engine: bool = False) -> None:
+    """The figures of one assessment (``RiskAssessment.to_dict()``; ``on_engine``: of a
+    table opened in an engine, which has no population table to choose)."""
     source = result["sampling_fraction_source"]
     st.caption(
         t(
@@ -106,7 +110,7 @@ def render(result: Mapping[str, Any]) -> None:
         with cols[1]:
             metric(t_plain("risk.k_map"), str(result["k_map"]["k"]), t_plain("risk.k_map_help"))
     else:
-        st.caption(t("risk.no_population"))
+        st.caption(t("risk.no_population_engine" if on_engine else "risk.no_population"))
     if "singling_out" not in result:
         return
     _attacks(result)

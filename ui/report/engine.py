@@ -1,6 +1,7 @@
 """The Report page on a table opened in an engine: a release file (by default the last
 one the Anonymize page wrote from it in this session; a file written shuffled is not
-paired by position), its rows paired with the table's by position or by a key column,
+paired by position, but its copy in the table's order is, and stands for it as the file
+to publish, shuffled), its rows paired with the table's by position or by a key column,
 the thresholds — and Generate: the readiness report computed in the engine
 (:func:`~ui.common.engine_tables.on_release`; recorded as its measure, attack and report
 runs), shown as on a table in memory (verdict, reasons, conditions, checks, figures,
@@ -15,6 +16,7 @@ import streamlit as st
 
 from privcore.runs import ReportRequest
 from ui.common.engine_tables import (
+    copy_of,
     on_release,
     release_file_input,
     run_and_keep,
@@ -56,7 +58,16 @@ def table_page(wb: Workbench) -> None:
         # recorded as its measure and attack runs, then the report run that names them, as
         # a report on tables in memory is (privcore.runs.tables.readiness_tables)
         call=lambda bar: on_release(
-            wb, key, ReportRequest, values, release_path, "report", bar, schema=schema
+            wb,
+            key,
+            ReportRequest,
+            values,
+            release_path,
+            "report",
+            bar,
+            schema=schema,
+            # the copy in the table's order stands for the shuffled file to publish
+            shuffled=copy_of(key, release_path) is not None,
         ),
         kept=lambda outcome: {
             "report": outcome.result.recorded(outcome.summary, outcome.run_id),
@@ -72,4 +83,6 @@ def table_page(wb: Workbench) -> None:
         shown=("release_file", "key", "min_k", "min_l", "max_pl", "max_t"),
         actions=False,
     )
+    if any(str(c.get("condition", "")).startswith("row_order") for c in made.conditions):
+        st.caption(t("lt.shuffle_how"))  # the way to a shuffled file to publish
     html_download(made, file_stem(Path(stored["name"]).stem or "release"), current=current)
