@@ -16,12 +16,15 @@ from privcore.cli.toolkit import (
     EXIT_VERDICT,
     add_option,
     check_outputs,
+    chosen_engine,
     columns,
     command,
     emit,
+    engine_options,
     hierarchy_inputs,
     hierarchy_option,
     limit_option,
+    paired_engine_inputs,
     positive_int,
     read_json_file,
     release_inputs,
@@ -150,7 +153,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         roll_size=args.roll_size,
         seed=args.seed,
     )
-    inputs = replace(release_inputs(args), algorithm=algorithm)
+    engine_name = chosen_engine(args, args.original, args.release)
+    if engine_name is not None:  # paired and assessed in the engine, as measure does
+        inputs = paired_engine_inputs(args, engine_name, algorithm=algorithm)
+    else:
+        inputs = replace(release_inputs(args), algorithm=algorithm)
     outcome = run_request(report, inputs, args)
     return _write_report(outcome.result.recorded(outcome.summary, outcome.run_id), args)
 
@@ -228,6 +235,7 @@ def add_report_command(sub: Any) -> None:
         metavar="FILE",
         help="JSON report of 'privcore anonymize --report', shown as the algorithm used",
     )
+    engine_options(r)
     run_options(
         r,
         record_help="record the runs in the history",

@@ -1,0 +1,202 @@
+"""Spark on a real cluster: a standalone master and two workers on the loopback (PySpark's
+own jars, 1 core and 1 GB each). ``anonymize``, ``measure``, ``attack``, ``risk`` and
+``report`` with ``--spark-master`` give the JSON DuckDB gives on the same files; a worker
+killed in the middle of a job costs the job nothing but time (Spark runs its tasks again
+on the other worker), or the command ends with exit 2 and one line — never a hang."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from privcore.cli import main
+from privcore.data import load
+from tests.conftest import ASSETS
+from tests.unit.test_engines import SPARK_MISSING
+
+pytestmark = pytest.mark.skipif(SPARK_MISSING is not None, reason=str(SPARK_MISSING))
+
+QI = "age,sex,race,education"
+SA = "occupation"
+#: Keys that differ between two runs of the same work: timings, history ids, the engine.
+VARYING = {"seconds", "run_ids", "run_id", "created", "engine", "out", "path"}
+
+
+def _port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _started(log: Path, text: str, count: int, deadline: float) -> bool:
+    while time.monotonic() < deadline:
+        if log.exists() and log.read_text(errors="replace").count(text) >= count:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A standalone master and two workers (1 core, 1 GB each) on 127.0.0.1; yields the
+    master's URL and the workers' processes. Each runs in its own process group (a
+    worker's executors are its children), ended at the module's end."""
+    import pyspark
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:  # another module's local session: this module needs its own
+        active.stop()
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # the driver (this process) on the loopback
+    home = Path(pyspark.__file__).parent
+    folder = tmp_path_factory.mktemp("cluster")
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_WORKER_DIR": str(folder / "work"),
+        "SPARK_NO_DAEMONIZE": "1",
+    }
+    port = _port()
+    url = f"spark://127.0.0.1:{port}"
+
+    def start(name: str, *args: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [str(home / "bin" / "spark-class"), *args],
+            env=env,
+            stdout=(folder / f"{name}.log").open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    deploy = "org.apache.spark.deploy"
+    master = start(
+        "master", f"{deploy}.master.Master", "--host", "127.0.0.1", "--port", str(port),
+        "--webui-port", str(_port()),
+    )  # fmt: skip
+    worker = [f"{deploy}.worker.Worker", "--host", "127.0.0.1", "--cores", "1", "--memory", "1g"]
+    workers = [start(f"worker{i}", *worker, "--webui-port", str(_port()), url) for i in range(2)]
+    try:
+        assert _started(folder / "master.log", "Registering worker", 2, time.monotonic() + 120), (
+            folder / "master.log"
+        ).read_text(errors="replace")[-2000:]
+        yield url, workers
+    finally:
+        session = SparkSession.getActiveSession()
+        if session is not None:
+            session.stop()
+        for process in [*workers, master]:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def adult_table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cluster_data") / "adult.parquet"
+    load(ASSETS / "adult" / "adult.csv").frame.head(4000).to_parquet(path, index=False)
+    return path
+
+
+def cli_json(capsys, args: list[str]) -> tuple[int, dict]:
+    code = main([*args, "--json"])
+    printed = capsys.readouterr().out
+    return code, json.loads(printed)
+
+
+def steady(value):
+    """``value`` without the keys that differ between two runs of the same work."""
+    if isinstance(value, dict):
+        return {k: steady(v) for k, v in value.items() if k not in VARYING}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    return value
+
+
+def on_engines(capsys, args: list[str], url: str) -> dict[str, tuple[int, dict]]:
+    return {
+        "duckdb": cli_json(capsys, [*args, "--engine", "duckdb"]),
+        "cluster": cli_json(capsys, [*args, "--engine", "spark", "--spark-master", url]),
+    }
+
+
+def test_every_command_on_the_cluster_gives_duckdbs_json(
+    cluster, adult_table, tmp_path, capsys, monkeypatch
+):
+    url, _ = cluster
+    monkeypatch.setenv("PRIVCORE_HISTORY", str(tmp_path / "history.db"))
+    monkeypatch.setenv("PRIVCORE_SPARK_TIMEOUT", "300")
+    hierarchies = []
+    for column in QI.split(","):
+        hierarchies += [
+            "--hierarchy",
+            f"{column}={ASSETS / 'adult' / f'adult_hierarchy_{column}.csv'}",
+        ]
+    made = {}
+    for engine, extra in (("duckdb", []), ("spark", ["--spark-master", url])):
+        out = tmp_path / f"release_{engine}.parquet"
+        code, result = cli_json(
+            capsys,
+            [
+                "anonymize", str(adult_table), "--qi", QI, "--sa", SA, "--k", "5",
+                "--algorithm", "optimal", *hierarchies, "--keep-order", "--out", str(out),
+                "--engine", engine, *extra,
+            ],
+        )  # fmt: skip
+        assert code == 0, result
+        made[engine] = (out, result)
+    assert steady(made["spark"][1]) == steady(made["duckdb"][1])
+    assert made["spark"][0].is_dir()  # Spark's folder of parts, read below by both engines
+    release = str(made["spark"][0])
+    paired = ["--original", str(adult_table), "--release", release, "--qi", QI, "--sa", SA]
+    commands = {
+        "measure": ["measure", *paired, *hierarchies],
+        "attack": ["attack", *paired, *hierarchies],
+        "risk": ["risk", *paired, *hierarchies],
+        "report": ["report", *paired, *hierarchies, "--out", str(tmp_path / "report.html")],
+    }
+    for name, args in commands.items():
+        results = on_engines(capsys, args, url)
+        (duck_code, duck), (spark_code, spark) = results["duckdb"], results["cluster"]
+        assert spark_code == duck_code, name
+        assert steady(spark) == steady(duck), name
+
+
+def test_a_worker_lost_in_the_middle_of_a_job_never_hangs(
+    cluster, adult_table, tmp_path, capsys, monkeypatch
+):
+    """The second worker is killed (with its executor) while ``measure`` runs: the
+    command completes with the figures DuckDB gives, or exits 2 with one line, well
+    within the time limit."""
+    url, workers = cluster
+    monkeypatch.setenv("PRIVCORE_HISTORY", str(tmp_path / "history.db"))
+    monkeypatch.setenv("PRIVCORE_SPARK_TIMEOUT", "240")
+    args = ["measure", "--original", str(adult_table), "--release", str(adult_table)]
+    args += ["--qi", QI, "--sa", SA]
+    _, expected = cli_json(capsys, [*args, "--engine", "duckdb"])
+    killer = threading.Timer(2.0, os.killpg, (workers[1].pid, signal.SIGKILL))
+    started = time.monotonic()
+    killer.start()
+    try:
+        code = main([*args, "--engine", "spark", "--spark-master", url, "--json"])
+    finally:
+        killer.cancel()
+    elapsed = time.monotonic() - started
+    captured = capsys.readouterr()
+    assert elapsed < 240
+    assert workers[1].wait(timeout=30) is not None  # the worker is gone
+    if code == 0:
+        assert steady(json.loads(captured.out)) == steady(expected)
+    else:
+        assert code == 2
+        said = [line for line in captured.err.splitlines() if line.startswith("error:")]
+        assert len(said) == 1, captured.err[-2000:]
