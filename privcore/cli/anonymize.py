@@ -3,7 +3,9 @@ registry's algorithms (:class:`privcore.runs.AnonymizeRequest`), write the relea
 (shuffled unless ``--keep-order``), its JSON report and its generalization spec; or,
 with ``--from-spec``, make the release a spec describes again from the same input
 (:class:`privcore.runs.ReplayRequest`). On an engine (``--engine``) the table's frequency
-set is anonymized and the engine writes the release. Report keys: README "`anonymize`".
+set is anonymized and the engine writes the release. ``--order-copy`` writes the same
+release again in the table's order, from the same run, next to the shuffled file to
+publish. Report keys: README "`anonymize`".
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from privcore.runs import AnonymizeRequest, Inputs, Outcome, ReplayRequest
 
 
 def cmd_anonymize(args: argparse.Namespace) -> int:
+    _check_order_copy(args)
     if args.from_spec:
         return _anonymize_from_spec(args)
     missing = [o for o in ("qi", "sa") if not getattr(args, o)]
@@ -94,6 +97,9 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         "written_satisfied": bool(outcome.result.measurement.models.satisfied),
         "written_k": report["k"],
     }
+    if args.order_copy:  # as on an engine (TableRelease.to_dict)
+        copy = {"path": str(Path(args.order_copy)), "rows_written": report["rows"]}
+        report["engine"]["order_copy"] = copy
     emit(report, args.json, _release_lines(anonymize.algorithm, report, args, outcome))
     return EXIT_OK
 
@@ -164,12 +170,13 @@ def _check_engine_options(args: argparse.Namespace) -> None:
             code="cli.engine_option",
             option="--auto-hierarchies",
         )
-    if Path(args.out).suffix.lower() not in (".parquet", ".csv"):
-        raise ParameterError(
-            "On an engine the release is written as .parquet or .csv.",
-            code="cli.engine_option",
-            option="--out",
-        )
+    for option, path in (("--out", args.out), ("--order-copy", args.order_copy)):
+        if path and Path(path).suffix.lower() not in (".parquet", ".csv"):
+            raise ParameterError(
+                "On an engine the release is written as .parquet or .csv.",
+                code="cli.engine_option",
+                option=option,
+            )
 
 
 def _anonymize_on_engine(
@@ -215,9 +222,40 @@ def _release_files(args: argparse.Namespace) -> dict[str, Any]:
 
 def _check_anonymize_outputs(args: argparse.Namespace) -> None:
     check_outputs(
-        {"--out": args.out, "--report": args.report, "--spec-out": args.spec_out},
+        {
+            "--out": args.out,
+            "--order-copy": args.order_copy,
+            "--report": args.report,
+            "--spec-out": args.spec_out,
+        },
         {"INPUT": args.input, "--from-spec": args.from_spec, **hierarchy_inputs(args)},
     )
+
+
+def _check_order_copy(args: argparse.Namespace) -> None:
+    """``--order-copy``: a copy in the table's order of a shuffled release made here."""
+    if args.order_copy is None:
+        return
+    if args.keep_order:
+        raise ParameterError(
+            "--order-copy writes a copy of the shuffled release in the table's order; "
+            "with --keep-order the release itself is in that order: give one of the two.",
+            code="cli.order_copy",
+            option="--order-copy",
+        )
+    if args.from_spec:
+        raise ParameterError(
+            "--order-copy goes with a new anonymization, not --from-spec: make the copy "
+            "with the run that makes the release.",
+            code="cli.order_copy",
+            option="--order-copy",
+        )
+    if not args.order_copy.strip():
+        raise ParameterError(
+            "--order-copy needs the path of the file to write.",
+            code="cli.order_copy",
+            option="--order-copy",
+        )
 
 
 def _write_release(release: Any, args: argparse.Namespace, seed: int) -> dict[str, Any]:
@@ -232,6 +270,9 @@ def _write_release(release: Any, args: argparse.Namespace, seed: int) -> dict[st
         args.out,
         formula_guard=args.formula_guard,
     )
+    if args.order_copy:  # the same release, in the table's order
+        copy = release.export(shuffle=False, seed=seed)
+        save(copy, args.order_copy, formula_guard=args.formula_guard)
     report = release.to_dict()
     if saved.guarded_cells:
         report["formula_guarded_cells"] = saved.guarded_cells
@@ -246,7 +287,7 @@ def _write_release(release: Any, args: argparse.Namespace, seed: int) -> dict[st
 def _release_lines(
     algorithm: str, report: dict[str, Any], args: argparse.Namespace, outcome: Outcome
 ) -> list[str]:
-    written = [f for f in (args.out, args.report, args.spec_out) if f]
+    written = [f for f in (args.out, args.order_copy, args.report, args.spec_out) if f]
     return [
         f"{algorithm}: k = {report['k']}, {report['suppressed_rows']} row(s) suppressed, "
         f"{report['classes']} classes, {report['seconds']:.3f} s",
@@ -343,6 +384,7 @@ def add_anonymize_command(sub: Any) -> None:
             "qi": "required unless --from-spec",
             "sa": "required unless --from-spec",
             "seed": "also shuffles the release's rows",
+            "order_copy": "not with --keep-order or --from-spec",
         },
     )
     a.add_argument(

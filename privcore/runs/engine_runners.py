@@ -117,7 +117,8 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
 
 def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | None):
     """The table's frequency set anonymized and the release written by the engine to
-    ``inputs.out`` (its rows shuffled with the seed when ``inputs.shuffled``); the
+    ``inputs.out`` (its rows shuffled with the seed when ``inputs.shuffled``), and to
+    ``request.order_copy`` in the table's order when asked, from the same search; the
     schema names every column's role (identifiers are left out of the release)."""
     from privcore.runs.tables import anonymize_table
 
@@ -132,6 +133,7 @@ def _anonymize(request: AnonymizeRequest, inputs: Inputs, progress: Progress | N
         name=original.name,
         progress=progress,
         shuffle=inputs.shuffled,
+        order_copy=request.order_copy,
         **anonymize_settings(request),
     )
     original.read = made.dataset

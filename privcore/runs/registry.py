@@ -220,6 +220,15 @@ REQUEST_OPTIONS: dict[str, Option] = {
             maximum=1.0,
         ),
         _o("seed", "int", "seed of the algorithm, roll or sampling", minimum=0, maximum=2**63 - 1),
+        _o(
+            "order_copy",
+            "text",
+            "also write the release in the table's order to PATH, from the same run, for "
+            "measure, attack and report to pair by position while the shuffled file is "
+            "published",
+            optional=True,
+            metavar="PATH",
+        ),
         # privacy models
         _o(
             "k",

@@ -137,6 +137,9 @@ class AnonymizeRequest(Request):
     #: Every algorithm's own options, (name, value) in declaration order: shown as fields.
     settings: tuple[tuple[str, Any], ...] = ()
     seed: int = 0
+    #: On an engine: also write the shuffled release in the table's order to this path,
+    #: from the same search (:func:`privcore.runs.tables.anonymize_table`); None: no copy.
+    order_copy: str | None = None
 
     def __init__(self, **values: Any) -> None:
         declared = algorithm_parameters()
@@ -185,6 +188,14 @@ class AnonymizeRequest(Request):
     def options(self) -> dict[str, Any]:
         """The chosen algorithm's own options (:data:`ALGORITHMS` says which)."""
         return {name: getattr(self, name) for name in ALGORITHMS[self.algorithm].options}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The parameters (:meth:`Request.to_dict`); ``order_copy`` only when asked for,
+        so a run without a copy keeps the parameters it always had."""
+        out = super().to_dict()
+        if out.get("order_copy") is None:
+            out.pop("order_copy", None)
+        return out
 
 
 class _DeclaredFields(dict):

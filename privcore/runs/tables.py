@@ -35,7 +35,7 @@ from privcore.data import Schema
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.loading import fingerprint
 from privcore.engines.base import COUNT, Engine, max_groups, regrouped
-from privcore.errors import InfeasibleError
+from privcore.errors import InfeasibleError, ParameterError
 from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
 from privcore.models import ModelReport, PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
@@ -115,17 +115,21 @@ class TableRelease:
     """A release made on an engine: the :class:`~privcore.anonymize.Release` of the
     frequency set (its rows weighted by their counts), the file written, the rows
     written, and the privacy models checked again on the written file
-    (``written_check``)."""
+    (``written_check``); when a copy in the table's order was asked for next to a
+    shuffled file (``order_copy``), where it went and its rows (``order_copy_rows``)."""
 
     release: Any
     out: Path
     rows_written: int
     written_check: ModelReport
     dataset: ScannedDataset
+    order_copy: Path | None = None
+    order_copy_rows: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The release's report (the keys of ``anonymize --json`` on every engine), with
-        the engine's checks of the written file."""
+        the engine's checks of the written file (and ``order_copy``, only when a copy in
+        the table's order was written: its path and rows)."""
         out = dict(self.release.to_dict())
         out["engine"] = {
             "name": self.dataset.engine,
@@ -133,6 +137,11 @@ class TableRelease:
             "written_satisfied": bool(self.written_check.satisfied),
             "written_k": self.written_check.summary["k"],
         }
+        if self.order_copy is not None:
+            out["engine"]["order_copy"] = {
+                "path": str(self.order_copy),
+                "rows_written": self.order_copy_rows,
+            }
         return out
 
     def history_summary(self) -> dict[str, Any]:
@@ -151,13 +160,17 @@ def anonymize_table(
     seed: int = 0,
     name: str = "table",
     shuffle: bool = True,
+    order_copy: str | Path | None = None,
     progress: Progress | None = None,
     **options: Any,
 ) -> TableRelease:
     """Anonymize the table ``table`` (scanned by ``engine``) and write its release to
     ``out`` (see the module docstring). ``schema`` names the QIs, SAs and identifiers
     (left out of the release) and holds the hierarchies. ``shuffle``: the release's rows
-    in an order drawn from ``seed`` (else the table's order).
+    in an order drawn from ``seed`` (else the table's order). ``order_copy``: a shuffled
+    release is also written there in the table's order — the same released values from
+    the same search, for the pages and commands that pair it with the table by position
+    — while ``out`` stays the file to publish (the one checked again).
 
     The frequency set is brought into memory when it has at most
     :func:`~privcore.engines.base.max_groups` rows; above that Mondrian runs on fragments
@@ -169,6 +182,7 @@ def anonymize_table(
     from privcore.anonymize import anonymize
     from privcore.engines.models import release_models
 
+    check_order_copy(order_copy, out, shuffle)
     stage = Stage(progress)
     qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     roles = {c: schema.roles[c] for c in (*qi, *sa)}
@@ -176,7 +190,17 @@ def anonymize_table(
     settings = dict(max_suppression=max_suppression, seed=seed, **options)
     if algorithm in NEEDS_RECORDS:
         return _records_in_memory(
-            engine, table, schema, constraints, out, algorithm, settings, shuffle, name, stage
+            engine,
+            table,
+            schema,
+            constraints,
+            out,
+            algorithm,
+            settings,
+            shuffle,
+            name,
+            stage,
+            order_copy=order_copy,
         )
     stage(0.0, "Grouping the table in the engine")
     limit = max_groups()
@@ -201,14 +225,14 @@ def anonymize_table(
     frequency_set = grouped.frame
     stage(0.7, "Writing the release in the engine")
     released = release.frame[qi].reset_index(drop=True)
+    drop = list(schema.identifiers)
     rows = engine.write(
-        table,
-        grouped,
-        released,
-        out,
-        drop=list(schema.identifiers),
-        shuffle_seed=seed if shuffle else None,
+        table, grouped, released, out, drop=drop, shuffle_seed=seed if shuffle else None
     )
+    copy_rows = None
+    if order_copy is not None:  # the same released values, in the table's order
+        stage(0.8, "Writing the copy in the table's order in the engine")
+        copy_rows = engine.write(table, grouped, released, order_copy, drop=drop, shuffle_seed=None)
     stage(0.9, "Checking the written release in the engine")
     written = engine.scan(out)
     check = release_models(
@@ -221,7 +245,29 @@ def anonymize_table(
         rows_written=rows,
         written_check=check,
         dataset=scanned_dataset(engine, table, frequency_set, name),
+        order_copy=None if order_copy is None else Path(order_copy),
+        order_copy_rows=copy_rows,
     )
+
+
+def check_order_copy(order_copy: str | Path | None, out: str | Path, shuffle: bool) -> None:
+    """A copy in the table's order (``order_copy``) is asked of a shuffled release only,
+    and never in the place of the release ``out`` itself."""
+    if order_copy is None:
+        return
+    if not shuffle:
+        raise ParameterError(
+            "The release keeps the table's row order: it needs no copy in that order. Ask "
+            "for the copy only when the release is shuffled.",
+            code="engines.order_copy_kept",
+        )
+    if not str(order_copy).strip() or Path(order_copy).resolve() == Path(out).resolve():
+        raise ParameterError(
+            "The copy in the table's order needs a file of its own, not the release's: "
+            "give another path.",
+            code="engines.order_copy_is_out",
+            path=str(order_copy),
+        )
 
 
 def _records_in_memory(
@@ -235,11 +281,14 @@ def _records_in_memory(
     shuffle: bool,
     name: str,
     stage: Stage,
+    *,
+    order_copy: str | Path | None = None,
 ) -> TableRelease:
     """KACA or condensation on a table read by an engine: its records read into memory
     (with the loader's values, in the table's order) when there are at most
     :func:`records_limit` of them, else ``engines.needs_records_in_memory``; the release
-    made and written as on a table in memory, then checked by the engine on the file."""
+    made and written as on a table in memory (with its copy in the table's order at
+    ``order_copy`` when asked), then checked by the engine on the file."""
     from privcore.anonymize import anonymize
     from privcore.data import save
     from privcore.engines.models import release_models
@@ -265,6 +314,8 @@ def _records_in_memory(
     stage(0.8, "Writing the release")
     seed = int(settings.get("seed", 0))
     save(release.export(shuffle=shuffle, seed=seed), out)
+    if order_copy is not None:  # the same release, in the table's order
+        save(release.export(shuffle=False, seed=seed), order_copy)
     qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     stage(0.9, "Checking the written release in the engine")
     check = release_models(
@@ -278,6 +329,8 @@ def _records_in_memory(
         rows_written=len(frame),
         written_check=check,
         dataset=scanned_dataset(engine, table, frequency_set, name),
+        order_copy=None if order_copy is None else Path(order_copy),
+        order_copy_rows=None if order_copy is None else len(frame),
     )
 
 

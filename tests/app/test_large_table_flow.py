@@ -1,14 +1,15 @@
 """AppTest: the dead ends of the large-table flow (a table opened in an engine) — the file
-to publish written shuffled with a copy in the table's order for the assessment, the
-release file offered again after a second run, an empty release file in words, the way
-to a shuffled file named on the Report page, no population table "above", and the
-Anonymize button named as it reads."""
+to publish written shuffled with a copy in the table's order for the assessment (one run,
+one search, one history row per press), the release file offered again after a second
+run, an empty release file in words, the way to a shuffled file named on the Report page,
+no population table "above", and the Anonymize button named as it reads."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from privcore import history
 from privcore.data import load_sample
 from tests.app.conftest import ROOT, new_app, no_exceptions
 from ui.common.i18n import escape_md
@@ -151,3 +152,45 @@ def test_a_second_run_in_order_is_offered_and_an_empty_file_is_named(parquet_fil
     report = at.session_state["rp_table_reported"][key]["value"]["report"]
     assert [c for c in report.conditions if c["condition"].startswith("row_order")]
     assert any("untick" in c.value and "“Anonymize”" in c.value for c in at.caption)
+
+
+def test_one_press_is_one_run_that_writes_both_files(parquet_file, tmp_path):
+    """Shuffled, the press runs the anonymization once (one history row, the copy's
+    path among its parameters) and writes the file to publish and its copy in the
+    table's order; with the order kept, one run and no copy."""
+    at, key = confirmed(parquet_file)
+    before = len(history.list_runs(kind="anonymize"))
+    out = tmp_path / "once.parquet"
+    anonymize(at, key, out, keep_order=False)
+    at.button(key="an_run").click().run()
+    no_exceptions(at)
+    assert errors(at) == []
+    runs = history.list_runs(kind="anonymize")
+    assert len(runs) == before + 1
+    copy = tmp_path / "once_kept_order.parquet"
+    assert runs[0]["params"]["order_copy"] == str(copy)
+    assert at.session_state["an_table_copies"][key] == {
+        "published": str(out),
+        "assessed": str(copy),
+    }
+    made = at.session_state["an_table_made"][key]["outcome"].result
+    assert made.order_copy == copy and made.order_copy_rows == made.rows_written == ROWS
+    table = pd.read_parquet(parquet_file)
+    ordered, shuffled = pd.read_parquet(copy), pd.read_parquet(out)
+    assert ordered["occupation"].astype(str).tolist() == table["occupation"].astype(str).tolist()
+    columns = list(ordered.columns)
+    assert not shuffled.equals(ordered)
+    assert (
+        shuffled.sort_values(columns)
+        .reset_index(drop=True)
+        .equals(ordered.sort_values(columns).reset_index(drop=True))
+    )
+
+    kept = tmp_path / "kept.parquet"
+    anonymize(at, key, kept, keep_order=True)
+    at.button(key="an_run").click().run()
+    no_exceptions(at)
+    runs = history.list_runs(kind="anonymize")
+    assert len(runs) == before + 2 and "order_copy" not in runs[0]["params"]
+    assert key not in at.session_state["an_table_copies"]
+    assert not (tmp_path / "kept_kept_order.parquet").exists()

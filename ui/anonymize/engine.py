@@ -55,8 +55,9 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
     """The Anonymize page on a table opened in an engine: the controls (the algorithms
     that run on a frequency set), the release file's path, Run and Cancel; the run goes
     through :func:`anonymize` (recorded) and its release is written to the file, not
-    put on the shelf — shuffled (the file to publish) unless the order is kept, then with
-    a copy in the table's order next to it for the other pages (:func:`_kept_order_copy`)."""
+    put on the shelf — shuffled (the file to publish) unless the order is kept, and then
+    by the same run with a copy in the table's order next to it for the other pages
+    (:func:`_record_copy`)."""
     table = wb.table(key)
     left, right = controls_and_results()
     with left:
@@ -94,9 +95,7 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
             if outcome is None:
                 return
             made[key] = {"values": values, "asked": asked, "outcome": outcome}
-            st.session_state.setdefault(COPIES, {}).pop(key, None)
-            if not keep_order:  # the copy in the table's order, for the assessment
-                _kept_order_copy(wb, key, schema, values, outcome)
+            _record_copy(key, outcome)
         kept = made.get(key)
         if kept is None:
             st.info(t("lt.press_run"), icon=":material/play_arrow:")
@@ -111,26 +110,16 @@ def table_workspace(wb: Workbench, key: str, schema: Schema) -> None:
         render_table_release(kept["outcome"])
 
 
-def _kept_order_copy(
-    wb: Workbench, key: str, schema: Schema, values: Mapping[str, Any], made: Outcome
-) -> None:
-    """The release just written shuffled (the file to publish) written again next to it
-    in the table's order (:func:`~ui.common.engine_tables.kept_order_copy`; recorded), the
-    copy the Privacy level, Attack and Report pages pair with the table by position; the
-    table's last release stays the file to publish."""
-    table = wb.table(key)
-    published = Path(made.result.out)
-    copy = kept_order_copy(published)
-    with progress_bar(algorithm_title(values["algorithm"])) as bar:
-        written = guard_run(
-            lambda: anonymize(wb, key, schema, values, str(copy), keep_order=True, progress=bar)
-        )
-    table.last_release, table.last_release_shuffled = str(published), True
-    if written is not None:
-        st.session_state.setdefault(COPIES, {})[key] = {
-            "published": str(published),
-            "assessed": str(copy),
-        }
+def _record_copy(key: str, made: Outcome) -> None:
+    """The session's record (:data:`~ui.common.engine_tables.COPIES`) of the copy in the
+    table's order the run ``made`` wrote next to its shuffled file to publish — the copy
+    the Privacy level, Attack and Report pages pair with the table by position — or of
+    none (the order kept)."""
+    copies = st.session_state.setdefault(COPIES, {})
+    copies.pop(key, None)
+    copy = getattr(made.result, "order_copy", None)
+    if copy is not None:
+        copies[key] = {"published": str(made.result.out), "assessed": str(copy)}
 
 
 def render_table_release(outcome: Outcome) -> None:
@@ -283,11 +272,16 @@ def anonymize(
     groups the table, the frequency set is anonymized with its counts as weights, and
     the engine writes and checks the release (:func:`privcore.runs.tables.anonymize_table`,
     by the run's engine runner). The file's rows are shuffled (in an order drawn from the
-    seed) unless ``keep_order``: the table's order."""
+    seed) unless ``keep_order``: the table's order; shuffled, the same run writes them
+    also in the table's order next to the file
+    (:func:`~ui.common.engine_tables.kept_order_copy`: the request's ``order_copy``)."""
     table = wb.table(key)
     original = engine_table(table)
     request = new_request(AnonymizeRequest, values, Inputs(original=original), page="anonymize")
     target = output_path(out, table)
+    if not keep_order:  # the copy the other pages pair with the table by position
+        copy = output_path(str(kept_order_copy(target)), table)
+        request = request.replace(order_copy=str(copy))
     inputs = Inputs(
         original=original,
         schema=schema.restricted(request.qi, request.sa),
