@@ -24,10 +24,9 @@ from privcore.config import limits
 from privcore.data import SAMPLES, Dataset, Schema, load, load_sample, suggest_roles
 from privcore.engines.opening import LargeTable
 from privcore.errors import ParameterError, PrivcoreError
-from ui.common.data_menu import DEFAULT_SAMPLE
+from ui.common.data_menu import DEFAULT_SAMPLE, STATE_KEY
 from ui.common.i18n import t_plain  # the page's language
 
-STATE_KEY = "workbench"
 MAX_RELEASES = 12  # releases a session keeps on its shelf (each holds a table)
 
 
