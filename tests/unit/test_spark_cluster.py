@@ -6,21 +6,18 @@ on the other worker), or the command ends with exit 2 and one line — never a h
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
-import socket
-import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from privcore.cli import main
 from privcore.data import load
 from tests.conftest import ASSETS
+from tests.spark_cluster import standalone_cluster
 from tests.unit.test_engines import SPARK_MISSING
 
 pytestmark = pytest.mark.skipif(SPARK_MISSING is not None, reason=str(SPARK_MISSING))
@@ -31,73 +28,24 @@ SA = "occupation"
 VARYING = {"seconds", "run_ids", "run_id", "created", "engine", "out", "path"}
 
 
-def _port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _started(log: Path, text: str, count: int, deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        if log.exists() and log.read_text(errors="replace").count(text) >= count:
-            return True
-        time.sleep(0.5)
-    return False
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """A standalone master and two workers (1 core, 1 GB each) on 127.0.0.1; yields the
-    master's URL and the workers' processes. Each runs in its own process group (a
-    worker's executors are its children), ended at the module's end."""
-    import pyspark
+    master's URL and the workers' processes; this module's Spark session is stopped at
+    its end."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:  # another module's local session: this module needs its own
         active.stop()
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # the driver (this process) on the loopback
-    home = Path(pyspark.__file__).parent
-    folder = tmp_path_factory.mktemp("cluster")
-    env = {
-        **os.environ,
-        "SPARK_HOME": str(home),
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "SPARK_WORKER_DIR": str(folder / "work"),
-        "SPARK_NO_DAEMONIZE": "1",
-    }
-    port = _port()
-    url = f"spark://127.0.0.1:{port}"
-
-    def start(name: str, *args: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            [str(home / "bin" / "spark-class"), *args],
-            env=env,
-            stdout=(folder / f"{name}.log").open("w"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    deploy = "org.apache.spark.deploy"
-    master = start(
-        "master", f"{deploy}.master.Master", "--host", "127.0.0.1", "--port", str(port),
-        "--webui-port", str(_port()),
-    )  # fmt: skip
-    worker = [f"{deploy}.worker.Worker", "--host", "127.0.0.1", "--cores", "1", "--memory", "1g"]
-    workers = [start(f"worker{i}", *worker, "--webui-port", str(_port()), url) for i in range(2)]
-    try:
-        assert _started(folder / "master.log", "Registering worker", 2, time.monotonic() + 120), (
-            folder / "master.log"
-        ).read_text(errors="replace")[-2000:]
-        yield url, workers
-    finally:
-        session = SparkSession.getActiveSession()
-        if session is not None:
-            session.stop()
-        for process in [*workers, master]:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
+    with standalone_cluster(tmp_path_factory.mktemp("cluster")) as (url, workers):
+        try:
+            yield url, workers
+        finally:
+            session = SparkSession.getActiveSession()
+            if session is not None:
+                session.stop()
 
 
 @pytest.fixture(scope="module")
