@@ -256,13 +256,19 @@ def _nearest_own(
         return chance, linked, unique_own
     from scipy.spatial import cKDTree  # here: scipy.spatial costs every command 0.4 s
 
-    tree = cKDTree(points)
+    # the tree holds each released point once, with the records it stands for (a joint
+    # frequency set repeats a released row for each original row it pairs with)
+    distinct, inverse = np.unique(points, axis=0, return_inverse=True)
+    counts = np.bincount(
+        inverse.ravel(), weights=None if weights is None else weights, minlength=len(distinct)
+    ).astype(np.float64)
+    tree = cKDTree(distinct)
     rows = np.flatnonzero(reachable)
     nearest, _ = tree.query(queries[rows], k=1)
-    # ties: every released row within the least distance (a relative slack for rounding),
-    # counted in records; the own row's distance decides whether it is among them
+    # ties: every released record within the least distance (a relative slack for
+    # rounding); the own row's distance decides whether it is among them
     slack = 1e-9 * np.maximum(nearest, 1.0)
-    tied = _tied_records(tree, queries[rows], nearest + slack, weights)
+    tied = _tied_records(tree, queries[rows], nearest + slack, counts)
     own = records[rows]
     has_own = own >= 0
     own_distance = np.full(len(rows), np.inf)
@@ -275,20 +281,31 @@ def _nearest_own(
     return chance, linked, unique_own
 
 
+#: Neighbours read per query at once when counting ties; a query with this many within
+#: its radius is counted again, alone, by a ball query.
+_TIES_AT_ONCE = 8
+
+
 def _tied_records(
-    tree: Any, queries: np.ndarray, radius: np.ndarray, weights: np.ndarray | None
+    tree: Any, queries: np.ndarray, radius: np.ndarray, counts: np.ndarray
 ) -> np.ndarray:
-    """Per query: the released records within its ``radius`` (rows, or the sum of their
-    ``weights``)."""
-    if weights is None:
-        return np.asarray(
-            tree.query_ball_point(queries, r=radius, return_length=True), dtype=np.float64
-        )
-    hits = tree.query_ball_point(queries, r=radius)
-    lengths = np.fromiter((len(h) for h in hits), dtype=np.int64, count=len(hits))
-    flat = np.fromiter((i for h in hits for i in h), dtype=np.int64, count=int(lengths.sum()))
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    return reduce_runs(weights[flat], starts, "sum")
+    """Per query: the records within its ``radius`` (the sum of the ``counts`` of the
+    tree's distinct points within it). The nearest :data:`_TIES_AT_ONCE` points of every
+    query are read in one vectorized query; only a query all of whose nearest are within
+    its radius (more ties may follow) is counted by a ball query of its own."""
+    k = min(_TIES_AT_ONCE, tree.n)
+    distance, index = tree.query(queries, k=k)
+    distance, index = distance.reshape(len(queries), k), index.reshape(len(queries), k)
+    within = distance <= radius[:, None]
+    tied = np.where(within, counts[np.minimum(index, tree.n - 1)], 0.0).sum(axis=1)
+    more = np.flatnonzero(within[:, -1]) if k < tree.n else np.empty(0, dtype=np.int64)
+    if len(more):
+        hits = tree.query_ball_point(queries[more], r=radius[more])
+        lengths = np.fromiter((len(h) for h in hits), dtype=np.int64, count=len(hits))
+        flat = np.fromiter((i for h in hits for i in h), dtype=np.int64, count=int(lengths.sum()))
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        tied[more] = reduce_runs(counts[flat], starts, "sum")
+    return tied
 
 
 def interval_disclosure(

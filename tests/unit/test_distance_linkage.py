@@ -97,3 +97,29 @@ def test_wilson_interval():
     assert wilson(0, 0) == (0.0, 1.0)
     low, high = wilson(10, 10)
     assert high == pytest.approx(1.0) and low == pytest.approx(0.72246, abs=1e-4)
+
+
+def test_tied_records_count_every_tie_beyond_the_first_neighbours_read():
+    """Ties counted in records: ten distinct points at distance 1 from the origin (more
+    than are read at once, so the ball query counts them), weights summed; a query with
+    one nearest point and the duplicates of a joint frequency set merged first."""
+    from scipy.spatial import cKDTree
+
+    from privcore.attacks.distance_linkage import _TIES_AT_ONCE, _nearest_own, _tied_records
+
+    axes = np.vstack([np.eye(5), -np.eye(5)])  # ±e_i: 10 points at distance 1
+    points = np.vstack([axes, [[3.0, 0, 0, 0, 0]]])
+    counts = np.arange(1.0, len(points) + 1)
+    tree = cKDTree(points)
+    queries = np.array([[0.0] * 5, [3.1, 0, 0, 0, 0]])
+    radius = np.array([1.0 + 1e-9, 0.1 + 1e-9])
+    assert len(axes) > _TIES_AT_ONCE
+    tied = _tied_records(tree, queries, radius, counts)
+    assert tied.tolist() == [counts[:10].sum(), counts[10]]  # 55 and 11, by hand
+    # the same released point twice (two original rows paired with it): one tie, 2 records
+    doubled = np.array([[0.0, 0.0], [0.0, 0.0], [5.0, 5.0]])
+    chance, linked, unique_own = _nearest_own(
+        doubled, np.array([[0.0, 0.0]]), np.array([True]), np.array([0]), None
+    )
+    assert chance.tolist() == [0.5] and linked.tolist() == [True]
+    assert unique_own.tolist() == [False]
