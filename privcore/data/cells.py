@@ -64,6 +64,7 @@ from pandas.api import types as ptypes
 
 from privcore.data.codes import SUPPRESSED, factorize, is_number, value_codes
 from privcore.data.hierarchy import Hierarchy, value_keys
+from privcore.data.hierarchy.keys import _factorize_keys
 from privcore.errors import ParameterError
 
 __all__ = [
@@ -126,8 +127,7 @@ def comparable_keys(values: Any) -> pd.Series:
     is a code, and equals only itself. Vectorized over the distinct values. Returns a
     ``string`` Series aligned with ``values``, like ``value_keys``.
     """
-    keys = value_keys(values)
-    codes, uniques = factorize(keys)
+    codes, uniques = _factorize_keys(values)  # the rows' distinct values and their keys
     text = np.asarray(uniques, dtype=object)
     present = np.array([isinstance(k, str) for k in text], dtype=bool)  # not rows: values
     plain = np.zeros(len(text), dtype=bool)
@@ -141,8 +141,10 @@ def comparable_keys(values: Any) -> pd.Series:
         if fraction.any():
             numbers = pd.Series([float(k) for k in text[fraction]], dtype=np.float64)
             text[fraction] = value_keys(numbers).to_numpy(dtype=object)
-    out = pd.Series(text[codes], index=keys.index, name=keys.name, dtype=object)
-    return out.where(keys.notna(), None).astype("string")
+    index = values.index if isinstance(values, pd.Series) else None
+    name = values.name if isinstance(values, pd.Series) else None
+    ext = np.append(text, None).astype(object)  # code -1 (missing) picks the trailing None
+    return pd.Series(ext[codes], index=index, name=name, dtype="string")
 
 
 # --------------------------------------------------------------------------- one cell
