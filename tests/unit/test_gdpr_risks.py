@@ -602,3 +602,32 @@ def test_separate_tables_numbered_alike_are_not_overlapping(tables):
     control.iloc[:3] = train.iloc[:3].to_numpy()
     result = inference(train, control, tables["independent"], aux_columns=["a"], secret="b")
     assert 0.0 <= result.risk <= 1.0
+
+
+def test_the_three_risks_read_each_column_once_and_give_the_same_figures(tables, monkeypatch):
+    """``gdpr_risks`` shares the columns its three evaluators read alike
+    (:func:`~privcore.attacks.gdpr_risks.columns.shared_columns`): each column is coded
+    once, and every figure is the one of the three evaluators run apart."""
+    from privcore.attacks.gdpr_risks import columns as gdpr_columns
+
+    train, control, release = tables["train"], tables["control"], tables["independent"]
+    qi, sa = ["a", "b", "age"], ["disease"]
+    reads: list[str] = []
+    for kind in (gdpr_columns._CategoricalColumn, gdpr_columns._NumericColumn):
+        original_read = kind._read
+
+        def counted(self, *args, _read=original_read, **kwargs):
+            reads.append(self.name)
+            return _read(self, *args, **kwargs)
+
+        monkeypatch.setattr(kind, "_read", counted)
+    together = gdpr_risks(train, release, qi, sa, control=control, seed=4)
+    assert sorted(reads) == sorted(qi + sa)  # once each, though three evaluators read them
+    reads.clear()
+    seeds = np.random.SeedSequence(4).generate_state(4)
+    apart = singling_out(
+        train, control, release, n_attacks=together.singling_out.n_attacks,
+        mode="multivariate", n_cols=3, columns=qi + sa, seed=int(seeds[1]),
+    )  # fmt: skip
+    assert apart.to_dict() == together.singling_out.to_dict()
+    assert len(reads) == len(qi + sa)  # outside the block, each evaluator reads its own

@@ -35,8 +35,11 @@ guessed as missing is a right guess.
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -477,6 +480,30 @@ class _Tables:
 _FIELD = {"train": "train", "control": "control", "release": "cells"}
 
 
+#: Within :func:`shared_columns`: the columns read so far, by name, kind, hierarchy and
+#: the digests of their training, control and released values.
+_SHARED: ContextVar[dict | None] = ContextVar("gdpr_shared_columns", default=None)
+
+
+@contextmanager
+def shared_columns() -> Iterator[None]:
+    """Within the block, a column is read (coded, its released cells parsed) once for
+    every evaluator that reads the same values of it with the same hierarchy:
+    :func:`~privcore.attacks.gdpr_risks.combined.gdpr_risks` runs three on one release.
+    A column is never changed once read, so sharing it changes no figure."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _digest(values: pd.Series) -> bytes:
+    """A digest of a column's values, in order, with its type (rows hashed by pandas)."""
+    rows = pd.util.hash_pandas_object(values, index=False).to_numpy()
+    return hashlib.blake2b(rows.tobytes() + str(values.dtype).encode(), digest_size=16).digest()
+
+
 def _prepare(
     train: pd.DataFrame,
     control: pd.DataFrame,
@@ -485,6 +512,7 @@ def _prepare(
     hierarchies: Mapping[str, Hierarchy] | None,
 ) -> _Tables:
     hierarchies = hierarchies or {}
+    shared = _SHARED.get()
     by_name: dict[str, _Column] = {}
     for name in columns:
         kind = (
@@ -492,11 +520,13 @@ def _prepare(
             if is_number(train[name].dtype) and is_number(control[name].dtype)
             else _CategoricalColumn
         )
-        by_name[name] = kind(
-            name,
-            _column_values(train, name),
-            _column_values(control, name),
-            _column_values(release, name),
-            hierarchies.get(name),
-        )
+        values = tuple(_column_values(frame, name) for frame in (train, control, release))
+        hierarchy = hierarchies.get(name)
+        if shared is None:
+            by_name[name] = kind(name, *values, hierarchy)
+            continue
+        key = (name, kind, id(hierarchy), *(_digest(v) for v in values))
+        if key not in shared:  # the hierarchies outlive the block: their ids stay theirs
+            shared[key] = kind(name, *values, hierarchy)
+        by_name[name] = shared[key]
     return _Tables(tuple(columns), by_name, len(train), len(control), len(release))

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.attacks.gdpr_risks.columns import shared_columns
 from privcore.attacks.gdpr_risks.inference_risk import inference
 from privcore.attacks.gdpr_risks.inputs import (
     _check_columns,
@@ -72,6 +73,26 @@ def gdpr_risks(
     per_target = min(n_attacks, len(train), len(control_frame))
     tables = (train, control_frame, released_frame)
     shared: dict[str, Any] = {"hierarchies": hierarchies, "confidence": confidence}
+    with shared_columns():  # each column read once for the three evaluators
+        return _three_risks(
+            tables, qi_list, sa_list, n_attacks, per_target, seeds, shared, source, warnings
+        )
+
+
+def _three_risks(
+    tables: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    qi_list: list[str],
+    sa_list: list[str],
+    n_attacks: int,
+    per_target: int,
+    seeds: np.ndarray,
+    shared: dict[str, Any],
+    source: str,
+    warnings: list[str],
+) -> GdprRisks:
+    """Singling out, linkability and inference on the (training, control, release)
+    ``tables`` (:func:`gdpr_risks`, which prepared them)."""
+    train, control_frame, _ = tables
     columns = list(dict.fromkeys(qi_list + sa_list))
     so = singling_out(
         *tables,
