@@ -10,7 +10,8 @@ whole process (``python -m privcore …``); its peak memory is the process tree'
 driver's JVM included) and, on the cluster, the workers' trees with their executors,
 sampled every 100 ms. The floor is DuckDB's own positional join of the two files grouped
 by the QIs and the SA of both (what a paired measurement must at least read and group).
-`python bench/bench_engines_paired.py [rows]`.
+`python bench/bench_engines_paired.py [rows] [engine]` (``engine``: the start of an
+engine's name, e.g. ``DuckDB``, for its rows alone).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def floor_seconds(original: Path, release: Path) -> float:
     return time.perf_counter() - started
 
 
-def main(rows: int = ROWS) -> str:
+def main(rows: int = ROWS, only: str | None = None) -> str:
     original = make_table(rows)
     release = OUT / f"paired_release_{rows}.parquet"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PRIVCORE_HISTORY": str(OUT / "paired.db")}
@@ -94,6 +95,8 @@ def main(rows: int = ROWS) -> str:
                 [p.pid for p in workers],
             ),
         }
+        if only is not None:  # e.g. "DuckDB": that engine's rows alone
+            engines = {name: value for name, value in engines.items() if name.startswith(only)}
         for command in ("measure", "attack", "risk"):
             for name, (flags, also) in engines.items():
                 cmd = [sys.executable, "-m", "privcore", command, "--original", str(original),
@@ -116,4 +119,9 @@ def main(rows: int = ROWS) -> str:
 
 
 if __name__ == "__main__":
-    print(main(int(sys.argv[1]) if len(sys.argv) > 1 else ROWS))
+    print(
+        main(
+            int(sys.argv[1]) if len(sys.argv) > 1 else ROWS,
+            sys.argv[2] if len(sys.argv) > 2 else None,
+        )
+    )
