@@ -14,6 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+def stop_active_spark() -> None:
+    """Stop this process's active Spark session, if any (a module that needs a session
+    of its own, or is done with its one)."""
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -17,6 +17,7 @@ from privcore.engines import ENGINES, canonical, engine
 from privcore.engines.spark_engine import spark_available
 from privcore.errors import DataFormatError, ParameterError
 from tests.conftest import ASSETS
+from tests.spark_cluster import stop_active_spark
 
 #: The engines that run here: Spark where PySpark and Java are installed (make test
 #: installs PySpark; the machines have Java 17), else its tests say why they are skipped.
@@ -34,11 +35,7 @@ def stop_spark():
     """One Spark session for this module (the engines share it), stopped at its end."""
     yield
     if SPARK_MISSING is None:
-        from pyspark.sql import SparkSession
-
-        session = SparkSession.getActiveSession()
-        if session is not None:
-            session.stop()
+        stop_active_spark()
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 from privcore.cli import main
 from privcore.data import load
 from tests.conftest import ASSETS
-from tests.spark_cluster import standalone_cluster
+from tests.spark_cluster import standalone_cluster, stop_active_spark
 from tests.unit.test_engines import SPARK_MISSING
 
 pytestmark = pytest.mark.skipif(SPARK_MISSING is not None, reason=str(SPARK_MISSING))
@@ -33,19 +33,13 @@ def cluster(tmp_path_factory):
     """A standalone master and two workers (1 core, 1 GB each) on 127.0.0.1; yields the
     master's URL and the workers' processes; this module's Spark session is stopped at
     its end."""
-    from pyspark.sql import SparkSession
-
-    active = SparkSession.getActiveSession()
-    if active is not None:  # another module's local session: this module needs its own
-        active.stop()
+    stop_active_spark()  # another module's local session: this module needs its own
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # the driver (this process) on the loopback
     with standalone_cluster(tmp_path_factory.mktemp("cluster")) as (url, workers):
         try:
             yield url, workers
         finally:
-            session = SparkSession.getActiveSession()
-            if session is not None:
-                session.stop()
+            stop_active_spark()
 
 
 @pytest.fixture(scope="module")
