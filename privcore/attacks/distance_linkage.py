@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import code_counts, combine_codes, factorize, reduce_runs
+from privcore.classes import code_counts, combine_codes, distinct_rows, factorize, reduce_runs
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import comparable_keys, numeric_cells, require_paired_rows
 from privcore.errors import ParameterError, RoleError
@@ -258,10 +258,8 @@ def _nearest_own(
 
     # the tree holds each released point once, with the records it stands for (a joint
     # frequency set repeats a released row for each original row it pairs with)
-    distinct, inverse = np.unique(points, axis=0, return_inverse=True)
-    counts = np.bincount(
-        inverse.ravel(), weights=None if weights is None else weights, minlength=len(distinct)
-    ).astype(np.float64)
+    distinct, inverse = distinct_rows(points)
+    counts = code_counts(inverse, len(distinct), weights=weights).astype(np.float64)
     tree = cKDTree(distinct)
     rows = np.flatnonzero(reachable)
     nearest, _ = tree.query(queries[rows], k=1)
