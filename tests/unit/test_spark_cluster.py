@@ -125,15 +125,29 @@ def test_a_worker_lost_in_the_middle_of_a_job_never_hangs(
     args = ["measure", "--original", str(adult_table), "--release", str(adult_table)]
     args += ["--qi", QI, "--sa", SA]
     _, expected = cli_json(capsys, [*args, "--engine", "duckdb"])
-    killer = threading.Timer(2.0, os.killpg, (workers[1].pid, signal.SIGKILL))
+    killed, ended = threading.Event(), threading.Event()
+
+    def kill_when_a_job_runs() -> None:
+        """Kill the second worker (and its executor) once a Spark job is running."""
+        from pyspark import SparkContext
+
+        while not ended.is_set():
+            context = SparkContext._active_spark_context
+            if context is not None and context.statusTracker().getActiveJobsIds():
+                os.killpg(workers[1].pid, signal.SIGKILL)
+                killed.set()
+                return
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_when_a_job_runs, daemon=True)
     started = time.monotonic()
     killer.start()
-    try:
-        code = main([*args, "--engine", "spark", "--spark-master", url, "--json"])
-    finally:
-        killer.cancel()
+    code = main([*args, "--engine", "spark", "--spark-master", url, "--json"])
     elapsed = time.monotonic() - started
+    ended.set()
+    killer.join(timeout=10)
     captured = capsys.readouterr()
+    assert killed.is_set(), "no Spark job was seen running: the worker was not killed"
     assert elapsed < 240
     assert workers[1].wait(timeout=30) is not None  # the worker is gone
     if code == 0:
