@@ -47,6 +47,7 @@ __all__ = [
     "present_values",
     "resolve_source",
     "suggested_hierarchy",
+    "typed_path",
 ]
 
 PREVIEW_ROWS = 200  # rows of the table kept in memory (the preview)
@@ -121,13 +122,19 @@ class LargeTable:
             connection.close()
 
 
+def typed_path(text: Any) -> str:
+    """A path as a visitor typed or pasted it, without the white space and quotes around
+    it (a file manager's "copy as path" adds quotes); empty when nothing is given."""
+    return str(text or "").strip().strip("\"'").strip()
+
+
 def resolve_source(text: str) -> tuple[str, str]:
     """The path to scan for ``text`` (surrounding quotes and white space removed, ``~``
     expanded) and the table's name: a file, a glob of parts (named after their folder)
     or a folder of parts in any engine's layout (named after the folder;
     :mod:`privcore.data.loading.parts`). A path that matches no file, or a folder
     without Parquet parts, is a clear error."""
-    raw = str(text or "").strip().strip("\"'").strip()
+    raw = typed_path(text)
     if not raw:
         raise ParameterError("Give the path of a table.", code="data.no_path")
     path = Path(raw).expanduser()

@@ -17,6 +17,7 @@ import streamlit as st
 from privcore.anonymize import Release
 from privcore.core.progress import Progress
 from privcore.data import Schema
+from privcore.engines.opening import typed_path
 from privcore.errors import ParameterError
 from privcore.runs import AnonymizeRequest, Inputs, Outcome
 from privcore.runs.registry import ALGORITHMS
@@ -231,7 +232,7 @@ def default_output(table: LargeTable, algorithm: str) -> str:
 def output_path(text: str, table: LargeTable) -> Path:
     """Where the release goes: a .parquet or .csv path (its folder made when missing),
     never the table itself."""
-    raw = str(text or "").strip().strip("\"'").strip()
+    raw = typed_path(text)
     if not raw:
         raise ParameterError("Give the path of the release file.", code="engines.out_path")
     path = Path(raw).expanduser()

@@ -20,7 +20,7 @@ import streamlit as st
 from privcore.core.progress import Progress
 from privcore.data import Schema
 from privcore.engines.failures import engine_errors
-from privcore.engines.opening import resolve_source
+from privcore.engines.opening import resolve_source, typed_path
 from privcore.errors import ParameterError
 from privcore.runs import EngineTable, Inputs, Outcome
 from ui.common.components import choice_radio
@@ -63,7 +63,7 @@ def kept_order_copy(published: Path) -> Path:
 
 def _same_file(typed: str, path: str | None) -> bool:
     """Does the path ``typed`` (quotes and spaces removed) name the file ``path``?"""
-    given = str(typed or "").strip().strip("\"'").strip()
+    given = typed_path(typed)
     return bool(given and path) and Path(given).expanduser().resolve() == Path(path).resolve()
 
 
@@ -221,7 +221,7 @@ def run_and_keep(
 
 def file_name(release_path: str) -> str:
     """The name of the file at ``release_path`` as typed (quotes and spaces removed)."""
-    return Path(str(release_path).strip().strip("\"'")).name
+    return Path(typed_path(release_path)).name
 
 
 def engine_table(table: LargeTable) -> EngineTable:
@@ -251,7 +251,7 @@ def on_release(
     frequency sets; ``schema`` gives the hierarchies, ``more`` other inputs (a control
     set)."""
     table = wb.table(key)
-    if not str(release_path or "").strip().strip("\"'").strip():
+    if not typed_path(release_path):
         copies = st.session_state.get(COPIES, {}).get(key) or {}
         written = copies.get("assessed") or table.last_release  # the file to enter here
         written = {"path": written} if written else {}
