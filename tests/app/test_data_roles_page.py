@@ -74,6 +74,34 @@ def test_upload_chinese_file_edit_a_role_and_confirm():
     assert workbench(at).confirmed["病人.csv"].quasi_identifiers == ["性别", "年龄"]
 
 
+def test_the_role_form_sets_a_role_and_keeps_the_grid_edits():
+    """The keyboard's way: two lists and a button. A role set there shows in the grid,
+    and an edit made in the grid before is kept."""
+    at = upload(new_app("data_roles.py"), "p.csv", b"zip,age,disease\n47677,29,flu\n47602,22,flu\n")
+    assert workbench(at).drafts["p.csv"].roles["age"] == "quasi_identifier"
+    at.session_state["roles::p.csv"] = {
+        "edited_rows": {0: {"role": "insensitive"}},  # zip, in the grid
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    at.selectbox(key="role_form::p.csv").set_value("age").run()
+    at.selectbox(key="role_form_role::p.csv::age").set_value("sensitive").run()
+    at.button(key="role_form_apply::p.csv").click().run()
+    no_exceptions(at)
+    roles = workbench(at).drafts["p.csv"].roles
+    assert (roles["zip"], roles["age"], roles["disease"]) == (
+        "insensitive",
+        "sensitive",
+        "sensitive",
+    )
+    grid = at.data_editor[0].value.set_index("column")["role"]
+    assert grid.to_dict() == {"zip": "insensitive", "age": "sensitive", "disease": "sensitive"}
+    at.button(key="confirm::p.csv").click().run()
+    assert workbench(at).confirmed["p.csv"].roles["age"] == "sensitive"
+    assert history.list_runs()[0]["params"]["roles"]["zip"] == "insensitive"
+
+
 def wb_sha(at) -> str:
     wb = workbench(at)
     return wb.dataset(wb.active).fingerprint.sha256

