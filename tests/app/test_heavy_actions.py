@@ -50,6 +50,7 @@ LIGHT = {
     ("ui/data/hierarchy_editor.py", "f'{prefix}rm::{column}'"): "removes a hierarchy",
     ("ui/data/roles_editor.py", "f'unnamed_drop::{key}'"): "drops an index column",
     ("ui/data/roles_editor.py", "f'unnamed_keep::{key}'"): "keeps an index column",
+    ("ui/data/roles_editor.py", "f'role_form_apply::{key}'"): "sets one column's role",
     ("ui/data/schema_file.py", "apply_key"): "applies a schema file's roles (a few names)",
     ("ui/data/table_page.py", "f'remove::{key}'"): "closes a table opened in an engine",
     ("ui/data/table_page.py", "f'lt_use_all::{key}'"): "adopts suggestions already made",
