@@ -13,6 +13,14 @@ from pathlib import Path
 
 import pytest
 
+with contextlib.suppress(ImportError):  # the browser tests are skipped without it
+    from playwright.sync_api import expect
+
+    # On a loaded machine the rerun that answers a click (a tab, a button) can take
+    # longer than Playwright's default 5 s: an expectation that names no timeout waits
+    # up to 30 s.
+    expect.set_options(timeout=30_000)
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "e2e" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
