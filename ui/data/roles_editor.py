@@ -302,22 +302,22 @@ def role_form(wb: Workbench, key: str, schema: Schema) -> None:
     """The grid's twin for the keyboard and screen readers: choose a column and a role
     from two lists, then set it. The draft takes the role and the grid starts again from
     the draft (its own edits are already in it)."""
+    if not schema.roles:
+        return
     with st.expander(t("roles.form")):
-        columns = list(schema.roles)
-        column = st.selectbox(t("roles.form_column"), options=columns, key=f"role_form::{key}")
-        current = schema.roles[column].value if column in schema.roles else None
+        column = st.selectbox(
+            t("roles.form_column"), options=list(schema.roles), key=f"role_form::{key}"
+        )
         options = [r.value for r in ROLES]
         role = st.selectbox(
             t("roles.form_role"),
             options=options,
-            index=options.index(current) if current in options else 0,
+            index=options.index(Role(schema.roles[column]).value),
             format_func=labels(options, role_label),
             key=f"role_form_role::{key}::{column}",
         )
         if st.button(t("roles.form_apply"), key=f"role_form_apply::{key}"):
-            roles = {name: value.value for name, value in schema.roles.items()}
-            roles[column] = role
-            wb.drafts[key] = Schema(roles, schema.hierarchies)
+            wb.drafts[key] = schema.with_role(column, role)
             st.session_state.pop(editor_key(key), None)
             st.rerun()
 
