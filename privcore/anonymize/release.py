@@ -22,6 +22,7 @@ import pandas as pd
 from privcore.anonymize.parameters import owned_names
 from privcore.core.jsonsafe import plain
 from privcore.core.kinds import ReleaseKind
+from privcore.data.codes import records_in
 from privcore.data.schema import Schema
 from privcore.errors import ParameterError
 from privcore.measure.report import ReleaseMeasurement
@@ -107,9 +108,7 @@ class Release:
     @property
     def n_suppressed(self) -> int:
         """Records suppressed (rows, or the sum of their weights)."""
-        if self.weights is None:
-            return int(self.suppressed.sum())
-        return int(self.weights[self.suppressed].sum())
+        return records_in(self.suppressed, self.weights)
 
     @property
     def n_records(self) -> int:

@@ -14,7 +14,14 @@ import numpy as np
 import pandas as pd
 
 from privcore.classes.rows import _first_occurrence, members
-from privcore.data.codes import SUPPRESSED, TableCodes, combine_codes, compact_codes, factorize
+from privcore.data.codes import (
+    SUPPRESSED,
+    TableCodes,
+    combine_codes,
+    compact_codes,
+    factorize,
+    records_in,
+)
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
 
@@ -174,9 +181,7 @@ class EquivalenceClasses:
 
     @property
     def n_suppressed(self) -> int:
-        if self.weights is None:
-            return int(self.suppressed.sum())
-        return int(self.weights[self.suppressed].sum())
+        return records_in(self.suppressed, self.weights)
 
     @property
     def row_sizes(self) -> np.ndarray:

@@ -12,7 +12,8 @@ re-exports them; the data layer, which lies below it, uses them from here):
   holds them, each column of a table factorized once and shared by every step that
   reads it (1 byte per row for a column of at most 127 values instead of 8);
 - :func:`value_counts`, :func:`n_distinct`, :func:`duplicated`: counts, the number of
-  distinct values and repeated values of one column.
+  distinct values and repeated values of one column;
+- :func:`records_in`: the records some rows stand for (a frequency set's rows weighted).
 
 :mod:`privcore.classes` builds equivalence classes on them; the released-cell grammar
 (:mod:`privcore.data.cells`) and the hierarchies read each distinct cell once through them.
@@ -38,6 +39,7 @@ __all__ = [
     "factorize",
     "is_number",
     "n_distinct",
+    "records_in",
     "value_codes",
     "value_counts",
 ]
@@ -208,3 +210,12 @@ def is_number(dtype: object) -> bool:
     """Whether a column of ``dtype`` holds numbers to compare by value (ranges, widths,
     tolerances): a numeric dtype other than boolean."""
     return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
+
+
+def records_in(rows: np.ndarray, weights: np.ndarray | None) -> int:
+    """The records the rows selected by the boolean mask ``rows`` stand for: their
+    number, or Σ weights[rows] when each row of a frequency set stands for ``weights``
+    records."""
+    if weights is None:
+        return int(rows.sum())
+    return int(weights[rows].sum())
