@@ -89,7 +89,6 @@ def linkability(
         n_success=n_success,
         n_control=n_control,
         n_baseline=n_baseline,
-        n_baseline_attacks=n_attacks,
         confidence=confidence,
         parameters={"aux_columns": [first, second], "n_neighbors": k},
     )

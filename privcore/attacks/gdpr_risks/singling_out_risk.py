@@ -228,7 +228,6 @@ def singling_out(
         n_success=n_success,
         n_control=n_control,
         n_baseline=n_baseline,
-        n_baseline_attacks=n_attacks,
         confidence=confidence,
         parameters={
             "mode": mode,

@@ -114,18 +114,21 @@ def _result(
     n_success: int,
     n_control: float,
     n_baseline: int,
-    n_baseline_attacks: int,
+    n_baseline_attacks: int | None = None,
     confidence: float,
     parameters: Mapping[str, Any],
     warnings: Sequence[str] = (),
 ) -> RiskResult:
     """One attack's outcome from its counts: the Wilson rates of ``n_success`` and
-    ``n_control`` of ``n_attacks`` and of ``n_baseline`` of ``n_baseline_attacks``, the
+    ``n_control`` of ``n_attacks`` and of ``n_baseline`` of ``n_baseline_attacks`` (by
+    default ``n_attacks``: the naive attacker tries as often as the attack), the
     residual risk of the first two, each clipped to [0, 1] (module docs); the warning
     ``attack_not_better_than_baseline`` joins ``warnings`` when the naive attacker's rate
     is at least the attack's."""
     on_training = success_rate(n_success, n_attacks, confidence)
     on_control = success_rate(n_control, n_attacks, confidence)
+    if n_baseline_attacks is None:
+        n_baseline_attacks = n_attacks
     naive = success_rate(n_baseline, n_baseline_attacks, confidence)
     risk, ci = residual_rate(on_training, on_control).bounded()
     baseline, baseline_ci = naive.bounded()
