@@ -73,17 +73,7 @@ def open_expander(wb: Workbench) -> None:
         )
         if spark_missing is not None:
             st.caption(t("lt.spark_missing", reason=spark_missing))
-        memory_limit = temp_dir = master = None
-        if engine == "duckdb":
-            c1, c2 = st.columns(2)
-            memory_limit = c1.text_input(
-                t("lt.memory_limit"), key="lt_memory", placeholder="4GB", help=t("lt.memory_help")
-            )
-            temp_dir = c2.text_input(t("lt.temp_dir"), key="lt_temp", help=t("lt.temp_help"))
-        else:
-            master = st.text_input(
-                t("lt.master"), key="lt_master", placeholder="local[2]", help=t("lt.master_help")
-            )
+        settings = _engine_settings(engine)
         if not heavy_button(t("lt.open"), key="lt_open"):
             return
         try:
@@ -91,10 +81,8 @@ def open_expander(wb: Workbench) -> None:
                 path=path,
                 table=table_name,
                 engine=engine,
-                memory_limit=memory_limit,
-                temp_dir=temp_dir,
-                master=master,
                 profile_limit=table_open.PROFILE_LIMIT,
+                **settings,
             )
             opened = run_heavy(
                 request, Inputs(), label=t("lt.opening"), page="data", record=False
@@ -104,6 +92,25 @@ def open_expander(wb: Workbench) -> None:
             show_error(exc)
             return
     st.rerun()
+
+
+def _engine_settings(engine: str) -> dict[str, str]:
+    """The settings of ``engine`` the user types in (the fields of
+    :class:`~privcore.runs.analysis_requests.OpenTableRequest`): DuckDB's memory limit
+    and spill folder, or Spark's master."""
+    if engine == "duckdb":
+        c1, c2 = st.columns(2)
+        return {
+            "memory_limit": c1.text_input(
+                t("lt.memory_limit"), key="lt_memory", placeholder="4GB", help=t("lt.memory_help")
+            ),
+            "temp_dir": c2.text_input(t("lt.temp_dir"), key="lt_temp", help=t("lt.temp_help")),
+        }
+    return {
+        "master": st.text_input(
+            t("lt.master"), key="lt_master", placeholder="local[2]", help=t("lt.master_help")
+        )
+    }
 
 
 def page(wb: Workbench) -> None:
