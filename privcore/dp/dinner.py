@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -242,14 +242,12 @@ class DinnerStory:
         return self.attack.posterior_exact_answers
 
     def to_dict(self) -> dict[str, Any]:
+        """Who left and the exact counts (the fields), the attacker's posteriors and the
+        attack's own dictionary."""
+        counts = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "attack"}
         return plain(
             {
-                "leaver": self.leaver,
-                "leaver_status": self.leaver_status,
-                "diners_before": self.diners_before,
-                "diners_after": self.diners_after,
-                "singles_before": self.singles_before,
-                "singles_after": self.singles_after,
+                **counts,
                 "posterior_max": self.posterior_max,
                 "posterior_exact_answers": self.posterior_exact_answers,
                 "attack": self.attack.to_dict(),

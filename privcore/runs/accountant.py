@@ -29,7 +29,7 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +73,7 @@ class LedgerLine:
     at: str
 
     def to_dict(self) -> dict[str, Any]:
-        return plain(
-            {
-                "label": self.label,
-                "kind": self.kind,
-                "epsilon": self.epsilon,
-                "delta": self.delta,
-                "at": self.at,
-            }
-        )
+        return plain(asdict(self))
 
 
 class Accountant(Composition):
