@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -104,6 +105,8 @@ class _PerAttribute(PrivacyModel):
     """A model checked per sensitive attribute; a class passes when every SA passes."""
 
     attributes: tuple[str, ...] | None
+    #: the model's name in its plain parameters (``{"model": "t", …}``)
+    code: ClassVar[str]
 
     @abstractmethod
     def _attribute_pass(self, classes: EquivalenceClasses, sa: str) -> np.ndarray: ...
@@ -121,6 +124,12 @@ class _PerAttribute(PrivacyModel):
 
     def _attributes_dict(self) -> list[str] | None:
         return None if self.attributes is None else list(self.attributes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"model": code}`` and the model's fields in their order, ``attributes`` as a
+        list (None: every sensitive attribute)."""
+        params = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {"model": self.code, **params, "attributes": self._attributes_dict()}
 
     def checked_attributes(self, sensitive: Sequence[str]) -> tuple[str, ...]:
         return tuple(sensitive) if self.attributes is None else self.attributes

@@ -51,6 +51,7 @@ class DistinctLDiversity(_LDistinctValues):
     l: int  # noqa: E741
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "distinct l-diversity"
+    code: ClassVar[str] = "distinct_l"
     monotone_under_generalization: ClassVar[bool] = True
     monotone_under_suppression: ClassVar[bool] = True
 
@@ -67,9 +68,6 @@ class DistinctLDiversity(_LDistinctValues):
     def requirement(self) -> str:
         return f"l ≥ {self.l} (distinct)"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"model": "distinct_l", "l": self.l, "attributes": self._attributes_dict()}
-
 
 @dataclass(frozen=True)
 class EntropyLDiversity(_PerAttribute):
@@ -82,6 +80,7 @@ class EntropyLDiversity(_PerAttribute):
     l: float  # noqa: E741
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "entropy l-diversity"
+    code: ClassVar[str] = "entropy_l"
     monotone_under_generalization: ClassVar[bool] = True  # entropy is concave
 
     def __post_init__(self) -> None:
@@ -104,9 +103,6 @@ class EntropyLDiversity(_PerAttribute):
     def requirement(self) -> str:
         return f"l ≥ {_fmt(self.l)} (entropy)"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"model": "entropy_l", "l": self.l, "attributes": self._attributes_dict()}
-
 
 @dataclass(frozen=True)
 class RecursiveCLDiversity(_LDistinctValues):
@@ -122,6 +118,7 @@ class RecursiveCLDiversity(_LDistinctValues):
     l: int  # noqa: E741
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "recursive (c,l)-diversity"
+    code: ClassVar[str] = "recursive_cl"
     monotone_under_generalization: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
@@ -140,14 +137,6 @@ class RecursiveCLDiversity(_LDistinctValues):
 
     def requirement(self) -> str:
         return f"r1 < {_fmt(self.c)}·(r{self.l} + … + rm) (recursive)"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "model": "recursive_cl",
-            "c": self.c,
-            "l": self.l,
-            "attributes": self._attributes_dict(),
-        }
 
 
 def l_diversity(

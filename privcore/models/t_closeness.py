@@ -29,6 +29,7 @@ class TCloseness(_PerAttribute):
     distance: str = "auto"
     attributes: tuple[str, ...] | None = None
     name: ClassVar[str] = "t-closeness"
+    code: ClassVar[str] = "t"
     monotone_under_generalization: ClassVar[bool] = True  # EMD of a merge ≤ the worst part
 
     def __post_init__(self) -> None:
@@ -55,12 +56,4 @@ class TCloseness(_PerAttribute):
         return {
             sa: resolve_distance(classes, sa, self.distance)
             for sa in _covered(classes, self.attributes)
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "model": "t",
-            "t": self.t,
-            "distance": self.distance,
-            "attributes": self._attributes_dict(),
         }
