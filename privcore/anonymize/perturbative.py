@@ -62,6 +62,7 @@ from privcore.anonymize.problem import Call
 from privcore.core.jsonsafe import plain
 from privcore.core.kinds import ReleaseKind
 from privcore.core.notes import Note
+from privcore.core.privacy_parameters import as_float
 from privcore.data.codes import SUPPRESSED, is_number
 from privcore.data.roles import CodeColumn, code_column
 from privcore.errors import ParameterError
@@ -189,12 +190,7 @@ def checked_option(
     """``value`` of the algorithm option ``name`` as a float in its range (a library
     call does not pass through the request's checks); anything else is a
     :class:`~privcore.errors.ParameterError` ``parameter.invalid`` naming the range."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(value, bool):
-        number = math.nan
+    number = math.nan if isinstance(value, bool) else as_float(value)
     below = number < low or (open_low and number == low)
     above = number > high or (open_high and number == high)
     if not math.isfinite(number) or below or above:

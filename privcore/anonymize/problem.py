@@ -30,6 +30,7 @@ from privcore.classes import (
     one_class,
     sensitive_attributes,
 )
+from privcore.core.privacy_parameters import as_float
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
 from privcore.errors import HierarchyError, InfeasibleError, ParameterError, RoleError
@@ -142,10 +143,7 @@ def prepare(
     for model in constraints:
         if not isinstance(model, PrivacyModel):
             raise ParameterError(f"Not a privacy model: {model!r}.", code="models.not_a_model")
-    try:
-        max_suppression = float(max_suppression)
-    except (TypeError, ValueError):
-        max_suppression = math.nan
+    max_suppression = as_float(max_suppression)
     if not 0.0 <= max_suppression <= 1.0:
         raise ParameterError(
             f"The suppression limit must be a share between 0 and 1 (got {max_suppression}).",

@@ -39,7 +39,6 @@ records and F_j people, so every figure is that of the expanded tables.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +48,7 @@ import pandas as pd
 
 from privcore.core.jsonsafe import plain, plain_fields
 from privcore.core.notes import Note
+from privcore.core.privacy_parameters import as_float
 from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError
@@ -300,10 +300,7 @@ def _checked_bounds(low: Any, high: Any) -> tuple[float | None, float | None]:
         if value is None:
             values.append(None)
             continue
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = math.nan
+        number = as_float(value)
         if isinstance(value, bool) or not 0.0 <= number <= 1.0:
             raise ParameterError(
                 f"{name} must be a number from 0 to 1, not {value}.",

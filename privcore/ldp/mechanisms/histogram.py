@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from privcore.core.privacy_parameters import as_float
 from privcore.errors import ParameterError
 from privcore.ldp.base import Outputs
 from privcore.ldp.device import numpy_generator, torch_module
@@ -155,10 +156,7 @@ class ThresholdHistogramEncoding(_IndependentBits, _HistogramEncoding):
         if threshold is None:
             theta = optimal_threshold(self.epsilon)
         else:
-            try:
-                theta = float(threshold)
-            except (TypeError, ValueError):
-                theta = math.nan
+            theta = as_float(threshold)
             if not 0.0 <= theta <= 1.0:
                 raise ParameterError(
                     f"THE's threshold θ must be a number in [0, 1], got {threshold!r}.",
