@@ -85,6 +85,13 @@ def _stored(run_id: int, owner: str | None) -> dict[str, Any]:
     }
 
 
+def _checked(stored: dict[str, Any]) -> list[Any]:
+    """The measurement, attacks, findings and thresholds of a run's stored parts
+    (:func:`_stored`): what :func:`evaluate_checks` and :func:`report_of_figures` check,
+    in the order of their arguments."""
+    return [stored[part] for part in ("measurement", "attacks", "findings", "thresholds")]
+
+
 def report_from_history(run_id: int, *, owner: str | None = None) -> dict[str, Any]:
     """The recorded verdict of a report run, its thresholds, roles and figures, and the
     verdict evaluated again from the stored figures (``recomputed_verdict``;
@@ -94,10 +101,7 @@ def report_from_history(run_id: int, *, owner: str | None = None) -> dict[str, A
     recomputed = None
     if not stored["missing"]:
         *_, recomputed = evaluate_checks(
-            stored["measurement"],
-            stored["attacks"],
-            stored["findings"],
-            stored["thresholds"],
+            *_checked(stored),
             algorithm=stored["algorithm"],
             gdpr_risks=stored["gdpr_risks"],
         )
@@ -152,10 +156,7 @@ def _rebuilt(stored: dict[str, Any]) -> ReadinessReport:
     """The report of a run's stored parts (:func:`_stored`), its checks, verdict and
     notes evaluated again by today's rules."""
     return report_of_figures(
-        stored["measurement"],
-        stored["attacks"],
-        stored["findings"],
-        stored["thresholds"],
+        *_checked(stored),
         roles=stored["roles"],
         algorithm=stored["algorithm"],
         gdpr_risks=stored["gdpr_risks"],
