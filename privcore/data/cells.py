@@ -55,7 +55,7 @@ import math
 import numbers
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -224,16 +224,7 @@ def parse_cell(text: str, *, in_set: bool = False) -> _Spec:
     if with_missing and not in_set:
         inner = parse_cell(with_missing.group(1), in_set=True)
         if inner.kind in ("range", "comparison", "exact"):
-            return _Spec(
-                inner.kind,
-                text=inner.text,
-                number=inner.number,
-                low=inner.low,
-                high=inner.high,
-                low_closed=inner.low_closed,
-                high_closed=inner.high_closed,
-                with_missing=True,
-            )
+            return replace(inner, with_missing=True)
     if _looks_generalized(text):
         return _Spec("unparsed", text=raw)
     return _Spec("exact", text=raw, number=_as_number(text))
