@@ -141,15 +141,7 @@ def _l_threshold(
     l_value = _threshold(
         column, "l", defaults, scope, minimum=1.0, step=1.0, help=t("help.l"), disabled=not use_l
     )
-    l_kind = _choice(
-        column,
-        t("pl.l_kind"),
-        "l_kind",
-        defaults,
-        lambda x: choice_title(f"pl.l_kind_{x}", x),
-        keep_as="pl_l_kind",
-        scope=scope,
-    )
+    l_kind = _choice(column, "l_kind", defaults, "pl.l_kind_", keep_as="pl_l_kind", scope=scope)
     c = column.number_input(
         "c",
         min_value=0.01,
@@ -180,13 +172,7 @@ def _t_threshold(
         max_value=10.0,
     )
     distance = _choice(
-        column,
-        t("pl.t_distance"),
-        "t_distance",
-        defaults,
-        lambda d: choice_title(f"distance.{d}", d),
-        keep_as="pl_distance",
-        scope=scope,
+        column, "t_distance", defaults, "distance.", keep_as="pl_distance", scope=scope
     )
     return (float(t_value) if use_t and sa else None), distance
 
@@ -231,22 +217,22 @@ def _threshold(
 
 def _choice(
     column: Any,
-    label: str,
     name: str,
     defaults: Mapping[str, Any],
-    title: Any,
+    titles: str,
     *,
     keep_as: str,
     scope: str,
 ) -> str:
-    """One of the registry's choices of option ``name``, by default ``defaults[name]``
-    (the first when that is not one), each shown by ``title``."""
+    """One of the registry's choices of option ``name`` (labelled by the words
+    ``pl.<name>``), by default ``defaults[name]`` (the first when that is not one), each
+    choice x shown by the words ``<titles>x``."""
     allowed = list(OPTIONS[name].allowed() or ())
     return column.selectbox(
-        label,
+        t(f"pl.{name}"),
         allowed,
         index=allowed.index(defaults[name]) if defaults[name] in allowed else 0,
-        format_func=labels(allowed, title),
+        format_func=labels(allowed, lambda x: choice_title(f"{titles}{x}", x)),
         key=keep(keep_as, scope=scope, valid=lambda v: v in allowed),
     )
 
