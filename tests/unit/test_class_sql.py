@@ -1,0 +1,85 @@
+"""The class summary computed in DuckDB (privcore.engines.class_sql) against the one
+computed in memory (privcore.models.evaluate), and against figures worked by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privcore.classes import release_classes
+from privcore.engines.class_sql import class_summary
+from privcore.engines.duckdb_engine import DuckDBEngine
+from privcore.models import evaluate
+
+
+def summary_here(frame: pd.DataFrame, qi, sa) -> dict:
+    report = evaluate(release_classes(frame, qi, sa))
+    return report.summary
+
+
+def summary_in_duckdb(tmp_path, frame: pd.DataFrame, qi, sa) -> dict:
+    path = tmp_path / "release.parquet"
+    frame.to_parquet(path, index=False)
+    engine = DuckDBEngine(threads=1)
+    return class_summary(engine, engine.scan(path), qi, sa)
+
+
+def test_a_table_worked_by_hand(tmp_path):
+    # classes: (a) flu, flu, cold  (b) flu  (c) cancer, cold
+    frame = pd.DataFrame(
+        {
+            "zip": ["a", "a", "a", "b", "c", "c"],
+            "disease": ["flu", "flu", "cold", "flu", "cancer", "cold"],
+        }
+    )
+    got = summary_in_duckdb(tmp_path, frame, ["zip"], ["disease"])
+    assert (got["k"], got["classes"], got["rows"]) == (1, 3, 6)
+    assert got["l_distinct"]["disease"] == 1  # class b
+    assert got["l_entropy"]["disease"] == pytest.approx(1.0)  # class b: exp(0)
+    # recursive c, l = 2: a: 2/1, b: one value (∞), c: 1/1
+    assert math.isinf(got["recursive_c"]["disease"])
+    # q: flu 3/6, cold 2/6, cancer 1/6; class b: ½(|1 − ½| + ⅓ + ⅙) = ½
+    assert got["t_equal"]["disease"] == pytest.approx(0.5)
+    assert got["top_share"]["disease"] == pytest.approx(1.0)
+    # ordered, ranks cancer < cold < flu, F_Q = 1/6, 3/6, 1; class b: F_P = 0, 0, 1:
+    # (1/6 + 3/6 + 0) / 2 = 1/3; class c: F_P = ½, 1, 1: (⅓ + ½ + 0)/2 = 5/12; class a:
+    # F_P = 0, ⅓, 1: (1/6 + 1/6)/2 = 1/6
+    assert got["t_ordered"]["disease"] == pytest.approx(5 / 12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_same_summary_as_in_memory(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    n = 2_000
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(20, 30, n),
+            "zip": rng.choice(["476**", "479**", "*", None], n),
+            "sex": rng.choice(["F", "M"], n),
+            "disease": rng.choice(["flu", "cold", "cancer", "asthma", None], n),
+            "salary": rng.choice([10, 20, 30, 40], n),
+        }
+    )
+    qi, sa = ["age", "zip", "sex"], ["disease", "salary"]
+    mine = summary_in_duckdb(tmp_path, frame, qi, sa)
+    here = summary_here(frame, qi, sa)
+    for key in ("k", "classes", "rows"):
+        assert mine[key] == here[key], key
+    for attribute in sa:
+        assert mine["l_distinct"][attribute] == here["l_distinct"][attribute]
+        assert mine["l_entropy"][attribute] == pytest.approx(here["l_entropy"][attribute])
+        assert mine["recursive_c"][attribute] == pytest.approx(here["recursive_c"][attribute])
+        assert mine["top_share"][attribute] == pytest.approx(here["top_share"][attribute])
+    classes = release_classes(frame, qi, sa)
+    from privcore.models.distances import t_distance
+
+    for attribute in sa:
+        for distance in ("equal", "ordered"):
+            expected = t_distance(classes, attribute, distance).max()
+            assert mine[f"t_{distance}"][attribute] == pytest.approx(expected), (
+                distance,
+                attribute,
+            )
