@@ -94,7 +94,7 @@ def class_summary(
         f"SELECT count(*) AS classes, min(size) AS k, sum(size) AS total "
         f"FROM (SELECT count(*) AS size FROM {view} GROUP BY {keys})"
     )
-    classes, k, rows = connection.execute(sizes).fetchone()
+    classes, k, rows = connection.execute(sizes).fetchall()[0]
     summary: dict[str, Any] = {
         "k": None if k is None else int(k),
         "classes": int(classes),
@@ -108,7 +108,7 @@ def class_summary(
     }
     for j, attribute in enumerate(sa):
         s = f"c{len(qi) + j}"
-        figures = connection.execute(_attribute_sql(view, keys, s)).fetchone()
+        figures = connection.execute(_attribute_sql(view, keys, s)).fetchall()[0]
         distinct, entropy, recursive, t_equal, top = figures
         summary["l_distinct"][attribute] = None if distinct is None else int(distinct)
         summary["l_entropy"][attribute] = entropy
@@ -127,7 +127,7 @@ def _ordered_t(
     """The worst class's t with the ordered distance of the attribute coded ``s``
     (module docstring). A missing value ranks last, as it does in memory
     (:class:`~privcore.classes.SensitiveAttribute`): its code 0 moves to the end."""
-    m_all = connection.execute(f"SELECT count(DISTINCT {s}) FROM {view}").fetchone()[0]
+    m_all = connection.execute(f"SELECT count(DISTINCT {s}) FROM {view}").fetchall()[0][0]
     if missing_first and m_all:
         s = f"(CASE WHEN {s} = 0 THEN {m_all - 1} ELSE {s} - 1 END)"
     shares = connection.execute(
@@ -182,7 +182,7 @@ def _ordered_t(
     )
     SELECT max(least(greatest(total / {m - 1}, 0), 1)) FROM per_class
     """
-    return connection.execute(sql).fetchone()[0]
+    return connection.execute(sql).fetchall()[0][0]
 
 
 def _attribute_sql(view: str, keys: str, s: str) -> str:
