@@ -35,6 +35,7 @@ The rows whose QIs are all ``*`` form one class here (the reading without models
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.engines.base import check_columns
+from privcore.errors import ParameterError
 
 _CODED = "privcore_coded"
 
@@ -52,20 +54,22 @@ def _quote(name: str) -> str:
 
 def coded_view(
     engine: Any, table: Any, columns: Sequence[str], *, limit: int | None = None
-) -> tuple[str, list[bool]]:
+) -> tuple[str, list[bool], list[str]]:
     """Register, on ``table``'s connection, a view of ``table`` with each of ``columns``
     replaced by its code (``c0``, ``c1``, … in the order given): the rank of the value
     as the loader reads it among the column's distinct values, missing first (a value
     of its own), then numbers ascending or text in code-point order. Returns the view's
-    name and, per column, whether it has a missing value (code 0). ``limit``: the most
+    name and, per column, whether it has a missing value (code 0) and its kind
+    (``"numeric"`` when the loader reads numbers, else ``"text"``). ``limit``: the most
     distinct values a column may have."""
     columns = check_columns(table.columns, columns)
     connection = table.connection
-    joins, selects, missing = [], [], []
+    joins, selects, missing, kinds = [], [], [], []
     for i, column in enumerate(columns):
         grouped = engine.grouped(table, [column], limit=limit)
-        first = grouped.frame[column].iloc[0] if len(grouped.frame) else 0
-        missing.append(bool(pd.isna(first)))
+        values = grouped.frame[column]
+        missing.append(bool(len(values)) and bool(pd.isna(values.iloc[0])))
+        kinds.append("numeric" if values.dtype.kind == "f" else "text")
         mapping = pd.DataFrame(
             {"raw": grouped.raw[column].to_numpy(), "code": grouped.row_of_raw.astype(np.int64)}
         )
@@ -77,7 +81,50 @@ def coded_view(
         f"CREATE OR REPLACE TEMP VIEW {_CODED} AS SELECT {', '.join(selects)} "
         f"FROM ({table.sql}) t {' '.join(joins)}"
     )
-    return _CODED, missing
+    return _CODED, missing, kinds
+
+
+FIGURES = "privcore_class_figures"
+
+
+def class_figures(
+    engine: Any,
+    table: Any,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    *,
+    recursive_l: Sequence[int] = (2,),
+    limit: int | None = None,
+) -> tuple[str, dict[str, str]]:
+    """Materialize, on ``table``'s connection, one row per class of ``table`` by the QIs
+    ``qi``: its codes (``c0``, …), ``size``, and for the j-th attribute of ``sa``:
+    ``d{j}`` distinct values, ``h{j}`` entropy −Σ p ln p (natural log), ``top{j}`` r₁,
+    ``tail{j}_{l}`` r_l + … + r_m (counts sorted descending) for each l of
+    ``recursive_l``, ``te{j}`` equal-distance t and ``to{j}`` ordered-distance t (module
+    docstring). Returns the table's name and, per attribute, ``"numeric"`` or
+    ``"text"`` (which distance ``auto`` reads)."""
+    qi, sa = [str(c) for c in qi], [str(c) for c in sa]
+    view, missing, kinds = coded_view(engine, table, [*qi, *sa], limit=limit)
+    connection = table.connection
+    keys = ", ".join(f"c{i}" for i in range(len(qi)))
+    sizes = f"SELECT {keys}, count(*) AS size FROM {view} GROUP BY {keys}"
+    parts = [f"({sizes}) sizes"]
+    for j in range(len(sa)):
+        s = f"c{len(qi) + j}"
+        connection.execute(
+            f"CREATE OR REPLACE TEMP TABLE privcore_attribute_{j} AS "
+            + _attribute_sql(view, keys, s, j, recursive_l)
+        )
+        ordered = _ordered_per_class(
+            connection, view, keys, s, j, missing_first=missing[len(qi) + j]
+        )
+        parts.append(f"privcore_attribute_{j}")
+        parts.append(f"({ordered})")
+    joined = parts[0] + "".join(
+        f" JOIN {part} a{n} USING ({keys})" for n, part in enumerate(parts[1:])
+    )
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {FIGURES} AS SELECT * FROM {joined}")
+    return FIGURES, {name: kinds[len(qi) + j] for j, name in enumerate(sa)}
 
 
 def class_summary(
@@ -85,48 +132,45 @@ def class_summary(
 ) -> dict[str, Any]:
     """The summary of the classes of ``table`` (a DuckDB table of ``engine``) by the QIs
     ``qi``, with the figures of each sensitive attribute of ``sa`` (module docstring),
-    computed in the engine: only one row per attribute comes back."""
-    qi, sa = [str(c) for c in qi], [str(c) for c in sa]
-    view, missing = coded_view(engine, table, [*qi, *sa], limit=limit)
-    keys = ", ".join(f"c{i}" for i in range(len(qi)))
-    connection = table.connection
-    sizes = (
-        f"SELECT count(*) AS classes, min(size) AS k, sum(size) AS total "
-        f"FROM (SELECT count(*) AS size FROM {view} GROUP BY {keys})"
-    )
-    classes, k, rows = connection.execute(sizes).fetchall()[0]
+    computed in the engine: one row comes back."""
+    sa = [str(c) for c in sa]
+    figures, _ = class_figures(engine, table, qi, sa, limit=limit)
+    columns = ["count(*)", "min(size)", "sum(size)"]
+    for j in range(len(sa)):
+        columns += [
+            f"min(d{j})",
+            f"min(exp(h{j}))",
+            f"max(CASE WHEN tail{j}_2 > 0 THEN top{j} / tail{j}_2 ELSE 'infinity'::DOUBLE END)",
+            f"max(te{j})",
+            f"max(to{j})",
+            f"max(top{j} / size)",
+        ]
+    row = table.connection.execute(f"SELECT {', '.join(columns)} FROM {figures}").fetchall()[0]
+    classes, k, rows = row[:3]
     summary: dict[str, Any] = {
         "k": None if k is None else int(k),
         "classes": int(classes),
         "rows": int(rows or 0),
-        "l_distinct": {},
-        "l_entropy": {},
-        "recursive_c": {},
-        "t_equal": {},
-        "t_ordered": {},
-        "top_share": {},
     }
+    names = ["l_distinct", "l_entropy", "recursive_c", "t_equal", "t_ordered", "top_share"]
+    for name in names:
+        summary[name] = {}
     for j, attribute in enumerate(sa):
-        s = f"c{len(qi) + j}"
-        figures = connection.execute(_attribute_sql(view, keys, s)).fetchall()[0]
-        distinct, entropy, recursive, t_equal, top = figures
-        summary["l_distinct"][attribute] = None if distinct is None else int(distinct)
-        summary["l_entropy"][attribute] = entropy
-        summary["recursive_c"][attribute] = recursive
-        summary["t_equal"][attribute] = t_equal
-        summary["top_share"][attribute] = top
-        summary["t_ordered"][attribute] = _ordered_t(
-            connection, view, keys, s, missing_first=missing[len(qi) + j]
-        )
+        values = row[3 + 6 * j : 9 + 6 * j]
+        for name, value in zip(names, values, strict=True):
+            summary[name][attribute] = value
+        if summary["l_distinct"][attribute] is not None:
+            summary["l_distinct"][attribute] = int(summary["l_distinct"][attribute])
     return summary
 
 
-def _ordered_t(
-    connection: Any, view: str, keys: str, s: str, *, missing_first: bool
-) -> float | None:
-    """The worst class's t with the ordered distance of the attribute coded ``s``
-    (module docstring). A missing value ranks last, as it does in memory
-    (:class:`~privcore.classes.SensitiveAttribute`): its code 0 moves to the end."""
+def _ordered_per_class(
+    connection: Any, view: str, keys: str, s: str, j: int, *, missing_first: bool
+) -> str:
+    """SQL of one row per class: its codes and ``to{j}``, the t with the ordered
+    distance of the attribute coded ``s`` (module docstring). A missing value ranks
+    last, as it does in memory (:class:`~privcore.classes.SensitiveAttribute`): its
+    code 0 moves to the end."""
     m_all = connection.execute(f"SELECT count(DISTINCT {s}) FROM {view}").fetchall()[0][0]
     if missing_first and m_all:
         s = f"(CASE WHEN {s} = 0 THEN {m_all - 1} ELSE {s} - 1 END)"
@@ -135,10 +179,8 @@ def _ordered_t(
     ).fetchnumpy()
     counts = np.asarray(shares["n"], dtype=np.float64)
     m = len(counts)
-    if m == 0:
-        return None
-    if m == 1:
-        return 0.0
+    if m <= 1:
+        return f"SELECT {keys}, 0.0::DOUBLE AS to{j} FROM {view} GROUP BY {keys}"
     if not np.array_equal(np.asarray(shares["v"]), np.arange(m)):
         raise ValueError("the codes of a column are its ranks 0..m-1")
     f_q = np.cumsum(counts) / counts.sum()  # F_Q(i), strictly increasing
@@ -149,8 +191,9 @@ def _ordered_t(
             "x": np.concatenate(([0.0], np.cumsum(f_q))),  # X(i) = Σ_{j<i} F_Q(j)
         }
     )
-    connection.register("privcore_ordered_q", below)
-    sql = f"""
+    q = f"privcore_ordered_q_{j}"
+    connection.register(q, below)
+    return f"""
     WITH cells AS (
         SELECT {keys}, {s} AS a, count(*)::DOUBLE AS n FROM {view} GROUP BY {keys}, {s}
     ),
@@ -164,30 +207,31 @@ def _ordered_t(
     ),
     crossing AS (
         SELECT running.*, coalesce(q.i + 1, 0) AS s0
-        FROM running ASOF LEFT JOIN privcore_ordered_q q ON running.c > q.fq
+        FROM running ASOF LEFT JOIN {q} q ON running.c > q.fq
     ),
     segments AS (
         SELECT {keys}, least(greatest(s0, a), b) AS s, a, b, c, nth FROM crossing
     ),
     parts AS (
         SELECT seg.*, xa.x AS xa, xb.x AS xb, xs.x AS xs FROM segments seg
-        JOIN privcore_ordered_q xa ON xa.i = seg.a
-        JOIN privcore_ordered_q xb ON xb.i = seg.b
-        JOIN privcore_ordered_q xs ON xs.i = seg.s
-    ),
-    per_class AS (
-        SELECT sum(c * (s - a) - (xs - xa) + (xb - xs) - c * (b - s))
-                   + sum(CASE WHEN nth = 1 THEN xa ELSE 0 END) AS total
-        FROM parts GROUP BY {keys}
+        JOIN {q} xa ON xa.i = seg.a
+        JOIN {q} xb ON xb.i = seg.b
+        JOIN {q} xs ON xs.i = seg.s
     )
-    SELECT max(least(greatest(total / {m - 1}, 0), 1)) FROM per_class
+    SELECT {keys},
+           least(greatest((sum(c * (s - a) - (xs - xa) + (xb - xs) - c * (b - s))
+                + sum(CASE WHEN nth = 1 THEN xa ELSE 0 END)) / {m - 1}, 0), 1) AS to{j}
+    FROM parts GROUP BY {keys}
     """
-    return connection.execute(sql).fetchall()[0][0]
 
 
-def _attribute_sql(view: str, keys: str, s: str) -> str:
-    """One row: the worst class's distinct l, entropy l, recursive c (l = 2), equal-
-    distance t and top share of the attribute coded ``s`` (module docstring)."""
+def _attribute_sql(view: str, keys: str, s: str, j: int, recursive_l: Sequence[int]) -> str:
+    """One row per class: its codes, ``d{j}``, ``h{j}``, ``top{j}``, ``tail{j}_{l}``
+    and ``te{j}`` of the attribute coded ``s`` (module docstring)."""
+    tails = "".join(
+        f", sum(CASE WHEN r >= {int(l)} THEN n ELSE 0 END) AS tail{j}_{int(l)}"
+        for l in sorted(set(recursive_l) | {2})  # noqa: E741
+    )
     return f"""
     WITH cells AS (
         SELECT {keys}, {s} AS v, count(*)::DOUBLE AS n FROM {view} GROUP BY {keys}, {s}
@@ -196,18 +240,136 @@ def _attribute_sql(view: str, keys: str, s: str) -> str:
     total AS (SELECT sum(n) AS rows FROM cells),
     classed AS (
         SELECT cells.*, sum(n) OVER (PARTITION BY {keys}) AS size,
+               row_number() OVER (PARTITION BY {keys} ORDER BY n DESC) AS r,
                everywhere.g / total.rows AS q
         FROM cells JOIN everywhere USING (v) CROSS JOIN total
-    ),
-    per_class AS (
-        SELECT count(*) AS distinct_values,
-               exp(-sum(n / size * ln(n / size))) AS entropy_l,
-               max(n) AS top, any_value(size) AS size,
-               least(greatest(0.5 * (sum(abs(n / size - q)) + 1 - sum(q)), 0), 1) AS t_equal
-        FROM classed GROUP BY {keys}
     )
-    SELECT min(distinct_values), min(entropy_l),
-           max(CASE WHEN size > top THEN top / (size - top) ELSE 'infinity'::DOUBLE END),
-           max(t_equal), max(top / size)
-    FROM per_class
+    SELECT {keys}, count(*) AS d{j}, -sum(n / size * ln(n / size)) AS h{j},
+           max(n) AS top{j}{tails},
+           least(greatest(0.5 * (sum(abs(n / size - q)) + 1 - sum(q)), 0), 1) AS te{j}
+    FROM classed GROUP BY {keys}
     """
+
+
+def class_verdicts(
+    engine: Any,
+    table: Any,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    models: Sequence[Any],
+    *,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The verdict of each of ``models`` on the classes of ``table`` by the QIs ``qi``
+    (``model``, ``requirement``, ``achieved``, ``passed``, ``violating_classes``,
+    ``violating_rows``, ``parameters``, as :func:`~privcore.models.evaluate` gives
+    them), computed in the engine: a class fails a model when it fails it on any of
+    the attributes the model checks, by the same tests as the models' ``class_pass``
+    (k: |c| < k; distinct l: d < l; entropy l: H < ln l − 10⁻¹²; recursive (c,l):
+    r₁ ≥ c·(r_l + … + r_m); t: distance > t + 10⁻¹²). Models of other kinds, and the
+    hierarchical and Kullback–Leibler distances, are refused in words."""
+    from privcore.models import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        KAnonymity,
+        RecursiveCLDiversity,
+        TCloseness,
+    )
+    from privcore.models.checks import _TOLERANCE
+
+    sa = [str(c) for c in sa]
+    index = {name: j for j, name in enumerate(sa)}
+    recursive_l = [m.l for m in models if isinstance(m, RecursiveCLDiversity)]
+    figures, kinds = class_figures(engine, table, qi, sa, recursive_l=recursive_l, limit=limit)
+    connection = table.connection
+
+    def one(sql: str) -> tuple:
+        return connection.execute(sql).fetchall()[0]
+
+    def covered(model: Any) -> list[str]:
+        names = list(sa) if model.attributes is None else list(model.attributes)
+        unknown = [n for n in names if n not in index]
+        if not names or unknown:
+            raise ParameterError(
+                "This privacy model needs a sensitive attribute of the release: "
+                f"{', '.join(unknown) or 'none'} is not one.",
+                code="roles.no_sensitive",
+            )
+        return names
+
+    verdicts = []
+    for model in models:
+        if isinstance(model, KAnonymity):
+            failing = f"size < {int(model.k)}"
+            achieved = {"k": one(f"SELECT min(size) FROM {figures}")[0]}
+        elif isinstance(model, DistinctLDiversity):
+            names = covered(model)
+            failing = " OR ".join(f"d{index[n]} < {int(model.l)}" for n in names)
+            worst = one(f"SELECT {', '.join(f'min(d{index[n]})' for n in names)} FROM {figures}")
+            achieved = {
+                "l": {n: None if w is None else int(w) for n, w in zip(names, worst, strict=True)}
+            }
+        elif isinstance(model, EntropyLDiversity):
+            names = covered(model)
+            bound = math.log(model.l) - _TOLERANCE
+            failing = " OR ".join(f"h{index[n]} < {bound!r}" for n in names)
+            worst = one(
+                f"SELECT {', '.join(f'min(exp(h{index[n]}))' for n in names)} FROM {figures}"
+            )
+            achieved = {"l": dict(zip(names, worst, strict=True))}
+        elif isinstance(model, RecursiveCLDiversity):
+            names = covered(model)
+            tail = {n: f"tail{index[n]}_{int(model.l)}" for n in names}
+            failing = " OR ".join(f"top{index[n]} >= {float(model.c)!r} * {tail[n]}" for n in names)
+            worst = one(
+                "SELECT "
+                + ", ".join(
+                    f"max(CASE WHEN {tail[n]} > 0 THEN top{index[n]} / {tail[n]} "
+                    "ELSE 'infinity'::DOUBLE END)"
+                    for n in names
+                )
+                + f" FROM {figures}"
+            )
+            achieved = {"c": dict(zip(names, worst, strict=True))}
+        elif isinstance(model, TCloseness):
+            names = covered(model)
+            distances = {n: _resolved(model.distance, kinds[n]) for n in names}
+            column = {n: f"{'te' if distances[n] == 'equal' else 'to'}{index[n]}" for n in names}
+            bound = float(model.t) + _TOLERANCE
+            failing = " OR ".join(f"{column[n]} > {bound!r}" for n in names)
+            worst = one(f"SELECT {', '.join(f'max({column[n]})' for n in names)} FROM {figures}")
+            achieved = {"t": dict(zip(names, worst, strict=True)), "distance": distances}
+        else:
+            raise ParameterError(
+                f"{model.name} is not yet computed inside the engine: measure this release "
+                "in memory, or with k, l and t only.",
+                code="engines.model_not_in_engine",
+                model=str(model.name),
+            )
+        count, rows = one(f"SELECT count(*), coalesce(sum(size), 0) FROM {figures} WHERE {failing}")
+        verdicts.append(
+            {
+                "model": model.name,
+                "requirement": model.requirement(),
+                "achieved": achieved,
+                "passed": not count,
+                "violating_classes": int(count),
+                "violating_rows": int(rows),
+                "parameters": model.to_dict(),
+            }
+        )
+    return verdicts
+
+
+def _resolved(distance: str, kind: str) -> str:
+    """The distance a t-closeness model measures an attribute of ``kind`` with: ``auto``
+    is ordered for numbers and equal otherwise; equal and ordered are computed here."""
+    resolved = ("ordered" if kind == "numeric" else "equal") if distance == "auto" else distance
+    if resolved not in ("equal", "ordered"):
+        raise ParameterError(
+            f"t-closeness with the {resolved} distance is not yet computed inside the "
+            "engine: use the equal or ordered distance, or measure in memory.",
+            code="engines.distance_not_in_engine",
+            distance=resolved,
+        )
+    return resolved

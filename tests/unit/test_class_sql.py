@@ -83,3 +83,51 @@ def test_the_same_summary_as_in_memory(tmp_path, seed):
                 distance,
                 attribute,
             )
+
+
+def test_the_same_verdicts_as_in_memory(tmp_path):
+    from privcore.engines.class_sql import class_verdicts
+    from privcore.models import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        KAnonymity,
+        RecursiveCLDiversity,
+        TCloseness,
+    )
+
+    rng = np.random.default_rng(7)
+    n = 3_000
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(20, 26, n),
+            "sex": rng.choice(["F", "M", None], n),
+            "disease": rng.choice(["flu", "cold", "cancer", "asthma"], n, p=[0.5, 0.3, 0.15, 0.05]),
+            "salary": rng.choice([10.0, 20.0, 30.0, np.nan], n),
+        }
+    )
+    qi, sa = ["age", "sex"], ["disease", "salary"]
+    models = [
+        KAnonymity(150),
+        DistinctLDiversity(4),
+        EntropyLDiversity(2.5, attributes=("disease",)),
+        RecursiveCLDiversity(2.0, 3),
+        TCloseness(0.12),
+        TCloseness(0.2, distance="equal", attributes=("salary",)),
+    ]
+    path = tmp_path / "release.parquet"
+    frame.to_parquet(path, index=False)
+    engine = DuckDBEngine(threads=1)
+    mine = class_verdicts(engine, engine.scan(path), qi, sa, models)
+    here = evaluate(release_classes(frame, qi, sa), models).verdicts
+    assert len(mine) == len(here)
+    for got, want in zip(mine, here, strict=True):
+        for key in ("model", "requirement", "passed", "violating_classes", "violating_rows"):
+            assert got[key] == want[key], (key, got, want)
+        assert got["parameters"] == want["parameters"]
+        for figure, value in want["achieved"].items():
+            if isinstance(value, dict):
+                for name, number in value.items():
+                    assert got["achieved"][figure][name] == pytest.approx(number), (figure, name)
+            else:
+                assert got["achieved"][figure] == pytest.approx(value), figure
+    assert any(not v["passed"] for v in mine) and any(v["passed"] for v in mine)
