@@ -107,23 +107,20 @@ def class_figures(
     view, missing, kinds = coded_view(engine, table, [*qi, *sa], limit=limit)
     connection = table.connection
     keys = ", ".join(f"c{i}" for i in range(len(qi)))
-    sizes = f"SELECT {keys}, count(*) AS size FROM {view} GROUP BY {keys}"
-    parts = [f"({sizes}) sizes"]
+    parts = []  # the first attribute's figures carry the class sizes
     for j in range(len(sa)):
         s = f"c{len(qi) + j}"
-        connection.execute(
-            f"CREATE OR REPLACE TEMP TABLE privcore_attribute_{j} AS "
-            + _attribute_sql(view, keys, s, j, recursive_l)
+        parts.append(_attribute_sql(view, keys, s, j, recursive_l))
+        parts.append(
+            _ordered_per_class(connection, view, keys, s, j, missing_first=missing[len(qi) + j])
         )
-        ordered = _ordered_per_class(
-            connection, view, keys, s, j, missing_first=missing[len(qi) + j]
-        )
-        parts.append(f"privcore_attribute_{j}")
-        parts.append(f"({ordered})")
-    joined = parts[0] + "".join(
-        f" JOIN {part} a{n} USING ({keys})" for n, part in enumerate(parts[1:])
+    if not parts:
+        parts.append(f"SELECT {keys}, count(*) AS size FROM {view} GROUP BY {keys}")
+    joined = f"({parts[0]}) a0" + "".join(
+        f" JOIN ({part}) a{n} USING ({keys})" for n, part in enumerate(parts[1:], start=1)
     )
-    connection.execute(f"CREATE OR REPLACE TEMP TABLE {FIGURES} AS SELECT * FROM {joined}")
+    size = "size0 AS size, " if sa else ""
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {FIGURES} AS SELECT {size}* FROM {joined}")
     return FIGURES, {name: kinds[len(qi) + j] for j, name in enumerate(sa)}
 
 
@@ -244,7 +241,8 @@ def _attribute_sql(view: str, keys: str, s: str, j: int, recursive_l: Sequence[i
                everywhere.g / total.rows AS q
         FROM cells JOIN everywhere USING (v) CROSS JOIN total
     )
-    SELECT {keys}, count(*) AS d{j}, -sum(n / size * ln(n / size)) AS h{j},
+    SELECT {keys}, any_value(size)::BIGINT AS size{j}, count(*) AS d{j},
+           -sum(n / size * ln(n / size)) AS h{j},
            max(n) AS top{j}{tails},
            least(greatest(0.5 * (sum(abs(n / size - q)) + 1 - sum(q)), 0), 1) AS te{j}
     FROM classed GROUP BY {keys}

@@ -131,3 +131,26 @@ def test_the_same_verdicts_as_in_memory(tmp_path):
             else:
                 assert got["achieved"][figure] == pytest.approx(value), figure
     assert any(not v["passed"] for v in mine) and any(v["passed"] for v in mine)
+
+
+def test_k_without_sensitive_attributes_and_a_model_refused_in_words(tmp_path):
+    from privcore.engines.class_sql import class_verdicts
+    from privcore.errors import ParameterError
+    from privcore.models import KAnonymity, TCloseness
+
+    frame = pd.DataFrame({"zip": ["a", "a", "b", "b", "b", "c"], "disease": ["x"] * 6})
+    path = tmp_path / "release.parquet"
+    frame.to_parquet(path, index=False)
+    engine = DuckDBEngine(threads=1)
+    (verdict,) = class_verdicts(engine, engine.scan(path), ["zip"], [], [KAnonymity(2)])
+    assert (verdict["passed"], verdict["violating_classes"], verdict["violating_rows"]) == (
+        False,
+        1,
+        1,
+    )
+    assert verdict["achieved"] == {"k": 1}
+    with pytest.raises(ParameterError) as refused:
+        class_verdicts(
+            engine, engine.scan(path), ["zip"], ["disease"], [TCloseness(0.2, "hierarchical")]
+        )
+    assert refused.value.code == "engines.distance_not_in_engine"
