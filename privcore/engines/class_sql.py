@@ -107,20 +107,27 @@ def class_figures(
     view, missing, kinds = coded_view(engine, table, [*qi, *sa], limit=limit)
     connection = table.connection
     keys = ", ".join(f"c{i}" for i in range(len(qi)))
-    parts = []  # the first attribute's figures carry the class sizes
+    parts, ctes = [], []  # the first attribute's figures carry the class sizes
     for j in range(len(sa)):
-        s = f"c{len(qi) + j}"
-        parts.append(_attribute_sql(view, keys, s, j, recursive_l))
-        parts.append(
-            _ordered_per_class(connection, view, keys, s, j, missing_first=missing[len(qi) + j])
+        code = f"c{len(qi) + j}"
+        rank, m = _ranks(connection, view, code, missing_first=missing[len(qi) + j])
+        # the (class, value) counts, read once by both figures' queries
+        ctes.append(
+            f"cells{j} AS MATERIALIZED (SELECT {keys}, {rank} AS v, count(*)::DOUBLE AS n "
+            f"FROM {view} GROUP BY ALL)"
         )
+        parts.append(_attribute_sql(f"cells{j}", keys, j, recursive_l))
+        parts.append(_ordered_per_class(connection, f"cells{j}", keys, j, m))
     if not parts:
         parts.append(f"SELECT {keys}, count(*) AS size FROM {view} GROUP BY {keys}")
     joined = f"({parts[0]}) a0" + "".join(
         f" JOIN ({part}) a{n} USING ({keys})" for n, part in enumerate(parts[1:], start=1)
     )
     size = "size0 AS size, " if sa else ""
-    connection.execute(f"CREATE OR REPLACE TEMP TABLE {FIGURES} AS SELECT {size}* FROM {joined}")
+    with_cells = f"WITH {', '.join(ctes)} " if ctes else ""
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE {FIGURES} AS {with_cells}SELECT {size}* FROM {joined}"
+    )
     return FIGURES, {name: kinds[len(qi) + j] for j, name in enumerate(sa)}
 
 
@@ -161,46 +168,42 @@ def class_summary(
     return summary
 
 
-def _ordered_per_class(
-    connection: Any, view: str, keys: str, s: str, j: int, *, missing_first: bool
-) -> str:
+def _ranks(connection: Any, view: str, code: str, *, missing_first: bool) -> tuple[str, int]:
+    """The SQL of an attribute's rank in the order of the ordered distance — its code,
+    with a missing value (code 0 when there is one) moved last, as it ranks in memory
+    (:class:`~privcore.classes.SensitiveAttribute`) — and its number of values m."""
+    m = int(connection.execute(f"SELECT count(DISTINCT {code}) FROM {view}").fetchall()[0][0])
+    if missing_first and m:
+        return f"(CASE WHEN {code} = 0 THEN {m - 1} ELSE {code} - 1 END)", m
+    return code, m
+
+
+def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -> str:
     """SQL of one row per class: its codes and ``to{j}``, the t with the ordered
-    distance of the attribute coded ``s`` (module docstring). A missing value ranks
-    last, as it does in memory (:class:`~privcore.classes.SensitiveAttribute`): its
-    code 0 moves to the end."""
-    m_all = connection.execute(f"SELECT count(DISTINCT {s}) FROM {view}").fetchall()[0][0]
-    if missing_first and m_all:
-        s = f"(CASE WHEN {s} = 0 THEN {m_all - 1} ELSE {s} - 1 END)"
-    shares = connection.execute(
-        f"SELECT {s} AS v, count(*)::DOUBLE AS n FROM {view} GROUP BY 1 ORDER BY 1"
-    ).fetchnumpy()
-    counts = np.asarray(shares["n"], dtype=np.float64)
-    m = len(counts)
+    distance of the attribute whose (class, rank) counts are ``cells`` (module
+    docstring); the table's cumulative shares F_Q and their sums X are registered as a
+    small table (m + 1 rows)."""
     if m <= 1:
-        return f"SELECT {keys}, 0.0::DOUBLE AS to{j} FROM {view} GROUP BY {keys}"
-    if not np.array_equal(np.asarray(shares["v"]), np.arange(m)):
-        raise ValueError("the codes of a column are its ranks 0..m-1")
-    f_q = np.cumsum(counts) / counts.sum()  # F_Q(i), strictly increasing
-    below = pd.DataFrame(
-        {
-            "i": np.arange(m + 1, dtype=np.int64),
-            "fq": np.append(f_q, np.inf),
-            "x": np.concatenate(([0.0], np.cumsum(f_q))),  # X(i) = Σ_{j<i} F_Q(j)
-        }
-    )
+        return f"SELECT {keys}, 0.0::DOUBLE AS to{j} FROM {cells} GROUP BY {keys}"
     q = f"privcore_ordered_q_{j}"
-    connection.register(q, below)
     return f"""
-    WITH cells AS (
-        SELECT {keys}, {s} AS a, count(*)::DOUBLE AS n FROM {view} GROUP BY {keys}, {s}
+    WITH shares AS (SELECT v, sum(n) AS g FROM {cells} GROUP BY v),
+    cumulative AS (
+        SELECT v AS i, sum(g) OVER (ORDER BY v) / sum(g) OVER () AS fq FROM shares
+    ),
+    {q} AS (
+        SELECT i, fq, coalesce(sum(fq) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING
+                                             AND 1 PRECEDING), 0) AS x
+        FROM (SELECT i, fq FROM cumulative
+              UNION ALL SELECT {m} AS i, 'infinity'::DOUBLE AS fq)
     ),
     running AS (
-        SELECT {keys}, a,
-               sum(n) OVER (PARTITION BY {keys} ORDER BY a ROWS UNBOUNDED PRECEDING)
+        SELECT {keys}, v AS a,
+               sum(n) OVER (PARTITION BY {keys} ORDER BY v ROWS UNBOUNDED PRECEDING)
                    / sum(n) OVER (PARTITION BY {keys}) AS c,
-               coalesce(lead(a) OVER (PARTITION BY {keys} ORDER BY a), {m}) AS b,
-               row_number() OVER (PARTITION BY {keys} ORDER BY a) AS nth
-        FROM cells
+               coalesce(lead(v) OVER (PARTITION BY {keys} ORDER BY v), {m}) AS b,
+               row_number() OVER (PARTITION BY {keys} ORDER BY v) AS nth
+        FROM {cells}
     ),
     crossing AS (
         SELECT running.*, coalesce(q.i + 1, 0) AS s0
@@ -222,17 +225,16 @@ def _ordered_per_class(
     """
 
 
-def _attribute_sql(view: str, keys: str, s: str, j: int, recursive_l: Sequence[int]) -> str:
-    """One row per class: its codes, ``d{j}``, ``h{j}``, ``top{j}``, ``tail{j}_{l}``
-    and ``te{j}`` of the attribute coded ``s`` (module docstring)."""
+def _attribute_sql(cells: str, keys: str, j: int, recursive_l: Sequence[int]) -> str:
+    """One row per class: its codes, ``size{j}``, ``d{j}``, ``h{j}``, ``top{j}``,
+    ``tail{j}_{l}`` and ``te{j}`` of the attribute whose (class, value) counts are
+    ``cells`` (module docstring)."""
     tails = "".join(
         f", sum(CASE WHEN r >= {int(l)} THEN n ELSE 0 END) AS tail{j}_{int(l)}"
         for l in sorted(set(recursive_l) | {2})  # noqa: E741
     )
     return f"""
-    WITH cells AS (
-        SELECT {keys}, {s} AS v, count(*)::DOUBLE AS n FROM {view} GROUP BY {keys}, {s}
-    ),
+    WITH cells AS (SELECT * FROM {cells}),
     everywhere AS (SELECT v, sum(n) AS g FROM cells GROUP BY v),
     total AS (SELECT sum(n) AS rows FROM cells),
     classed AS (
