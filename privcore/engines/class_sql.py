@@ -125,9 +125,11 @@ def class_figures(
     )
     size = "size0 AS size, " if sa else ""
     with_cells = f"WITH {', '.join(ctes)} " if ctes else ""
-    connection.execute(
+    statement = (
         f"CREATE OR REPLACE TEMP TABLE {FIGURES} AS {with_cells}SELECT {size}* FROM {joined}"
     )
+    # DuckDB out of memory within its limit is an error in words (engines.out_of_memory)
+    engine._guard(table, lambda: connection.execute(statement).fetchall())
     return FIGURES, {name: kinds[len(qi) + j] for j, name in enumerate(sa)}
 
 
