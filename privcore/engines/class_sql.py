@@ -183,8 +183,10 @@ def _ranks(connection: Any, view: str, code: str, *, missing_first: bool) -> tup
 def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -> str:
     """SQL of one row per class: its codes and ``to{j}``, the t with the ordered
     distance of the attribute whose (class, rank) counts are ``cells`` (module
-    docstring); the table's cumulative shares F_Q and their sums X are registered as a
-    small table (m + 1 rows)."""
+    docstring), F_Q and X in a small table of m + 1 rows. A class of one value a has
+    t = (2·X(a) + (m − a) − X(m))/(m − 1) (F_P is 0 before a and 1 from a on); the
+    running sums, windows that do not spill to disk, are kept for the classes holding
+    two values or more (few in a near-unique table)."""
     if m <= 1:
         return f"SELECT {keys}, 0.0::DOUBLE AS to{j} FROM {cells} GROUP BY {keys}"
     q = f"privcore_ordered_q_{j}"
@@ -199,13 +201,23 @@ def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -
         FROM (SELECT i, fq FROM cumulative
               UNION ALL SELECT {m} AS i, 'infinity'::DOUBLE AS fq)
     ),
+    counted AS (SELECT {keys}, count(*) AS d FROM {cells} GROUP BY {keys}),
+    single AS (  -- one value a: F_P jumps from 0 to 1 at a
+        SELECT {keys}, (2 * xa.x + ({m} - v) - xm.x) / {m - 1} AS t
+        FROM {cells} JOIN counted USING ({keys}) JOIN {q} xa ON xa.i = v
+        CROSS JOIN (SELECT x FROM {q} WHERE i = {m}) xm
+        WHERE d = 1
+    ),
+    several AS (
+        SELECT {cells}.* FROM {cells} JOIN counted USING ({keys}) WHERE d >= 2
+    ),
     running AS (
         SELECT {keys}, v AS a,
                sum(n) OVER (PARTITION BY {keys} ORDER BY v ROWS UNBOUNDED PRECEDING)
                    / sum(n) OVER (PARTITION BY {keys}) AS c,
                coalesce(lead(v) OVER (PARTITION BY {keys} ORDER BY v), {m}) AS b,
                row_number() OVER (PARTITION BY {keys} ORDER BY v) AS nth
-        FROM {cells}
+        FROM several
     ),
     crossing AS (
         SELECT running.*, coalesce(q.i + 1, 0) AS s0
@@ -220,6 +232,8 @@ def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -
         JOIN {q} xb ON xb.i = seg.b
         JOIN {q} xs ON xs.i = seg.s
     )
+    SELECT {keys}, least(greatest(t, 0), 1) AS to{j} FROM single
+    UNION ALL
     SELECT {keys},
            least(greatest((sum(c * (s - a) - (xs - xa) + (xb - xs) - c * (b - s))
                 + sum(CASE WHEN nth = 1 THEN xa ELSE 0 END)) / {m - 1}, 0), 1) AS to{j}
@@ -230,26 +244,40 @@ def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -
 def _attribute_sql(cells: str, keys: str, j: int, recursive_l: Sequence[int]) -> str:
     """One row per class: its codes, ``size{j}``, ``d{j}``, ``h{j}``, ``top{j}``,
     ``tail{j}_{l}`` and ``te{j}`` of the attribute whose (class, value) counts are
-    ``cells`` (module docstring)."""
-    tails = "".join(
-        f", sum(CASE WHEN r >= {int(l)} THEN n ELSE 0 END) AS tail{j}_{int(l)}"
-        for l in sorted(set(recursive_l) | {2})  # noqa: E741
-    )
+    ``cells`` (module docstring). The class sizes come from a GROUP BY joined back (a
+    window over every class does not spill to disk); tail₂ = |c| − r₁ needs no ranks,
+    and a larger l ranks the values of a class only where it has at least l of them."""
+    larger = sorted({int(l) for l in recursive_l} - {1, 2})  # noqa: E741
+    tails = f", size - top AS tail{j}_2, size AS tail{j}_1"
+    ranked = ""
+    if larger:
+        tails += "".join(f", coalesce(tail{j}_{l}, 0) AS tail{j}_{l}" for l in larger)  # noqa: E741
+        sums = ", ".join(
+            f"sum(CASE WHEN r >= {l} THEN n ELSE 0 END) AS tail{j}_{l}"
+            for l in larger  # noqa: E741
+        )
+        ranked = f"""
+    LEFT JOIN (
+        SELECT {keys}, {sums} FROM (
+            SELECT {keys}, n, row_number() OVER (PARTITION BY {keys} ORDER BY n DESC) AS r
+            FROM {cells} JOIN per_class USING ({keys}) WHERE d >= {min(larger)}
+        ) GROUP BY {keys}
+    ) ranks USING ({keys})"""
     return f"""
-    WITH cells AS (SELECT * FROM {cells}),
-    everywhere AS (SELECT v, sum(n) AS g FROM cells GROUP BY v),
-    total AS (SELECT sum(n) AS rows FROM cells),
-    classed AS (
-        SELECT cells.*, sum(n) OVER (PARTITION BY {keys}) AS size,
-               row_number() OVER (PARTITION BY {keys} ORDER BY n DESC) AS r,
-               everywhere.g / total.rows AS q
-        FROM cells JOIN everywhere USING (v) CROSS JOIN total
+    WITH everywhere AS (SELECT v, sum(n) AS g FROM {cells} GROUP BY v),
+    total AS (SELECT sum(n) AS rows FROM {cells}),
+    sizes AS (SELECT {keys}, sum(n) AS size FROM {cells} GROUP BY {keys}),
+    per_class AS (
+        SELECT {keys}, any_value(size) AS size, count(*) AS d,
+               -sum(n / size * ln(n / size)) AS h, max(n) AS top,
+               least(greatest(0.5 * (sum(abs(n / size - everywhere.g / total.rows)) + 1
+                     - sum(everywhere.g / total.rows)), 0), 1) AS te
+        FROM {cells} JOIN sizes USING ({keys}) JOIN everywhere USING (v) CROSS JOIN total
+        GROUP BY {keys}
     )
-    SELECT {keys}, any_value(size)::BIGINT AS size{j}, count(*) AS d{j},
-           -sum(n / size * ln(n / size)) AS h{j},
-           max(n) AS top{j}{tails},
-           least(greatest(0.5 * (sum(abs(n / size - q)) + 1 - sum(q)), 0), 1) AS te{j}
-    FROM classed GROUP BY {keys}
+    SELECT {keys}, size::BIGINT AS size{j}, d AS d{j}, h AS h{j}, top AS top{j}{tails},
+           te AS te{j}
+    FROM per_class{ranked}
     """
 
 

@@ -154,3 +154,40 @@ def test_k_without_sensitive_attributes_and_a_model_refused_in_words(tmp_path):
             engine, engine.scan(path), ["zip"], ["disease"], [TCloseness(0.2, "hierarchical")]
         )
     assert refused.value.code == "engines.distance_not_in_engine"
+
+
+def test_every_class_figure_as_in_memory_with_many_one_value_classes(tmp_path):
+    """Classes of one value take a closed form of ordered t, the others running sums:
+    every class's figures (as multisets) equal those computed in memory."""
+    from privcore.engines.class_sql import class_figures
+    from privcore.models.distances import t_distance
+    from privcore.models.measures import distinct_values, entropy_l
+
+    rng = np.random.default_rng(3)
+    n = 1_500
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(0, 400, n),
+            "disease": rng.choice(["a", "b", "c", "d", None], n),
+            "salary": rng.choice([1.0, 2.0, 5.0, 9.0], n),
+        }
+    )
+    path = tmp_path / "release.parquet"
+    frame.to_parquet(path, index=False)
+    engine = DuckDBEngine(threads=1)
+    table = engine.scan(path)
+    name, _ = class_figures(engine, table, ["age"], ["disease", "salary"], recursive_l=(3,))
+    mine = table.connection.execute(f"SELECT * FROM {name}").df()
+    classes = release_classes(frame, ["age"], ["disease", "salary"])
+    assert (mine["d0"] == 1).sum() > 50  # many classes of one value
+    for j, attribute in enumerate(["disease", "salary"]):
+        pairs = {
+            f"to{j}": t_distance(classes, attribute, "ordered"),
+            f"te{j}": t_distance(classes, attribute, "equal"),
+            f"d{j}": distinct_values(classes, attribute),
+        }
+        for column, expected in pairs.items():
+            got = np.sort(mine[column].to_numpy(dtype=float))
+            assert got == pytest.approx(np.sort(np.asarray(expected, dtype=float))), column
+        got = np.sort(np.exp(mine[f"h{j}"].to_numpy(dtype=float)))
+        assert got == pytest.approx(np.sort(entropy_l(classes, attribute)))
