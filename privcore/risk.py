@@ -20,6 +20,7 @@ sizes and n count records, so every figure is that of the records.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ import numpy as np
 from privcore.classes import EquivalenceClasses
 from privcore.errors import ParameterError
 
-__all__ = ["RiskSummary", "record_risk", "risk_summary"]
+__all__ = ["RiskSummary", "record_risk", "risk_of_size_counts", "risk_summary"]
 
 
 @dataclass(frozen=True)
@@ -133,24 +134,42 @@ def risk_summary(
     """
     threshold = _check_threshold(threshold)
     sizes = classes.sizes.astype(np.float64)
-    n = classes.n_rows
-    n_classes = classes.n_classes
     population = None if population_sizes is None else _check_population(population_sizes, sizes)
+    return _summary(sizes, None, classes.n_rows, classes.n_suppressed, threshold, population)
+
+
+def risk_of_size_counts(
+    size_counts: Mapping[int, int], *, rows: int, suppressed_rows: int, threshold: float = 0.2
+) -> RiskSummary:
+    """:func:`risk_summary` without a population from the number of classes of each
+    size (``size_counts``: size → classes) — the classes of a table too large to list
+    them, counted by an engine. ``rows``: n, suppressed rows included."""
+    threshold = _check_threshold(threshold)
+    sizes = np.fromiter(size_counts.keys(), dtype=np.float64, count=len(size_counts))
+    counts = np.fromiter(size_counts.values(), dtype=np.float64, count=len(size_counts))
+    return _summary(sizes, counts, int(rows), int(suppressed_rows), threshold, None)
+
+
+def _summary(
+    sizes: np.ndarray,
+    counts: np.ndarray | None,
+    n: int,
+    suppressed: int,
+    threshold: float,
+    population: np.ndarray | None,
+) -> RiskSummary:
+    """The figures of :class:`RiskSummary` from the class sizes f (each standing for
+    ``counts`` classes of that size, or one class each) and the population counts F."""
+    n_classes = int(counts.sum()) if counts is not None else len(sizes)
     if n == 0 or n_classes == 0:
         zero_or_none = None if population is None else 0.0
         return RiskSummary(
-            0.0,
-            0.0,
-            0.0,
-            0.0,
-            threshold,
-            0.0,
-            zero_or_none,
-            zero_or_none,
-            classes.n_suppressed,
+            0.0, 0.0, 0.0, 0.0, threshold, 0.0, zero_or_none, zero_or_none, suppressed
         )
     inverse = 1.0 / sizes
-    at_risk = float(sizes[inverse > threshold].sum()) / n
+    records = sizes if counts is None else sizes * counts  # records in classes of each size
+    per_class = inverse if counts is None else inverse * counts
+    at_risk = float(records[inverse > threshold].sum()) / n
     if population is None:
         marketer = n_classes / n
         journalist_max = journalist_avg = None
@@ -161,11 +180,11 @@ def risk_summary(
     return RiskSummary(
         prosecutor_max=float(inverse.max()),
         prosecutor_avg=n_classes / n,
-        prosecutor_avg_classes=float(inverse.mean()),
+        prosecutor_avg_classes=float(per_class.sum()) / n_classes,
         records_at_risk=at_risk,
         threshold=threshold,
         marketer=marketer,
         journalist_max=journalist_max,
         journalist_avg=journalist_avg,
-        suppressed_rows=classes.n_suppressed,
+        suppressed_rows=suppressed,
     )

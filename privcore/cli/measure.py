@@ -54,6 +54,12 @@ def _paired_lines(payload: dict[str, Any]) -> list[str]:
     if payload.get("ul") is None or not pl:
         needs = ", ".join(payload.get("needs_alignment") or [])
         why = payload.get("unpaired_because")
+        if why == "engines.too_many_groups":  # measured by its classes in the engine
+            return [
+                f"DR = {num(payload.get('dr'))}",
+                "too many combinations to pair the rows in memory: the classes were "
+                f"measured inside the engine; {needs} and real records are not computed",
+            ]
         return [
             f"DR = {num(payload.get('dr'))}",
             f"not paired with the original's rows{f' ({why})' if why else ''}: {needs} "

@@ -35,13 +35,14 @@ The rows whose QIs are all ``*`` form one class here (the reading without models
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from privcore.data.codes import SUPPRESSED
 from privcore.engines.base import check_columns
 from privcore.errors import ParameterError
 
@@ -52,22 +53,35 @@ def _quote(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
+@dataclass(frozen=True)
+class CodedView:
+    """A view of a table with each column replaced by its code (:func:`coded_view`).
+
+    ``name``: the view; per column, in the order coded: ``missing`` (it has a missing
+    value, code 0), ``kinds`` (``"numeric"`` when the loader reads numbers, else
+    ``"text"``) and ``values`` (the loader's values, code i at position i)."""
+
+    name: str
+    missing: list[bool]
+    kinds: list[str]
+    values: list[pd.Series]
+
+
 def coded_view(
     engine: Any, table: Any, columns: Sequence[str], *, limit: int | None = None
-) -> tuple[str, list[bool], list[str]]:
+) -> CodedView:
     """Register, on ``table``'s connection, a view of ``table`` with each of ``columns``
     replaced by its code (``c0``, ``c1``, … in the order given): the rank of the value
     as the loader reads it among the column's distinct values, missing first (a value
-    of its own), then numbers ascending or text in code-point order. Returns the view's
-    name and, per column, whether it has a missing value (code 0) and its kind
-    (``"numeric"`` when the loader reads numbers, else ``"text"``). ``limit``: the most
-    distinct values a column may have."""
+    of its own), then numbers ascending or text in code-point order (:class:`CodedView`).
+    ``limit``: the most distinct values a column may have."""
     columns = check_columns(table.columns, columns)
     connection = table.connection
-    joins, selects, missing, kinds = [], [], [], []
+    joins, selects, missing, kinds, coded = [], [], [], [], []
     for i, column in enumerate(columns):
         grouped = engine.grouped(table, [column], limit=limit)
-        values = grouped.frame[column]
+        values = grouped.frame[column].reset_index(drop=True)
+        coded.append(values)
         missing.append(bool(len(values)) and bool(pd.isna(values.iloc[0])))
         kinds.append("numeric" if values.dtype.kind == "f" else "text")
         mapping = pd.DataFrame(
@@ -81,10 +95,25 @@ def coded_view(
         f"CREATE OR REPLACE TEMP VIEW {_CODED} AS SELECT {', '.join(selects)} "
         f"FROM ({table.sql}) t {' '.join(joins)}"
     )
-    return _CODED, missing, kinds
+    return CodedView(_CODED, missing, kinds, coded)
 
 
 FIGURES = "privcore_class_figures"
+
+
+@dataclass(frozen=True)
+class ClassFigures:
+    """The per-class figures materialized by :func:`class_figures`: the ``table``'s name,
+    per SA its ``kinds`` (``"numeric"`` or ``"text"``: which distance ``auto`` reads),
+    per QI its loader ``values`` (code i at position i), the codes of the class at
+    ``*`` in every QI (``top``; None when some QI never shows ``*``) and the coded
+    ``view`` of the table the figures were counted on (:func:`coded_view`)."""
+
+    table: str
+    kinds: dict[str, str]
+    values: list[pd.Series]
+    top: tuple[int, ...] | None
+    view: str
 
 
 def class_figures(
@@ -95,16 +124,16 @@ def class_figures(
     *,
     recursive_l: Sequence[int] = (2,),
     limit: int | None = None,
-) -> tuple[str, dict[str, str]]:
+) -> ClassFigures:
     """Materialize, on ``table``'s connection, one row per class of ``table`` by the QIs
     ``qi``: its codes (``c0``, …), ``size``, and for the j-th attribute of ``sa``:
     ``d{j}`` distinct values, ``h{j}`` entropy −Σ p ln p (natural log), ``top{j}`` r₁,
     ``tail{j}_{l}`` r_l + … + r_m (counts sorted descending) for each l of
     ``recursive_l``, ``te{j}`` equal-distance t and ``to{j}`` ordered-distance t (module
-    docstring). Returns the table's name and, per attribute, ``"numeric"`` or
-    ``"text"`` (which distance ``auto`` reads)."""
+    docstring). Returns the table with what reads it (:class:`ClassFigures`)."""
     qi, sa = [str(c) for c in qi], [str(c) for c in sa]
-    view, missing, kinds = coded_view(engine, table, [*qi, *sa], limit=limit)
+    coded = coded_view(engine, table, [*qi, *sa], limit=limit)
+    view, missing, kinds = coded.name, coded.missing, coded.kinds
     connection = table.connection
     keys = ", ".join(f"c{i}" for i in range(len(qi)))
     parts, ctes = [], []  # the first attribute's figures carry the class sizes
@@ -130,7 +159,25 @@ def class_figures(
     )
     # DuckDB out of memory within its limit is an error in words (engines.out_of_memory)
     engine._guard(table, lambda: connection.execute(statement).fetchall())
-    return FIGURES, {name: kinds[len(qi) + j] for j, name in enumerate(sa)}
+    return ClassFigures(
+        FIGURES,
+        {name: kinds[len(qi) + j] for j, name in enumerate(sa)},
+        coded.values[: len(qi)],
+        _top_codes(coded.values[: len(qi)]),
+        view,
+    )
+
+
+def _top_codes(values: Sequence[pd.Series]) -> tuple[int, ...] | None:
+    """The codes of ``*`` in every QI (the class of the rows at ``*`` in every QI), or
+    None when some QI never shows ``*``."""
+    codes = []
+    for column in values:
+        found = np.flatnonzero(column.astype(object).to_numpy() == SUPPRESSED)
+        if not len(found):
+            return None
+        codes.append(int(found[0]))
+    return tuple(codes)
 
 
 def class_summary(
@@ -140,7 +187,7 @@ def class_summary(
     ``qi``, with the figures of each sensitive attribute of ``sa`` (module docstring),
     computed in the engine: one row comes back."""
     sa = [str(c) for c in sa]
-    figures, _ = class_figures(engine, table, qi, sa, limit=limit)
+    figures = class_figures(engine, table, qi, sa, limit=limit).table
     columns = ["count(*)", "min(size)", "sum(size)"]
     for j in range(len(sa)):
         columns += [
@@ -281,117 +328,7 @@ def _attribute_sql(cells: str, keys: str, j: int, recursive_l: Sequence[int]) ->
     """
 
 
-def class_verdicts(
-    engine: Any,
-    table: Any,
-    qi: Sequence[str],
-    sa: Sequence[str],
-    models: Sequence[Any],
-    *,
-    limit: int | None = None,
-) -> list[dict[str, Any]]:
-    """The verdict of each of ``models`` on the classes of ``table`` by the QIs ``qi``
-    (``model``, ``requirement``, ``achieved``, ``passed``, ``violating_classes``,
-    ``violating_rows``, ``parameters``, as :func:`~privcore.models.evaluate` gives
-    them), computed in the engine: a class fails a model when it fails it on any of
-    the attributes the model checks, by the same tests as the models' ``class_pass``
-    (k: |c| < k; distinct l: d < l; entropy l: H < ln l − 10⁻¹²; recursive (c,l):
-    r₁ ≥ c·(r_l + … + r_m); t: distance > t + 10⁻¹²). Models of other kinds, and the
-    hierarchical and Kullback–Leibler distances, are refused in words."""
-    from privcore.models import (
-        DistinctLDiversity,
-        EntropyLDiversity,
-        KAnonymity,
-        RecursiveCLDiversity,
-        TCloseness,
-    )
-    from privcore.models.checks import _TOLERANCE
-
-    sa = [str(c) for c in sa]
-    index = {name: j for j, name in enumerate(sa)}
-    recursive_l = [m.l for m in models if isinstance(m, RecursiveCLDiversity)]
-    figures, kinds = class_figures(engine, table, qi, sa, recursive_l=recursive_l, limit=limit)
-    connection = table.connection
-
-    def one(sql: str) -> tuple:
-        return connection.execute(sql).fetchall()[0]
-
-    def covered(model: Any) -> list[str]:
-        names = list(sa) if model.attributes is None else list(model.attributes)
-        unknown = [n for n in names if n not in index]
-        if not names or unknown:
-            raise ParameterError(
-                "This privacy model needs a sensitive attribute of the release: "
-                f"{', '.join(unknown) or 'none'} is not one.",
-                code="roles.no_sensitive",
-            )
-        return names
-
-    verdicts = []
-    for model in models:
-        if isinstance(model, KAnonymity):
-            failing = f"size < {int(model.k)}"
-            achieved = {"k": one(f"SELECT min(size) FROM {figures}")[0]}
-        elif isinstance(model, DistinctLDiversity):
-            names = covered(model)
-            failing = " OR ".join(f"d{index[n]} < {int(model.l)}" for n in names)
-            worst = one(f"SELECT {', '.join(f'min(d{index[n]})' for n in names)} FROM {figures}")
-            achieved = {
-                "l": {n: None if w is None else int(w) for n, w in zip(names, worst, strict=True)}
-            }
-        elif isinstance(model, EntropyLDiversity):
-            names = covered(model)
-            bound = math.log(model.l) - _TOLERANCE
-            failing = " OR ".join(f"h{index[n]} < {bound!r}" for n in names)
-            worst = one(
-                f"SELECT {', '.join(f'min(exp(h{index[n]}))' for n in names)} FROM {figures}"
-            )
-            achieved = {"l": dict(zip(names, worst, strict=True))}
-        elif isinstance(model, RecursiveCLDiversity):
-            names = covered(model)
-            tail = {n: f"tail{index[n]}_{int(model.l)}" for n in names}
-            failing = " OR ".join(f"top{index[n]} >= {float(model.c)!r} * {tail[n]}" for n in names)
-            worst = one(
-                "SELECT "
-                + ", ".join(
-                    f"max(CASE WHEN {tail[n]} > 0 THEN top{index[n]} / {tail[n]} "
-                    "ELSE 'infinity'::DOUBLE END)"
-                    for n in names
-                )
-                + f" FROM {figures}"
-            )
-            achieved = {"c": dict(zip(names, worst, strict=True))}
-        elif isinstance(model, TCloseness):
-            names = covered(model)
-            distances = {n: _resolved(model.distance, kinds[n]) for n in names}
-            column = {n: f"{'te' if distances[n] == 'equal' else 'to'}{index[n]}" for n in names}
-            bound = float(model.t) + _TOLERANCE
-            failing = " OR ".join(f"{column[n]} > {bound!r}" for n in names)
-            worst = one(f"SELECT {', '.join(f'max({column[n]})' for n in names)} FROM {figures}")
-            achieved = {"t": dict(zip(names, worst, strict=True)), "distance": distances}
-        else:
-            raise ParameterError(
-                f"{model.name} is not yet computed inside the engine: measure this release "
-                "in memory, or with k, l and t only.",
-                code="engines.model_not_in_engine",
-                model=str(model.name),
-            )
-        count, rows = one(f"SELECT count(*), coalesce(sum(size), 0) FROM {figures} WHERE {failing}")
-        verdicts.append(
-            {
-                "model": model.name,
-                "requirement": model.requirement(),
-                "achieved": achieved,
-                "passed": not count,
-                "violating_classes": int(count),
-                "violating_rows": int(rows),
-                "parameters": model.to_dict(),
-            }
-        )
-    return verdicts
-
-
-def _resolved(distance: str, kind: str) -> str:
+def resolved_distance(distance: str, kind: str) -> str:
     """The distance a t-closeness model measures an attribute of ``kind`` with: ``auto``
     is ordered for numbers and equal otherwise; equal and ordered are computed here."""
     resolved = ("ordered" if kind == "numeric" else "equal") if distance == "auto" else distance
@@ -403,3 +340,27 @@ def _resolved(distance: str, kind: str) -> str:
             distance=resolved,
         )
     return resolved
+
+
+def approximate_combinations(table: Any, columns: Sequence[str]) -> int:
+    """About how many distinct raw combinations of ``columns`` ``table`` holds: DuckDB's
+    HyperLogLog estimate (``approx_count_distinct`` of each row's hash; a few per cent
+    off), in one pass with little memory — enough to tell a table of a few thousand
+    classes from a near-unique one before grouping it."""
+    columns = check_columns(table.columns, columns)
+    cells = ", ".join(_quote(c) for c in columns)
+    found = table.connection.execute(
+        f"SELECT approx_count_distinct(hash({cells})) FROM ({table.sql})"
+    ).fetchall()
+    return int(found[0][0] or 0)
+
+
+def row_hash_sum(table: Any, columns: Sequence[str]) -> tuple[int, int]:
+    """The rows of ``table`` and the sum over them of DuckDB's hash of their cells in
+    ``columns`` (a HUGEINT): a fingerprint of the rows whatever their order."""
+    columns = check_columns(table.columns, columns)
+    cells = ", ".join(_quote(c) for c in columns)
+    rows, summed = table.connection.execute(
+        f"SELECT count(*), coalesce(sum(hash({cells})::HUGEINT), 0) FROM ({table.sql})"
+    ).fetchall()[0]
+    return int(rows), int(summed)

@@ -161,6 +161,9 @@ class DuckDBEngine(GroupedFrequencySet):
     number of cores)."""
 
     name = "duckdb"
+    #: a release's classes are measured in SQL (:mod:`privcore.engines.class_report`)
+    #: when they are too many to bring into memory
+    classes_in_sql = True
 
     def __init__(
         self,

@@ -424,18 +424,29 @@ def discernibility(classes: EquivalenceClasses) -> int:
     Agrawal 2005; ARX): each row is charged the number of rows it cannot be told
     apart from, a suppressed row all n rows."""
     sizes = classes.sizes.astype(np.int64)
-    return int(np.dot(sizes, sizes)) + classes.n_suppressed * classes.n_rows
+    return discernibility_of_sums(int(np.dot(sizes, sizes)), classes.n_suppressed, classes.n_rows)
+
+
+def discernibility_of_sums(squares: int, suppressed: int, rows: int) -> int:
+    """DM = Σ_EC |EC|² + (suppressed rows) · n from its sums (:func:`discernibility`):
+    ``squares`` = Σ_EC |EC|², ``rows`` = n."""
+    return int(squares) + int(suppressed) * int(rows)
 
 
 def average_class_size(classes: EquivalenceClasses, k: int) -> float:
     """Normalized average equivalence class size C_avg = (rows kept / #EC) / k
     (LeFevre, DeWitt & Ramakrishnan 2006). 1 is ideal for k-anonymity; suppressed rows
     are not in a class and not counted. NaN when there is no class (all suppressed)."""
+    return average_class_size_of(classes.n_rows - classes.n_suppressed, classes.n_classes, k)
+
+
+def average_class_size_of(kept: int, n_classes: int, k: int) -> float:
+    """C_avg = (rows kept / #EC) / k (:func:`average_class_size`) from the rows in a class
+    (``kept``) and the number of classes; NaN without a class."""
     k = _whole(k, "k", 1)
-    if classes.n_classes == 0:
+    if n_classes == 0:
         return math.nan
-    kept = classes.n_rows - classes.n_suppressed
-    return kept / classes.n_classes / k
+    return kept / n_classes / k
 
 
 def ncp(original: pd.Series, levels: np.ndarray, hierarchy: Hierarchy) -> np.ndarray:

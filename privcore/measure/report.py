@@ -87,14 +87,17 @@ class ReleaseMeasurement:
     ul: float | None
     risk: RiskSummary
     loss: dict[str, Any]
-    classes: EquivalenceClasses
-    release: pd.DataFrame  # aligned with the original, row for row
+    # None when the classes were measured inside an engine (too many to list them):
+    classes: EquivalenceClasses | None
+    release: pd.DataFrame | None  # aligned with the original, row for row
     seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
     real_records: dict[str, int] = field(default_factory=dict)  # see :func:`real_records`
     alignment: str = "position"  # how rows were paired: "key", "position" or "none"
     unpaired_because: str | None = None  # "auto" found no pairing: the error's code
     weights: np.ndarray | None = None  # records per row pair (a weighted frequency set)
+    # classes of each size (index: size), when ``classes`` is None
+    size_counts: pd.Series | None = None
 
     @property
     def aligned(self) -> bool:

@@ -78,6 +78,7 @@ class ScannedDataset:
     n_columns: int
     sha256: str
     columns_read: tuple[str, ...]
+    fingerprint_of: str = "frequency_set"  # or "row_hashes" (:func:`summed_dataset`)
 
     @property
     def n_rows(self) -> int:
@@ -91,7 +92,7 @@ class ScannedDataset:
             "columns": self.n_columns,
             "format": "engine",
             "engine": self.engine,
-            "fingerprint_of": "frequency_set",
+            "fingerprint_of": self.fingerprint_of,
             "columns_read": list(self.columns_read),
         }
 
@@ -341,11 +342,87 @@ def measure_tables(engine: Engine, original: Any, release: Any, **options: Any):
     ``name``, ``progress``: :func:`_on_joint_set`) and those of
     :func:`~privcore.measure.report.measure_release` (``models``, ``hierarchies``,
     ``risk_threshold``, ``t_distance``, ``population``). Returns the measurement and the
-    :class:`ScannedDataset` of the original."""
+    :class:`ScannedDataset` of the original.
+
+    On an engine that measures classes in SQL (DuckDB), a release with more distinct
+    combinations of its QIs and SAs than :func:`~privcore.engines.base.max_groups` (an
+    estimate decides before any grouping; a joint set found too large falls back too)
+    is measured by its own classes inside the engine
+    (:func:`~privcore.measure.engine_classes.measure_classes_in_engine`): only
+    aggregates come back."""
     from privcore.measure.report import measure_release
 
-    return _on_joint_set(
-        engine, original, release, measure_release, "Measuring", 0.6, own_progress=False, **options
+    limit = max_groups()
+    in_sql = bool(getattr(engine, "classes_in_sql", False))
+    if in_sql:
+        from privcore.engines.class_sql import approximate_combinations
+
+        Stage(options.get("progress"))(0.0, "Counting the release's distinct combinations")
+        if approximate_combinations(release, [*options["qi"], *options["sa"]]) > limit:
+            return _measure_classes(engine, original, release, limit, **options)
+    try:
+        return _on_joint_set(
+            engine,
+            original,
+            release,
+            measure_release,
+            "Measuring",
+            0.6,
+            own_progress=False,
+            group_limit=limit if in_sql else None,
+            **options,
+        )
+    except InfeasibleError as exc:
+        if not in_sql or exc.code != "engines.too_many_groups":
+            raise
+    return _measure_classes(engine, original, release, limit, **options)
+
+
+def _measure_classes(
+    engine: Engine,
+    original: Any,
+    release: Any,
+    limit: int,
+    *,
+    name: str = "table",
+    progress: Progress | None = None,
+    hierarchies: Any = None,
+    **options: Any,
+):
+    """:func:`measure_tables` of a release too large to pair in memory: its classes
+    measured inside the engine; the original is read once for its fingerprint
+    (:func:`summed_dataset`)."""
+    from privcore.measure.engine_classes import measure_classes_in_engine
+
+    stage = Stage(progress)
+    stage(0.05, "Measuring the release's classes inside the engine")
+    measured = measure_classes_in_engine(engine, release, limit=limit, **options)
+    stage(0.95, "Reading the original's fingerprint")
+    columns = [*options["qi"], *options["sa"]]
+    dataset = summed_dataset(engine, original, columns, name)
+    stage(1.0, "Done")
+    return measured, dataset
+
+
+def summed_dataset(engine: Engine, table: Any, columns: Sequence[str], name: str) -> ScannedDataset:
+    """What the history keeps of a table whose frequency set is too large to bring into
+    memory: its rows and the SHA-256 of (rows, Σ over rows of DuckDB's hash of the
+    ``columns``' cells) — a fingerprint of the rows whatever their order, computed in
+    the engine (``fingerprint_of``: ``row_hashes``)."""
+    import hashlib
+
+    from privcore.engines.class_sql import row_hash_sum
+
+    rows, summed = row_hash_sum(table, columns)
+    digest = hashlib.sha256(f"{int(rows)}:{int(summed)}:{'|'.join(columns)}".encode()).hexdigest()
+    return ScannedDataset(
+        name=name,
+        engine=engine.name,
+        records=int(rows),
+        n_columns=len(engine.columns(table)),
+        sha256=digest,
+        columns_read=tuple(columns),
+        fingerprint_of="row_hashes",
     )
 
 
@@ -378,17 +455,21 @@ def _on_joint_set(
     name: str = "table",
     progress: Progress | None = None,
     own_progress: bool = True,
+    group_limit: int | None = None,
     **options: Any,
 ) -> tuple[Any, ScannedDataset]:
     """Pair the two tables in the engine (by position, or by ``key``), then run
     ``analysis(original_part, release_part, qi=, sa=, weights=, **options)``
     on their joint frequency set, its counts as weights (progress from ``paired_at`` on,
     handed to ``analysis`` when it reports its ``own_progress``); its result and the
-    :class:`ScannedDataset` of the original (named ``name``)."""
+    :class:`ScannedDataset` of the original (named ``name``). ``group_limit``: more
+    joint combinations is ``engines.too_many_groups``, found before they come back."""
     stage = Stage(progress)
     qi, sa = [str(c) for c in qi], [str(c) for c in sa]
     stage(0.0, "Pairing the two tables in the engine")
-    original_part, release_part, weights = _joint_parts(engine, original, release, qi, sa, key)
+    original_part, release_part, weights = _joint_parts(
+        engine, original, release, qi, sa, key, limit=group_limit
+    )
     stage(paired_at, f"{doing} the joint frequency set")
     if own_progress:
         options["progress"] = stage.part(paired_at, 1.0)
@@ -398,13 +479,22 @@ def _on_joint_set(
 
 
 def _joint_parts(
-    engine: Engine, original: Any, release: Any, qi: Sequence[str], sa: Sequence[str], key
+    engine: Engine,
+    original: Any,
+    release: Any,
+    qi: Sequence[str],
+    sa: Sequence[str],
+    key,
+    *,
+    limit: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
     """The joint frequency set of the two tables paired in the engine, as the original's
-    rows, the release's rows (aligned) and their counts."""
+    rows, the release's rows (aligned) and their counts (``limit``: the most
+    combinations brought back)."""
     paired = engine.paired(original, release, key=key)
     columns = [*qi, *sa]
-    joint = engine.frequency_set(paired, [f"o:{c}" for c in columns] + [f"r:{c}" for c in columns])
+    paired_columns = [f"o:{c}" for c in columns] + [f"r:{c}" for c in columns]
+    joint = engine.grouped(paired, paired_columns, limit=limit).frame
     original_part = joint[[f"o:{c}" for c in columns]].set_axis(columns, axis=1)
     release_part = joint[[f"r:{c}" for c in columns]].set_axis(columns, axis=1)
     weights = joint[COUNT].to_numpy(dtype=np.int64)

@@ -398,3 +398,36 @@ def test_an_attack_on_the_engine_stopped_by_cancel_is_recorded_as_cancelled(
     at.button(key="at_run").click().run()
     [run] = history.list_runs(kind="attack")
     assert run["status"] == "cancelled" and run["page"] == "attack"
+
+
+def test_a_release_with_too_many_classes_is_measured_inside_the_engine(
+    parquet_file, monkeypatch
+):
+    """Above PRIVCORE_ENGINE_MAX_GROUPS combinations the Privacy level page shows the
+    measurement made by the classes inside DuckDB: the verdicts, the note on what it
+    leaves out, the worst classes and the chart of class sizes."""
+    monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "100")
+    at = open_table(new_app("data_roles.py"), parquet_file)
+    wb = workbench(at)
+    key = wb.active
+    at.button(key=f"lt_use_all::{key}").click().run()
+    at.button(key=f"confirm::{key}").click().run()
+    at.switch_page(str(ROOT / "pages" / "privacy_level.py"))
+    at.run()
+    at.text_input(key=f"pl_release_file::{key}").input(parquet_file)  # the table itself
+    at.run()
+    at.button(key="pl_measure").click().run()
+    no_exceptions(at)
+    assert errors(at) == []
+    measured = at.session_state["pl_table_measured"][key]["value"].result
+    assert measured.classes is None and measured.unpaired_because == "engines.too_many_groups"
+    assert measured.models.summary["rows"] == ROWS
+    shown = " ".join(e.value for e in [*at.info, *at.warning, *at.caption, *at.markdown])
+    assert "measured inside the engine" in shown
+    for tab, check in (("Classes", "worst classes"), ("Charts", None)):
+        at.session_state["pl_table_view"] = tab
+        at.run()
+        no_exceptions(at)
+        if check:
+            assert any(check in c.value for c in at.caption)
+            assert len(at.dataframe[-1].value) == min(measured.models.summary["classes"], 1000)

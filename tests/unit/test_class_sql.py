@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from privcore.classes import release_classes
+from privcore.engines.class_report import engine_class_report
 from privcore.engines.class_sql import class_summary
 from privcore.engines.duckdb_engine import DuckDBEngine
 from privcore.models import evaluate
@@ -25,6 +26,10 @@ def summary_in_duckdb(tmp_path, frame: pd.DataFrame, qi, sa) -> dict:
     frame.to_parquet(path, index=False)
     engine = DuckDBEngine(threads=1)
     return class_summary(engine, engine.scan(path), qi, sa)
+
+
+def verdicts_in_duckdb(engine, table, qi, sa, models) -> list[dict]:
+    return engine_class_report(engine, table, qi, sa, models).verdicts
 
 
 def test_a_table_worked_by_hand(tmp_path):
@@ -86,7 +91,6 @@ def test_the_same_summary_as_in_memory(tmp_path, seed):
 
 
 def test_the_same_verdicts_as_in_memory(tmp_path):
-    from privcore.engines.class_sql import class_verdicts
     from privcore.models import (
         DistinctLDiversity,
         EntropyLDiversity,
@@ -117,7 +121,7 @@ def test_the_same_verdicts_as_in_memory(tmp_path):
     path = tmp_path / "release.parquet"
     frame.to_parquet(path, index=False)
     engine = DuckDBEngine(threads=1)
-    mine = class_verdicts(engine, engine.scan(path), qi, sa, models)
+    mine = verdicts_in_duckdb(engine, engine.scan(path), qi, sa, models)
     here = evaluate(release_classes(frame, qi, sa), models).verdicts
     assert len(mine) == len(here)
     for got, want in zip(mine, here, strict=True):
@@ -134,7 +138,6 @@ def test_the_same_verdicts_as_in_memory(tmp_path):
 
 
 def test_k_without_sensitive_attributes_and_a_model_refused_in_words(tmp_path):
-    from privcore.engines.class_sql import class_verdicts
     from privcore.errors import ParameterError
     from privcore.models import KAnonymity, TCloseness
 
@@ -142,7 +145,7 @@ def test_k_without_sensitive_attributes_and_a_model_refused_in_words(tmp_path):
     path = tmp_path / "release.parquet"
     frame.to_parquet(path, index=False)
     engine = DuckDBEngine(threads=1)
-    (verdict,) = class_verdicts(engine, engine.scan(path), ["zip"], [], [KAnonymity(2)])
+    (verdict,) = verdicts_in_duckdb(engine, engine.scan(path), ["zip"], [], [KAnonymity(2)])
     assert (verdict["passed"], verdict["violating_classes"], verdict["violating_rows"]) == (
         False,
         1,
@@ -150,7 +153,7 @@ def test_k_without_sensitive_attributes_and_a_model_refused_in_words(tmp_path):
     )
     assert verdict["achieved"] == {"k": 1}
     with pytest.raises(ParameterError) as refused:
-        class_verdicts(
+        verdicts_in_duckdb(
             engine, engine.scan(path), ["zip"], ["disease"], [TCloseness(0.2, "hierarchical")]
         )
     assert refused.value.code == "engines.distance_not_in_engine"
@@ -176,7 +179,7 @@ def test_every_class_figure_as_in_memory_with_many_one_value_classes(tmp_path):
     frame.to_parquet(path, index=False)
     engine = DuckDBEngine(threads=1)
     table = engine.scan(path)
-    name, _ = class_figures(engine, table, ["age"], ["disease", "salary"], recursive_l=(3,))
+    name = class_figures(engine, table, ["age"], ["disease", "salary"], recursive_l=(3,)).table
     mine = table.connection.execute(f"SELECT * FROM {name}").df()
     classes = release_classes(frame, ["age"], ["disease", "salary"])
     assert (mine["d0"] == 1).sum() > 50  # many classes of one value
@@ -191,3 +194,110 @@ def test_every_class_figure_as_in_memory_with_many_one_value_classes(tmp_path):
             assert got == pytest.approx(np.sort(np.asarray(expected, dtype=float))), column
         got = np.sort(np.exp(mine[f"h{j}"].to_numpy(dtype=float)))
         assert got == pytest.approx(np.sort(entropy_l(classes, attribute)))
+
+
+def _starred_release(seed: int, n: int = 2_500) -> pd.DataFrame:
+    """A release with generalized cells, missing values and rows at '*' in every QI."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "age": rng.choice(["20-29", "30-39", "40-49", "*"], n),
+            "zip": rng.choice(["476**", "479**", "*", None], n),
+            "disease": rng.choice(["flu", "cold", "cancer", None], n, p=[0.5, 0.3, 0.1, 0.1]),
+            "salary": rng.choice([10.0, 20.0, 30.0, np.nan], n),
+        }
+    )
+    top = rng.random(n) < 0.04
+    frame.loc[top, ["age", "zip"]] = "*"
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("seed", "model_set"),
+    [(0, "none"), (1, "k_fails_top"), (2, "all_pass_top"), (3, "mixed")],
+)
+def test_the_whole_report_as_in_memory_with_the_group_at_star(tmp_path, seed, model_set):
+    """Summary, verdicts, suppressed rows, class sizes, the worst classes and the
+    entropies equal those of the classes in memory (release_classes + evaluate), the
+    group at '*' in every QI a class or suppressed by the same rule."""
+    from privcore.measure.entropy import discrimination_rate
+    from privcore.models import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        KAnonymity,
+        RecursiveCLDiversity,
+        TCloseness,
+    )
+
+    frame = _starred_release(seed)
+    qi, sa = ["age", "zip"], ["disease", "salary"]
+    top_size = int(((frame["age"] == "*") & (frame["zip"] == "*")).sum())
+    models = {
+        "none": [],
+        "k_fails_top": [KAnonymity(top_size + 1)],
+        "all_pass_top": [KAnonymity(2), DistinctLDiversity(2)],
+        "mixed": [
+            KAnonymity(40),
+            EntropyLDiversity(2.0, attributes=("disease",)),
+            RecursiveCLDiversity(3.0, 2),
+            TCloseness(0.15),
+        ],
+    }[model_set]
+    path = tmp_path / "release.parquet"
+    frame.to_parquet(path, index=False)
+    engine = DuckDBEngine(threads=1)
+    mine = engine_class_report(engine, engine.scan(path), qi, sa, models, worst=5)
+    classes = release_classes(frame, qi, sa, models=models)
+    here = evaluate(classes, models, frame=frame)
+    if model_set == "k_fails_top":
+        assert classes.n_suppressed == top_size > 0
+    assert mine.summary["suppressed_rows"] == here.summary["suppressed_rows"]
+    for key in ("k", "classes", "rows"):
+        assert mine.summary[key] == here.summary[key], key
+    for figure in ("l_distinct", "l_entropy", "recursive_c", "top_share"):
+        for attribute in sa:
+            assert mine.summary[figure][attribute] == pytest.approx(
+                here.summary[figure][attribute]
+            ), (figure, attribute)
+    for attribute in sa:
+        got, want = mine.summary["t_closeness"][attribute], here.summary["t_closeness"][attribute]
+        assert got["distance"] == want["distance"]
+        assert got["t"] == pytest.approx(want["t"])
+    for got, want in zip(mine.verdicts, here.verdicts, strict=True):
+        for key in ("model", "passed", "violating_classes", "violating_rows"):
+            assert got[key] == want[key], (key, got, want)
+    sizes = pd.Series(classes.sizes).value_counts().sort_index()
+    assert mine.size_counts.to_dict() == sizes.to_dict()
+    # the worst classes: failing first, then the smallest, as in memory's table
+    table = here.class_table
+    order = table.assign(failing=table["violates"].astype(str) != "").sort_values(
+        ["failing", "size", "age", "zip"], ascending=[False, True, True, True], kind="stable"
+    )
+    assert mine.class_table["size"].tolist() == order["size"].head(5).tolist()
+    assert mine.class_table["violates"].tolist() == order["violates"].astype(str).head(5).tolist()
+    # DR = 1 − H(T|K)/H(T) from the sums Σ n ln n
+    n = len(frame)
+
+    def entropy(sum_n_ln_n: float) -> float:
+        return math.log(n) - sum_n_ln_n / n
+
+    h_t = entropy(mine.n_ln_n["sa"])
+    h_t_given_k = entropy(mine.n_ln_n["both"]) - entropy(mine.n_ln_n["qi"])
+    assert 1 - h_t_given_k / h_t == pytest.approx(discrimination_rate(frame, qi, sa))
+
+
+def test_the_worst_classes_are_named_by_their_values(tmp_path):
+    frame = pd.DataFrame(
+        {"zip": ["b", "b", "a", "c", "c", "c"], "disease": ["x", "y", "x", "x", "x", "y"]}
+    )
+    path = tmp_path / "release.csv"
+    frame.to_csv(path, index=False)
+    engine = DuckDBEngine(threads=1)
+    from privcore.models import KAnonymity
+
+    report = engine_class_report(engine, engine.scan(path), ["zip"], ["disease"], [KAnonymity(2)])
+    table = report.class_table
+    assert table["zip"].tolist() == ["a", "b", "c"]  # a fails k = 2; then b (2), c (3)
+    assert table["size"].tolist() == [1, 2, 3]
+    assert table["violates"].tolist() == ["k-anonymity", "", ""]
+    assert table["disease · distinct"].tolist() == [1, 2, 2]

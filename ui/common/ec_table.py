@@ -179,8 +179,13 @@ def sa_distribution_chart(
 
 def class_size_histogram(sizes: np.ndarray, k: int | None = None) -> alt.Chart:
     """Histogram of class sizes (log-binned counts when sizes spread widely), k as a rule."""
-    frame = pd.DataFrame({"size": sizes})
-    counts = frame.value_counts("size").rename("classes").reset_index()
+    return size_counts_histogram(pd.Series(sizes).value_counts(), k)
+
+
+def size_counts_histogram(size_counts: pd.Series, k: int | None = None) -> alt.Chart:
+    """:func:`class_size_histogram` from the number of classes of each size
+    (``size_counts``: index size, values classes) — classes counted by an engine."""
+    counts = pd.DataFrame({"size": size_counts.index.to_numpy(), "classes": size_counts.to_numpy()})
     counts["records"] = counts["size"] * counts["classes"]
     bars = (
         alt.Chart(counts, title=t("ec.hist_title"))

@@ -15,7 +15,7 @@ import streamlit as st
 from privcore.report.risk import GDPR_RECORDS
 from privcore.runs import MeasureRequest, RiskRequest
 from ui.common.components import escape_md
-from ui.common.ec_table import class_size_histogram, render_class_table
+from ui.common.ec_table import class_size_histogram, render_class_table, size_counts_histogram
 from ui.common.engine_tables import on_release, release_file_input, run_and_keep, run_buttons
 from ui.common.i18n import t
 from ui.common.state import Workbench
@@ -84,6 +84,17 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
     their counts): Summary · Classes (sizes in records) · Charts · Download."""
     result = outcome.result
     summary = result.to_dict()
+    if result.classes is None:  # too many classes to list: measured inside the engine
+        result_tabs(
+            "pl_table_view",
+            summary=lambda: summary_tab(result, summary, wb, None, outcome.request),
+            classes=lambda: _worst_classes(result.models.class_table),
+            charts=lambda: st.altair_chart(
+                size_counts_histogram(result.size_counts, summary["k"]), width="stretch"
+            ),
+            download=lambda: downloads(result, summary, name),
+        )
+        return
     weights = np.asarray(result.weights, dtype=np.int64)
     result_tabs(
         "pl_table_view",
@@ -98,6 +109,13 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
         charts=lambda: _charts(result, summary),
         download=lambda: downloads(result, summary, name),
     )
+
+
+def _worst_classes(table: Any) -> None:
+    """The worst classes of a release measured inside the engine (those failing a model
+    first, then the smallest): a table, without drill-down (the rows stay in the file)."""
+    st.caption(t("pl.worst_classes", n=f"{len(table):,}"))
+    st.dataframe(table, hide_index=True, width="stretch")
 
 
 def _charts(result: Any, summary: Any) -> None:
