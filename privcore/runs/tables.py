@@ -39,6 +39,7 @@ from privcore.errors import InfeasibleError, ParameterError
 from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
 from privcore.models import ModelReport, PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
+from privcore.runs.first_level import first_level_that_fits, in_own_levels, schema_from
 from privcore.runs.mondrian_fragments import mondrian_in_fragments
 
 #: Algorithms that need each record in memory: they refuse a frequency set whose rows
@@ -176,11 +177,11 @@ def anonymize_table(
     The frequency set is brought into memory when it has at most
     :func:`~privcore.engines.base.max_groups` rows; above that Mondrian runs on fragments
     (:func:`~privcore.runs.mondrian_fragments.mondrian_in_fragments`) and the lattice
-    searches refuse
-    (``engines.too_many_groups``). KACA and condensation need the records themselves:
+    searches start, on DuckDB, from the first generalization whose frequency set fits
+    (:mod:`privcore.runs.first_level`; elsewhere ``engines.too_many_groups``). KACA and condensation need the records themselves:
     the table is read into memory for them when it has at most :func:`records_limit`
     rows (:func:`_records_in_memory`), and refused above that."""
-    from privcore.anonymize import anonymize
+    from privcore.anonymize import FULL_DOMAIN, anonymize
     from privcore.engines.models import release_models
 
     check_order_copy(order_copy, out, shuffle)
@@ -205,35 +206,45 @@ def anonymize_table(
         )
     stage(0.0, "Grouping the table in the engine")
     limit = max_groups()
+    start, release, source = None, None, table  # source: the table the release is made of
     try:
         grouped = engine.grouped(table, [*qi, *sa], limit=limit)
     except InfeasibleError as exc:
-        if exc.code != "engines.too_many_groups" or algorithm != "mondrian":
+        if exc.code != "engines.too_many_groups" or algorithm not in (*FULL_DOMAIN, "mondrian"):
             raise
-        grouped, release = mondrian_in_fragments(
-            engine, table, inner, constraints, limit, stage.part(0.0, 0.7), settings
-        )
-    else:
+        if algorithm == "mondrian":
+            grouped, release = mondrian_in_fragments(
+                engine, table, inner, constraints, limit, stage.part(0.0, 0.7), settings
+            )
+        else:  # the search starts where the engine's counts fit
+            start, source, grouped = first_level_that_fits(
+                engine, table, inner, limit, stage.part(0.0, 0.2)
+            )
+    if release is None:
         release = anonymize(
             grouped.frame[[*qi, *sa]],
-            inner,
+            inner if start is None else schema_from(inner, qi, start),
             constraints,
             algorithm=algorithm,
             progress=stage.part(0.2, 0.7),
             weights=grouped.frame[COUNT].to_numpy(dtype=np.int64),
             **settings,
         )
+        if start is not None:
+            release = in_own_levels(release, inner, start, limit)
     frequency_set = grouped.frame
     stage(0.7, "Writing the release in the engine")
     released = release.frame[qi].reset_index(drop=True)
     drop = list(schema.identifiers)
     rows = engine.write(
-        table, grouped, released, out, drop=drop, shuffle_seed=seed if shuffle else None
+        source, grouped, released, out, drop=drop, shuffle_seed=seed if shuffle else None
     )
     copy_rows = None
     if order_copy is not None:  # the same released values, in the table's order
         stage(0.8, "Writing the copy in the table's order in the engine")
-        copy_rows = engine.write(table, grouped, released, order_copy, drop=drop, shuffle_seed=None)
+        copy_rows = engine.write(
+            source, grouped, released, order_copy, drop=drop, shuffle_seed=None
+        )
     stage(0.9, "Checking the written release in the engine")
     written = engine.scan(out)
     check = release_models(
@@ -245,7 +256,9 @@ def anonymize_table(
         out=Path(out),
         rows_written=rows,
         written_check=check,
-        dataset=scanned_dataset(engine, table, frequency_set, name),
+        dataset=scanned_dataset(engine, table, frequency_set, name)
+        if start is None
+        else summed_dataset(engine, table, [*qi, *sa], name),
         order_copy=None if order_copy is None else Path(order_copy),
         order_copy_rows=copy_rows,
     )

@@ -294,18 +294,60 @@ def test_mondrian_runs_on_fragments_above_the_group_limit(adult_parquet, tmp_pat
     assert len(written) == 30_162 and "person" not in written.columns
     gcp_whole, gcp_parts = whole.release.loss["gcp"], parts.release.loss["gcp"]
     assert gcp_parts <= 1.05 * gcp_whole, (gcp_parts, gcp_whole)  # no more than 5 % worse
-    for algorithm in ("optimal", "datafly"):
-        with pytest.raises(InfeasibleError) as error:
-            anonymize_table(
-                engine,
-                table,
-                schema,
-                [KAnonymity(10)],
-                tmp_path / "x.parquet",
-                algorithm=algorithm,
-            )
-        assert error.value.code == "engines.too_many_groups"
-        assert error.value.params["limit"] == 4000
+    # the lattice searches start from the first generalization that fits (below),
+    # except on an engine that cannot generalize inside itself
+    from privcore.engines.pandas_engine import PandasEngine
+
+    in_memory = PandasEngine()
+    with pytest.raises(InfeasibleError) as error:
+        anonymize_table(
+            in_memory,
+            in_memory.scan(adult_parquet),
+            schema,
+            [KAnonymity(10)],
+            tmp_path / "x.parquet",
+            algorithm="optimal",
+        )
+    assert error.value.code == "engines.too_many_groups"
+    assert error.value.params["limit"] == 4000
+
+
+@pytest.mark.parametrize("algorithm", ["optimal", "datafly", "samarati"])
+def test_a_lattice_search_starts_where_the_engine_counts_fit(
+    adult_parquet, tmp_path, monkeypatch, algorithm
+):
+    """Above PRIVCORE_ENGINE_MAX_GROUPS the search runs on the table generalized inside
+    DuckDB to the first node whose frequency set fits: it finds the node it finds on
+    the whole frequency set (that node lies above the start), the written file meets k
+    and keeps the table's order, and the release names where it started."""
+    from privcore.data import Role, Schema, load_sample
+    from privcore.engines.duckdb_engine import DuckDBEngine
+    from privcore.models import KAnonymity
+    from privcore.runs.tables import anonymize_table
+
+    _, sample = load_sample("adult")
+    roles = {**dict.fromkeys(QI, Role.QUASI_IDENTIFIER), SA: Role.SENSITIVE}
+    schema = Schema(roles, {c: sample.hierarchies[c] for c in QI})
+    engine = DuckDBEngine()
+    table = engine.scan(adult_parquet)
+    models = [KAnonymity(10)]
+    options = {"algorithm": algorithm, "max_suppression": 0.01, "shuffle": False}
+    whole = anonymize_table(engine, table, schema, models, tmp_path / "whole.parquet", **options)
+    monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "4000")
+    started = anonymize_table(engine, table, schema, models, tmp_path / "start.parquet", **options)
+    start = started.release.params["start_levels"]
+    assert sum(start.values()) >= 1
+    assert all(level >= start[c] for c, level in zip(QI, started.release.node, strict=True))
+    assert started.written_check.satisfied and started.rows_written == 30_162
+    assert any(n.code == "engines.search_from_level" for n in started.release.notes)
+    assert started.dataset.summary()["fingerprint_of"] == "row_hashes"
+    if algorithm == "samarati":  # its lowest node (age at 1) lies below the start (age 2)
+        assert whole.release.node[0] < start["age"]
+        assert sum(started.release.node) >= sum(whole.release.node)
+        return
+    assert started.release.node == whole.release.node
+    written = pd.read_parquet(tmp_path / "start.parquet")
+    assert written.equals(pd.read_parquet(tmp_path / "whole.parquet"))  # same cells, order
 
 
 @pytest.fixture(scope="module")
