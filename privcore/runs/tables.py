@@ -178,9 +178,10 @@ def anonymize_table(
     :func:`~privcore.engines.base.max_groups` rows; above that Mondrian runs on fragments
     (:func:`~privcore.runs.mondrian_fragments.mondrian_in_fragments`) and the lattice
     searches start, on DuckDB, from the first generalization whose frequency set fits
-    (:mod:`privcore.runs.first_level`; elsewhere ``engines.too_many_groups``). KACA and condensation need the records themselves:
-    the table is read into memory for them when it has at most :func:`records_limit`
-    rows (:func:`_records_in_memory`), and refused above that."""
+    (:mod:`privcore.runs.first_level`; elsewhere ``engines.too_many_groups``). KACA
+    and condensation need the records themselves: the table is read into memory for
+    them when it has at most :func:`records_limit` rows (:func:`_records_in_memory`),
+    and refused above that."""
     from privcore.anonymize import FULL_DOMAIN, anonymize
     from privcore.engines.models import release_models
 
@@ -386,7 +387,7 @@ def measure_tables(engine: Engine, original: Any, release: Any, **options: Any):
             **options,
         )
     except InfeasibleError as exc:
-        if not in_sql or exc.code != "engines.too_many_groups":
+        if not in_sql or exc.code != "engines.too_many_pairs":
             raise
     return _measure_classes(engine, original, release, limit, **options)
 
@@ -475,10 +476,13 @@ def _on_joint_set(
     ``analysis(original_part, release_part, qi=, sa=, weights=, **options)``
     on their joint frequency set, its counts as weights (progress from ``paired_at`` on,
     handed to ``analysis`` when it reports its ``own_progress``); its result and the
-    :class:`ScannedDataset` of the original (named ``name``). ``group_limit``: more
-    joint combinations is ``engines.too_many_groups``, found before they come back."""
+    :class:`ScannedDataset` of the original (named ``name``). ``group_limit`` (default:
+    :func:`~privcore.engines.base.max_groups` on DuckDB, else none): more joint
+    combinations is ``engines.too_many_pairs``, found before they come back."""
     stage = Stage(progress)
     qi, sa = [str(c) for c in qi], [str(c) for c in sa]
+    if group_limit is None and getattr(engine, "classes_in_sql", False):
+        group_limit = max_groups()  # DuckDB: a near-unique pair set stays in the engine
     stage(0.0, "Pairing the two tables in the engine")
     original_part, release_part, weights = _joint_parts(
         engine, original, release, qi, sa, key, limit=group_limit
@@ -507,7 +511,20 @@ def _joint_parts(
     paired = engine.paired(original, release, key=key)
     columns = [*qi, *sa]
     paired_columns = [f"o:{c}" for c in columns] + [f"r:{c}" for c in columns]
-    joint = engine.grouped(paired, paired_columns, limit=limit).frame
+    try:
+        joint = engine.grouped(paired, paired_columns, limit=limit).frame
+    except InfeasibleError as exc:
+        if exc.code != "engines.too_many_groups":
+            raise
+        raise InfeasibleError(
+            f"The original and the release paired have more than {limit:,} distinct "
+            "combinations of their quasi-identifiers and sensitive attributes, more than "
+            "this installation holds in memory (PRIVCORE_ENGINE_MAX_GROUPS). Measuring "
+            "such a release works inside the engine; this analysis needs the pairs in "
+            "memory: run it on a sample of the rows, or raise the limit.",
+            code="engines.too_many_pairs",
+            limit=limit,
+        ) from exc
     original_part = joint[[f"o:{c}" for c in columns]].set_axis(columns, axis=1)
     release_part = joint[[f"r:{c}" for c in columns]].set_axis(columns, axis=1)
     weights = joint[COUNT].to_numpy(dtype=np.int64)

@@ -148,3 +148,24 @@ def test_discrimination_of_sums_by_hand():
     sums = {"qi": 2 * (2 * math.log(2)), "sa": 3 * math.log(3), "both": 2 * math.log(2)}
     assert discrimination_of_sums(sums, 4) == pytest.approx(0.38366, abs=1e-4)
     assert discrimination_of_sums({"qi": 0.0, "sa": 4 * math.log(4), "both": 0.0}, 4) == 0.0
+
+
+def test_an_analysis_that_needs_the_pairs_refuses_in_words(tables, capsys, monkeypatch):
+    """The attack simulator needs every (original, released) pair in memory: above the
+    limit it stops before bringing them back, with one line that says what to do."""
+    original, release = tables
+    monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "500")
+    code = main(
+        [
+            "attack",
+            "--original", str(original),
+            "--release", str(release),
+            "--qi", "age,zip,day",
+            "--sa", "disease",
+            "--engine", "duckdb",
+        ]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "this analysis needs the pairs in memory" in err
+    assert "Traceback" not in err
