@@ -23,7 +23,6 @@ the frequency set the run read — the same on every engine — never its rows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +32,19 @@ import pandas as pd
 from privcore.core.progress import Progress, Stage
 from privcore.data import Schema
 from privcore.data.hierarchy import Hierarchy
-from privcore.data.loading import fingerprint
 from privcore.engines.base import COUNT, Engine, max_groups, regrouped
 from privcore.errors import InfeasibleError, ParameterError
 from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
-from privcore.models import ModelReport, PrivacyModel
+from privcore.models import PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
 from privcore.runs.first_level import first_level_that_fits, in_own_levels, schema_from
 from privcore.runs.mondrian_fragments import mondrian_in_fragments
+from privcore.runs.table_results import (
+    ScannedDataset,
+    TableRelease,
+    scanned_dataset,
+    summed_dataset,
+)
 
 #: Algorithms that need each record in memory: they refuse a frequency set whose rows
 #: stand for several records (``anonymize.needs_records``); on an engine the table's
@@ -65,89 +69,6 @@ def records_limit() -> int:
     from privcore.config import limits
 
     return local_recoding_row_limit() or limits().max_rows
-
-
-@dataclass(frozen=True)
-class ScannedDataset:
-    """A table an engine read, as the history keeps it: its ``name``, the engine, how
-    many records and columns it has, and the fingerprint of the frequency set of the
-    columns the run read (``columns_read``) — equal on every engine."""
-
-    name: str
-    engine: str
-    records: int
-    n_columns: int
-    sha256: str
-    columns_read: tuple[str, ...]
-    fingerprint_of: str = "frequency_set"  # or "row_hashes" (:func:`summed_dataset`)
-
-    @property
-    def n_rows(self) -> int:
-        return self.records
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "sha256": self.sha256,
-            "rows": self.records,
-            "columns": self.n_columns,
-            "format": "engine",
-            "engine": self.engine,
-            "fingerprint_of": self.fingerprint_of,
-            "columns_read": list(self.columns_read),
-        }
-
-
-def scanned_dataset(
-    engine: Engine, table: Any, frequency_set: pd.DataFrame, name: str
-) -> ScannedDataset:
-    columns = [c for c in frequency_set.columns if c != COUNT]
-    return ScannedDataset(
-        name=name,
-        engine=engine.name,
-        records=int(frequency_set[COUNT].sum()),
-        n_columns=len(engine.columns(table)),
-        sha256=fingerprint(frequency_set).sha256,
-        columns_read=tuple(columns),
-    )
-
-
-@dataclass(frozen=True, eq=False)
-class TableRelease:
-    """A release made on an engine: the :class:`~privcore.anonymize.Release` of the
-    frequency set (its rows weighted by their counts), the file written, the rows
-    written, and the privacy models checked again on the written file
-    (``written_check``); when a copy in the table's order was asked for next to a
-    shuffled file (``order_copy``), where it went and its rows (``order_copy_rows``)."""
-
-    release: Any
-    out: Path
-    rows_written: int
-    written_check: ModelReport
-    dataset: ScannedDataset
-    order_copy: Path | None = None
-    order_copy_rows: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The release's report (the keys of ``anonymize --json`` on every engine), with
-        the engine's checks of the written file (and ``order_copy``, only when a copy in
-        the table's order was written: its path and rows)."""
-        out = dict(self.release.to_dict())
-        out["engine"] = {
-            "name": self.dataset.engine,
-            "rows_written": self.rows_written,
-            "written_satisfied": bool(self.written_check.satisfied),
-            "written_k": self.written_check.summary["k"],
-        }
-        if self.order_copy is not None:
-            out["engine"]["order_copy"] = {
-                "path": str(self.order_copy),
-                "rows_written": self.order_copy_rows,
-            }
-        return out
-
-    def history_summary(self) -> dict[str, Any]:
-        return self.release.history_summary()
 
 
 def anonymize_table(
@@ -416,28 +337,6 @@ def _measure_classes(
     dataset = summed_dataset(engine, original, columns, name)
     stage(1.0, "Done")
     return measured, dataset
-
-
-def summed_dataset(engine: Engine, table: Any, columns: Sequence[str], name: str) -> ScannedDataset:
-    """What the history keeps of a table whose frequency set is too large to bring into
-    memory: its rows and the SHA-256 of (rows, Σ over rows of DuckDB's hash of the
-    ``columns``' cells) — a fingerprint of the rows whatever their order, computed in
-    the engine (``fingerprint_of``: ``row_hashes``)."""
-    import hashlib
-
-    from privcore.engines.class_sql import row_hash_sum
-
-    rows, summed = row_hash_sum(table, columns)
-    digest = hashlib.sha256(f"{int(rows)}:{int(summed)}:{'|'.join(columns)}".encode()).hexdigest()
-    return ScannedDataset(
-        name=name,
-        engine=engine.name,
-        records=int(rows),
-        n_columns=len(engine.columns(table)),
-        sha256=digest,
-        columns_read=tuple(columns),
-        fingerprint_of="row_hashes",
-    )
 
 
 def risk_tables(engine: Engine, original: Any, release: Any, **options: Any):
