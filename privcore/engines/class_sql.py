@@ -145,8 +145,7 @@ def class_figures(
             f"cells{j} AS MATERIALIZED (SELECT {keys}, {rank} AS v, count(*)::DOUBLE AS n "
             f"FROM {view} GROUP BY ALL)"
         )
-        parts.append(_attribute_sql(f"cells{j}", keys, j, recursive_l))
-        parts.append(_ordered_per_class(connection, f"cells{j}", keys, j, m))
+        parts.append(_attribute_sql(f"cells{j}", keys, j, m, recursive_l))
     if not parts:
         parts.append(f"SELECT {keys}, count(*) AS size FROM {view} GROUP BY {keys}")
     joined = f"({parts[0]}) a0" + "".join(
@@ -227,41 +226,21 @@ def _ranks(connection: Any, view: str, code: str, *, missing_first: bool) -> tup
     return code, m
 
 
-def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -> str:
-    """SQL of one row per class: its codes and ``to{j}``, the t with the ordered
-    distance of the attribute whose (class, rank) counts are ``cells`` (module
-    docstring), F_Q and X in a small table of m + 1 rows. A class of one value a has
-    t = (2·X(a) + (m − a) − X(m))/(m − 1) (F_P is 0 before a and 1 from a on); the
-    running sums, windows that do not spill to disk, are kept for the classes holding
-    two values or more (few in a near-unique table)."""
+def _multi_valued_sql(cells: str, keys: str, m: int, q: str) -> str:
+    """CTEs giving, for each class holding two values or more (few in a near-unique
+    table), its codes, ``te`` (equal-distance t) and ``tor`` (ordered-distance t) of the
+    attribute whose (class, rank) counts are ``cells`` (module docstring), from the
+    classes' sizes and distinct counts in ``per_class`` and F_Q, X in ``q``: a segment
+    per present value, the crossing point of F_P and F_Q by an as-of join."""
     if m <= 1:
-        return f"SELECT {keys}, 0.0::DOUBLE AS to{j} FROM {cells} GROUP BY {keys}"
-    q = f"privcore_ordered_q_{j}"
-    return f"""
-    WITH shares AS (SELECT v, sum(n) AS g FROM {cells} GROUP BY v),
-    cumulative AS (
-        SELECT v AS i, sum(g) OVER (ORDER BY v) / sum(g) OVER () AS fq FROM shares
-    ),
-    {q} AS (
-        SELECT i, fq, coalesce(sum(fq) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING
-                                             AND 1 PRECEDING), 0) AS x
-        FROM (SELECT i, fq FROM cumulative
-              UNION ALL SELECT {m} AS i, 'infinity'::DOUBLE AS fq)
-    ),
-    counted AS (SELECT {keys}, count(*) AS d FROM {cells} GROUP BY {keys}),
-    single AS (  -- one value a: F_P jumps from 0 to 1 at a
-        SELECT {keys}, (2 * xa.x + ({m} - v) - xm.x) / {m - 1} AS t
-        FROM {cells} JOIN counted USING ({keys}) JOIN {q} xa ON xa.i = v
-        CROSS JOIN (SELECT x FROM {q} WHERE i = {m}) xm
-        WHERE d = 1
-    ),
-    several AS (
-        SELECT {cells}.* FROM {cells} JOIN counted USING ({keys}) WHERE d >= 2
-    ),
+        ordered, joined_ordered, running = "0.0::DOUBLE", "", ""
+    else:
+        ordered, joined_ordered = "o.tor", f" JOIN ordered o USING ({keys})"
+        running = f""",
     running AS (
         SELECT {keys}, v AS a,
                sum(n) OVER (PARTITION BY {keys} ORDER BY v ROWS UNBOUNDED PRECEDING)
-                   / sum(n) OVER (PARTITION BY {keys}) AS c,
+                   / size AS c,
                coalesce(lead(v) OVER (PARTITION BY {keys} ORDER BY v), {m}) AS b,
                row_number() OVER (PARTITION BY {keys} ORDER BY v) AS nth
         FROM several
@@ -278,22 +257,36 @@ def _ordered_per_class(connection: Any, cells: str, keys: str, j: int, m: int) -
         JOIN {q} xa ON xa.i = seg.a
         JOIN {q} xb ON xb.i = seg.b
         JOIN {q} xs ON xs.i = seg.s
-    )
-    SELECT {keys}, least(greatest(t, 0), 1) AS to{j} FROM single
-    UNION ALL
-    SELECT {keys},
-           least(greatest((sum(c * (s - a) - (xs - xa) + (xb - xs) - c * (b - s))
-                + sum(CASE WHEN nth = 1 THEN xa ELSE 0 END)) / {m - 1}, 0), 1) AS to{j}
-    FROM parts GROUP BY {keys}
-    """
+    ),
+    ordered AS (
+        SELECT {keys},
+               (sum(c * (s - a) - (xs - xa) + (xb - xs) - c * (b - s))
+                + sum(CASE WHEN nth = 1 THEN xa ELSE 0 END)) / {m - 1} AS tor
+        FROM parts GROUP BY {keys}
+    )"""
+    return f"""
+    several AS (
+        SELECT c.*, p.size FROM {cells} c JOIN per_class p USING ({keys}) WHERE p.d >= 2
+    ),
+    equal AS (
+        SELECT {keys}, 0.5 * (sum(abs(n / size - g / rows)) + 1 - sum(g / rows)) AS te
+        FROM several JOIN everywhere USING (v) CROSS JOIN total GROUP BY {keys}
+    ){running},
+    multi AS (SELECT {keys}, e.te, {ordered} AS tor FROM equal e{joined_ordered})"""
 
 
-def _attribute_sql(cells: str, keys: str, j: int, recursive_l: Sequence[int]) -> str:
+def _attribute_sql(cells: str, keys: str, j: int, m: int, recursive_l: Sequence[int]) -> str:
     """One row per class: its codes, ``size{j}``, ``d{j}``, ``h{j}``, ``top{j}``,
-    ``tail{j}_{l}`` and ``te{j}`` of the attribute whose (class, value) counts are
-    ``cells`` (module docstring). The class sizes come from a GROUP BY joined back (a
-    window over every class does not spill to disk); tail₂ = |c| − r₁ needs no ranks,
-    and a larger l ranks the values of a class only where it has at least l of them."""
+    ``tail{j}_{l}``, ``te{j}`` and ``to{j}`` of the attribute whose (class, rank)
+    counts are ``cells`` (module docstring), its m ranks 0 … m − 1.
+
+    One GROUP BY of the cells gives each class's size, distinct count d, r₁ and
+    Σ n ln n (H = ln |c| − Σ n ln n / |c|). A class of one value a — nearly every class
+    of a near-unique table — has closed forms: equal t = 1 − q(a), ordered
+    t = (2·X(a) + (m − a) − X(m))/(m − 1) (F_P is 0 before a and 1 from a on). Only the
+    classes of two values or more are read again, for their t
+    (:func:`_multi_valued_sql`) and, where d ≥ l > 2, the ranks of their counts
+    (tail_l); tail₂ = |c| − r₁."""
     larger = sorted({int(l) for l in recursive_l} - {1, 2})  # noqa: E741
     tails = f", size - top AS tail{j}_2, size AS tail{j}_1"
     ranked = ""
@@ -310,21 +303,37 @@ def _attribute_sql(cells: str, keys: str, j: int, recursive_l: Sequence[int]) ->
             FROM {cells} JOIN per_class USING ({keys}) WHERE d >= {min(larger)}
         ) GROUP BY {keys}
     ) ranks USING ({keys})"""
+    q = f"privcore_ordered_q_{j}"
+    if m <= 1:
+        single_ordered, q_joins = "0.0::DOUBLE", ""
+    else:
+        single_ordered = f"(2 * xa.x + ({m} - p.v1) - xm.x) / {m - 1}"
+        q_joins = f" JOIN {q} xa ON xa.i = p.v1 CROSS JOIN (SELECT x FROM {q} WHERE i = {m}) xm"
     return f"""
     WITH everywhere AS (SELECT v, sum(n) AS g FROM {cells} GROUP BY v),
     total AS (SELECT sum(n) AS rows FROM {cells}),
-    sizes AS (SELECT {keys}, sum(n) AS size FROM {cells} GROUP BY {keys}),
+    cumulative AS (
+        SELECT v AS i, sum(g) OVER (ORDER BY v) / sum(g) OVER () AS fq FROM everywhere
+    ),
+    {q} AS (
+        SELECT i, fq, coalesce(sum(fq) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING
+                                             AND 1 PRECEDING), 0) AS x
+        FROM (SELECT i, fq FROM cumulative
+              UNION ALL SELECT {m} AS i, 'infinity'::DOUBLE AS fq)
+    ),
     per_class AS (
-        SELECT {keys}, any_value(size) AS size, count(*) AS d,
-               -sum(n / size * ln(n / size)) AS h, max(n) AS top,
-               least(greatest(0.5 * (sum(abs(n / size - everywhere.g / total.rows)) + 1
-                     - sum(everywhere.g / total.rows)), 0), 1) AS te
-        FROM {cells} JOIN sizes USING ({keys}) JOIN everywhere USING (v) CROSS JOIN total
-        GROUP BY {keys}
-    )
-    SELECT {keys}, size::BIGINT AS size{j}, d AS d{j}, h AS h{j}, top AS top{j}{tails},
-           te AS te{j}
-    FROM per_class{ranked}
+        SELECT {keys}, sum(n) AS size, count(*) AS d, max(n) AS top,
+               sum(n * ln(n)) AS nlnn, min(v) AS v1
+        FROM {cells} GROUP BY {keys}
+    ),{_multi_valued_sql(cells, keys, m, q)}
+    SELECT {keys}, p.size::BIGINT AS size{j}, p.d AS d{j},
+           greatest(ln(p.size) - p.nlnn / p.size, 0) AS h{j}, p.top AS top{j}{tails},
+           least(greatest(CASE WHEN p.d = 1 THEN 1 - ev.g / total.rows ELSE multi.te END,
+                          0), 1) AS te{j},
+           least(greatest(CASE WHEN p.d = 1 THEN {single_ordered} ELSE multi.tor END,
+                          0), 1) AS to{j}
+    FROM per_class p JOIN everywhere ev ON ev.v = p.v1 CROSS JOIN total{q_joins}
+    LEFT JOIN multi USING ({keys}){ranked}
     """
 
 
