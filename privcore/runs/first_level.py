@@ -13,9 +13,9 @@ nodes above L that it finds on the raw table.
 L is found by raising one QI a level at a time — the QI with the most distinct labels
 at its current level (ties: the first in the QIs' order) — until DuckDB's estimate of
 the combinations at L is at most :data:`FIT_SHARE` of the limit and the grouping
-confirms it. Nodes not above L are not searched, and the release's loss figures count
-from L (they understate the loss against the raw values): the release says so in a
-note, and its ``node`` and lattice are given in the hierarchies' own levels.
+confirms it. Nodes not above L are not searched, and the release's loss figures and
+PL/UL count from L (they understate the loss against the raw values): the release says
+so in a note, and its ``node`` and lattice are given in the hierarchies' own levels.
 """
 
 from __future__ import annotations
@@ -123,8 +123,8 @@ def in_own_levels(release: Any, schema: Schema, node: Sequence[int], limit: int)
         f"The table has more than {limit:,} combinations of its quasi-identifiers and "
         "sensitive attributes (PRIVCORE_ENGINE_MAX_GROUPS): the search started from the "
         f"levels {_levels(start)}, the first where the engine's counts fit. Nodes below "
-        "them were not searched, and the loss figures count from those levels (they "
-        "understate the loss against the raw values).",
+        "them were not searched, and the loss figures and PL/UL count from those levels "
+        "(they understate the loss against the raw values).",
         limit=int(limit),
         levels=_levels(start),
     )
