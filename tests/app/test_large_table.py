@@ -400,9 +400,7 @@ def test_an_attack_on_the_engine_stopped_by_cancel_is_recorded_as_cancelled(
     assert run["status"] == "cancelled" and run["page"] == "attack"
 
 
-def test_a_release_with_too_many_classes_is_measured_inside_the_engine(
-    parquet_file, monkeypatch
-):
+def test_a_release_with_too_many_classes_is_measured_inside_the_engine(parquet_file, monkeypatch):
     """Above PRIVCORE_ENGINE_MAX_GROUPS combinations the Privacy level page shows the
     measurement made by the classes inside DuckDB: the verdicts, the note on what it
     leaves out, the worst classes and the chart of class sizes."""
