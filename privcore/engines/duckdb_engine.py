@@ -80,7 +80,8 @@ class DuckDBTable:
     """A table scanned by DuckDB: the connection, the SQL of its rows as read
     (``selects`` from ``source``), the conversions of its columns' distinct values
     (applied after grouping), and how its rows are ordered in the file (``order``: the
-    SQL to sort by; ``""`` when the scan keeps the file's order)."""
+    SQL to sort by; ``""`` when the scan keeps the file's order; ``position``: the SQL
+    of a column that already holds each row's position 0, 1, …, or ``""``)."""
 
     def __init__(
         self,
@@ -91,6 +92,7 @@ class DuckDBTable:
         converters: Mapping[str, Converter],
         name: str,
         order: str = "",
+        position: str = "",
     ) -> None:
         self.connection = connection
         self.selects = list(selects)
@@ -99,13 +101,18 @@ class DuckDBTable:
         self.converters = dict(converters)
         self.name = name
         self.order = order
+        self.position = position
 
     @property
     def sql(self) -> str:
         return f"SELECT {', '.join(self.selects)} FROM {self.source}"
 
     def numbered_sql(self, name: str) -> str:
-        """The rows with their position in the file (0, 1, …) as column ``name``."""
+        """The rows with their position in the file (0, 1, …) as column ``name`` (read
+        from the ``position`` column when the rows carry it already)."""
+        selects = ", ".join(self.selects)
+        if self.position:
+            return f"SELECT {selects}, {self.position} AS {_quote(name)} FROM {self.source}"
         window = f"ORDER BY {self.order}" if self.order else ""
         return (
             f"SELECT {', '.join(self.selects)}, row_number() OVER ({window}) - 1 AS "

@@ -102,7 +102,9 @@ def generalized_table(engine: Any, table: Any, maps: LevelMaps, node: Sequence[i
     """``table`` with each QI's cells replaced by their label at ``node``'s level (text;
     missing stays missing below the top; a QI at level 0 keeps its cells), the other
     columns as stored, in the table's order: a table of ``engine`` like the one it came
-    from."""
+    from. It is written once into a temporary table of the engine (which spills to disk
+    within its memory limit) with each row's position, so that grouping it and writing
+    the release from it in the table's order read a table, not the joins again."""
     from privcore.engines.duckdb_engine import DuckDBTable
 
     level = {c: int(v) for c, v in zip(maps.qi, node, strict=True) if int(v) > 0}
@@ -110,13 +112,23 @@ def generalized_table(engine: Any, table: Any, maps: LevelMaps, node: Sequence[i
         f"m{maps.qi.index(c)}.l{int(level[c])} AS {_quote(c)}" if c in level else f"t.{_quote(c)}"
         for c in table.columns
     ]
+    position = "__privcore_position"
+    statement = (
+        f"CREATE OR REPLACE TEMP TABLE {GENERALIZED} AS SELECT {', '.join(selects)}, "
+        f't."__privcore_base_row" AS {position} FROM {_joined(table, maps, numbered=True)}'
+    )
+    engine._guard(table, lambda: table.connection.execute(statement).fetchall())
     converters = {c: f for c, f in table.converters.items() if c not in level}
     return DuckDBTable(
         table.connection,
-        selects,
-        _joined(table, maps, numbered=True),
+        [_quote(c) for c in table.columns],
+        GENERALIZED,
         list(table.columns),
         converters,
         table.name,
-        order='t."__privcore_base_row"',
+        position=position,
     )
+
+
+#: The temporary table holding a table generalized to a node (:func:`generalized_table`).
+GENERALIZED = "privcore_generalized"
