@@ -65,11 +65,13 @@ def measure_classes_in_engine(
     t_distance: str = "auto",
     population: Any = None,
     limit: int,
-    why: str = "engines.too_many_groups",
+    why: str | None = "engines.too_many_groups",
 ) -> ReleaseMeasurement:
     """Measure ``release`` (a table of ``engine``) by its classes inside the engine
     (module docstring); ``limit``: the most combinations this installation brings into
-    memory (said in the note); ``why``: the code of what kept the rows unpaired."""
+    memory (said in the note); ``why``: the code of what kept the rows unpaired
+    (``engines.too_many_groups``, the pairing's error with alignment "auto"), None when
+    no pairing was asked for (alignment "none")."""
     started = time.perf_counter()
     qi, sa, models = tuple(str(c) for c in qi), tuple(str(c) for c in sa), list(models)
     report = engine_class_report(engine, release, qi, sa, models, t_distance=t_distance)
@@ -87,6 +89,13 @@ def measure_classes_in_engine(
     loss.update(dict.fromkeys(("whd_total", "whd_mean", "gcp", "precision")))
     notes = [
         Note(
+            "measure.unpaired_in_engine",
+            "The release's rows were not paired with the original's: its classes were "
+            "measured inside the engine, and the released rows that are real records are "
+            "not counted there.",
+        )
+        if why != "engines.too_many_groups"
+        else Note(
             "measure.classes_in_engine",
             f"The release has more distinct combinations of its quasi-identifiers and "
             f"sensitive attributes than this installation pairs in memory ({limit:,}: "

@@ -47,7 +47,7 @@ def _hierarchies(inputs: Inputs) -> dict[str, Any]:
 #: The fields of each request that its function of :mod:`privcore.runs.tables` reads as
 #: the request holds them (besides the columns).
 _FIELDS: dict[type, tuple[str, ...]] = {
-    MeasureRequest: ("key", "risk_threshold", "t_distance"),
+    MeasureRequest: ("key", "risk_threshold", "t_distance", "alignment"),
     AttackRequest: ("key", "roll_size", "seed", "tau", "risk_threshold", "tolerance"),
     RiskRequest: ("sampling_fraction", "seed", "gdpr"),
     ReportRequest: ("thresholds", "key", "roll_size", "seed"),

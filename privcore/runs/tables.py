@@ -33,7 +33,7 @@ from privcore.core.progress import Progress, Stage
 from privcore.data import Schema
 from privcore.data.hierarchy import Hierarchy
 from privcore.engines.base import COUNT, Engine, max_groups, regrouped
-from privcore.errors import InfeasibleError, ParameterError
+from privcore.errors import DataFormatError, InfeasibleError, ParameterError
 from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
 from privcore.models import PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
@@ -284,11 +284,25 @@ def measure_tables(engine: Engine, original: Any, release: Any, **options: Any):
     estimate decides before any grouping; a joint set found too large falls back too)
     is measured by its own classes inside the engine
     (:func:`~privcore.measure.engine_classes.measure_classes_in_engine`): only
-    aggregates come back."""
+    aggregates come back. So is a release measured with ``alignment`` "none" (without a
+    ``key``), and with "auto" when its rows do not line up with the original's; other
+    engines refuse those two in words (``engines.alignment_not_in_engine``)."""
     from privcore.measure.report import measure_release
 
     limit = max_groups()
     in_sql = bool(getattr(engine, "classes_in_sql", False))
+    alignment = "position" if options.get("key") else options.pop("alignment", "position")
+    options.pop("alignment", None)
+    if alignment != "position" and not in_sql:
+        raise ParameterError(
+            f"--alignment {alignment} measures the release without pairing its rows, "
+            "which an engine does inside itself on DuckDB only: use --engine duckdb, or "
+            "pair the rows by position or by a key.",
+            code="engines.alignment_not_in_engine",
+            alignment=alignment,
+        )
+    if alignment == "none":
+        return _measure_classes(engine, original, release, limit, why=None, **options)
     if in_sql:
         from privcore.engines.class_sql import approximate_combinations
 
@@ -307,10 +321,13 @@ def measure_tables(engine: Engine, original: Any, release: Any, **options: Any):
             group_limit=limit if in_sql else None,
             **options,
         )
-    except InfeasibleError as exc:
-        if not in_sql or exc.code != "engines.too_many_pairs":
+    except (InfeasibleError, DataFormatError) as exc:
+        too_many = exc.code == "engines.too_many_pairs"
+        unpaired = alignment == "auto" and exc.code in ("measure.row_order", "measure.alignment")
+        if not in_sql or not (too_many or unpaired):
             raise
-    return _measure_classes(engine, original, release, limit, **options)
+        why = exc.code if unpaired else "engines.too_many_groups"
+    return _measure_classes(engine, original, release, limit, why=why, **options)
 
 
 def _measure_classes(
@@ -322,16 +339,19 @@ def _measure_classes(
     name: str = "table",
     progress: Progress | None = None,
     hierarchies: Any = None,
+    why: str | None = "engines.too_many_groups",
     **options: Any,
 ):
-    """:func:`measure_tables` of a release too large to pair in memory: its classes
-    measured inside the engine; the original is read once for its fingerprint
-    (:func:`summed_dataset`)."""
+    """:func:`measure_tables` of a release measured without pairing its rows — too large
+    to pair in memory (``why`` ``engines.too_many_groups``), rows that do not line up
+    with ``--alignment auto`` (the pairing's error code), or ``--alignment none``
+    (None): its classes measured inside the engine; the original is read once for its
+    fingerprint (:func:`summed_dataset`)."""
     from privcore.measure.engine_classes import measure_classes_in_engine
 
     stage = Stage(progress)
     stage(0.05, "Measuring the release's classes inside the engine")
-    measured = measure_classes_in_engine(engine, release, limit=limit, **options)
+    measured = measure_classes_in_engine(engine, release, limit=limit, why=why, **options)
     stage(0.95, "Reading the original's fingerprint")
     columns = [*options["qi"], *options["sa"]]
     dataset = summed_dataset(engine, original, columns, name)

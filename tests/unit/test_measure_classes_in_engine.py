@@ -169,3 +169,41 @@ def test_an_analysis_that_needs_the_pairs_refuses_in_words(tables, capsys, monke
     assert code == 2
     assert "this analysis needs the pairs in memory" in err
     assert "Traceback" not in err
+
+
+def test_alignment_none_and_auto_on_an_engine(tmp_path, capsys, monkeypatch):
+    """``--alignment none`` on DuckDB measures the release by its classes inside the
+    engine, as in memory; ``auto`` does so for a shuffled release and pairs one in
+    order; pandas and Spark refuse ``none`` in words instead of pairing by position."""
+    monkeypatch.setenv("PRIVCORE_HISTORY", str(tmp_path / "history.db"))
+    original = near_unique(n=1_500, seed=4)
+    release = original.astype({"age": str, "day": str})
+    release.loc[release.index % 3 == 0, "zip"] = "*"
+    shuffled = release.sample(frac=1.0, random_state=1)
+    paths = {name: tmp_path / f"{name}.parquet" for name in ("o", "r", "s")}
+    original.to_parquet(paths["o"], index=False)
+    release.to_parquet(paths["r"], index=False)
+    shuffled.to_parquet(paths["s"], index=False)
+    here = measured(capsys, paths["o"], paths["r"], "--alignment", "none")
+    mine = measured(capsys, paths["o"], paths["r"], "--alignment", "none", "--engine", "duckdb")
+    assert_same_figures(mine, here)
+    assert mine["alignment"] == "none" and mine["unpaired_because"] is None
+    assert any("not paired" in note for note in mine["notes"])
+    auto = measured(capsys, paths["o"], paths["s"], "--alignment", "auto", "--engine", "duckdb")
+    assert auto["unpaired_because"] == "measure.row_order"
+    assert_same_figures(auto, here)  # the same classes, whatever the order
+    in_order = measured(capsys, paths["o"], paths["r"], "--alignment", "auto", "--engine", "duckdb")
+    assert in_order["alignment"] == "position" and in_order["pl"] is not None
+    code = main(
+        [
+            "measure",
+            "--original", str(paths["o"]),
+            "--release", str(paths["r"]),
+            "--qi", "age,zip,day",
+            "--sa", "disease",
+            "--alignment", "none",
+            "--engine", "pandas",
+        ]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "on DuckDB only" in err
