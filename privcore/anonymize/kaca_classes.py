@@ -156,9 +156,10 @@ class Classes:
         counters = np.zeros(8, dtype=np.int64)
         counters[[SLOTS, ALIVE, VIOLATING_ROWS, HEAP]] = [n, n, size[failing].sum(), len(queued)]
         joint = self.tables.radix @ node
-        count = np.zeros((len(joint), max(self.tables.width, default=1)), dtype=np.int64)
+        width = max(self.tables.width, default=1)
+        count = np.zeros((len(joint), width), dtype=np.int64)
         for g, joints in enumerate(joint):
-            count[g] = np.bincount(joints, minlength=count.shape[1])
+            count[g] = np.bincount(joints, minlength=width)  # not rows: classes per node
         slots = 2 * n + 2  # room for the classes that move before the next sort
         self.state = kaca_search.State(
             counters=counters,

@@ -63,7 +63,8 @@ def level_maps(
             labels = hierarchy.generalize_values(values, level).to_numpy(dtype=object)
             at_raw = labels[np.asarray(grouped.row_of_raw, dtype=np.int64)]
             frame[f"l{level}"] = pd.array(at_raw, dtype="string")
-            counts.append(int(pd.Series(labels, dtype="string").nunique(dropna=False)))
+            distinct_labels = pd.Series(labels, dtype="string")
+            counts.append(int(distinct_labels.nunique(dropna=False)))  # not rows: values
         name = f"privcore_levels_{q}"
         table.connection.register(name, frame)
         names.append(name)

@@ -85,7 +85,7 @@ def cut_below(hierarchy: Hierarchy, level: int) -> Hierarchy:
     """``hierarchy`` from ``level`` up: its labels at ``level`` are the leaves."""
     if level == 0:
         return hierarchy
-    rows = hierarchy.to_frame().iloc[:, level:].drop_duplicates()
+    rows = hierarchy.to_frame().iloc[:, level:].drop_duplicates()  # not rows: leaves
     return Hierarchy(rows.reset_index(drop=True), name=hierarchy.name, kind="custom")
 
 
