@@ -1,4 +1,4 @@
-"""The class summary of a near-unique table computed in DuckDB (privcore.engines.class_sql):
+"""The class summary of a near-unique table computed in DuckDB (privcore.engines.class_report):
 seconds and peak RSS (the Python process with DuckDB in it), against DuckDB's bare
 GROUP BY of the same columns in the same process.
 
@@ -17,23 +17,17 @@ from pathlib import Path
 
 
 def main() -> None:
-    import duckdb
 
-    from privcore.engines.class_sql import class_summary
+    from bench_measure_near_unique import write_table
+
+    from privcore.engines.class_report import engine_class_report
     from privcore.engines.duckdb_engine import DuckDBEngine
 
     rows = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10_000_000
     limit = sys.argv[2] if len(sys.argv) > 2 else "1GB"
     folder = Path(tempfile.mkdtemp())
     path = folder / "near_unique.parquet"
-    duckdb.sql(
-        "COPY (SELECT (18 + random() * 79)::INT AS age, "
-        "DATE '1930-01-01' + (random() * 29999)::INT AS birth, "
-        "lpad(((random() * 99999)::INT)::VARCHAR, 5, '0') AS zip, "
-        "['F', 'M'][1 + (random() * 1.999)::INT] AS sex, "
-        "['flu', 'cold', 'cancer', 'asthma', 'none'][1 + (random() * 4.999)::INT] AS disease "
-        f"FROM range({rows})) TO '{path}' (FORMAT parquet)"
-    )
+    write_table(path, rows)
     engine = DuckDBEngine(memory_limit=limit, temp_dir=folder / "spill")
     table = engine.scan(path)
     qi = ["age", "birth", "zip", "sex"]
@@ -43,7 +37,7 @@ def main() -> None:
     ).fetchall()[0][0]
     bare_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    summary = class_summary(engine, table, qi, ["disease"])
+    summary = engine_class_report(engine, table, qi, ["disease"]).summary
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(f"rows {rows:,}; combinations {bare:,}; classes {summary['classes']:,}")

@@ -12,12 +12,26 @@ k = 2, entropy l = 2 and t = 0.3 with the ordered distance.
 from __future__ import annotations
 
 import json
-import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_near_unique_anonymize import run
+
+
+def write_table(path: Path, rows: int) -> None:
+    """The near-unique table (module docstring) as Parquet at ``path``."""
+    import duckdb
+
+    duckdb.sql(
+        "COPY (SELECT (18 + random() * 79)::INT AS age, "
+        "DATE '1930-01-01' + (random() * 29999)::INT AS birth, "
+        "lpad(((random() * 99999)::INT)::VARCHAR, 5, '0') AS zip, "
+        "['F', 'M'][1 + (random() * 1.999)::INT] AS sex, "
+        "['flu', 'cold', 'cancer', 'asthma', 'none'][1 + (random() * 4.999)::INT] AS disease "
+        f"FROM range({rows})) TO '{path}' (FORMAT parquet)"
+    )
 
 
 def main() -> None:
@@ -28,14 +42,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp())
     path = folder / "near_unique.parquet"
     started = time.perf_counter()
-    duckdb.sql(
-        "COPY (SELECT (18 + random() * 79)::INT AS age, "
-        "DATE '1930-01-01' + (random() * 29999)::INT AS birth, "
-        "lpad(((random() * 99999)::INT)::VARCHAR, 5, '0') AS zip, "
-        "['F', 'M'][1 + (random() * 1.999)::INT] AS sex, "
-        "['flu', 'cold', 'cancer', 'asthma', 'none'][1 + (random() * 4.999)::INT] AS disease "
-        f"FROM range({rows})) TO '{path}' (FORMAT parquet)"
-    )
+    write_table(path, rows)
     print(f"table written in {time.perf_counter() - started:.0f} s")
     bare_started = time.perf_counter()
     connection = duckdb.connect()
@@ -55,14 +62,7 @@ def main() -> None:
         "--engine", "duckdb", "--memory-limit", limit, "--temp-dir", str(folder / "spill"),
         "--json",
     ]  # fmt: skip
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
-    if done.returncode:
-        print(done.stderr[-2000:])
-        raise SystemExit(done.returncode)
-    result = json.loads(done.stdout)
+    seconds, peak, result = run(command)
     print(f"rows {rows:,}; combinations {bare:,}; classes {result['classes']:,}")
     print(
         f"bare GROUP BY {bare_seconds:.1f} s; measure {seconds:.1f} s "

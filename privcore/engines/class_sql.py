@@ -179,43 +179,6 @@ def _top_codes(values: Sequence[pd.Series]) -> tuple[int, ...] | None:
     return tuple(codes)
 
 
-def class_summary(
-    engine: Any, table: Any, qi: Sequence[str], sa: Sequence[str], *, limit: int | None = None
-) -> dict[str, Any]:
-    """The summary of the classes of ``table`` (a DuckDB table of ``engine``) by the QIs
-    ``qi``, with the figures of each sensitive attribute of ``sa`` (module docstring),
-    computed in the engine: one row comes back."""
-    sa = [str(c) for c in sa]
-    figures = class_figures(engine, table, qi, sa, limit=limit).table
-    columns = ["count(*)", "min(size)", "sum(size)"]
-    for j in range(len(sa)):
-        columns += [
-            f"min(d{j})",
-            f"min(exp(h{j}))",
-            f"max(CASE WHEN tail{j}_2 > 0 THEN top{j} / tail{j}_2 ELSE 'infinity'::DOUBLE END)",
-            f"max(te{j})",
-            f"max(to{j})",
-            f"max(top{j} / size)",
-        ]
-    row = table.connection.execute(f"SELECT {', '.join(columns)} FROM {figures}").fetchall()[0]
-    classes, k, rows = row[:3]
-    summary: dict[str, Any] = {
-        "k": None if k is None else int(k),
-        "classes": int(classes),
-        "rows": int(rows or 0),
-    }
-    names = ["l_distinct", "l_entropy", "recursive_c", "t_equal", "t_ordered", "top_share"]
-    for name in names:
-        summary[name] = {}
-    for j, attribute in enumerate(sa):
-        values = row[3 + 6 * j : 9 + 6 * j]
-        for name, value in zip(names, values, strict=True):
-            summary[name][attribute] = value
-        if summary["l_distinct"][attribute] is not None:
-            summary["l_distinct"][attribute] = int(summary["l_distinct"][attribute])
-    return summary
-
-
 def _ranks(connection: Any, view: str, code: str, *, missing_first: bool) -> tuple[str, int]:
     """The SQL of an attribute's rank in the order of the ordered distance — its code,
     with a missing value (code 0 when there is one) moved last, as it ranks in memory

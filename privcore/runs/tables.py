@@ -291,8 +291,9 @@ def measure_tables(engine: Engine, original: Any, release: Any, **options: Any):
 
     limit = max_groups()
     in_sql = bool(getattr(engine, "classes_in_sql", False))
-    alignment = "position" if options.get("key") else options.pop("alignment", "position")
-    options.pop("alignment", None)
+    alignment = options.pop("alignment", "position")
+    if options.get("key"):  # a key pairs the rows, whatever the alignment
+        alignment = "position"
     if alignment != "position" and not in_sql:
         raise ParameterError(
             f"--alignment {alignment} measures the release without pairing its rows, "

@@ -42,6 +42,18 @@ def open_table(at, path: str):
     return at
 
 
+def confirmed_on(path: str, page: str):
+    """The table at ``path`` opened, the suggested roles and hierarchies confirmed, then
+    ``page`` (a file of pages/) shown: the app and the table's key."""
+    at = open_table(new_app("data_roles.py"), path)
+    key = workbench(at).active
+    at.button(key=f"lt_use_all::{key}").click().run()
+    at.button(key=f"confirm::{key}").click().run()
+    at.switch_page(str(ROOT / "pages" / page))
+    at.run()
+    return at, key
+
+
 def errors(at) -> list[str]:
     return [e.value for e in at.error]
 
@@ -335,13 +347,7 @@ def test_roles_hierarchies_anonymize_measure_on_the_engine(parquet_file, tmp_pat
 
 
 def test_a_shuffled_release_is_not_paired_by_position(parquet_file, tmp_path):
-    at = open_table(new_app("data_roles.py"), parquet_file)
-    wb = workbench(at)
-    key = wb.active
-    at.button(key=f"lt_use_all::{key}").click().run()
-    at.button(key=f"confirm::{key}").click().run()
-    at.switch_page(str(ROOT / "pages" / "anonymize.py"))
-    at.run()
+    at, key = confirmed_on(parquet_file, "anonymize.py")
     at.selectbox(key="an_algorithm").set_value("datafly").run()
     at.text_input(key=f"an_out::{key}::datafly").input(str(tmp_path / "shuffled.csv"))
     at.button(key="an_run").click().run()
@@ -405,13 +411,7 @@ def test_a_release_with_too_many_classes_is_measured_inside_the_engine(parquet_f
     measurement made by the classes inside DuckDB: the verdicts, the note on what it
     leaves out, the worst classes and the chart of class sizes."""
     monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "100")
-    at = open_table(new_app("data_roles.py"), parquet_file)
-    wb = workbench(at)
-    key = wb.active
-    at.button(key=f"lt_use_all::{key}").click().run()
-    at.button(key=f"confirm::{key}").click().run()
-    at.switch_page(str(ROOT / "pages" / "privacy_level.py"))
-    at.run()
+    at, key = confirmed_on(parquet_file, "privacy_level.py")
     at.text_input(key=f"pl_release_file::{key}").input(parquet_file)  # the table itself
     at.run()
     at.button(key="pl_measure").click().run()

@@ -11,7 +11,7 @@ import pytest
 
 from privcore.classes import release_classes
 from privcore.engines.class_report import engine_class_report
-from privcore.engines.class_sql import class_summary
+from privcore.engines.class_sql import FIGURES
 from privcore.engines.duckdb_engine import DuckDBEngine
 from privcore.models import evaluate
 
@@ -22,10 +22,18 @@ def summary_here(frame: pd.DataFrame, qi, sa) -> dict:
 
 
 def summary_in_duckdb(tmp_path, frame: pd.DataFrame, qi, sa) -> dict:
+    """The report's summary, with the worst class's t by both distances (read from the
+    per-class figures it left)."""
     path = tmp_path / "release.parquet"
     frame.to_parquet(path, index=False)
     engine = DuckDBEngine(threads=1)
-    return class_summary(engine, engine.scan(path), qi, sa)
+    table = engine.scan(path)
+    summary = dict(engine_class_report(engine, table, qi, sa).summary)
+    summary["t_equal"], summary["t_ordered"] = {}, {}
+    for j, name in enumerate(sa):
+        found = table.connection.execute(f"SELECT max(te{j}), max(to{j}) FROM {FIGURES}")
+        summary["t_equal"][name], summary["t_ordered"][name] = found.fetchall()[0]
+    return summary
 
 
 def verdicts_in_duckdb(engine, table, qi, sa, models) -> list[dict]:

@@ -50,6 +50,21 @@ def measured(capsys, original, release, *extra) -> dict:
     return json.loads(out.out)
 
 
+def command(capsys, name: str, original, release, *extra) -> tuple[int, str, str]:
+    """``privcore <name>`` on the two tables (QIs age, zip, day): exit code, out, err."""
+    code = main(
+        [
+            name,
+            "--original", str(original),
+            "--release", str(release),
+            "--qi", "age,zip,day",
+            *extra,
+        ]
+    )  # fmt: skip
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
 def assert_same_figures(mine: dict, here: dict) -> None:
     for key in ("k", "classes", "rows", "suppressed_rows", "l_distinct", "satisfied"):
         assert mine[key] == here[key], key
@@ -122,18 +137,8 @@ def test_a_few_classes_against_a_near_unique_original_fall_back_to_the_classes(
 def test_the_command_line_says_what_was_left_out(tables, capsys, monkeypatch):
     original, release = tables
     monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "500")
-    code = main(
-        [
-            "measure",
-            "--original", str(original),
-            "--release", str(release),
-            "--qi", "age,zip,day",
-            "--sa", "disease",
-            "--k", "2",
-            "--engine", "duckdb",
-        ]
-    )  # fmt: skip
-    out = capsys.readouterr().out
+    extra = ("--sa", "disease", "--k", "2", "--engine", "duckdb")
+    code, out, _ = command(capsys, "measure", original, release, *extra)
     assert code == 0
     assert "measured inside the engine" in out
     assert "the classes were measured inside the engine; pl, ul" in out
@@ -155,17 +160,9 @@ def test_an_analysis_that_needs_the_pairs_refuses_in_words(tables, capsys, monke
     limit it stops before bringing them back, with one line that says what to do."""
     original, release = tables
     monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "500")
-    code = main(
-        [
-            "attack",
-            "--original", str(original),
-            "--release", str(release),
-            "--qi", "age,zip,day",
-            "--sa", "disease",
-            "--engine", "duckdb",
-        ]
-    )  # fmt: skip
-    err = capsys.readouterr().err
+    code, _, err = command(
+        capsys, "attack", original, release, "--sa", "disease", "--engine", "duckdb"
+    )
     assert code == 2
     assert "this analysis needs the pairs in memory" in err
     assert "Traceback" not in err
@@ -194,16 +191,6 @@ def test_alignment_none_and_auto_on_an_engine(tmp_path, capsys, monkeypatch):
     assert_same_figures(auto, here)  # the same classes, whatever the order
     in_order = measured(capsys, paths["o"], paths["r"], "--alignment", "auto", "--engine", "duckdb")
     assert in_order["alignment"] == "position" and in_order["pl"] is not None
-    code = main(
-        [
-            "measure",
-            "--original", str(paths["o"]),
-            "--release", str(paths["r"]),
-            "--qi", "age,zip,day",
-            "--sa", "disease",
-            "--alignment", "none",
-            "--engine", "pandas",
-        ]
-    )  # fmt: skip
-    err = capsys.readouterr().err
+    extra = ("--sa", "disease", "--alignment", "none", "--engine", "pandas")
+    code, _, err = command(capsys, "measure", paths["o"], paths["r"], *extra)
     assert code == 2 and "on DuckDB only" in err
