@@ -115,6 +115,11 @@ def _tables(qis: list[QiNodes], groups: list[list[int]], n_rows: int) -> kaca_se
     )
 
 
+def _counter(slot: int, doc: str) -> property:
+    """The loop's counter ``slot`` (:mod:`~privcore.anonymize.kaca_search`) as an int."""
+    return property(lambda classes: int(classes.state.counters[slot]), doc=doc)
+
+
 class Classes:
     """The current classes, one slot each (sorted by key, see
     :class:`~privcore.anonymize.kaca_search.State`), and the queue of the violating ones
@@ -204,23 +209,10 @@ class Classes:
         state = self.state
         return kaca_search.class_rows(c, state.pos_of, state.size, state.head, state.next_row)
 
-    @property
-    def last(self) -> int:
-        """The class the loop stopped at (CHECK, WHOLE_TABLE)."""
-        return int(self.state.counters[LAST])
-
-    @property
-    def merges(self) -> int:
-        return int(self.state.counters[MERGES])
-
-    @property
-    def violating_rows(self) -> int:
-        """Rows of the violating classes."""
-        return int(self.state.counters[VIOLATING_ROWS])
-
-    @property
-    def n_alive(self) -> int:
-        return int(self.state.counters[ALIVE])
+    last = _counter(LAST, "The class the loop stopped at (CHECK, WHOLE_TABLE).")
+    merges = _counter(MERGES, "Merges made so far.")
+    violating_rows = _counter(VIOLATING_ROWS, "Rows of the violating classes.")
+    n_alive = _counter(ALIVE, "Classes not merged into another.")
 
     # ------------------------------------------------------------------ the result
     @property

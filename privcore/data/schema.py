@@ -16,6 +16,11 @@ from privcore.errors import HierarchyError, RoleError
 SCHEMA_VERSION = 1
 
 
+def _columns_of(role: Role) -> property:
+    """A schema's columns of ``role``, in column order, read as an attribute."""
+    return property(lambda schema: schema.columns_with(role))
+
+
 @dataclass(frozen=True)
 class Schema:
     """Roles per column (in column order) and generalization hierarchies per column.
@@ -47,21 +52,10 @@ class Schema:
     def columns_with(self, role: Role) -> list[str]:
         return [c for c, r in self.roles.items() if r is role]
 
-    @property
-    def quasi_identifiers(self) -> list[str]:
-        return self.columns_with(Role.QUASI_IDENTIFIER)
-
-    @property
-    def sensitive(self) -> list[str]:
-        return self.columns_with(Role.SENSITIVE)
-
-    @property
-    def identifiers(self) -> list[str]:
-        return self.columns_with(Role.IDENTIFIER)
-
-    @property
-    def insensitive(self) -> list[str]:
-        return self.columns_with(Role.INSENSITIVE)
+    quasi_identifiers = _columns_of(Role.QUASI_IDENTIFIER)
+    sensitive = _columns_of(Role.SENSITIVE)
+    identifiers = _columns_of(Role.IDENTIFIER)
+    insensitive = _columns_of(Role.INSENSITIVE)
 
     # --- changes -----------------------------------------------------------------
     def with_role(self, column: str, role: Role | str) -> Schema:
