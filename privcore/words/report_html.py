@@ -17,8 +17,9 @@ columns it leaves out both come from :func:`privcore.report.checks.loss_coverage
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -402,68 +403,74 @@ def _thresholds_and_checks(doc: _Document) -> list[str]:
     return parts
 
 
-def _page(doc: _Document, name: str) -> list[str]:
-    """The opening of the document's page ``name``: its section and its heading."""
-    return [f'<section class="page" id="{name}"><h2>{_e(doc.label(name))}</h2>']
+#: What a page of the document holds, piece by piece.
+_Content = Callable[["_Document"], Iterator[str]]
 
 
-def _data_roles_algorithm(doc: _Document) -> list[str]:
+def _page(name: str) -> Callable[[_Content], Callable[[_Document], list[str]]]:
+    """The document's page ``name``: its section and its heading around what the
+    decorated function yields."""
+
+    def around(content: _Content) -> Callable[[_Document], list[str]]:
+        @functools.wraps(content)
+        def page(doc: _Document) -> list[str]:
+            opening = f'<section class="page" id="{name}"><h2>{_e(doc.label(name))}</h2>'
+            return [opening, *content(doc), "</section>"]
+
+        return page
+
+    return around
+
+
+@_page("data")
+def _data_roles_algorithm(doc: _Document) -> Iterator[str]:
     """The two tables (names, fingerprints, sizes), the roles and the algorithm."""
     data, lang, label = doc.data, doc.lang, doc.label
     prints = doc.prints
-    parts = _page(doc, "data")
-    parts.append(
-        _table(
-            ["", label("name"), label("sha256"), label("rows"), label("columns")],
+    yield _table(
+        ["", label("name"), label("sha256"), label("rows"), label("columns")],
+        [
             [
-                [
-                    label(which),
-                    p.get("name") or "—",
-                    _Raw(f'<span class="mono">{_e(p.get("sha256"))}</span>'),
-                    figure(p.get("rows"), lang=lang),
-                    figure(p.get("columns"), lang=lang),
-                ]
-                for which, p in zip(("original", "release"), prints, strict=True)
-            ],
-            numeric=(3, 4),
-            lang=lang,
-        )
+                label(which),
+                p.get("name") or "—",
+                _Raw(f'<span class="mono">{_e(p.get("sha256"))}</span>'),
+                figure(p.get("rows"), lang=lang),
+                figure(p.get("columns"), lang=lang),
+            ]
+            for which, p in zip(("original", "release"), prints, strict=True)
+        ],
+        numeric=(3, 4),
+        lang=lang,
     )
-    parts.append(f"<h3>{_e(label('roles'))}</h3>")
+    yield f"<h3>{_e(label('roles'))}</h3>"
     roles = data.get("roles") or {}
-    parts.append(
-        _table(
-            [label("roles"), label("columns")],
-            [
-                [label("qi"), ", ".join(map(str, roles.get("qi") or []))],
-                [label("sa"), ", ".join(map(str, roles.get("sa") or []))],
-                [label("key"), roles.get("key") or label("by_position")],
-            ],
-            lang=lang,
-        )
+    yield _table(
+        [label("roles"), label("columns")],
+        [
+            [label("qi"), ", ".join(map(str, roles.get("qi") or []))],
+            [label("sa"), ", ".join(map(str, roles.get("sa") or []))],
+            [label("key"), roles.get("key") or label("by_position")],
+        ],
+        lang=lang,
     )
-    parts.append(f"<h3>{_e(label('algorithm'))}</h3>")
+    yield f"<h3>{_e(label('algorithm'))}</h3>"
     if data.get("algorithm"):
         rows = _algorithm_rows(data["algorithm"], lang)
-        parts.append(_table([label("name"), label("value")], rows, lang=lang))
+        yield _table([label("name"), label("value")], rows, lang=lang)
     else:
-        parts.append(f"<p>{_e(label('unknown'))}</p>")
-    parts.append("</section>")
-    return parts
+        yield f"<p>{_e(label('unknown'))}</p>"
 
 
-def _privacy_models(doc: _Document) -> list[str]:
+@_page("models")
+def _privacy_models(doc: _Document) -> Iterator[str]:
     """k, l, c and t of the release, and each requested model's verdict."""
     lang, label = doc.lang, doc.label
     m = doc.measurement
-    parts = _page(doc, "models")
-    parts.append(
-        _table(
-            ["k", label("classes"), label("rows"), label("suppressed_rows")],
-            [[figure(m.get(n), lang=lang) for n in ("k", "classes", "rows", "suppressed_rows")]],
-            numeric=(0, 1, 2, 3),
-            lang=lang,
-        )
+    yield _table(
+        ["k", label("classes"), label("rows"), label("suppressed_rows")],
+        [[figure(m.get(n), lang=lang) for n in ("k", "classes", "rows", "suppressed_rows")]],
+        numeric=(0, 1, 2, 3),
+        lang=lang,
     )
     sa_rows = []
     for s in m.get("sa") or []:
@@ -482,81 +489,67 @@ def _privacy_models(doc: _Document) -> list[str]:
                 ),
             ]
         )
-    parts.append(
-        _table(
-            [
-                label("attribute"),
-                label("l_distinct"),
-                label("l_entropy"),
-                label("recursive_c"),
-                label("t_closeness"),
-            ],
-            sa_rows,
-            numeric=(1, 2, 3),
-            lang=lang,
-        )
+    yield _table(
+        [
+            label("attribute"),
+            label("l_distinct"),
+            label("l_entropy"),
+            label("recursive_c"),
+            label("t_closeness"),
+        ],
+        sa_rows,
+        numeric=(1, 2, 3),
+        lang=lang,
     )
-    parts.append(
-        _table(
-            [label("models"), label("requirement"), label("achieved"), label("result")],
+    yield _table(
+        [label("models"), label("requirement"), label("achieved"), label("result")],
+        [
             [
-                [
-                    model_title(v.get("parameters"), str(v.get("model") or "—"), lang),
-                    requirement(v.get("parameters"), str(v.get("requirement") or "—"), lang),
-                    _achieved(v.get("achieved"), lang),
-                    _status("pass" if v.get("passed") else "fail", lang),
-                ]
-                for v in m.get("verdicts") or []
-            ],
-            lang=lang,
-        )
+                model_title(v.get("parameters"), str(v.get("model") or "—"), lang),
+                requirement(v.get("parameters"), str(v.get("requirement") or "—"), lang),
+                _achieved(v.get("achieved"), lang),
+                _status("pass" if v.get("passed") else "fail", lang),
+            ]
+            for v in m.get("verdicts") or []
+        ],
+        lang=lang,
     )
-    parts.append("</section>")
-    return parts
 
 
-def _privacy_level_and_loss(doc: _Document) -> list[str]:
+@_page("privacy")
+def _privacy_level_and_loss(doc: _Document) -> Iterator[str]:
     """PL, DR and UL (all attributes and each), and the information loss."""
     lang, label = doc.lang, doc.label
     m = doc.measurement
-    parts = _page(doc, "privacy")
     pl = m.get("pl") or {}
-    parts.append(
-        _table(
-            [label("pl_all"), label("dr"), label("ul")],
-            [[pl.get("all"), m.get("dr"), m.get("ul")]],
-            numeric=(0, 1, 2),
-            lang=lang,
-        )
+    yield _table(
+        [label("pl_all"), label("dr"), label("ul")],
+        [[pl.get("all"), m.get("dr"), m.get("ul")]],
+        numeric=(0, 1, 2),
+        lang=lang,
     )
-    parts.append(f"<p>{_e(label('pl_explain'))}</p>")
-    parts.append(f"<h3>{_e(label('pl_attribute'))}</h3>")
-    parts.append(
-        _table(
-            [label("attribute"), "PL"],
-            [[name, figure(value, lang=lang)] for name, value in pl.items() if name != "all"],
-            numeric=(1,),
-            lang=lang,
-        )
+    yield f"<p>{_e(label('pl_explain'))}</p>"
+    yield f"<h3>{_e(label('pl_attribute'))}</h3>"
+    yield _table(
+        [label("attribute"), "PL"],
+        [[name, figure(value, lang=lang)] for name, value in pl.items() if name != "all"],
+        numeric=(1,),
+        lang=lang,
     )
-    parts.append(f"<h3>{_e(label('loss'))}</h3>")
-    parts.append(
-        _table(
-            [label("metric"), label("value"), label("covers")],
-            _loss_rows(m, lang),
-            numeric=(1,),
-            lang=lang,
-        )
+    yield f"<h3>{_e(label('loss'))}</h3>"
+    yield _table(
+        [label("metric"), label("value"), label("covers")],
+        _loss_rows(m, lang),
+        numeric=(1,),
+        lang=lang,
     )
-    parts.append("</section>")
-    return parts
 
 
-def _attacks(doc: _Document) -> list[str]:
+@_page("attacks")
+def _attacks(doc: _Document) -> Iterator[str]:
     """The attacks' figures before vs after, the roll, and the row order."""
     data, lang, label = doc.data, doc.lang, doc.label
     a = doc.attacks
-    parts = _page(doc, "attacks")
     before = a.get("before") or {}
     figures: list[tuple[str, tuple[str, ...]]] = [
         (label("targets"), ("linkage", "targets")),
@@ -571,37 +564,31 @@ def _attacks(doc: _Document) -> list[str]:
         (label("homogeneous_records"), ("homogeneity", "records_exposed")),
     ]
     figures += [(label(name), ("risk", name)) for name in RISK_KEYS]
-    parts.append(
-        _table(
-            [label("figure"), label("before"), label("after")],
-            [[name, _path(before, p), _path(a, p)] for name, p in figures],
-            (1, 2),
-            lang=lang,
-        )
+    yield _table(
+        [label("figure"), label("before"), label("after")],
+        [[name, _path(before, p), _path(a, p)] for name, p in figures],
+        (1, 2),
+        lang=lang,
     )
     roll = a.get("roll") or {}
     seed = roll.get("seed")
     size = figure(roll.get("size"), lang=lang)
-    parts.append(f"<p>{_e(label('roll', size=size, seed='—' if seed is None else seed))}</p>")
+    yield f"<p>{_e(label('roll', size=size, seed='—' if seed is None else seed))}</p>"
     order = (data.get("findings") or {}).get("order") or {}
     if order:
-        parts.append(f"<h3>{_e(label('order'))}</h3>")
+        yield f"<h3>{_e(label('order'))}</h3>"
         matched = label("matched_key" if order.get("matched_by") == "key" else "matched_position")
         published = label("published_shuffled" if order.get("shuffled") else "published_as_is")
-        parts.append(
-            _table(
-                [label("figure"), label("value")],
-                [
-                    [label("matched_by"), matched],
-                    [label("spearman"), figure(order.get("spearman"), lang=lang)],
-                    [label("rows_in_place"), figure(order.get("rows_in_place"), lang=lang)],
-                    [label("published"), published],
-                ],
-                lang=lang,
-            )
+        yield _table(
+            [label("figure"), label("value")],
+            [
+                [label("matched_by"), matched],
+                [label("spearman"), figure(order.get("spearman"), lang=lang)],
+                [label("rows_in_place"), figure(order.get("rows_in_place"), lang=lang)],
+                [label("published"), published],
+            ],
+            lang=lang,
         )
-    parts.append("</section>")
-    return parts
 
 
 def _article29(doc: _Document) -> list[str]:
