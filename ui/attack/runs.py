@@ -13,7 +13,6 @@ from privcore.runs import (
     AttackRequest,
     BackgroundRequest,
     ComplementaryRequest,
-    Inputs,
     MeasureRequest,
     OrderingRequest,
     Outcome,
@@ -22,7 +21,7 @@ from ui.common.heavy import new_request, run_heavy
 from ui.common.i18n import t
 from ui.common.shared import share_release_run
 from ui.common.state import ShelfRelease
-from ui.common.workspace.pairing import paired_frame, release_inputs
+from ui.common.workspace.pairing import paired_frame, release_inputs, shelf_inputs
 
 PAGE = "attack"
 
@@ -86,7 +85,7 @@ def background(
     """The background-knowledge attack on ``sa`` (the attacker reads each table on its
     own: no pairing of rows is needed)."""
     values = {"qi": schema.quasi_identifiers, "sa": [sa], "m": m, "tau": tau, "prior": prior}
-    inputs = Inputs(original=original, schema=schema, release=entry.frame, release_name=entry.name)
+    inputs = shelf_inputs(entry, original, schema)
     request = new_request(BackgroundRequest, values, inputs, page=PAGE)
     return run_heavy(request, inputs, label=t("at.working"), page=PAGE)
 
@@ -96,13 +95,7 @@ def ordering(entry: ShelfRelease, original: Dataset, schema: Schema) -> Outcome:
     are the original's, in order, until they are shuffled with the release's seed."""
     seed = int(entry.release.params.get("seed", 0)) if entry.release is not None else 0
     values = {"qi": schema.quasi_identifiers, "seed": seed}
-    inputs = Inputs(
-        original=original,
-        schema=schema,
-        release=entry.frame,
-        release_name=entry.name,
-        aligned=entry.aligned,
-    )
+    inputs = shelf_inputs(entry, original, schema, aligned=entry.aligned)
     request = new_request(OrderingRequest, values, inputs, page=PAGE)
     return run_heavy(request, inputs, label=t("at.working"), page=PAGE)
 
@@ -121,11 +114,11 @@ def complementary(
     qi, sa = schema.quasi_identifiers, schema.sensitive
     first = paired_frame(entry, original, schema, pairing, key_column, qi=qi, sa=sa)
     other = paired_frame(second, original, schema, "auto", None, qi=qi, sa=sa)
-    inputs = Inputs(
-        original=original,
-        schema=schema,
+    inputs = shelf_inputs(
+        entry,
+        original,
+        schema,
         release=first,
-        release_name=entry.name,
         second_release=other,
         second_release_name=second.name,
     )

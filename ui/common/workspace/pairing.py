@@ -82,16 +82,26 @@ def release_inputs(
             original.frame, entry.frame, qi=qi, sa=sa, hierarchies=schema.hierarchies
         )
         aligned, names, blanked = True, {"pairing": "matching"}, None
-    return Inputs(
-        original=original,
-        schema=schema,
+    return shelf_inputs(
+        entry,
+        original,
+        schema,
         release=frame,
-        release_name=entry.name,
         aligned=aligned,
         shuffled=entry.shuffled,
         blanked=blanked,
         names={**names, **more.pop("names", {})},
         **more,
+    )
+
+
+def shelf_inputs(entry: ShelfRelease, original: Dataset, schema: Schema, **more: Any) -> Inputs:
+    """The inputs of a run on ``entry`` beside the original, its rows as they stand on
+    the shelf unless ``more`` gives its ``release`` frame (paired first); ``more``: the
+    run's other inputs."""
+    release = more.pop("release", entry.frame)
+    return Inputs(
+        original=original, schema=schema, release=release, release_name=entry.name, **more
     )
 
 
