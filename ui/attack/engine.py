@@ -14,12 +14,7 @@ from privcore.runs import AttackRequest
 from ui.attack.roll import seed_input
 from ui.attack.view import linkage_result, roll_rows, tolerance_input
 from ui.common.components import bounded_slider
-from ui.common.engine_tables import (
-    on_release,
-    release_file_input,
-    run_and_keep,
-    table_and_schema,
-)
+from ui.common.engine_tables import release_file_input, run_and_keep, table_and_schema
 from ui.common.i18n import t
 from ui.common.state import Workbench, keep
 from ui.common.workspace.results import result_header
@@ -45,7 +40,7 @@ def table_roll_controls(wb: Workbench, records: int) -> tuple[int, int]:
 
 def table_page(wb: Workbench) -> None:
     """The Attack page on a table opened in an engine (see the module docstring)."""
-    key, table, schema, qi, sa = table_and_schema(wb)
+    key, table, qi, sa = table_and_schema(wb)
     left, right = st.columns(2, gap="large")
     with left:
         release_path, key_column = release_file_input(table, key, page="at")
@@ -62,23 +57,10 @@ def table_page(wb: Workbench) -> None:
         "tolerance": tolerance,
     }
     params = {**values, "release_file": str(release_path or "").strip()}
+    # linkage and homogeneity before and after, on the joint frequency set, with a
+    # roll frequency set (privcore.runs.tables.attack_tables), recorded
     stored = run_and_keep(
-        TABLE_ATTACKED,
-        key,
-        params,
-        release_path,
-        buttons={
-            "go_label": t("at.run_linkage"),
-            "go_key": "at_run",
-            "cancel_key": "at_cancel",
-            "cancelled": t("at.cancelled"),
-            "working": t("at.working"),
-        },
-        # linkage and homogeneity before and after, on the joint frequency set, with a
-        # roll frequency set (privcore.runs.tables.attack_tables), recorded
-        call=lambda bar: on_release(
-            wb, key, AttackRequest, values, release_path, "attack", bar, schema=schema
-        ),
+        wb, TABLE_ATTACKED, AttackRequest, values, release_path, "attack", params=params
     )
     if stored is None:
         return

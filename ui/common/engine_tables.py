@@ -18,7 +18,6 @@ from typing import Any
 import streamlit as st
 
 from privcore.core.progress import Progress
-from privcore.data import Schema
 from privcore.engines.failures import engine_errors
 from privcore.engines.opening import resolve_source, typed_path
 from privcore.errors import ParameterError
@@ -84,11 +83,11 @@ def not_on_engine(wb: Workbench, title: str) -> None:
     active_source(wb).require_memory(title)
 
 
-def table_and_schema(wb: Workbench) -> tuple[str, LargeTable, Schema, list[str], list[str]]:
+def table_and_schema(wb: Workbench) -> tuple[str, LargeTable, list[str], list[str]]:
     """The top of the Attack and Report pages on a table opened in an engine: its
     confirmed roles, with a QI and an SA (without them the page says what to do and
     stops), the table named and its columns used. Returns the table's key, the table,
-    its schema, its QIs and its SAs."""
+    its QIs and its SAs."""
     key = wb.active
     table = wb.table(key)
     schema = wb.schema(key)
@@ -99,7 +98,7 @@ def table_and_schema(wb: Workbench) -> tuple[str, LargeTable, Schema, list[str],
     qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     st.markdown(f"**{t('pl.original')}**: {escape_md(key)}")
     st.caption(t("an.columns_used", qi=", ".join(qi), sa=", ".join(sa)))
-    return key, table, schema, qi, sa
+    return key, table, qi, sa
 
 
 def shuffled_here(table: LargeTable, release_path: str) -> bool:
@@ -176,46 +175,61 @@ def _through_copy(table: LargeTable, key: str, release_path: str, page: str) -> 
     return release_path
 
 
-def run_buttons(
-    *, go_label: str, go_key: str, cancel_key: str, cancelled: str, working: str, call: Any
-) -> Outcome | None:
-    """The run button of an engine page and its Cancel button (pressing it stops the
-    running work at its next step, recorded as cancelled), with a progress bar:
-    ``call(progress)`` when the run button is pressed (its outcome, None after an error
-    shown), else None."""
-    go = heavy_button(go_label, key=go_key, cancel_key=cancel_key, row=True)
-    cancel = cancel_pressed(cancel_key)
-    bar_slot = st.empty()
-    if cancel:
-        st.warning(cancelled, icon=":material/cancel:")
-    if not go:
-        return None
-    with progress_bar(working, slot=bar_slot) as bar:
-        return guard_run(lambda: call(bar))
+#: The buttons of each run on an engine table (:func:`run_and_keep`), by the session key
+#: of its results: the run button's key and the key of its words, the Cancel button's key
+#: and the key of the words after a cancel, the key of the progress bar's words.
+RUN_BUTTONS = {
+    "at_table_attacked": ("at_run", "at.run_linkage", "at_cancel", "at.cancelled", "at.working"),
+    "pl_table_measured": ("pl_measure", "pl.measure", "pl_cancel", "pl.cancelled", "pl.measuring"),
+    "pl_table_risk": (
+        "pl_risk_assess",
+        "risk.assess",
+        "pl_risk_cancel",
+        "pl.cancelled",
+        "risk.assessing",
+    ),
+    "rp_table_reported": ("rp_go", "rp.generate", "rp_cancel", "rp.cancelled", "rp.working"),
+}
 
 
 def run_and_keep(
+    wb: Workbench,
     results_key: str,
-    key: str,
-    params: Mapping[str, Any],
+    request_type: type,
+    values: Mapping[str, Any],
     release_path: str,
+    page: str,
     *,
-    buttons: Mapping[str, str],
-    call: Any,
+    params: Mapping[str, Any],
     kept: Any = None,
+    **inputs: Any,
 ) -> dict[str, Any] | None:
-    """:func:`run_buttons` (``buttons``: its labels and keys) on the table ``key`` and
-    its release file; the outcome of a run (or ``kept(outcome)``) is kept in the session
-    under ``results_key`` per table, with ``params`` and the file's name. Returns what is
-    kept for the table (None: nothing yet)."""
+    """A run of ``page`` on the active table and its release file (:func:`on_release`
+    of ``request_type`` with ``values``; ``inputs``: its other inputs) when
+    its run button is pressed, with a progress bar and a Cancel button (pressing it stops
+    the running work at its next step, recorded as cancelled; the buttons and their words:
+    :data:`RUN_BUTTONS` for ``results_key``). The outcome of a run (or ``kept(outcome)``)
+    is kept in the session under ``results_key`` per table, with ``params`` and the
+    file's name. Returns what is kept for the table (None: nothing yet)."""
+    key = wb.active
+    go_key, go_label, cancel_key, cancelled, working = RUN_BUTTONS[results_key]
+    go = heavy_button(t(go_label), key=go_key, cancel_key=cancel_key, row=True)
+    cancel = cancel_pressed(cancel_key)
+    bar_slot = st.empty()
+    if cancel:
+        st.warning(t(cancelled), icon=":material/cancel:")
     results = st.session_state.setdefault(results_key, {})
-    outcome = run_buttons(**buttons, call=call)
-    if outcome is not None:
-        results[key] = {
-            "params": params,
-            "name": file_name(release_path),
-            "value": outcome if kept is None else kept(outcome),
-        }
+    if go:
+        with progress_bar(t(working), slot=bar_slot) as bar:
+            outcome = guard_run(
+                lambda: on_release(wb, key, request_type, values, release_path, page, bar, **inputs)
+            )
+        if outcome is not None:
+            results[key] = {
+                "params": params,
+                "name": file_name(release_path),
+                "value": outcome if kept is None else kept(outcome),
+            }
     return results.get(key)
 
 
@@ -240,16 +254,14 @@ def on_release(
     release_path: str,
     page: str,
     progress: Progress | None,
-    *,
-    schema: Schema | None = None,
     **more: Any,
 ) -> Outcome:
     """A run of ``page`` (a ``request_type`` of ``values``) on the table and the release
     file ``release_path``, paired in the engine by position or by the key column
     ``values["key"]`` (a file this session wrote shuffled is refused by position),
     through :func:`privcore.runs.run` (recorded), which computes it on the engine's
-    frequency sets; ``schema`` gives the hierarchies, ``more`` other inputs (a control
-    set)."""
+    frequency sets; the table's confirmed schema gives the hierarchies, ``more`` other
+    inputs (a control set)."""
     table = wb.table(key)
     if not typed_path(release_path):
         copies = st.session_state.get(COPIES, {}).get(key) or {}
@@ -272,7 +284,7 @@ def on_release(
         original=original,
         release=release,
         release_name=name,
-        schema=schema,
+        schema=wb.schema(key),
         names={"engine": table.engine_name},
         **more,
     )

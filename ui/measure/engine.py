@@ -16,11 +16,12 @@ from privcore.report.risk import GDPR_RECORDS
 from privcore.runs import MeasureRequest, RiskRequest
 from ui.common.components import escape_md
 from ui.common.ec_table import class_size_histogram, render_class_table, size_counts_histogram
-from ui.common.engine_tables import on_release, release_file_input, run_and_keep, run_buttons
+from ui.common.engine_tables import release_file_input, run_and_keep
 from ui.common.i18n import t
 from ui.common.state import Workbench
 from ui.common.workspace.results import result_header
 from ui.measure import risk as risk_view
+from ui.measure.runs import PAGE
 from ui.measure.thresholds import column_inputs, threshold_inputs
 from ui.measure.view import downloads, result_tabs, summary_tab
 
@@ -32,8 +33,7 @@ def table_page(wb: Workbench) -> dict[str, Any]:
     the last one the Anonymize page wrote from it in this session) measured against the
     table in the engine, rows paired by position or by a key column
     (:func:`~ui.common.engine_tables.on_release`, recorded), shown with this page's views. Returns
-    what the risk section below it reads: the table's key, its schema, the QIs and SAs
-    chosen and the release file."""
+    what the risk section below it reads: the QIs and SAs chosen and the release file."""
     key = wb.active
     table = wb.table(key)
     schema = wb.schema(key)
@@ -53,24 +53,11 @@ def table_page(wb: Workbench) -> dict[str, Any]:
     )
     values = {"qi": qi, "sa": sa, "key": key_column, **thresholds, "alignment": "position"}
     params = {**values, "release_file": str(release_path or "").strip()}
+    # privcore.runs.tables.measure_tables, recorded
     stored = run_and_keep(
-        TABLE_MEASURED,
-        key,
-        params,
-        release_path,
-        buttons={
-            "go_label": t("pl.measure"),
-            "go_key": "pl_measure",
-            "cancel_key": "pl_cancel",
-            "cancelled": t("pl.cancelled"),
-            "working": t("pl.measuring"),
-        },
-        # privcore.runs.tables.measure_tables, recorded
-        call=lambda bar: on_release(
-            wb, key, MeasureRequest, values, release_path, "privacy_level", bar, schema=schema
-        ),
+        wb, TABLE_MEASURED, MeasureRequest, values, release_path, PAGE, params=params
     )
-    chosen = {"key": key, "schema": schema, "qi": qi, "sa": sa, "release_path": release_path}
+    chosen = {"qi": qi, "sa": sa, "release_path": release_path}
     if stored is None:
         return chosen
     outcome = stored["value"]
@@ -144,36 +131,17 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     st.caption(t("risk.lead_engine"))  # no population table on an engine table
     st.caption(t("risk.on_engine", limit=f"{GDPR_RECORDS:,}"))
     fraction, control = risk_view.inputs(None, on_engine=True)
-    key, release_path = chosen["key"], chosen["release_path"]
+    release_path = chosen["release_path"]
     values = {"qi": chosen["qi"], "sa": chosen["sa"], "sampling_fraction": fraction}
     params = {
         **values,
         "release_file": str(release_path or "").strip(),
         "control_rows": None if control is None else len(control),
     }
-    assessed = st.session_state.setdefault(TABLE_ASSESSED, {})
-    outcome = run_buttons(
-        go_label=t("risk.assess"),
-        go_key="pl_risk_assess",
-        cancel_key="pl_risk_cancel",
-        cancelled=t("pl.cancelled"),
-        working=t("risk.assessing"),
-        # privcore.runs.tables.risk_tables, recorded; control: an uploaded control set
-        call=lambda bar: on_release(
-            wb,
-            key,
-            RiskRequest,
-            values,
-            release_path,
-            "privacy_level",
-            bar,
-            schema=chosen["schema"],
-            control=control,
-        ),
+    # privcore.runs.tables.risk_tables, recorded; control: an uploaded control set
+    stored = run_and_keep(
+        wb, TABLE_ASSESSED, RiskRequest, values, release_path, PAGE, params=params, control=control
     )
-    if outcome is not None:
-        assessed[key] = {"params": params, "value": outcome}
-    stored = assessed.get(key)
     if stored is None:
         return
     result_header(stored, None, params, run_id=stored["value"].run_id)

@@ -17,7 +17,6 @@ import streamlit as st
 from privcore.runs import ReportRequest
 from ui.common.engine_tables import (
     copy_of,
-    on_release,
     release_file_input,
     run_and_keep,
     table_and_schema,
@@ -34,7 +33,7 @@ TABLE_REPORTED = "rp_table_reported"
 
 def table_page(wb: Workbench) -> None:
     """The Report page on a table opened in an engine (see the module docstring)."""
-    key, table, schema, qi, sa = table_and_schema(wb)
+    key, table, qi, sa = table_and_schema(wb)
     left, right = st.columns([1, 1], gap="large")
     with left:
         release_path, key_column = release_file_input(table, key, page="rp")
@@ -43,32 +42,18 @@ def table_page(wb: Workbench) -> None:
         thresholds = threshold_controls()
     values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": thresholds}
     params = {"release_file": str(release_path or "").strip(), "key": key_column, **thresholds}
+    # recorded as its measure and attack runs, then the report run that names them, as a
+    # report on tables in memory is (privcore.runs.tables.readiness_tables)
     stored = run_and_keep(
+        wb,
         TABLE_REPORTED,
-        key,
-        params,
+        ReportRequest,
+        values,
         release_path,
-        buttons={
-            "go_label": t("rp.generate"),
-            "go_key": "rp_go",
-            "cancel_key": "rp_cancel",
-            "cancelled": t("rp.cancelled"),
-            "working": t("rp.working"),
-        },
-        # recorded as its measure and attack runs, then the report run that names them, as
-        # a report on tables in memory is (privcore.runs.tables.readiness_tables)
-        call=lambda bar: on_release(
-            wb,
-            key,
-            ReportRequest,
-            values,
-            release_path,
-            "report",
-            bar,
-            schema=schema,
-            # the copy in the table's order stands for the shuffled file to publish
-            shuffled=copy_of(key, release_path) is not None,
-        ),
+        "report",
+        params=params,
+        # the copy in the table's order stands for the shuffled file to publish
+        shuffled=copy_of(key, release_path) is not None,
         kept=lambda outcome: {
             "report": outcome.result.recorded(outcome.summary, outcome.run_id),
             "seconds": outcome.seconds,
