@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from privcore.core.progress import Progress, Stage
 from privcore.errors import ParameterError
 from privcore.ldp import counts as sufficient
-from privcore.ldp.audit.estimate import _ob_from
+from privcore.ldp.audit.estimate import ObSettings, _ob_from
 from privcore.ldp.audit.joint import _joint_symbols
 from privcore.ldp.audit.memory import _one_at_a_time, _releasing, memory_plan
 from privcore.ldp.audit.passes import _count_pass, _Distributions, _range_pass
@@ -27,16 +28,11 @@ from privcore.ldp.device import device, generator
 def _ob_measure(
     source: Any,
     sizes: list[int],
+    settings: ObSettings,
     *,
     continuous: bool,
     values: int,
     joint_allowed: bool,
-    tau_d: float,
-    tau_c: float,
-    floor_share: float,
-    density: str,
-    bootstrap: int,
-    confidence: float,
     split_gen: Any,
     inputs: Sequence[Any],
     progress: Stage,
@@ -68,31 +64,23 @@ def _ob_measure(
             sizes,
             halves,
             values=values,
-            tau_d=tau_d,
+            tau_d=settings.tau_d,
             split_gen=split_gen,
             progress=progress.part(0.7, 0.8),
         )
     progress(0.8, "OB: comparing distributions")
     analysis = progress.part(0.8, 1.0)
-    settings = {
-        "tau_d": tau_d,
-        "tau_c": tau_c,
-        "floor_share": floor_share,
-        "confidence": confidence,
-        "gen": split_gen,
-        "inputs": inputs,
-    }
     result = _ob_from(
-        halves,
-        density=density,
-        bootstrap=bootstrap,
-        progress=analysis.part(0.0, 0.9),
-        **settings,
+        halves, settings, gen=split_gen, inputs=inputs, progress=analysis.part(0.0, 0.9)
     )
     if both_densities and halves[1].kind == "continuous":
-        other = "histogram" if density == "kde" else "kde"
+        other = "histogram" if settings.density == "kde" else "kde"
         alt = _ob_from(
-            halves, density=other, bootstrap=0, progress=analysis.part(0.9, 1.0), **settings
+            halves,
+            replace(settings, density=other, bootstrap=0),
+            gen=split_gen,
+            inputs=inputs,
+            progress=analysis.part(0.9, 1.0),
         )
         result[f"epsilon_max_{other}"] = alt["epsilon_max"]
         result[f"densities_{other}"] = alt["densities"]
@@ -188,18 +176,14 @@ def audit_ob(
     source = sufficient.counted_reports(
         mechanism, chosen, plan.chunk_rows, sample_gen, dev
     ) or _Reports(mechanism, chosen, plan.chunk_rows, sample_gen, dev, vectors=True)
+    settings = ObSettings(tau_d, tau_c, floor_share, density, bootstrap, confidence)
     result, dist = _ob_measure(
         source,
         [n] * len(chosen),
+        settings,
         continuous=continuous,
         values=int(mechanism.d) if kind == "category" else 2,
         joint_allowed=kind == "bits",  # hashed outputs' support bits stay per coordinate
-        tau_d=tau_d,
-        tau_c=tau_c,
-        floor_share=floor_share,
-        density=density,
-        bootstrap=bootstrap,
-        confidence=confidence,
         split_gen=split_gen,
         inputs=chosen,
         progress=Stage(progress),
@@ -207,17 +191,7 @@ def audit_ob(
     )
     Stage(progress)(1.0, "OB: done")
     return _ob_report(
-        mechanism.describe(),
-        mechanism.epsilon,
-        result,
-        dist,
-        n,
-        dev,
-        confidence,
-        started,
-        density,
-        tau_d,
-        tau_c,
+        mechanism.describe(), mechanism.epsilon, result, dist, n, dev, settings, started
     )
 
 
@@ -228,11 +202,8 @@ def _ob_report(
     dist: _Distributions,
     n: int,
     dev: str,
-    confidence: float,
+    settings: ObSettings,
     started: float,
-    density: str,
-    tau_d: float,
-    tau_c: float,
 ) -> AuditReport:
     ci = result["ci_max"]
     reason = ob_reason(claimed, ci, bool(result["disjoint_pairs"]))
@@ -244,9 +215,9 @@ def _ob_report(
         "disjoint_pairs": result["disjoint_pairs"],
         "floor": result["floor"],
         "output": dist.kind,
-        "density": density if dist.kind == "continuous" else "pmf",
-        "tau_d": tau_d,
-        "tau_c": tau_c,
+        "density": settings.density if dist.kind == "continuous" else "pmf",
+        "tau_d": settings.tau_d,
+        "tau_c": settings.tau_c,
         "pairs": result["pairs"],
         "coordinate_leakage": result["coordinate_leakage"],
         "densities": result["densities"],
@@ -267,7 +238,7 @@ def _ob_report(
         ci=ci,
         epsilon_lb=None,
         verdict="inconclusive",
-        confidence=confidence,
+        confidence=settings.confidence,
         samples=n,
         device=dev,
         seconds=time.perf_counter() - started,

@@ -33,6 +33,21 @@ def _no_beat() -> None:
 _CHART_COORDINATES = 12  # densities kept in a report for its charts
 
 
+@dataclass(frozen=True)
+class ObSettings:
+    """The choices of an OB-measure (:func:`~privcore.ldp.audit.audit_ob`): the "same
+    distribution" thresholds τ_d (JS) and τ_c (sup |f − f'|), the floor as a share of a
+    density's peak, the density of continuous outputs ("kde" or "histogram"), the
+    bootstrap rounds and the confidence of the interval."""
+
+    tau_d: float
+    tau_c: float
+    floor_share: float
+    density: str
+    bootstrap: int
+    confidence: float
+
+
 def _densities(dist: _Distributions, counts: Any, mode: str, beat: Callable = _no_beat) -> Any:
     """pmfs (discrete) or densities on the fine grid (KDE or histogram), with a leading
     batch dimension kept as it is. KDE runs over blocks of coordinates (``beat``
@@ -188,13 +203,8 @@ def _bootstrap_interval(
 
 def _ob_from(
     halves: tuple[_Distributions, _Distributions],
+    settings: ObSettings,
     *,
-    tau_d: float,
-    tau_c: float,
-    floor_share: float,
-    density: str,
-    bootstrap: int,
-    confidence: float,
     gen: Any,
     inputs: Sequence[Any],
     progress: Stage | None = None,
@@ -209,18 +219,19 @@ def _ob_from(
     progress = progress or Stage(None)
     beat = progress.beat
     first, second = halves
+    density = settings.density
     f_a = _densities(first, first.counts, density, beat)
-    floor_a = _floor(first, f_a, floor_share)
-    plan = _plan(first, f_a, floor_a, tau_d, tau_c, beat)
+    floor_a = _floor(first, f_a, settings.floor_share)
+    plan = _plan(first, f_a, floor_a, settings.tau_d, settings.tau_c, beat)
     values_a, _ = _apply(plan, f_a, floor_a, beat)
     del f_a
     worst = int(values_a.argmax())
     f_b = _densities(second, second.counts, density, beat)
-    floor_b = _floor(second, f_b, floor_share)
+    floor_b = _floor(second, f_b, settings.floor_share)
     per_pair, contributions = _apply(plan, f_b, beat=beat)
     eps_max, eps_avg = float(per_pair[worst]), float(per_pair.mean())
     draws_max, draws_avg = [], []
-    rounds = max(bootstrap, 0)
+    rounds = max(settings.bootstrap, 0)
     for round_ in range(rounds):
         # Poisson counts over the half's own sizes (not renormalized to the resampled
         # totals): var(ln ĉ) = 1/c, a little above the binomial (1 − p)/(np), so the
@@ -233,8 +244,8 @@ def _ob_from(
         progress((round_ + 1) / rounds, "OB: bootstrap")
     ci_max = ci_avg = None
     if draws_max:
-        ci_max = _bootstrap_interval(eps_max, draws_max, confidence)
-        ci_avg = _bootstrap_interval(eps_avg, draws_avg, confidence)
+        ci_max = _bootstrap_interval(eps_max, draws_max, settings.confidence)
+        ci_avg = _bootstrap_interval(eps_avg, draws_avg, settings.confidence)
     pairs = plan.pairs
     pair_table = pd.DataFrame(
         {

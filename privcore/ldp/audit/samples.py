@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ import pandas as pd
 from privcore.core.progress import Progress, Stage
 from privcore.errors import ParameterError
 from privcore.ldp.audit.blackbox import _ob_measure, _ob_report
+from privcore.ldp.audit.estimate import ObSettings
 from privcore.ldp.audit.learned import _learned_bound
 from privcore.ldp.audit.memory import (
     _FINE_BINS,
@@ -72,42 +73,33 @@ def audit_samples(
         stream_seed(seed, "samples", float(claimed_epsilon), method), samples.device
     )
     ticker(0.2, "Samples read")
-    settings = {
-        "continuous": samples.continuous,
-        "values": samples.values,
-        "tau_d": tau_d,
-        "tau_c": tau_c,
-        "floor_share": floor_share,
-        "confidence": 1 - alpha,
-        "split_gen": split_gen,
-    }
-    if method == "ob":
-        result, dist = _ob_measure(
-            _Logged(samples.columns, samples.chunk_rows),
-            samples.sizes,
-            joint_allowed=not samples.continuous,
-            density=density,
-            bootstrap=bootstrap,
-            inputs=list(samples.inputs),
-            progress=ticker.part(0.2, 1.0),
-            both_densities=True,
-            **settings,
+    settings = ObSettings(tau_d, tau_c, floor_share, density, bootstrap, 1 - alpha)
+    stream = {"continuous": samples.continuous, "values": samples.values, "split_gen": split_gen}
+    if method != "ob":
+        return _samples_bound(
+            samples, settings, stream, float(claimed_epsilon), alpha, ticker, started
         )
-        ticker(1.0, "OB: done")
-        return _ob_report(
-            samples.described,
-            float(claimed_epsilon),
-            result,
-            dist,
-            samples.smallest,
-            samples.device,
-            1 - alpha,
-            started,
-            density,
-            tau_d,
-            tau_c,
-        )
-    return _samples_bound(samples, settings, float(claimed_epsilon), alpha, ticker, started)
+    result, dist = _ob_measure(
+        _Logged(samples.columns, samples.chunk_rows),
+        samples.sizes,
+        settings,
+        joint_allowed=not samples.continuous,
+        inputs=list(samples.inputs),
+        progress=ticker.part(0.2, 1.0),
+        both_densities=True,
+        **stream,
+    )
+    ticker(1.0, "OB: done")
+    return _ob_report(
+        samples.described,
+        float(claimed_epsilon),
+        result,
+        dist,
+        samples.smallest,
+        samples.device,
+        settings,
+        started,
+    )
 
 
 def _check_request(
@@ -231,7 +223,8 @@ def _read_samples(
 
 def _samples_bound(
     samples: _Samples,
-    settings: dict[str, Any],
+    settings: ObSettings,
+    stream: dict[str, Any],
     claimed: float,
     alpha: float,
     ticker: Stage,
@@ -240,18 +233,17 @@ def _samples_bound(
     """The learned-event lower bound on logged samples: a random half A picks the pair of
     inputs (an OB pass, split once more); half B learns and certifies the event, in both
     directions (α/2 each), and the larger bound is kept."""
-    part_a, part_b = _random_halves(samples, settings["split_gen"])
+    part_a, part_b = _random_halves(samples, stream["split_gen"])
     ticker(0.3, "LB: choosing the pair of inputs")
     chosen, _ = _ob_measure(
         _Logged(part_a, samples.chunk_rows),
         [int(c.shape[0]) for c in part_a],
+        replace(settings, density="histogram", bootstrap=0),
         joint_allowed=False,
-        density="histogram",
-        bootstrap=0,
         inputs=list(range(len(samples.inputs))),
         progress=ticker.part(0.3, 0.5),
         both_densities=False,
-        **settings,
+        **stream,
     )
     i, j = chosen["worst_pair"]
     ticker(0.5, "LB: learning and certifying the event")
