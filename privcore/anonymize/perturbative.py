@@ -45,7 +45,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,6 +75,7 @@ __all__ = [
     "checked_option",
     "code_qis",
     "codes_note",
+    "columns_in_turn",
     "finish_perturbed",
     "numeric_matrix",
     "numeric_qis",
@@ -274,6 +275,17 @@ def numeric_problem(call: Call, title: str) -> tuple[Problem, list[str], np.ndar
     problem = call.prepare(need_hierarchies=False)
     columns = require_numeric(problem, title)
     return problem, columns, numeric_matrix(problem, columns, title, allow_missing=True)
+
+
+def columns_in_turn(
+    call: Call, problem: Problem, columns: Sequence[str], title: str
+) -> Iterator[tuple[str, pd.Series]]:
+    """Each of ``columns`` with its original values, for a method that changes them one
+    at a time: progress ``"<title>: <column>"`` over the first half of the run (the
+    second measures the release, :func:`release_changed`)."""
+    for j, column in enumerate(columns):
+        report_progress(call.progress, 0.5 * j / len(columns), f"{title}: {column}")
+        yield column, problem.frame[column]
 
 
 def release_changed(

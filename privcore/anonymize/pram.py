@@ -45,10 +45,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Release, report_progress
+from privcore.anonymize.base import Release
 from privcore.anonymize.perturbative import (
     categorical_qis,
     checked_option,
+    columns_in_turn,
     release_changed,
 )
 from privcore.anonymize.problem import Call, shared_signature
@@ -129,7 +130,6 @@ def pram(call: Call, *, pram_retain: float = 0.8, pram_alpha: float = 0.5) -> Re
     ``params`` gain both, ``perturbed`` (the columns) and ``changed`` (records whose
     category changed, per column).
     """
-    progress = call.progress
     started = time.perf_counter()
     call = call.records(TITLE)
     retain = checked_option("pram_retain", pram_retain, low=0.0, high=1.0)
@@ -139,9 +139,7 @@ def pram(call: Call, *, pram_retain: float = 0.8, pram_alpha: float = 0.5) -> Re
     rng = np.random.default_rng(problem.seed)
     released = problem.frame.copy()
     changed: dict[str, int] = {}
-    for q, column in enumerate(columns):
-        report_progress(progress, 0.5 * q / len(columns), f"PRAM: {column}")
-        original = problem.frame[column]
+    for column, original in columns_in_turn(call, problem, columns, TITLE):
         codes, categories = value_codes(original)
         size = len(categories)
         counts = code_counts(codes[codes >= 0], size)

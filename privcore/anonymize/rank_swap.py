@@ -30,9 +30,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from privcore.anonymize.base import Release, report_progress
+from privcore.anonymize.base import Release
 from privcore.anonymize.perturbative import (
     checked_option,
+    columns_in_turn,
     numeric_problem,
     release_changed,
 )
@@ -79,7 +80,6 @@ def rank_swap(call: Call, *, swap_percent: float = 5.0) -> Release:
     ``swap_percent``, ``perturbed`` (the columns) and ``swapped`` (records whose value
     changed, per column).
     """
-    progress = call.progress
     started = time.perf_counter()
     call = call.records(TITLE)
     percent = checked_option("swap_percent", swap_percent, low=0.0, high=100.0, open_low=True)
@@ -87,9 +87,7 @@ def rank_swap(call: Call, *, swap_percent: float = 5.0) -> Release:
     rng = np.random.default_rng(problem.seed)
     released = problem.frame.copy()
     changed: dict[str, int] = {}
-    for j, column in enumerate(columns):
-        report_progress(progress, 0.5 * j / len(columns), f"Rank swapping: {column}")
-        original = problem.frame[column]
+    for column, original in columns_in_turn(call, problem, columns, TITLE):
         present = np.flatnonzero(original.notna().to_numpy())
         values = original.to_numpy()[present]
         source = swap_partners(values.astype(np.float64), percent, rng)
