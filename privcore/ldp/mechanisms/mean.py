@@ -247,12 +247,8 @@ class Piecewise(_TwoLevels):
         return (max(lv, rw), rv) if v > w else (lv, min(rv, lw))
 
     def _parameters(self) -> dict[str, Any]:
-        return {
-            "C": self.C,
-            "inner_mass": self.inner_mass,
-            "inner_density": self.inner_density,
-            "outer_density": self.outer_density,
-        }
+        names = ("C", "inner_mass", "inner_density", "outer_density")
+        return {name: getattr(self, name) for name in names}
 
 
 class BrokenPiecewise(Piecewise):
