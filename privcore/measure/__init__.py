@@ -15,20 +15,8 @@
   (δ-presence, k-map), :mod:`privcore.measure.utility` (utility of a perturbed release).
 """
 
-from privcore.measure.entropy import (
-    NOTE_CONSTANT,
-    NOTE_NOT_MEANINGFUL,
-    PrivacyLevel,
-    align,
-    conditional_entropy,
-    discrimination_rate,
-    entropy,
-    local_privacy_level,
-    mutual_information,
-    pl_matrix,
-    privacy_level,
-    utility_loss,
-)
+from privcore.measure.entropy import *  # noqa: F403 - the information measures, alignment
+from privcore.measure.entropy import __all__ as _INFORMATION
 from privcore.measure.loss import (
     average_class_size,
     discernibility,
@@ -44,29 +32,18 @@ from privcore.measure.records import real_records
 from privcore.risk import RiskSummary, record_risk, risk_summary
 
 __all__ = [
-    "NOTE_CONSTANT",
-    "NOTE_NOT_MEANINGFUL",
-    "PrivacyLevel",
+    *_INFORMATION,
     "RiskSummary",
-    "align",
     "average_class_size",
-    "conditional_entropy",
     "discernibility",
-    "discrimination_rate",
-    "entropy",
     "gcp",
     "generalization_height",
     "generalization_levels",
-    "local_privacy_level",
-    "mutual_information",
     "ncp",
-    "pl_matrix",
     "precision",
-    "privacy_level",
     "real_records",
     "record_risk",
     "risk_summary",
-    "utility_loss",
     "whd",
     "whd_distortion",
 ]

@@ -79,32 +79,17 @@ as its ``measure``, ``attack`` and ``report`` runs, from which
 :func:`readiness_from_history` rebuilds the report.
 """
 
-from privcore.report.checks import (
-    ACTIONS,
-    CHECKS,
-    CONDITIONS,
-    NEAR_LIMIT,
-    NOTES,
-    VERDICTS,
-    evaluate_checks,
-    merge_actions,
-)
+from privcore.report.checks import *  # noqa: F403 - the codes and their evaluation
+from privcore.report.checks import __all__ as _CHECKS
 from privcore.report.readiness import ReadinessReport, readiness
 from privcore.report.stored import readiness_from_history, report_from_history
 from privcore.report.thresholds import Thresholds, k_for_risk
 
 __all__ = [
-    "ACTIONS",
-    "CHECKS",
-    "CONDITIONS",
-    "NEAR_LIMIT",
-    "NOTES",
-    "VERDICTS",
+    *_CHECKS,
     "ReadinessReport",
     "Thresholds",
-    "evaluate_checks",
     "k_for_risk",
-    "merge_actions",
     "readiness",
     "readiness_from_history",
     "report_from_history",
