@@ -104,15 +104,23 @@ class Release:
     #: a synthetic release's privacy models checked on its condensation groups
     #: (:func:`privcore.models.evaluate` of the groups): what ``satisfied`` says
     group_verdicts: Sequence[Mapping[str, Any]] | None = None
+    #: a release whose rows stay in its engine (Mondrian in fragments, more
+    #: combinations than memory holds): (records, suppressed records); ``frame`` is
+    #: then empty and ``measurement`` is of its classes inside the engine
+    engine_records: tuple[int, int] | None = None
 
     @property
     def n_suppressed(self) -> int:
         """Records suppressed (rows, or the sum of their weights)."""
+        if self.engine_records is not None:
+            return self.engine_records[1]
         return records_in(self.suppressed, self.weights)
 
     @property
     def n_records(self) -> int:
         """Records the release stands for: its rows, or the sum of their weights."""
+        if self.engine_records is not None:
+            return self.engine_records[0]
         return len(self.frame) if self.weights is None else int(self.weights.sum())
 
     @property
@@ -167,8 +175,9 @@ class Release:
 
         A release of a frequency set (``weights``) is a mapping, not the table: its
         engine writes the records (the input joined with it), so it cannot be exported
-        here (:class:`~privcore.errors.ParameterError` ``anonymize.weighted_release``)."""
-        if self.weights is not None:
+        here (:class:`~privcore.errors.ParameterError` ``anonymize.weighted_release``),
+        nor can a release whose rows stay in its engine (``engine_records``)."""
+        if self.weights is not None or self.engine_records is not None:
             raise ParameterError(
                 f"This release stands for {self.n_records:,} records; write it through its engine.",
                 code="anonymize.weighted_release",
@@ -193,7 +202,15 @@ class Release:
         full-domain node; and fingerprints (SHA-256, no data) of the input table and of
         the release, so a reproduction is checked cell for cell. A frequency set's
         release records ``weighted`` (its fingerprints include the weights; it is
-        reproduced from the same frequency set and weights)."""
+        reproduced from the same frequency set and weights). A release whose rows stay
+        in its engine has none (``anonymize.release_in_engine``)."""
+        if self.engine_records is not None:
+            raise ParameterError(
+                f"This release stands for {self.n_records:,} records whose rows stay in its "
+                "engine (Mondrian in fragments): it has no spec to make it again in memory.",
+                code="anonymize.release_in_engine",
+                records=self.n_records,
+            )
         return {
             "format": SPEC_FORMAT,
             "algorithm": self.algorithm,
@@ -258,7 +275,7 @@ class Release:
             "real_records": measured["real_records"],
             "seconds": round(self.timings.get("total", 0.0), 4),
             "loss": {k: v for k, v in self.loss.items() if isinstance(v, (int, float))},
-            "pl": measured["pl"]["all"],
+            "pl": None if measured["pl"] is None else measured["pl"]["all"],
             "ul": measured["ul"],
             "dr": measured["dr"],
             "node": None if self.node is None else dict(zip(self.qi, self.node, strict=True)),

@@ -292,12 +292,23 @@ def _release_lines(
         f"{algorithm}: k = {report['k']}, {report['suppressed_rows']} row(s) suppressed, "
         f"{report['classes']} classes, {report['seconds']:.3f} s",
         "loss: " + ", ".join(f"{k} = {v:.4g}" for k, v in report["loss"].items()),
-        f"PL = {report['pl']:.3f}   UL = {report['ul']:.3f}",
-        real_records_line(report["real_records"]),
+        _pl_ul_line(report),
+        *([real_records_line(report["real_records"])] if report["real_records"] else []),
         *([f"node: {report['node']}"] if report["node"] else []),
         "wrote " + ", ".join(written),
         *history_lines(outcome),
     ]
+
+
+def _pl_ul_line(report: dict[str, Any]) -> str:
+    """PL and UL — or, for a release measured by its classes inside the engine (they
+    are None), DR and why PL and UL are not there."""
+    if report["pl"] is None or report["ul"] is None:
+        return (
+            f"DR = {report['dr']:.3f}; PL and UL compare each row with its original: not "
+            "computed for a release measured by its classes inside the engine"
+        )
+    return f"PL = {report['pl']:.3f}   UL = {report['ul']:.3f}"
 
 
 def _read_spec(path: str) -> dict[str, Any]:

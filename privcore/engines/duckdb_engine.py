@@ -495,41 +495,108 @@ class DuckDBEngine(GroupedFrequencySet):
         others copied as stored. Returns the rows written. ``shuffle_seed``: rows sorted
         by a hash of their cells and the seed (identical rows stay together, which says
         nothing); None: in the table's order."""
+        mapping = released_columns(grouped, released)
+        self.connection.register(MAPPING, mapping)
+        try:
+            columns = [c for c in grouped.raw.columns if c != COUNT]
+            text = {c: is_text(mapping[c]) for c in columns}
+            self._write_joined(table, MAPPING, text, out, drop=drop, shuffle_seed=shuffle_seed)
+        finally:
+            self.connection.unregister(MAPPING)
+        return int(grouped.raw[COUNT].sum())
+
+    def keep_released(self, grouped: Regrouped, released: pd.DataFrame) -> None:
+        """Keep the release of one fragment of a table inside the engine: its rows of
+        :func:`released_columns` appended to a temporary table (:data:`KEPT`, which
+        spills to disk within the memory limit), so that a release of more combinations
+        than memory holds is written from all of them at once (:meth:`write_kept`)."""
+        mapping = released_columns(grouped, released)
+        self.connection.register(MAPPING, mapping)
+        try:
+            exists = self.connection.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND temporary",
+                [KEPT],
+            ).fetchall()[0][0]
+            statement = (
+                f"INSERT INTO {KEPT} BY NAME SELECT * FROM {MAPPING}"
+                if exists
+                else f"CREATE TEMP TABLE {KEPT} AS SELECT * FROM {MAPPING}"
+            )
+            self.connection.execute(statement)
+        finally:
+            self.connection.unregister(MAPPING)
+
+    def write_kept(
+        self,
+        table: DuckDBTable,
+        out: str | Path,
+        *,
+        drop: Sequence[str] = (),
+        shuffle_seed: int | None = None,
+    ) -> None:
+        """:meth:`write` with the releases kept by :meth:`keep_released` as the mapping
+        (a released column is text when the kept table holds it as text)."""
+        kinds = {row[0]: str(row[1]).upper() for row in self._described(KEPT)}
+        text = {
+            c[len("raw:") :]: kinds[c[len("raw:") :]] == "VARCHAR"
+            for c in kinds
+            if c.startswith("raw:")
+        }
+        self._write_joined(table, KEPT, text, out, drop=drop, shuffle_seed=shuffle_seed)
+
+    def drop_kept(self) -> None:
+        """Forget the releases kept by :meth:`keep_released`."""
+        self.connection.execute(f"DROP TABLE IF EXISTS {KEPT}")
+
+    def _write_joined(
+        self,
+        table: DuckDBTable,
+        mapping: str,
+        text: Mapping[str, bool],
+        out: str | Path,
+        *,
+        drop: Sequence[str],
+        shuffle_seed: int | None,
+    ) -> None:
+        """Write ``table`` joined with ``mapping`` (a relation of ``raw:<c>`` keys and
+        released ``<c>`` for each column ``c`` of ``text``, which says whether its
+        released cells are text) as :meth:`write` describes."""
         from privcore.data.writing import guard_text
 
-        columns = [c for c in grouped.raw.columns if c != COUNT]
-        mapping = released_columns(grouped, released)
-        self.connection.register("privcore_mapping", mapping)
-        try:
-            key = " AND ".join(
-                f"t.{_quote(c)} IS NOT DISTINCT FROM m.{_quote('raw:' + c)}" for c in columns
-            )
-            target = Path(out)
-            as_csv = target.suffix.lower() != ".parquet"
-            kinds = {row[0]: str(row[1]).upper() for row in self._described(f"({table.sql})")}
-            outputs = []
-            for name in table.columns:
-                if name in drop:
-                    continue
-                source = "m" if name in columns else "t"
-                cell = f"{source}.{_quote(name)}"
-                text = is_text(mapping[name]) if name in columns else kinds[name] == "VARCHAR"
-                if as_csv and text:
-                    cell = _guarded(cell)
-                outputs.append(f"{cell} AS {_quote(guard_text(name) if as_csv else name)}")
-            fmt = "CSV, HEADER true" if as_csv else "PARQUET"
-            if shuffle_seed is not None:
-                rows = table.sql
-                order = f"ORDER BY hash({', '.join(outputs_only(outputs))}, {int(shuffle_seed)})"
-            else:
-                rows = table.numbered_sql("__privcore_row")
-                order = 'ORDER BY t."__privcore_row"'
-            self._execute(
-                table,
-                f"COPY (SELECT {', '.join(outputs)} FROM ({rows}) t "
-                f"JOIN privcore_mapping m ON {key} {order}) TO {_literal(str(target))} "
-                f"(FORMAT {fmt})",
-            )
-        finally:
-            self.connection.unregister("privcore_mapping")
-        return int(grouped.raw[COUNT].sum())
+        columns = list(text)
+        key = " AND ".join(
+            f"t.{_quote(c)} IS NOT DISTINCT FROM m.{_quote('raw:' + c)}" for c in columns
+        )
+        target = Path(out)
+        as_csv = target.suffix.lower() != ".parquet"
+        kinds = {row[0]: str(row[1]).upper() for row in self._described(f"({table.sql})")}
+        outputs = []
+        for name in table.columns:
+            if name in drop:
+                continue
+            source = "m" if name in text else "t"
+            cell = f"{source}.{_quote(name)}"
+            is_text_cell = text[name] if name in text else kinds[name] == "VARCHAR"
+            if as_csv and is_text_cell:
+                cell = _guarded(cell)
+            outputs.append(f"{cell} AS {_quote(guard_text(name) if as_csv else name)}")
+        fmt = "CSV, HEADER true" if as_csv else "PARQUET"
+        if shuffle_seed is not None:
+            rows = table.sql
+            order = f"ORDER BY hash({', '.join(outputs_only(outputs))}, {int(shuffle_seed)})"
+        else:
+            rows = table.numbered_sql("__privcore_row")
+            order = 'ORDER BY t."__privcore_row"'
+        self._execute(
+            table,
+            f"COPY (SELECT {', '.join(outputs)} FROM ({rows}) t "
+            f"JOIN {mapping} m ON {key} {order}) TO {_literal(str(target))} "
+            f"(FORMAT {fmt})",
+        )
+
+
+#: The name under which :meth:`DuckDBEngine.write` registers its released values.
+MAPPING = "privcore_mapping"
+#: The temporary table of the fragments' releases kept in the engine
+#: (:meth:`DuckDBEngine.keep_released`).
+KEPT = "privcore_kept_release"

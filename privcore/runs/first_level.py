@@ -54,23 +54,15 @@ def first_level_that_fits(
         raise bare
     stage(0.0, "Reading each quasi-identifier's values and their labels at every level")
     maps = level_maps(engine, table, qi, schema.hierarchies)
-    node = [0] * len(qi)
-    while True:
-        raisable = [q for q in range(len(qi)) if node[q] < maps.heights[q]]
-        if not raisable:
-            raise InfeasibleError(
-                f"{bare} Even at the top of every hierarchy the table has more than "
-                f"{limit:,} combinations: its sensitive attributes alone are too many.",
-                code="engines.too_many_groups",
-                limit=limit,
-                columns=[*qi, *sa],
-            )
-        widest = max(raisable, key=lambda q: (maps.distinct[q][node[q]], -q))
-        node[widest] += 1
-        stage(0.1, f"Counting the combinations at levels {dict(zip(qi, node, strict=True))}")
-        (estimate,) = approximate_node_combinations(table, maps, sa, [node])
+    path = raising_path(maps)
+    if not path:
+        raise _too_many_even_at_top(bare, limit, [*qi, *sa])
+    stage(0.1, f"Counting the combinations at {len(path)} generalizations in one pass")
+    estimates = approximate_node_combinations(table, maps, sa, path)
+    for node, estimate in zip(path, estimates, strict=True):
         if estimate > FIT_SHARE * limit:
             continue
+        stage(0.5, f"Generalizing the table to levels {dict(zip(qi, node, strict=True))}")
         generalized = generalized_table(engine, table, maps, node)
         try:
             grouped = engine.grouped(generalized, [*qi, *sa], limit=limit)
@@ -79,6 +71,33 @@ def first_level_that_fits(
                 raise
             continue
         return tuple(node), generalized, grouped
+    raise _too_many_even_at_top(bare, limit, [*qi, *sa])
+
+
+def raising_path(maps: Any) -> list[tuple[int, ...]]:
+    """The nodes met by raising one QI a level at a time from the bottom — the QI with
+    the most distinct labels at its current level (ties: the first) — up to the top of
+    every hierarchy. The choice reads only each QI's distinct labels per level, so the
+    whole path is known before the table is read, and its combinations are estimated
+    in one pass."""
+    node, path = [0] * len(maps.qi), []
+    while True:
+        raisable = [q for q in range(len(node)) if node[q] < maps.heights[q]]
+        if not raisable:
+            return path
+        widest = max(raisable, key=lambda q: (maps.distinct[q][node[q]], -q))
+        node[widest] += 1
+        path.append(tuple(node))
+
+
+def _too_many_even_at_top(bare: InfeasibleError, limit: int, columns: list[str]) -> InfeasibleError:
+    return InfeasibleError(
+        f"{bare} Even at the top of every hierarchy the table has more than "
+        f"{limit:,} combinations: its sensitive attributes alone are too many.",
+        code="engines.too_many_groups",
+        limit=limit,
+        columns=columns,
+    )
 
 
 def cut_below(hierarchy: Hierarchy, level: int) -> Hierarchy:

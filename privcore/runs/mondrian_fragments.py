@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from privcore.core.notes import Note
 from privcore.core.progress import Progress, Stage
 from privcore.core.scaling import unit_of
 from privcore.data import Schema
@@ -162,6 +164,43 @@ def _fragment_values(grouped: Regrouped, column: str, rows: np.ndarray) -> list:
     return [None if pd.isna(v) else v for v in grouped.raw[column].to_numpy()[chosen]]
 
 
+@dataclass(frozen=True)
+class KeptFragments:
+    """Mondrian's fragments whose releases are kept inside the engine
+    (:meth:`~privcore.engines.duckdb_engine.DuckDBEngine.keep_released`): together they
+    have more combinations than ``held_limit`` (``PRIVCORE_MAX_ROWS``), so the release
+    is written from the engine and measured there by its classes. ``ncp``: Mondrian's
+    own GCP over the whole table — each fragment's is a mean over its records against
+    the whole table's domains, so the whole's is their mean weighted by records."""
+
+    held_limit: int
+    fragments: int = 0
+    records: int = 0
+    ncp: float = 0.0
+    seconds: float = 0.0
+    summary: str = "range"
+
+
+def _keep_in_engine(
+    engine: Engine, done: Sequence[tuple[Regrouped, pd.DataFrame]], held_limit: int
+) -> KeptFragments:
+    """Move the fragments' releases held so far into the engine (``engine.keep_released``)
+    — or, on an engine that cannot keep them, ``engines.fragments_too_many`` in words."""
+    if not hasattr(engine, "keep_released"):
+        raise InfeasibleError(
+            f"Mondrian's fragments together have more than {held_limit:,} combinations of "
+            "the quasi-identifiers and sensitive attributes, more than this installation "
+            "holds in memory (PRIVCORE_MAX_ROWS). DuckDB keeps such fragments inside the "
+            "engine: run it with the DuckDB engine.",
+            code="engines.fragments_too_many",
+            limit=held_limit,
+        )
+    engine.drop_kept()
+    for grouped, released in done:
+        engine.keep_released(grouped, released)
+    return KeptFragments(held_limit)
+
+
 def mondrian_in_fragments(
     engine: Engine,
     table: Any,
@@ -170,7 +209,7 @@ def mondrian_in_fragments(
     limit: int,
     progress: Progress,
     settings: Mapping[str, Any],
-) -> tuple[Regrouped, Any]:
+) -> tuple[Regrouped | None, Any]:
     """Mondrian on a table whose frequency set has more than ``limit`` rows, as the
     Spark Mondrian of De Capitani di Vimercati et al. (PerCom 2021) does: the table is
     cut in the engine into fragments — a fragment whose frequency set has more than
@@ -183,9 +222,12 @@ def mondrian_in_fragments(
     every such cut leaves far more than k records on each side, so the release is the
     one Mondrian makes on the whole table, up to the tie-breaking of the cut's side;
     every class still meets the models. Returns the frequency set of the whole table
-    and its release, measured as one release."""
+    and its release, measured as one release — or, when the fragments together have
+    more combinations than ``PRIVCORE_MAX_ROWS`` (a near-unique table), None and the
+    :class:`KeptFragments` whose releases the engine keeps (:func:`write_kept`)."""
     from privcore.anonymize import anonymize
     from privcore.anonymize.base import finish, prepare
+    from privcore.config import limits
 
     started = time.perf_counter()
     stage = Stage(progress)
@@ -193,9 +235,12 @@ def mondrian_in_fragments(
     axes = _axes(engine, table, qi, schema.hierarchies, limit)
     domains = {axis.column: axis.domain for axis in axes}
     total = engine.rows(table)
+    held_limit = limits().max_rows
     todo = [table]
     done: list[tuple[Regrouped, pd.DataFrame]] = []
-    records = 0
+    kept: KeptFragments | None = None
+    records = fragments = held = 0
+    ncp_records = 0.0
     while todo:
         part = todo.pop(0)
         try:
@@ -219,9 +264,29 @@ def mondrian_in_fragments(
             span_domains=domains,
             **settings,
         )
-        done.append((grouped, release.frame[qi].reset_index(drop=True)))
-        records += int(grouped.frame[COUNT].sum())
-        stage(0.9 * records / total, f"Mondrian on fragment {len(done)}")
+        released = release.frame[qi].reset_index(drop=True)
+        fragments += 1
+        records += release.n_records
+        ncp_records += release.n_records * float(release.extra_loss["ncp"])
+        if kept is None and held + len(grouped.frame) > held_limit:
+            kept = _keep_in_engine(engine, done, held_limit)
+            done = []
+        if kept is None:
+            done.append((grouped, released))
+            held += len(grouped.frame)
+        else:
+            engine.keep_released(grouped, released)
+        del grouped, release, released
+        stage(0.9 * records / total, f"Mondrian on fragment {fragments}")
+    if kept is not None:
+        return None, replace(
+            kept,
+            fragments=fragments,
+            records=records,
+            ncp=ncp_records / records if records else 0.0,
+            seconds=time.perf_counter() - started,
+            summary=str(settings.get("summary", "range")),
+        )
     frames = [g.frame for g, _ in done]
     offsets = np.cumsum([0] + [len(f) for f in frames[:-1]])
     whole = Regrouped(
@@ -253,3 +318,81 @@ def mondrian_in_fragments(
         started=started,
     )
     return whole, release
+
+
+def write_kept(
+    engine: Engine,
+    table: Any,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    kept: KeptFragments,
+    out: str | Path,
+    *,
+    settings: Mapping[str, Any],
+    limit: int,
+    shuffle: bool,
+    order_copy: str | Path | None = None,
+    stage: Stage,
+) -> tuple[Any, Any, int | None]:
+    """Write the release of Mondrian's fragments kept inside the engine to ``out`` (and,
+    for a shuffled release, its copy in the table's order to ``order_copy``), measure
+    the written release by its classes inside the engine
+    (:func:`~privcore.measure.engine_classes.measure_classes_in_engine`: every model's
+    verdict, k, l, t, DR, risk and the loss of the classes; the figures that pair rows
+    are left out, with a note) and return the :class:`~privcore.anonymize.Release` —
+    its rows stay in the engine (``engine_records``) —, its model report and the rows of
+    the copy."""
+    from privcore.anonymize import Release
+    from privcore.measure.engine_classes import measure_classes_in_engine
+
+    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
+    drop, seed = list(schema.identifiers), int(settings.get("seed", 0))
+    try:
+        stage(0.7, "Writing the release from the fragments kept in the engine")
+        engine.write_kept(table, out, drop=drop, shuffle_seed=seed if shuffle else None)
+        if order_copy is not None:
+            stage(0.8, "Writing the copy in the table's order in the engine")
+            engine.write_kept(table, order_copy, drop=drop, shuffle_seed=None)
+    finally:
+        engine.drop_kept()
+    stage(0.85, "Measuring the written release by its classes in the engine")
+    measurement = measure_classes_in_engine(
+        engine, engine.scan(out), qi=qi, sa=sa, models=constraints, limit=limit
+    )
+    note = Note(
+        "anonymize.fragments_in_engine",
+        f"Mondrian ran on {kept.fragments} fragments whose combinations together are more "
+        f"than this installation holds in memory ({kept.held_limit:,}: PRIVCORE_MAX_ROWS): "
+        "each fragment's release was kept inside the engine, the release was written from "
+        "them and measured there by its classes. NCP is Mondrian's own, over the whole "
+        "table's domains.",
+        fragments=kept.fragments,
+        limit=kept.held_limit,
+    )
+    suppressed = int(measurement.models.summary.get("suppressed_rows", 0))
+    release = Release(
+        frame=pd.DataFrame({c: pd.Series(dtype=object) for c in (*qi, *sa)}),
+        algorithm="mondrian",
+        qi=tuple(qi),
+        sa=tuple(sa),
+        removed=tuple(drop),
+        class_ids=np.empty(0, dtype=np.int64),
+        suppressed=np.zeros(0, dtype=bool),
+        node=None,
+        measurement=measurement,
+        params={
+            "algorithm": "mondrian",
+            "constraints": [m.to_dict() for m in constraints],
+            "max_suppression": float(settings.get("max_suppression", 0.0)),
+            "seed": seed,
+            "summary": kept.summary,
+            "fragments": kept.fragments,
+        },
+        timings={"total": kept.seconds},
+        extra_loss={"ncp": kept.ncp},
+        notes=(note, *measurement.notes),
+        schema=schema,
+        engine_records=(kept.records, suppressed),
+    )
+    copy_rows = None if order_copy is None else kept.records
+    return release, measurement.models, copy_rows

@@ -38,7 +38,7 @@ from privcore.measure.entropy import ROW_ORDER_SAMPLE, check_row_order
 from privcore.models import PrivacyModel
 from privcore.report.risk import GDPR_RECORDS, pairs_as_records
 from privcore.runs.first_level import first_level_that_fits, in_own_levels, schema_from
-from privcore.runs.mondrian_fragments import mondrian_in_fragments
+from privcore.runs.mondrian_fragments import KeptFragments, mondrian_in_fragments, write_kept
 from privcore.runs.table_results import (
     ScannedDataset,
     TableRelease,
@@ -104,7 +104,6 @@ def anonymize_table(
     them when it has at most :func:`records_limit` rows (:func:`_records_in_memory`),
     and refused above that."""
     from privcore.anonymize import FULL_DOMAIN, anonymize
-    from privcore.engines.models import release_models
 
     check_order_copy(order_copy, out, shuffle)
     stage = Stage(progress)
@@ -142,25 +141,69 @@ def anonymize_table(
             start, source, grouped = first_level_that_fits(
                 engine, table, inner, limit, stage.part(0.0, 0.2)
             )
-    if release is None:
-        release = anonymize(
-            grouped.frame[[*qi, *sa]],
-            inner if start is None else schema_from(inner, qi, start),
-            constraints,
-            algorithm=algorithm,
-            progress=stage.part(0.2, 0.7),
-            weights=grouped.frame[COUNT].to_numpy(dtype=np.int64),
-            **settings,
+    if isinstance(release, KeptFragments):  # written from the engine, measured there
+        release, check, copy_rows = write_kept(
+            engine, table, schema, constraints, release, out, settings=settings, limit=limit,
+            shuffle=shuffle, order_copy=order_copy, stage=stage,
+        )  # fmt: skip
+        rows, dataset = release.n_records, summed_dataset(engine, table, [*qi, *sa], name)
+    else:
+        if release is None:
+            release = anonymize(
+                grouped.frame[[*qi, *sa]],
+                inner if start is None else schema_from(inner, qi, start),
+                constraints,
+                algorithm=algorithm,
+                progress=stage.part(0.2, 0.7),
+                weights=grouped.frame[COUNT].to_numpy(dtype=np.int64),
+                **settings,
+            )
+            if start is not None:
+                release = in_own_levels(release, inner, start, limit)
+        rows, check, copy_rows = _write_and_check(
+            engine, source, grouped, release, schema, constraints, out,
+            shuffle_seed=seed if shuffle else None, order_copy=order_copy, stage=stage,
+        )  # fmt: skip
+        dataset = (
+            scanned_dataset(engine, table, grouped.frame, name)
+            if start is None
+            else summed_dataset(engine, table, [*qi, *sa], name)
         )
-        if start is not None:
-            release = in_own_levels(release, inner, start, limit)
-    frequency_set = grouped.frame
+    stage(1.0, "Done")
+    return TableRelease(
+        release=release,
+        out=Path(out),
+        rows_written=rows,
+        written_check=check,
+        dataset=dataset,
+        order_copy=None if order_copy is None else Path(order_copy),
+        order_copy_rows=copy_rows,
+    )
+
+
+def _write_and_check(
+    engine: Engine,
+    source: Any,
+    grouped: Any,
+    release: Any,
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    out: str | Path,
+    *,
+    shuffle_seed: int | None,
+    order_copy: str | Path | None,
+    stage: Stage,
+) -> tuple[int, Any, int | None]:
+    """Write ``release`` of the frequency set ``grouped`` of ``source`` through the engine
+    to ``out`` (and to ``order_copy`` in the table's order), then check the models on
+    the written file in the engine: the rows written, the check, the copy's rows."""
+    from privcore.engines.models import release_models
+
+    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     stage(0.7, "Writing the release in the engine")
     released = release.frame[qi].reset_index(drop=True)
     drop = list(schema.identifiers)
-    rows = engine.write(
-        source, grouped, released, out, drop=drop, shuffle_seed=seed if shuffle else None
-    )
+    rows = engine.write(source, grouped, released, out, drop=drop, shuffle_seed=shuffle_seed)
     copy_rows = None
     if order_copy is not None:  # the same released values, in the table's order
         stage(0.8, "Writing the copy in the table's order in the engine")
@@ -168,22 +211,10 @@ def anonymize_table(
             source, grouped, released, order_copy, drop=drop, shuffle_seed=None
         )
     stage(0.9, "Checking the written release in the engine")
-    written = engine.scan(out)
     check = release_models(
-        engine, written, qi, sa, list(constraints), hierarchies=dict(schema.hierarchies)
+        engine, engine.scan(out), qi, sa, list(constraints), hierarchies=dict(schema.hierarchies)
     )
-    stage(1.0, "Done")
-    return TableRelease(
-        release=release,
-        out=Path(out),
-        rows_written=rows,
-        written_check=check,
-        dataset=scanned_dataset(engine, table, frequency_set, name)
-        if start is None
-        else summed_dataset(engine, table, [*qi, *sa], name),
-        order_copy=None if order_copy is None else Path(order_copy),
-        order_copy_rows=copy_rows,
-    )
+    return rows, check, copy_rows
 
 
 def check_order_copy(order_copy: str | Path | None, out: str | Path, shuffle: bool) -> None:
