@@ -61,8 +61,10 @@ from privcore.errors import ParameterError, RoleError
 __all__ = [
     "METHODS",
     "Matches",
+    "RollCodes",
     "checked_counts",
     "match_roll",
+    "read_roll",
     "require_columns",
     "weighted_classes",
 ]
@@ -219,6 +221,7 @@ def match_roll(
     weights: np.ndarray | None = None,
     counts: np.ndarray | None = None,
     blanked: np.ndarray | None = None,
+    roll_codes: RollCodes | None = None,
 ) -> Matches:
     """Match every person of ``roll`` to the equivalence classes of ``release``.
 
@@ -236,7 +239,9 @@ def match_roll(
     weighted frequency set and ``counts`` (one per roll row) the roll one: class sizes
     and candidate records then count records, F_j counts people, and the per-person
     arrays hold one answer per roll row, true of each of its ``counts[i]`` people
-    (:attr:`Matches.people`). See the module docstring.
+    (:attr:`Matches.people`). ``roll_codes``: the roll's QI columns already read
+    (:func:`read_roll` of this roll), so that several releases matched against one roll
+    read it once. See the module docstring.
     """
     qi = tuple(str(q) for q in qi)
     weights, counts = _checked_arguments(release, roll, qi, method, weights, counts)
@@ -244,37 +249,38 @@ def match_roll(
     classes = equivalence_classes(release, qi, blanked=blanked)
     if weights is not None:
         classes = weighted_classes(classes, weights)
-    cells, class_cells, roll_codes, roll_values = _read_columns(
-        release, roll, qi, classes, hierarchies or {}
-    )
+    cells, class_cells = _read_cells(release, qi, classes, hierarchies or {})
+    if roll_codes is None or roll_codes.qi != qi or roll_codes.rows != len(roll):
+        roll_codes = read_roll(roll, qi)
+    roll_values = roll_codes.values
     # Distinct roll tuples: people sharing all QI values share every answer.
-    tuples = group_rows(roll_codes, [len(v) for v in roll_values], weights=counts)
-    tuple_codes = [codes[tuples.first] for codes in roll_codes]
+    tuple_codes, tuple_of_person = roll_codes.tuple_codes, roll_codes.tuple_ids
+    tuple_people = roll_codes.people(counts)
     _report(progress, 0.1, "Linkage: evaluating released cells")
     value_cell = None
     if method != "bitset":
         value_cell = _value_cells(cells, qi, class_cells, roll_values, insist=method == "join")
     bitsets = None
     if value_cell is not None:
-        result = _join(classes, class_cells, value_cell, tuple_codes, tuples.counts)
+        result = _join(classes, class_cells, value_cell, tuple_codes, tuple_people)
     else:
         bitsets = _Bitsets.build(classes, cells, qi, class_cells, tuple_codes, roll_values)
-        result = _bitset_match(classes, bitsets, tuples.counts, progress)
+        result = _bitset_match(classes, bitsets, tuple_people, progress)
     n_candidates, records, single, population = result
-    candidate_records = records[tuples.ids]
-    single_class = single[tuples.ids]
+    candidate_records = records[tuple_of_person]
+    single_class = single[tuple_of_person]
     _report(progress, 1.0, "Linkage: matched")
     return Matches(
         qi=qi,
         classes=classes,
-        candidate_classes=n_candidates[tuples.ids],
+        candidate_classes=n_candidates[tuple_of_person],
         candidate_records=candidate_records,
         single_class=single_class,
         matched_record=_matched_records(classes, candidate_records, single_class),
         population=population,
         cells=cells,
         method="bitset" if bitsets is not None else "join",
-        tuple_of_person=tuples.ids,
+        tuple_of_person=tuple_of_person,
         _bitsets=bitsets,
         people=counts,
     )
@@ -308,27 +314,64 @@ def _checked_arguments(
     return weights, counts
 
 
-def _read_columns(
+@dataclass(frozen=True, eq=False)
+class RollCodes:
+    """The QI columns of a roll read once (:func:`read_roll`): per QI the value code of
+    each person and the distinct values; the distinct QI tuples, numbered in order of
+    first appearance (``tuple_ids`` per person, ``tuple_codes`` per QI the value code of
+    each tuple) and the people holding each."""
+
+    qi: tuple[str, ...]
+    codes: tuple[np.ndarray, ...]
+    values: tuple[np.ndarray, ...]
+    tuple_ids: np.ndarray
+    tuple_codes: tuple[np.ndarray, ...]
+    tuple_people: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        return len(self.tuple_ids)
+
+    def people(self, counts: np.ndarray | None = None) -> np.ndarray:
+        """The people of each distinct tuple: one per roll row, or ``counts[i]`` for
+        roll row i (a roll frequency set)."""
+        if counts is None:
+            return self.tuple_people
+        people = code_counts(self.tuple_ids, len(self.tuple_people), weights=counts)
+        return np.rint(people).astype(np.int64)
+
+
+def read_roll(roll: pd.DataFrame, qi: Sequence[str]) -> RollCodes:
+    """The QI columns ``qi`` of ``roll`` as :class:`RollCodes`: each column factorized
+    once, the distinct tuples grouped once."""
+    qi = tuple(str(q) for q in qi)
+    codes, values = zip(*(factorize(roll[q]) for q in qi), strict=True)
+    groups = group_rows(list(codes), [len(v) for v in values])
+    first = groups.first
+    return RollCodes(
+        qi,
+        tuple(codes),
+        tuple(values),
+        groups.ids,
+        tuple(c[first] for c in codes),
+        groups.counts,
+    )
+
+
+def _read_cells(
     release: pd.DataFrame,
-    roll: pd.DataFrame,
     qi: Sequence[str],
     classes: EquivalenceClasses,
     hierarchies: Mapping[str, Hierarchy],
-) -> tuple[dict[str, ColumnCells], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-    """Per QI: the released cells (parsed once), the cell of each class, and the roll's
-    value codes and distinct values."""
+) -> tuple[dict[str, ColumnCells], list[np.ndarray]]:
+    """Per QI: the released cells (parsed once) and the cell of each class."""
     cells: dict[str, ColumnCells] = {}
     class_cells: list[np.ndarray] = []
-    roll_codes: list[np.ndarray] = []
-    roll_values: list[np.ndarray] = []
     for q in qi:
         parsed = parse_column(release[q], hierarchy=hierarchies.get(q), column=q)
         cells[q] = parsed
         class_cells.append(parsed.codes[classes.first_row])
-        codes, values = factorize(roll[q])
-        roll_codes.append(codes)
-        roll_values.append(values)
-    return cells, class_cells, roll_codes, roll_values
+    return cells, class_cells
 
 
 def _value_cells(

@@ -31,7 +31,7 @@ from privcore.core.progress import Progress
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.roles import is_measurement
 from privcore.errors import ParameterError
-from privcore.matching import checked_counts
+from privcore.matching import checked_counts, read_roll
 
 LINKAGE_KEYS = (
     "targets",
@@ -164,6 +164,7 @@ def simulate(
         )
     roll = _attack_roll(roll, original, qi, weights, roll_size, seed, locale, part(0.0, 0.2))
     qi, sa = list(qi), list(sa)
+    roll_codes = read_roll(roll.frame, qi)  # one roll for both attacks: read once
     linkage = {
         "before": linkage_attack(
             original,
@@ -175,6 +176,7 @@ def simulate(
             tolerance=tolerance,
             progress=part(0.2, 0.5),
             weights=weights,
+            roll_codes=roll_codes,
         ),
         "after": linkage_attack(
             release,
@@ -188,6 +190,7 @@ def simulate(
             progress=part(0.5, 0.9),
             weights=weights,
             blanked=blanked,
+            roll_codes=roll_codes,
         ),
     }
     people = roll.frame
@@ -200,6 +203,7 @@ def simulate(
         original=original,
         weights=weights,
         counts=None if weights is None else people["count"].to_numpy(),
+        target_codes=roll_codes,
     )
     homogeneity = {
         "before": homogeneity_attack(original, qi, sa, tau=tau, weights=weights),

@@ -47,10 +47,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.attacks.keys import comparable_codes, comparable_codes_of_both
 from privcore.classes import code_counts, combine_codes, distinct_rows, factorize, reduce_runs
 from privcore.core.jsonsafe import plain
-from privcore.data.cells import comparable_keys, numeric_cells, require_paired_rows
+from privcore.data.cells import numeric_cells, require_paired_rows
 from privcore.errors import ParameterError, RoleError
+from privcore.matching import RollCodes
 
 __all__ = ["DEFAULT_INTERVAL", "distance_linkage", "interval_disclosure", "wilson"]
 
@@ -107,17 +109,28 @@ def _z(table: pd.DataFrame, scales: Sequence[tuple[str, float, float]]) -> np.nd
 
 
 def _blocks(
-    targets: pd.DataFrame, release: pd.DataFrame, categorical: Sequence[str]
+    targets: pd.DataFrame,
+    release: pd.DataFrame,
+    categorical: Sequence[str],
+    target_codes: RollCodes | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One code per row of each table for its combination of categorical QIs (values
-    compared as values: 42 = "42.0"), the same code for the same combination."""
+    compared as values: 42 = "42.0"), the same code for the same combination; the
+    targets' columns read already (``target_codes``) are keyed by their distinct values."""
     n = len(targets)
     if not categorical:
         return np.zeros(n, dtype=np.int64), np.zeros(len(release), dtype=np.int64)
-    both = pd.concat(
-        [targets[list(categorical)], release[list(categorical)]], ignore_index=True
-    ).apply(comparable_keys)
-    codes = [factorize(both[c])[0] for c in categorical]
+    known = {}
+    if target_codes is not None and target_codes.rows == n:
+        known = dict(zip(target_codes.qi, target_codes.codes, strict=True))
+    rest = [c for c in categorical if c not in known]
+    both = pd.concat([targets[rest], release[rest]], ignore_index=True) if rest else None
+    codes = [
+        np.concatenate(comparable_codes_of_both(targets[c], known[c], release[c]))
+        if c in known
+        else comparable_codes(both[c])[0]
+        for c in categorical
+    ]
     key = factorize(combine_codes(codes, [int(c.max()) + 1 for c in codes]))[0]
     return key[:n], key[n:]
 
@@ -132,6 +145,7 @@ def distance_linkage(
     original: pd.DataFrame,
     weights: np.ndarray | None = None,
     counts: np.ndarray | None = None,
+    target_codes: RollCodes | None = None,
 ) -> dict[str, Any]:
     """DBRL of ``targets`` (the attacker's people: their true QI values) against
     ``release`` (module docstring).
@@ -142,6 +156,8 @@ def distance_linkage(
     whose columns give the means and standard deviations (the data set; with
     ``weights``, the frequency set aligned with ``release``). ``weights`` (records per
     release row) and ``counts`` (people per target row) make both frequency sets.
+    ``target_codes``: the targets' QI columns already read
+    (:func:`~privcore.matching.read_roll` of a roll of targets).
 
     Returns ``targets`` (people in the data set), ``reidentified`` (their nearest
     released record unique and their own), ``share`` and its ``interval``,
@@ -161,7 +177,7 @@ def distance_linkage(
     numeric = [c for c in qi if c in set(numeric)]
     categorical = [c for c in qi if c not in numeric]
     scales = _scales(original, numeric, row_weights)
-    points, queries, reachable = _embedding(release, targets, scales, categorical)
+    points, queries, reachable = _embedding(release, targets, scales, categorical, target_codes)
     chance, linked, unique_own = _nearest_own(points, queries, reachable, records, row_weights)
     in_data = records >= 0
     n_targets = float(people[in_data].sum())
@@ -211,6 +227,7 @@ def _embedding(
     targets: pd.DataFrame,
     scales: Sequence[tuple[str, float, float]],
     categorical: Sequence[str],
+    target_codes: RollCodes | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(released points, target points, whether a released record shares the target's
     categorical combination): the z-scores of the scaled columns (a released cell that
@@ -219,7 +236,7 @@ def _embedding(
     no neighbour crosses combinations (module docstring)."""
     n_used = max(len(scales), 1)
     z_release, z_targets = _z(release, scales), _z(targets, scales)
-    block_t, block_r = _blocks(targets, release, categorical)
+    block_t, block_r = _blocks(targets, release, categorical, target_codes)
     # a released number that is no number (blanked) is as far as possible: its record is
     # reached only by the categorical block (distance to it: the block's largest)
     span = 1.0

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.attacks.keys import comparable_codes
 from privcore.attacks.linkage_explain import chain_steps, chain_text, explain
 from privcore.attacks.report import AttackReport
 from privcore.classes import (
@@ -47,6 +48,8 @@ from privcore.classes import (
     code_counts,
     distinct,
     factorize,
+    group_rows,
+    present_codes,
     reduce_runs,
     value_codes,
 )
@@ -56,7 +59,14 @@ from privcore.data.cells import comparable_keys
 from privcore.data.codes import is_number
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
-from privcore.matching import METHODS, Matches, checked_counts, match_roll, require_columns
+from privcore.matching import (
+    METHODS,
+    Matches,
+    RollCodes,
+    checked_counts,
+    match_roll,
+    require_columns,
+)
 from privcore.risk import risk_summary
 
 __all__ = ["DEFAULT_TOLERANCE", "METHODS", "Matches", "chain_text", "linkage_attack", "match_roll"]
@@ -83,6 +93,7 @@ def linkage_attack(
     progress: Progress | None = None,
     weights: np.ndarray | None = None,
     blanked: np.ndarray | None = None,
+    roll_codes: RollCodes | None = None,
 ) -> AttackReport:
     """Simulate Sweeney's linkage attack of ``roll`` against ``release`` (SPEC §6).
 
@@ -118,12 +129,15 @@ def linkage_attack(
     blanked, ``Release.suppressed`` of a release made here) makes ``suppressed_rows``
     the release's own suppressed rows: rows generalized to ``*`` in every QI are then a
     class every person matches (:func:`~privcore.matching.match_roll`).
+
+    ``roll_codes``: the roll's QI columns already read
+    (:func:`~privcore.matching.read_roll`), for attacks of several releases with one roll.
     """
     started = time.perf_counter()
     qi = tuple(str(q) for q in qi)
     sa = tuple(str(s) for s in sa)
     record, weights, people = _checked_inputs(release, roll, qi, sa, truth, tolerance, weights)
-    matches = _match(release, roll, qi, hierarchies, progress, weights, people, blanked)
+    matches = _match(release, roll, qi, hierarchies, progress, weights, people, blanked, roll_codes)
     matched_at = time.perf_counter()
     _report(progress, 0.8, "Linkage: who was re-identified")
     targets = _Targets.of(matches, record, people)
@@ -156,6 +170,7 @@ def _match(
     weights: np.ndarray | None,
     people: np.ndarray | None,
     blanked: np.ndarray | None,
+    roll_codes: RollCodes | None = None,
 ) -> Matches:
     """:func:`~privcore.matching.match_roll` of the roll against the release, its
     progress the first 80 % of the attack's."""
@@ -172,6 +187,7 @@ def _match(
         weights=weights,
         counts=people,
         blanked=blanked,
+        roll_codes=roll_codes,
     )
 
 
@@ -425,23 +441,38 @@ def _target_table(
             else rows.astype(np.int64)
         )
         names = (
-            roll["name"].iloc[rows].astype(object).to_numpy()
+            _column_at(roll["name"], rows, as_object=True)
             if "name" in roll.columns
             else np.array([f"person {p}" for p in person_id], dtype=object)
         )
-    table = pd.DataFrame({"person_id": person_id, "name": names})
+    columns: dict[str, Any] = {"person_id": person_id, "name": names}
     for q in qi:
-        table[q] = roll[q].iloc[rows].to_numpy()
-    table["record"] = targets.record
+        columns[q] = _column_at(roll[q], rows)
+    columns["record"] = targets.record
     if targets.people is not None:
-        table["people"] = targets.people
-    table["candidate_classes"] = matches.candidate_classes[rows]
-    table["candidate_records"] = targets.candidate_records
-    table["matched_record"] = matches.matched_record[rows]
-    table["correct"] = correct[rows]
-    for name, column in sa_columns.items():
-        table[name] = column
-    return table
+        columns["people"] = targets.people
+    columns["candidate_classes"] = matches.candidate_classes[rows]
+    columns["candidate_records"] = targets.candidate_records
+    columns["matched_record"] = matches.matched_record[rows]
+    columns["correct"] = correct[rows]
+    columns.update(sa_columns)
+    return pd.DataFrame(columns)
+
+
+#: pandas' default type of text: the type it gives a column of text values.
+_TEXT = pd.StringDtype(na_value=np.nan)
+
+
+def _column_at(column: pd.Series, rows: np.ndarray, *, as_object: bool = False) -> Any:
+    """The values of ``column`` at ``rows`` for a column of a new table: a NumPy array
+    (of objects when ``as_object``), except text of pandas' default type holding some
+    value, which keeps its own array — the type pandas gives that NumPy array anyway."""
+    if column.dtype == _TEXT:
+        taken = column.array.take(rows)
+        if len(taken) and not taken.isna().all():
+            return taken
+    taken = column.iloc[rows]
+    return (taken.astype(object) if as_object else taken).to_numpy()
 
 
 def _class_table(release: pd.DataFrame, qi: Sequence[str], matches: Matches) -> pd.DataFrame:
@@ -562,30 +593,50 @@ def _sensitive_reading(
     i = np.repeat(pair_i, lengths)
     offsets = np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     ranked = rank_of[np.repeat(starts[:-1][pair_cls], lengths) + offsets]
-    union = distinct(i * m + ranked)
+    key = i * m + ranked
+    span = n_targets * m
+    union = present_codes(key, span) if span <= 8 * len(key) + 1024 else distinct(key)
     who, what = union // m, union % m
     count = code_counts(who, n_targets)
     first = np.searchsorted(who, np.arange(n_targets))
     position = np.arange(len(who)) - first[who]
+    shown = _shown(by_rank, who, what, position, count)
 
-    columns = np.full((_SHOWN_VALUES, n_targets), "", dtype=object)
-    keep = position < _SHOWN_VALUES
-    columns[position[keep], who[keep]] = by_rank[what[keep]]
-    string = np.dtypes.StringDType()
-    shown = columns[0].astype(string)
-    for j in range(1, _SHOWN_VALUES):
-        part = columns[j].astype(string)
-        shown = np.where(part != "", np.strings.add(np.strings.add(shown, " / "), part), shown)
-    shown = np.where(count > _SHOWN_VALUES, np.strings.add(shown, " / …"), shown)
-
-    true_text = comparable_keys(true).fillna("NA").to_numpy(dtype=object)[target_record]
+    true_codes, true_keys = comparable_codes(true)
+    true_keys[pd.isna(true_keys)] = "NA"
+    true_text = true_keys[true_codes[target_record]]
     single = np.full(n_targets, None, dtype=object)
     one = np.flatnonzero(count == 1)
     single[one] = by_rank[what[first[one]]]
     is_single = count == 1
     same = np.zeros(n_targets, dtype=bool)
     same[one] = single[one] == true_text[one]
-    return shown.astype(object), is_single & same, is_single & ~same
+    return shown, is_single & same, is_single & ~same
+
+
+def _shown(
+    by_rank: np.ndarray, who: np.ndarray, what: np.ndarray, position: np.ndarray, count: np.ndarray
+) -> np.ndarray:
+    """Per target, its first values (``what[k]``, the rank of the ``position[k]``-th value
+    of target ``who[k]``; ``count`` values in all) as text: the non-empty ones joined by
+    " / ", then " / …" when there are more than five. Targets holding the same first
+    values share one text, written once."""
+    n_targets = len(count)
+    top = np.zeros((_SHOWN_VALUES, n_targets), dtype=np.int64)  # rank + 1; 0: none
+    keep = position < _SHOWN_VALUES
+    top[position[keep], who[keep]] = what[keep] + 1
+    more = (count > _SHOWN_VALUES).astype(np.int64)
+    texts = group_rows([*top, more], [len(by_rank) + 1] * _SHOWN_VALUES + [2])
+    rows = texts.first
+    labels = np.concatenate([np.array([""], dtype=object), by_rank])
+    columns = labels[top[:, rows]]
+    string = np.dtypes.StringDType()
+    shown = columns[0].astype(string)
+    for j in range(1, _SHOWN_VALUES):
+        part = columns[j].astype(string)
+        shown = np.where(part != "", np.strings.add(np.strings.add(shown, " / "), part), shown)
+    shown = np.where(more[rows] > 0, np.strings.add(shown, " / …"), shown)
+    return shown.astype(object)[texts.ids]
 
 
 def _within_tolerance(

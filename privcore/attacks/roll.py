@@ -583,6 +583,10 @@ def _names(rng: np.random.Generator, sexes: np.ndarray, locale: str) -> pd.Serie
         last_offset += len(pool.names)
     first = pa.concat_arrays(firsts).take(first_idx)
     last = pa.concat_arrays(lasts).take(last_idx)
+    if not chinese.any():
+        return pd.Series(pc.binary_join_element_wise(first, last, " "), dtype="str")
+    if chinese.all():
+        return pd.Series(pc.binary_join_element_wise(last, first, ""), dtype="str")
     zh_mask = pa.array(chinese)
     left = pc.if_else(zh_mask, last, first)
     right = pc.if_else(zh_mask, first, last)

@@ -146,7 +146,12 @@ def distinct(
 ):
     """The distinct values of a 1-D array in increasing order, with (as asked) the first
     row of each, each row's position among them and the rows holding each
-    (:func:`numpy.unique`)."""
+    (:func:`numpy.unique`). Integer values alone are sorted and their runs kept: the same
+    answer as numpy's hash table, which is many times slower on many distinct values."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iub" and not (return_index or return_inverse or return_counts):
+        ordered = np.sort(values.ravel())
+        return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
     return np.unique(
         values,
         return_index=return_index,

@@ -45,10 +45,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privcore.attacks.keys import comparable_codes
 from privcore.classes import code_counts, factorize
 from privcore.core.scaling import unit_of
 from privcore.data.cells import comparable_keys, parse_column
-from privcore.data.codes import is_number
+from privcore.data.codes import _same_data, is_number
 from privcore.data.hierarchy import Hierarchy
 
 REGRESSION_TOLERANCE = 0.05  # Anonymeter's relative tolerance for numeric guesses
@@ -148,19 +149,18 @@ class _CategoricalColumn(_Column):
         label_keys = comparable_keys(pd.Series(parsed.labels, dtype=object)).astype(object)
         label_keys = label_keys.where(label_keys.notna(), None).to_numpy(dtype=object)
         exact = np.isin(parsed.kinds, ["exact", "missing"])
-        keys = comparable_keys(original).astype(object)
-        keys = pd.concat(
-            [keys, pd.Series(label_keys[exact], dtype=object)], ignore_index=True
-        ).astype(object)
-        codes, domain = factorize(keys.where(keys.notna(), None))
-        n_orig = len(original)
-        self.train, self.control = codes[:n_train], codes[n_train:n_orig]
+        # the distinct keys of the originals in order of first appearance, then the
+        # exact labels: numbered as the original rows followed by the labels would be
+        key_of_row, keys = comparable_codes(original)
+        codes, domain = factorize(np.concatenate([keys, label_keys[exact]]))
+        n_keys = len(keys)
+        self.train, self.control = codes[key_of_row[:n_train]], codes[key_of_row[n_train:]]
         self.domain_size = len(domain)
         self.missing_value = pd.isna(pd.Series(domain, dtype=object)).to_numpy(dtype=bool)
         self.cells = parsed.codes
         self.n_cells = len(parsed.labels)
         self.exact = np.full(self.n_cells, -1, dtype=np.int64)
-        self.exact[exact] = codes[n_orig:]
+        self.exact[exact] = codes[n_keys:]
         self.set_row = np.full(self.n_cells, -1, dtype=np.int64)
         general = np.flatnonzero(~exact)
         self.set_row[general] = np.arange(len(general))
@@ -480,8 +480,8 @@ class _Tables:
 _FIELD = {"train": "train", "control": "control", "release": "cells"}
 
 
-#: Within :func:`shared_columns`: the columns read so far, by name, kind, hierarchy and
-#: the digests of their training, control and released values.
+#: Within :func:`shared_columns`: the columns read so far, by name, kind and hierarchy,
+#: each with the training, control and released values it was read from.
 _SHARED: ContextVar[dict | None] = ContextVar("gdpr_shared_columns", default=None)
 
 
@@ -502,6 +502,44 @@ def _digest(values: pd.Series) -> bytes:
     """A digest of a column's values, in order, with its type (rows hashed by pandas)."""
     rows = pd.util.hash_pandas_object(values, index=False).to_numpy()
     return hashlib.blake2b(rows.tobytes() + str(values.dtype).encode(), digest_size=16).digest()
+
+
+@dataclass(eq=False)
+class _Read:
+    """A column read within :func:`shared_columns`, the values it was read from (kept, so
+    that no other array takes the place of one in memory) and their digests (worked out
+    when first compared with other values)."""
+
+    values: tuple[pd.Series, ...]
+    column: _Column
+    digests: tuple[bytes, ...] | None = None
+
+    def digested(self) -> tuple[bytes, ...]:
+        if self.digests is None:
+            self.digests = tuple(_digest(v) for v in self.values)
+        return self.digests
+
+
+def _shared_read(
+    reads: list[_Read],
+    kind: type[_Column],
+    name: str,
+    values: tuple[pd.Series, ...],
+    hierarchy: Hierarchy | None,
+) -> _Column:
+    """The column ``name`` of ``values``: one read before from the same arrays, or from
+    equal values (their digests agree), else read now and kept in ``reads``."""
+    for done in reads:
+        if all(_same_data(a, b) for a, b in zip(done.values, values, strict=True)):
+            return done.column
+    digests = None
+    for done in reads:
+        digests = digests or tuple(_digest(v) for v in values)
+        if done.digested() == digests:
+            return done.column
+    column = kind(name, *values, hierarchy)
+    reads.append(_Read(values, column, digests))
+    return column
 
 
 def _prepare(
@@ -525,8 +563,7 @@ def _prepare(
         if shared is None:
             by_name[name] = kind(name, *values, hierarchy)
             continue
-        key = (name, kind, id(hierarchy), *(_digest(v) for v in values))
-        if key not in shared:  # the hierarchies outlive the block: their ids stay theirs
-            shared[key] = kind(name, *values, hierarchy)
-        by_name[name] = shared[key]
+        # the hierarchies outlive the block: their ids stay theirs
+        reads = shared.setdefault((name, kind, id(hierarchy)), [])
+        by_name[name] = _shared_read(reads, kind, name, values, hierarchy)
     return _Tables(tuple(columns), by_name, len(train), len(control), len(release))

@@ -59,6 +59,7 @@ DEFAULT_N_COLS = 3  # Anonymeter's columns per multivariate predicate
 #: tries up to 10,000,000 in all; that many would take minutes on a protected release).
 ATTEMPTS_PER_ATTACK = 200
 _BATCH = 1000  # multivariate candidates per batch, as Anonymeter
+_BATCHES_AT_ONCE = 16  # batches of candidates counted together at most
 
 
 def _release_medians(tables: _Tables, distinct_release: np.ndarray) -> dict[int, float]:
@@ -299,21 +300,35 @@ def _multivariate_queries(
     rng: np.random.Generator,
 ) -> _Queries:
     """Distinct predicates from random released rows that match exactly one released
-    row, batch by batch, until ``n_attacks`` of them or ``limit`` candidates."""
+    row, batch by batch, until ``n_attacks`` of them or ``limit`` candidates.
+
+    The batches are drawn in turn from ``rng`` and counted together, a few at a time (one,
+    then twice as many each round, at most :data:`_BATCHES_AT_ONCE`); then they are
+    taken in turn as if counted alone, and the batches drawn past the last one needed
+    are left unused (``rng`` serves nothing else)."""
     medians = _release_medians(tables, released)
     d = len(tables.columns)
     accepted: list[_Queries] = []
     n_accepted = attempts = 0
+    at_once = 1
     while n_accepted < n_attacks and attempts < limit:
-        size = min(_BATCH, limit - attempts)
-        picked = rng.integers(0, len(released), size=size)
-        columns = _random_columns(rng, size, d, width)
-        batch = _record_queries(tables, released, picked, columns, medians)
-        attempts += size
-        single = _match_counts(tables, batch, released, released=True, at_most=2) == 1
-        batch = batch.take(np.flatnonzero(single))
-        so_far = _Queries.concat(accepted, width) if accepted else None
-        new = _distinct_queries(batch, so_far)[: n_attacks - n_accepted]
-        accepted.append(batch.take(new))
-        n_accepted += len(new)
+        batches: list[_Queries] = []
+        while len(batches) < at_once and attempts < limit:
+            size = min(_BATCH, limit - attempts)
+            picked = rng.integers(0, len(released), size=size)
+            columns = _random_columns(rng, size, d, width)
+            batches.append(_record_queries(tables, released, picked, columns, medians))
+            attempts += size
+        candidates = _Queries.concat(batches, width)
+        single = _match_counts(tables, candidates, released, released=True, at_most=2) == 1
+        ends = np.cumsum([len(batch) for batch in batches])
+        for batch, end in zip(batches, ends, strict=True):
+            if n_accepted >= n_attacks:
+                break
+            batch = batch.take(np.flatnonzero(single[end - len(batch) : end]))
+            so_far = _Queries.concat(accepted, width) if accepted else None
+            new = _distinct_queries(batch, so_far)[: n_attacks - n_accepted]
+            accepted.append(batch.take(new))
+            n_accepted += len(new)
+        at_once = min(2 * at_once, _BATCHES_AT_ONCE)
     return _Queries.concat(accepted, width)
