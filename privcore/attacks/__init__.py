@@ -164,7 +164,9 @@ def simulate(
         )
     roll = _attack_roll(roll, original, qi, weights, roll_size, seed, locale, part(0.0, 0.2))
     qi, sa = list(qi), list(sa)
-    roll_codes = read_roll(roll.frame, qi)  # one roll for both attacks: read once
+    # one roll for both attacks, read once (a roll lacking a QI is refused by the attacks)
+    named = {str(q) for q in qi}
+    roll_codes = read_roll(roll.frame, qi) if named and named <= set(roll.frame.columns) else None
     linkage = {
         "before": linkage_attack(
             original,
