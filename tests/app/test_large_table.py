@@ -429,3 +429,35 @@ def test_a_release_with_too_many_classes_is_measured_inside_the_engine(parquet_f
         if check:
             assert any(check in c.value for c in at.caption)
             assert len(at.dataframe[-1].value) == min(measured.models.summary["classes"], 1000)
+
+
+def test_mondrian_fragments_kept_in_the_engine_show_their_classes(
+    parquet_file, tmp_path, monkeypatch
+):
+    """Mondrian's fragments together above PRIVCORE_MAX_ROWS: the release is written from
+    the fragments kept in DuckDB and measured there; the page shows its figures, the
+    note, the worst classes and the class sizes, and no tab needs its rows."""
+    at, key = confirmed_on(parquet_file, "anonymize.py")
+    monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "300")
+    monkeypatch.setenv("PRIVCORE_MAX_ROWS", "500")
+    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    out = tmp_path / "kept.parquet"
+    at.text_input(key=f"an_out::{key}::mondrian").input(str(out))
+    at.checkbox(key=f"an_keep_order::{key}").check()
+    at.button(key="an_run").click().run()
+    no_exceptions(at)
+    assert errors(at) == []
+    made = at.session_state["an_table_made"][key]["outcome"].result
+    assert made.release.engine_records == (ROWS, 0)
+    assert made.release.params["fragments"] >= 2
+    assert len(pd.read_parquet(out)) == ROWS
+    shown = " ".join(e.value for e in [*at.info, *at.warning, *at.caption, *at.markdown])
+    assert "kept inside the engine" in shown
+    for tab in ("Classes", "Charts", "Download"):
+        at.session_state["an_table_view"] = tab
+        at.run()
+        no_exceptions(at)
+        assert errors(at) == []
+    at.session_state["an_table_view"] = "Classes"
+    at.run()
+    assert any("worst classes" in c.value for c in at.caption)

@@ -32,7 +32,7 @@ from ui.anonymize.release_view import (
     verdict_cards,
 )
 from ui.common.components import explained_metric, verdict_row
-from ui.common.ec_table import counted_rows
+from ui.common.ec_table import counted_rows, size_counts_histogram, worst_classes
 from ui.common.engine_tables import COPIES, engine_table, kept_order_copy
 from ui.common.heavy import cancel_pressed, heavy_button, new_request, run_heavy
 from ui.common.i18n import t, t_plain
@@ -138,6 +138,9 @@ def render_table_release(outcome: Outcome) -> None:
     st.text(str(made.out.resolve()))
     st.caption(t("lt.written_rows", rows=f"{made.rows_written:,}", run=_run_label(outcome.run_id)))
     st.info(t("lt.not_shelved"), icon=":material/inventory_2:")
+    if release.engine_records is not None:  # its rows stay in the engine
+        _kept_tabs(made, report, release)
+        return
     weights = np.asarray(release.weights, dtype=np.int64)
     lazy_tabs(
         [
@@ -148,6 +151,26 @@ def render_table_release(outcome: Outcome) -> None:
             (t("lt.tab_frequency_set"), lambda: _frequency_set(release, weights)),
             (t("tab.charts"), lambda: charts_tab(release, report["k"])),
             (t("an.tab_lattice"), lambda: _lattice(release)),
+            (t("tab.download"), lambda: _report_download(made, report, release)),
+        ],
+        key="an_table_view",
+    )
+
+
+def _kept_tabs(made: Any, report: Mapping[str, Any], release: Release) -> None:
+    """A release whose rows stay in the engine (Mondrian's fragments kept there): its
+    worst classes and the classes of each size, measured inside the engine, and the
+    report to download."""
+    measured = release.measurement
+    lazy_tabs(
+        [
+            (t("tab.classes"), lambda: worst_classes(measured.models.class_table)),
+            (
+                t("tab.charts"),
+                lambda: st.altair_chart(
+                    size_counts_histogram(measured.size_counts, report["k"]), width="stretch"
+                ),
+            ),
             (t("tab.download"), lambda: _report_download(made, report, release)),
         ],
         key="an_table_view",

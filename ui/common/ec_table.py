@@ -182,6 +182,13 @@ def class_size_histogram(sizes: np.ndarray, k: int | None = None) -> alt.Chart:
     return size_counts_histogram(pd.Series(sizes).value_counts(), k)
 
 
+def worst_classes(table: pd.DataFrame) -> None:
+    """The worst classes of a release measured inside the engine (those failing a model
+    first, then the smallest): a table, without drill-down (the rows stay in the file)."""
+    st.caption(t("pl.worst_classes", n=f"{len(table):,}"))
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
 def size_counts_histogram(size_counts: pd.Series, k: int | None = None) -> alt.Chart:
     """:func:`class_size_histogram` from the number of classes of each size
     (``size_counts``: index size, values classes) — classes counted by an engine."""

@@ -15,7 +15,12 @@ import streamlit as st
 from privcore.report.risk import GDPR_RECORDS
 from privcore.runs import MeasureRequest, RiskRequest
 from ui.common.components import escape_md
-from ui.common.ec_table import class_size_histogram, render_class_table, size_counts_histogram
+from ui.common.ec_table import (
+    class_size_histogram,
+    render_class_table,
+    size_counts_histogram,
+    worst_classes,
+)
 from ui.common.engine_tables import release_file_input, run_and_keep
 from ui.common.i18n import t
 from ui.common.state import Workbench
@@ -75,7 +80,7 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
         result_tabs(
             "pl_table_view",
             summary=lambda: summary_tab(result, summary, wb, None, outcome.request),
-            classes=lambda: _worst_classes(result.models.class_table),
+            classes=lambda: worst_classes(result.models.class_table),
             charts=lambda: st.altair_chart(
                 size_counts_histogram(result.size_counts, summary["k"]), width="stretch"
             ),
@@ -96,13 +101,6 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
         charts=lambda: _charts(result, summary),
         download=lambda: downloads(result, summary, name),
     )
-
-
-def _worst_classes(table: Any) -> None:
-    """The worst classes of a release measured inside the engine (those failing a model
-    first, then the smallest): a table, without drill-down (the rows stay in the file)."""
-    st.caption(t("pl.worst_classes", n=f"{len(table):,}"))
-    st.dataframe(table, hide_index=True, width="stretch")
 
 
 def _charts(result: Any, summary: Any) -> None:
