@@ -130,6 +130,7 @@ def simulate(
     tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
     blanked: np.ndarray | None = None,
+    explain: bool = True,
 ) -> Simulation:
     """Build (or reuse) a voter roll holding the data set's people and attack the
     original table and the release with it. ``release`` rows are aligned with
@@ -150,6 +151,9 @@ def simulate(
     blanked, ``Release.suppressed`` of a release made here) makes the attacks on the
     release count its own suppressed rows, the figure of its report and measurement
     (:func:`~privcore.classes.equivalence_classes`).
+
+    ``explain=False``: the linkage attacks keep their figures only, for a caller that
+    reads nothing else (:func:`~privcore.attacks.linkage.linkage_attack`).
     """
     started = time.perf_counter()
 
@@ -179,6 +183,7 @@ def simulate(
             progress=part(0.2, 0.5),
             weights=weights,
             roll_codes=roll_codes,
+            explain=explain,
         ),
         "after": linkage_attack(
             release,
@@ -193,6 +198,7 @@ def simulate(
             weights=weights,
             blanked=blanked,
             roll_codes=roll_codes,
+            explain=explain,
         ),
     }
     people = roll.frame

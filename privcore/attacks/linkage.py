@@ -94,6 +94,7 @@ def linkage_attack(
     weights: np.ndarray | None = None,
     blanked: np.ndarray | None = None,
     roll_codes: RollCodes | None = None,
+    explain: bool = True,
 ) -> AttackReport:
     """Simulate Sweeney's linkage attack of ``roll`` against ``release`` (SPEC §6).
 
@@ -132,6 +133,9 @@ def linkage_attack(
 
     ``roll_codes``: the roll's QI columns already read
     (:func:`~privcore.matching.read_roll`), for attacks of several releases with one roll.
+    ``explain=False`` leaves out what only a reader of the attack's people needs: the
+    report then has the summary, its sentences and the histogram of candidate records,
+    an empty target table and class table and no example chain.
     """
     started = time.perf_counter()
     qi = tuple(str(q) for q in qi)
@@ -144,13 +148,17 @@ def linkage_attack(
     pairs = matches.candidate_pairs(targets.rows)
     correct = matches.unique & (matches.matched_record == record) & (record >= 0)
     sa_columns, sensitive = _sensitive_findings(
-        release, truth, sa, matches.classes, targets, pairs, tolerance
+        release, truth, sa, matches.classes, targets, pairs, tolerance, shown=explain
     )
-    table = _target_table(roll, qi, matches, targets, correct, sa_columns)
+    table = (
+        _target_table(roll, qi, matches, targets, correct, sa_columns)
+        if explain
+        else pd.DataFrame()
+    )
     summary = _summary(
         matches, record, targets, correct, pairs, sensitive, tolerance, risk_threshold
     )
-    report = _attack_report(summary, table, release, qi, sa, matches, targets, pairs)
+    report = _attack_report(summary, table, release, qi, sa, matches, targets, pairs, explain)
     finished = time.perf_counter()
     report.details["timings"] = {
         "match": matched_at - started,
@@ -200,14 +208,16 @@ def _attack_report(
     matches: Matches,
     targets: _Targets,
     pairs: tuple[np.ndarray, np.ndarray],
+    explained: bool = True,
 ) -> AttackReport:
     """The report of :func:`linkage_attack` but its timings: the summary in sentences, the
-    example victims' chains (none for a frequency set, which names nobody), the classes
-    and the targets by number of candidate records."""
+    example victims' chains (none for a frequency set, which names nobody, nor unless
+    ``explained``), the classes (an empty table unless ``explained``) and the targets by
+    number of candidate records."""
     explanations, codes = explain(summary, sa)
     steps = (
         chain_steps(table, release, matches.classes, qi, sa, *pairs)
-        if targets.people is None
+        if targets.people is None and explained
         else []
     )
     return AttackReport(
@@ -219,7 +229,7 @@ def _attack_report(
             "explanation_codes": codes,
             "chain": [chain_text(step) for step in steps],
             "chain_steps": steps,
-            "classes": _class_table(release, qi, matches),
+            "classes": _class_table(release, qi, matches) if explained else pd.DataFrame(),
             "method": matches.method,
             "candidate_records": _histogram(targets.candidate_records, targets.people),
         },
@@ -365,20 +375,23 @@ def _sensitive_findings(
     targets: _Targets,
     pairs: tuple[np.ndarray, np.ndarray],
     tolerance: float,
-) -> tuple[dict[str, np.ndarray], dict[str, dict[str, int]]]:
+    *,
+    shown: bool = True,
+) -> tuple[dict[str, np.ndarray | None], dict[str, dict[str, int]]]:
     """What the attacker reads off each target's candidate records: the columns of the
-    target table (per SA its values and whether it is disclosed; per numeric SA whether
-    it lies within the tolerance) and the summary's ``attribute_disclosed``,
-    ``attribute_wrong`` and ``attribute_within_tolerance`` (people per SA)."""
-    columns: dict[str, np.ndarray] = {}
+    target table (per SA its values — None unless ``shown`` — and whether it is
+    disclosed; per numeric SA whether it lies within the tolerance) and the summary's
+    ``attribute_disclosed``, ``attribute_wrong`` and ``attribute_within_tolerance``
+    (people per SA)."""
+    columns: dict[str, np.ndarray | None] = {}
     disclosed: dict[str, int] = {}
     wrong: dict[str, int] = {}
     for s in sa:
         true = truth[s] if truth is not None else release[s]
-        shown, is_disclosed, is_wrong = _sensitive_reading(
-            release[s], true, classes, targets.record, *pairs
+        values, is_disclosed, is_wrong = _sensitive_reading(
+            release[s], true, classes, targets.record, *pairs, shown=shown
         )
-        columns[f"{s} values"] = shown
+        columns[f"{s} values"] = values
         columns[f"{s} disclosed"] = is_disclosed
         disclosed[s] = targets.count(is_disclosed)
         wrong[s] = targets.count(is_wrong)
@@ -560,10 +573,12 @@ def _sensitive_reading(
     target_record: np.ndarray,
     pair_i: np.ndarray,
     pair_cls: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    *,
+    shown: bool = True,
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """Per target: the distinct SA values of its candidate records (text, at most five
-    then "…"), whether they are one value equal to the target's own, and whether they
-    are one value that is not.
+    then "…"; None unless ``shown``), whether they are one value equal to the target's
+    own, and whether they are one value that is not.
 
     Only each class's first six values (in display order) are joined to the targets:
     the first six of a union are among the first six of its parts, and one value in
@@ -600,7 +615,7 @@ def _sensitive_reading(
     count = code_counts(who, n_targets)
     first = np.searchsorted(who, np.arange(n_targets))
     position = np.arange(len(who)) - first[who]
-    shown = _shown(by_rank, who, what, position, count)
+    values_shown = _shown(by_rank, who, what, position, count) if shown else None
 
     true_codes, true_keys = comparable_codes(true)
     true_keys[pd.isna(true_keys)] = "NA"
@@ -611,7 +626,7 @@ def _sensitive_reading(
     is_single = count == 1
     same = np.zeros(n_targets, dtype=bool)
     same[one] = single[one] == true_text[one]
-    return shown, is_single & same, is_single & ~same
+    return values_shown, is_single & same, is_single & ~same
 
 
 def _shown(

@@ -326,6 +326,7 @@ def _attacked(
         seed=seed,
         progress=stage.part(0.15, 0.9) if progress else None,
         blanked=blanked,
+        explain=False,  # the report reads the figures alone
         **report_options(qi, sa, thresholds, hierarchies),
     )
     if not (gdpr or thresholds.needs_gdpr_risks):
