@@ -55,6 +55,7 @@ from privcore.classes import (
 from privcore.core.progress import Progress
 from privcore.core.progress import report as _report
 from privcore.data.cells import ColumnCells, parse_column
+from privcore.data.codes import checked_counts
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError, RoleError
 
@@ -419,25 +420,6 @@ def _matched_records(
     if classes.n_classes:
         matched_record[unique] = classes.first_row[single_class[unique]]
     return matched_record
-
-
-def checked_counts(values: Any, n_rows: int, *, what: str, code: str) -> np.ndarray:
-    """``values`` as int64, one whole number ≥ 1 per row of a table of ``n_rows`` rows
-    (the records or people each row of a frequency set stands for, SPEC §9); anything
-    else is a :class:`ParameterError` naming ``what`` and the problem."""
-    array = np.asarray(values)
-    problem = None
-    if array.ndim != 1 or len(array) != n_rows:
-        problem = f"one number per row: {n_rows:,} rows, {array.size:,} numbers"
-    elif not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        problem = f"whole numbers, not values of type {array.dtype}"
-    elif not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
-        problem = "whole numbers"
-    elif array.size and array.min() < 1:
-        problem = f"at least 1 each (a row stands for that many), not {array.min()}"
-    if problem is not None:
-        raise ParameterError(f"The {what} must be {problem}.", code=code, what=what, rows=n_rows)
-    return array.astype(np.int64, copy=False)
 
 
 def weighted_classes(classes: EquivalenceClasses, weights: np.ndarray) -> EquivalenceClasses:

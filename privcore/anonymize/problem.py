@@ -31,6 +31,7 @@ from privcore.classes import (
     sensitive_attributes,
 )
 from privcore.core.privacy_parameters import as_float
+from privcore.data.codes import checked_counts
 from privcore.data.hierarchy import Hierarchy
 from privcore.data.schema import Schema
 from privcore.errors import HierarchyError, InfeasibleError, ParameterError, RoleError
@@ -191,25 +192,9 @@ def checked_weights(weights: Any, n_rows: int) -> np.ndarray | None:
     :class:`~privcore.errors.ParameterError` that says what is wrong."""
     if weights is None:
         return None
-    array = np.asarray(weights)
-    problem = None
-    if array.ndim != 1:
-        problem = f"a flat list of one weight per row ({n_rows}), got {array.ndim} dimensions"
-    elif len(array) != n_rows:
-        problem = f"one per row ({n_rows}), got {len(array)}"
-    elif not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        problem = f"whole numbers, got values of type {array.dtype}"
-    elif not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
-        problem = "whole numbers"
-    elif array.size and array.min() < 1:
-        problem = f"at least 1 each (a row stands for its records), got {array.min()}"
-    if problem is not None:
-        raise ParameterError(
-            f"The row weights of a frequency set must be {problem}.",
-            code="anonymize.bad_weights",
-            rows=n_rows,
-        )
-    return array.astype(np.int64, copy=False)
+    return checked_counts(
+        weights, n_rows, what="row weights of a frequency set", code="anonymize.bad_weights"
+    )
 
 
 def records_only(frame: Any, weights: Any, algorithm: str) -> None:

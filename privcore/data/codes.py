@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.errors import RoleError
+from privcore.errors import ParameterError, RoleError
 
 __all__ = [
     "SUPPRESSED",
@@ -219,3 +219,22 @@ def records_in(rows: np.ndarray, weights: np.ndarray | None) -> int:
     if weights is None:
         return int(rows.sum())
     return int(weights[rows].sum())
+
+
+def checked_counts(values: Any, n_rows: int, *, what: str, code: str) -> np.ndarray:
+    """``values`` as int64, one whole number ≥ 1 per row of a table of ``n_rows`` rows
+    (the records or people each row of a frequency set stands for, SPEC §9); anything
+    else is a :class:`ParameterError` naming ``what`` and the problem."""
+    array = np.asarray(values)
+    problem = None
+    if array.ndim != 1 or len(array) != n_rows:
+        problem = f"one number per row: {n_rows:,} rows, {array.size:,} numbers"
+    elif not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        problem = f"whole numbers, not values of type {array.dtype}"
+    elif not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
+        problem = "whole numbers"
+    elif array.size and array.min() < 1:
+        problem = f"at least 1 each (a row stands for that many), not {array.min()}"
+    if problem is not None:
+        raise ParameterError(f"The {what} must be {problem}.", code=code, what=what, rows=n_rows)
+    return array.astype(np.int64, copy=False)
