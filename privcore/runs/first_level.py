@@ -143,12 +143,17 @@ def in_own_levels(release: Any, schema: Schema, node: Sequence[int], limit: int)
         "sensitive attributes (PRIVCORE_ENGINE_MAX_GROUPS): the search started from the "
         f"levels {_levels(start)}, the first where the engine's counts fit. Nodes below "
         "them were not searched, and the loss figures and PL/UL count from those levels "
-        "(they understate the loss against the raw values).",
+        "(they understate the loss against the raw values); the released rows that are "
+        "real records are not counted.",
         limit=int(limit),
         levels=_levels(start),
     )
+    measurement = release.measurement
+    if any(start.values()):  # a row of the table at the start levels is no raw record
+        measurement = replace(measurement, real_records={})
     return replace(
         release,
+        measurement=measurement,
         node=absolute,
         lattice=lattice,
         notes=(*release.notes, note),
