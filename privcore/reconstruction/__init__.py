@@ -1,0 +1,43 @@
+"""Database reconstruction: rebuild the records behind published statistics.
+
+Garfinkel, Abowd & Martindale, "Understanding database reconstruction attacks on public
+data" (ACM Queue 2018 / CACM 62(3), 2019); Dinur & Nissim, "Revealing information while
+preserving privacy" (PODS 2003). The published statistics are data
+(:mod:`~privcore.reconstruction.statistics`), the attack an integer program solved with
+HiGHS (:mod:`~privcore.reconstruction.program`, :mod:`~privcore.reconstruction.solver`),
+its outcome a :class:`Reconstruction` (:mod:`~privcore.reconstruction.report`).
+"""
+
+from privcore.reconstruction.report import Accuracy, Fit, Reconstruction, compare
+from privcore.reconstruction.solver import conflicting_statistics, reconstruct
+from privcore.reconstruction.statistics import (
+    Between,
+    Count,
+    Mean,
+    Median,
+    Noise,
+    Publication,
+    Schema,
+    Statistic,
+    contingency,
+    label,
+)
+
+__all__ = [
+    "Accuracy",
+    "Between",
+    "Count",
+    "Fit",
+    "Mean",
+    "Median",
+    "Noise",
+    "Publication",
+    "Reconstruction",
+    "Schema",
+    "Statistic",
+    "compare",
+    "conflicting_statistics",
+    "contingency",
+    "label",
+    "reconstruct",
+]
