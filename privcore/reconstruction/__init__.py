@@ -8,8 +8,12 @@ HiGHS (:mod:`~privcore.reconstruction.program`, :mod:`~privcore.reconstruction.s
 its outcome a :class:`Reconstruction` (:mod:`~privcore.reconstruction.report`).
 """
 
-from privcore.reconstruction.report import Accuracy, Fit, Reconstruction, compare
-from privcore.reconstruction.solver import conflicting_statistics, reconstruct
+from privcore.reconstruction.report import Accuracy, Fit, Reconstruction, compare, pooled
+from privcore.reconstruction.solver import (
+    conflicting_statistics,
+    reconstruct,
+    reconstruct_blocks,
+)
 from privcore.reconstruction.statistics import (
     Between,
     Count,
@@ -39,5 +43,7 @@ __all__ = [
     "conflicting_statistics",
     "contingency",
     "label",
+    "pooled",
     "reconstruct",
+    "reconstruct_blocks",
 ]

@@ -11,7 +11,7 @@ pairing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +158,20 @@ def compare(
         exact=_most_pairs(exact),
         within_tolerance=_most_pairs(close.all(axis=2)),
         tolerance=dict(tolerance),
+    )
+
+
+def pooled(accuracies: Iterable[Accuracy]) -> Accuracy | None:
+    """The records of several blocks rebuilt, together (shares over all true records)."""
+    accuracies = list(accuracies)
+    if not accuracies:
+        return None
+    return Accuracy(
+        n_true=sum(a.n_true for a in accuracies),
+        n_rebuilt=sum(a.n_rebuilt for a in accuracies),
+        exact=sum(a.exact for a in accuracies),
+        within_tolerance=sum(a.within_tolerance for a in accuracies),
+        tolerance=accuracies[0].tolerance,
     )
 
 

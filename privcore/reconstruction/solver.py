@@ -34,7 +34,7 @@ between solves (a progress that raises cancels the attack there).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -113,6 +113,30 @@ def reconstruct(
         result.accuracy = compare(truth, table, schema, tolerance)
     stage(1.0, f"Solutions: {result.solutions_text}")
     return result
+
+
+def reconstruct_blocks(
+    publications: Sequence[Publication],
+    *,
+    truth: Mapping[str, pd.DataFrame] | None = None,
+    progress: Progress | None = None,
+    **options,
+) -> dict[str, Reconstruction]:
+    """:func:`reconstruct` for each block on its own (statistics over one block only),
+    by block name; ``truth`` maps a block's name to its true table; the other options
+    (``time_limit`` per block) are :func:`reconstruct`'s. One progress bar for all."""
+    names = [p.name for p in publications]
+    if len(set(names)) != len(names):
+        raise ParameterError(
+            "Two blocks share a name: name each block once.", code="reconstruction.blocks"
+        )
+    stage = Stage(progress)
+    results = {}
+    for n, publication in enumerate(publications):
+        part = stage.part(n / len(publications), (n + 1) / len(publications))
+        true = None if truth is None else truth.get(publication.name)
+        results[publication.name] = reconstruct(publication, truth=true, progress=part, **options)
+    return results
 
 
 class _Run:

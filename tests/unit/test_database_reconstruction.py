@@ -19,7 +19,9 @@ from privcore.reconstruction import (
     Schema,
     compare,
     contingency,
+    pooled,
     reconstruct,
+    reconstruct_blocks,
 )
 
 # ----------------------------------------------------------------- the CACM block
@@ -289,3 +291,22 @@ def test_the_shares_rebuilt_pair_records_one_to_one():
     assert accuracy.exact == 1 and accuracy.within_tolerance == 3
     assert accuracy.exact_share == pytest.approx(1 / 3)
     assert accuracy.within_tolerance_share == 1.0
+
+
+def test_blocks_are_rebuilt_each_on_its_own_and_their_shares_pooled():
+    # block a: the two tables of two_tables() (F 0 or 1); block b: one F, total 1, mean
+    # age 2 → unique {F2}. Against truths {F1 M2 M3} and {F2}: b is exact; a has 2 or 3
+    # exact, 3 within ± 1 → pooled within ± 1: 4 of 4
+    b = [Count({}, 1, name="total"), Count({"sex": "F"}, 1), Mean("age", 2, name="mean age")]
+    blocks = [Publication(SMALL, two_tables(), name="a"), Publication(SMALL, b, name="b")]
+    truth = {"a": TRUTH, "b": pd.DataFrame({"sex": ["F"], "age": [2]})}
+    steps = []
+    results = reconstruct_blocks(blocks, truth=truth, progress=lambda f, m: steps.append(f))
+    assert results["a"].solutions_text == "exactly 2" and results["b"].unique
+    assert _sorted(results["b"].table) == [("F", 2)]
+    together = pooled(r.accuracy for r in results.values())
+    assert together.n_true == 4 and together.within_tolerance_share == 1.0
+    assert together.exact in (3, 4)
+    assert steps == sorted(steps) and steps[-1] == 1.0
+    with pytest.raises(ParameterError):
+        reconstruct_blocks([blocks[0], blocks[0]])
