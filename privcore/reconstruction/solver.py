@@ -82,7 +82,6 @@ def reconstruct(
     first = run.solve(objective=True)
     if first.status == "infeasible":
         names = conflicting_statistics(program, clock, stage.part(0.1, 1.0))
-        run.solves += len(program.tagged())
         raise InfeasibleError(
             "The published statistics contradict each other: no table satisfies "
             f"{_joined(names)} together. Correct or drop one of them.",
@@ -90,7 +89,7 @@ def reconstruct(
             statistics=names,
         )
     if first.counts is None:
-        return run.result(None, [], False, 0, None, started, _why(first, time_limit))
+        return run.result(None, [], False, 0, None, started, _why(False, time_limit))
     found, complete = run.enumerate(first.counts, max_solutions, stage.part(0.1, 0.6))
     sure = None
     if complete:
@@ -106,7 +105,7 @@ def reconstruct(
         len(found),
         None if sure is None else schema.records(sure),
         started,
-        _why(first, time_limit) if run.timed_out else "",
+        _why(True, time_limit) if run.timed_out else "",
     )
     result.fit = _fits(program, first.x)
     if truth is not None:
@@ -236,14 +235,13 @@ def _fits(program: Program, x: np.ndarray | None) -> list[Fit]:
     ]
 
 
-def _why(outcome: Outcome, time_limit: float | None) -> str:
-    if outcome.status != "time":
-        return ""
-    if outcome.counts is None:
+def _why(found: bool, time_limit: float | None) -> str:
+    """What a time limit that was hit leaves: nothing, or the tables found so far."""
+    if not found:
         return f"The time limit of {time_limit:g} s was reached before any table was found."
     return (
-        f"The time limit of {time_limit:g} s was reached: the tables and certain records "
-        "shown are those found so far."
+        f"The time limit of {time_limit:g} s was reached: the tables counted are those "
+        "found so far, and the certain records were not verified."
     )
 
 
