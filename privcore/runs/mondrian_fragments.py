@@ -226,7 +226,6 @@ def mondrian_in_fragments(
     more combinations than ``PRIVCORE_MAX_ROWS`` (a near-unique table), None and the
     :class:`KeptFragments` whose releases the engine keeps (:func:`write_kept`)."""
     from privcore.anonymize import anonymize
-    from privcore.anonymize.base import finish, prepare
     from privcore.config import limits
 
     started = time.perf_counter()
@@ -241,43 +240,48 @@ def mondrian_in_fragments(
     kept: KeptFragments | None = None
     records = fragments = held = 0
     ncp_records = 0.0
-    while todo:
-        part = todo.pop(0)
-        try:
-            grouped = engine.grouped(part, [*qi, *sa], limit=limit)
-        except InfeasibleError as exc:
-            halves = (
-                None
-                if exc.code != "engines.too_many_groups"
-                else _cut_fragment(engine, part, axes, limit)
+    try:
+        while todo:
+            part = todo.pop(0)
+            try:
+                grouped = engine.grouped(part, [*qi, *sa], limit=limit)
+            except InfeasibleError as exc:
+                halves = (
+                    None
+                    if exc.code != "engines.too_many_groups"
+                    else _cut_fragment(engine, part, axes, limit)
+                )
+                if halves is None:
+                    raise
+                todo[:0] = list(halves)
+                continue
+            release = anonymize(
+                grouped.frame[[*qi, *sa]],
+                schema,
+                constraints,
+                algorithm="mondrian",
+                weights=grouped.frame[COUNT].to_numpy(dtype=np.int64),
+                span_domains=domains,
+                **settings,
             )
-            if halves is None:
-                raise
-            todo[:0] = list(halves)
-            continue
-        release = anonymize(
-            grouped.frame[[*qi, *sa]],
-            schema,
-            constraints,
-            algorithm="mondrian",
-            weights=grouped.frame[COUNT].to_numpy(dtype=np.int64),
-            span_domains=domains,
-            **settings,
-        )
-        released = release.frame[qi].reset_index(drop=True)
-        fragments += 1
-        records += release.n_records
-        ncp_records += release.n_records * float(release.extra_loss["ncp"])
-        if kept is None and held + len(grouped.frame) > held_limit:
-            kept = _keep_in_engine(engine, done, held_limit)
-            done = []
-        if kept is None:
-            done.append((grouped, released))
-            held += len(grouped.frame)
-        else:
-            engine.keep_released(grouped, released)
-        del grouped, release, released
-        stage(0.9 * records / total, f"Mondrian on fragment {fragments}")
+            released = release.frame[qi].reset_index(drop=True)
+            fragments += 1
+            records += release.n_records
+            ncp_records += release.n_records * float(release.extra_loss["ncp"])
+            if kept is None and held + len(grouped.frame) > held_limit:
+                kept = _keep_in_engine(engine, done, held_limit)
+                done = []
+            if kept is None:
+                done.append((grouped, released))
+                held += len(grouped.frame)
+            else:
+                engine.keep_released(grouped, released)
+            del grouped, release, released
+            stage(0.9 * records / total, f"Mondrian on fragment {fragments}")
+    except BaseException:  # a failed or cancelled run leaves nothing in the engine
+        if kept is not None:
+            engine.drop_kept()
+        raise
     if kept is not None:
         return None, replace(
             kept,
@@ -287,6 +291,22 @@ def mondrian_in_fragments(
             seconds=time.perf_counter() - started,
             summary=str(settings.get("summary", "range")),
         )
+    stage(0.9, "Measuring the fragments' release as one")
+    return _held_release(done, schema, constraints, settings, started)
+
+
+def _held_release(
+    done: Sequence[tuple[Regrouped, pd.DataFrame]],
+    schema: Schema,
+    constraints: Sequence[PrivacyModel],
+    settings: Mapping[str, Any],
+    started: float,
+) -> tuple[Regrouped, Any]:
+    """The fragments held in memory put together: the whole table's frequency set and
+    its release, measured as one release."""
+    from privcore.anonymize.base import finish, prepare
+
+    qi, sa = list(schema.quasi_identifiers), list(schema.sensitive)
     frames = [g.frame for g, _ in done]
     offsets = np.cumsum([0] + [len(f) for f in frames[:-1]])
     whole = Regrouped(
@@ -296,7 +316,6 @@ def mondrian_in_fragments(
     )
     released = pd.concat([r for _, r in done], ignore_index=True)
     weights = whole.frame[COUNT].to_numpy(dtype=np.int64)
-    stage(0.9, "Measuring the fragments' release as one")
     problem = prepare(
         whole.frame[[*qi, *sa]],
         schema,

@@ -136,3 +136,30 @@ def test_the_command_says_which_figures_a_kept_release_has(adult, tmp_path, monk
     assert code == 0
     assert "k = 10" in out and "ncp = " in out
     assert "PL and UL compare each row with its original: not computed" in out
+
+
+def test_a_run_stopped_while_fragments_are_kept_leaves_nothing_in_the_engine(
+    adult, tmp_path, monkeypatch
+):
+    from privcore.engines.duckdb_engine import KEPT
+
+    class Stopped(Exception):
+        pass
+
+    def progress(share, message):
+        if message == "Mondrian on fragment 4":  # the fragments are kept from the 2nd on
+            raise Stopped
+
+    path, schema = adult
+    monkeypatch.setenv("PRIVCORE_ENGINE_MAX_GROUPS", "4000")
+    monkeypatch.setenv("PRIVCORE_MAX_ROWS", "5000")
+    engine = DuckDBEngine()
+    with pytest.raises(Stopped):
+        anonymize_table(
+            engine, engine.scan(path), schema, [KAnonymity(10)], tmp_path / "r.parquet",
+            algorithm="mondrian", progress=progress,
+        )  # fmt: skip
+    left = engine.connection.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [KEPT]
+    ).fetchall()[0][0]
+    assert left == 0
