@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any
 
 from privcore.cli.toolkit import (
+    add_option,
     add_request_options,
     load_table,
     num,
@@ -30,6 +31,7 @@ from privcore.cli.toolkit.running import request_and_run
 from privcore.runs import (
     BackgroundRequest,
     ComplementaryRequest,
+    DatabaseReconstructionRequest,
     Inputs,
     OrderingRequest,
     ReconstructionRequest,
@@ -164,6 +166,35 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_reconstruct(args: argparse.Namespace) -> int:
+    """Without INPUT the randomization lab (LDP); with INPUT the database reconstruction.
+    The options of the one are refused with the other, in words."""
+    from dataclasses import fields
+
+    from privcore.errors import ParameterError
+
+    given = {name for name in _RECONSTRUCT_OPTIONS if getattr(args, name) is not _NOT_GIVEN}
+    for cls in (ReconstructionRequest, DatabaseReconstructionRequest):
+        for f in fields(cls):
+            if getattr(args, f.name, None) is _NOT_GIVEN:
+                setattr(args, f.name, f.default)
+    wrong = sorted(given & set(_DATABASE if args.input is None else _RANDOMIZATION))
+    if wrong:
+        flags = ", ".join(_RECONSTRUCT_OPTIONS[name] for name in wrong)
+        if args.input is None:
+            raise ParameterError(
+                f"The database reconstruction's options ({flags}) need a table: give "
+                "INPUT (privcore reconstruct INPUT --publish …).",
+                code="cli.reconstruct_needs_input",
+                options=flags,
+            )
+        raise ParameterError(
+            f"The randomization lab's options ({flags}) read no table and do not go with "
+            "INPUT: leave them out, or leave INPUT out.",
+            code="cli.reconstruct_mixed",
+            options=flags,
+        )
+    if args.input is not None:
+        return _database_reconstruction(args)
     reconstruction, outcome = request_and_run(ReconstructionRequest, args)
     result, truth = outcome.result
     payload = {
@@ -178,6 +209,120 @@ def cmd_reconstruct(args: argparse.Namespace) -> int:
         f"{num(payload['tv_perturbed'])} ({payload['iterations']} iterations)",
     ]
     return emit_run(args, payload, lines, outcome)
+
+
+#: The rebuilt records printed by ``reconstruct INPUT --json`` (``records_shown`` says how
+#: many; ``records_rebuilt`` how many there are).
+RECORDS_SHOWN = 1000
+
+#: An option of ``reconstruct`` left out (told apart from one given its default value).
+_NOT_GIVEN = object()
+
+#: The options of the randomization lab and of the database reconstruction, by field.
+_RANDOMIZATION = ("noise", "noise_scale", "values", "reconstruction")
+_DATABASE = (
+    "publish",
+    "block",
+    "suppress_below",
+    "noise_epsilons",
+    "seed",
+    "seeds",
+    "within",
+    "max_solutions",
+    "time_limit",
+)
+_RECONSTRUCT_OPTIONS = {
+    **{name: "--" + name.replace("_", "-") for name in (*_RANDOMIZATION, *_DATABASE)},
+    "noise": "--randomization-noise",
+    "noise_epsilons": "--epsilon",
+    "within": "--tolerance",
+}
+
+
+def _database_reconstruction(args: argparse.Namespace) -> int:
+    """``reconstruct INPUT``: the published counts of INPUT attacked (README, "Analyses
+    around a release")."""
+    if args.noise_epsilons is not None:  # --epsilon 0.5 1 or --epsilon 0.5,1
+        args.noise_epsilons = tuple(e for given in args.noise_epsilons for e in given)
+    table = load_table(args.input)
+    asked, outcome = request_and_run(DatabaseReconstructionRequest, args, Inputs(original=table))
+    attack, summary = outcome.result, _plain(outcome.summary)
+    records = attack.records(asked.block)
+    shown = records.head(RECORDS_SHOWN)
+    payload = {
+        **asked.to_dict(),
+        **summary,
+        "solutions": {name: r.solutions_text for name, r in attack.results.items()},
+        "records": _plain(shown.to_dict("records")),
+        "records_shown": len(shown),
+    }
+    return emit_run(args, payload, _database_lines(asked, payload), outcome)
+
+
+def _share(value: Any) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _database_lines(asked: DatabaseReconstructionRequest, payload: dict[str, Any]) -> list[str]:
+    """The readable summary of a database reconstruction."""
+    tolerance = ", ".join(f"{c} ± {w:g}" for c, w in payload["tolerance"].items()) or "exact"
+    blocks = payload["blocks"]
+    lines = [
+        f"{payload['people']:,} records in {blocks:,} block(s), "
+        f"{payload['record_types']:,} record types; published: "
+        + "; ".join(",".join(t) for t in asked.tables)
+        + (f"; cells below {asked.suppress_below} withheld" if asked.suppress_below else ""),
+        f"unique solution in {payload['unique_blocks']:,} of {blocks:,} block(s)"
+        if blocks > 1
+        else f"solutions: {next(iter(payload['solutions'].values()))}",
+        f"rebuilt exactly: {_share(payload['exact_share'])}, within tolerance "
+        f"({tolerance}): {_share(payload['within_tolerance_share'])}; certain records: "
+        f"{payload['certain']:,}",
+    ]
+    if payload["timed_out_blocks"]:
+        lines.append(f"time limit reached in {payload['timed_out_blocks']:,} block(s)")
+    for point in payload.get("curve", []):
+        exact, within = point["exact"], point["within_tolerance"]
+        interval = (
+            "" if exact["low"] is None else f" [{_share(exact['low'])}, {_share(exact['high'])}]"
+        )
+        lines.append(
+            f"ε = {point['epsilon']:g} ({point['seeds']} seed(s)): exact {_share(exact['mean'])}"
+            f"{interval}, within tolerance {_share(within['mean'])}"
+        )
+    return lines
+
+
+def _reconstruct_options(parser: argparse.ArgumentParser) -> None:
+    """``reconstruct [INPUT]``: the randomization lab's options, then the database
+    reconstruction's; an option left out is told apart from one given its default."""
+    parser.add_argument(
+        "input",
+        nargs="?",
+        metavar="INPUT",
+        help="a table (CSV, Parquet, Excel): run the database reconstruction on its counts; "
+        "without it, the randomization lab",
+    )
+    add_request_options(parser, ReconstructionRequest)
+    add_request_options(
+        parser,
+        DatabaseReconstructionRequest,
+        [name for name in _DATABASE if name != "noise_epsilons"],
+        flags={"within": ["--tolerance"]},
+    )
+    add_option(
+        parser,
+        "reconstruction_epsilons",
+        flags=["--epsilon"],
+        dest="noise_epsilons",
+        nargs="+",
+        metavar="E",
+    )
+    run_options(parser)
+    parser.set_defaults(
+        request_options=(*_RANDOMIZATION, *_DATABASE),
+        **dict.fromkeys((*_RANDOMIZATION, *_DATABASE), _NOT_GIVEN),
+    )
 
 
 def _prior_option(parser: argparse.ArgumentParser) -> None:
@@ -252,13 +397,23 @@ _ANALYSES = (
     Subcommand(
         "reconstruct",
         cmd_reconstruct,
-        _options(ReconstructionRequest),
-        "randomize simulated values and rebuild their distribution",
-        "--values draws of a known bimodal truth on [0, 100] are published with noise "
-        "added and their distribution rebuilt on 20 intervals (Agrawal & Srikant 2000), "
-        "as the LDP auditor's randomization tab. --json prints noise, noise_scale, "
-        "values, reconstruction, tv, tv_perturbed, iterations, edges, truth, perturbed, "
-        "estimate.",
+        _reconstruct_options,
+        "randomize simulated values and rebuild their distribution; with INPUT, rebuild "
+        "a table's records from its published counts",
+        "Without INPUT: --values draws of a known bimodal truth on [0, 100] are published "
+        "with noise added and their distribution rebuilt on 20 intervals (Agrawal & "
+        "Srikant 2000), as the LDP auditor's randomization tab. --json prints noise, "
+        "noise_scale, values, reconstruction, tv, tv_perturbed, iterations, edges, truth, "
+        "perturbed, estimate. With INPUT: the database reconstruction (Garfinkel, Abowd & "
+        "Martindale 2019): the counts of each --publish column set and each block's total "
+        "are published (per --block value, cells below --suppress-below withheld) and the "
+        "records rebuilt from them by an integer program and compared with INPUT; with "
+        "--epsilon the same tables with discrete Laplace noise, over --seeds seeds. --json "
+        "prints publish, block, suppress_below, epsilon, seed, seeds, max_solutions, "
+        "time_limit, record_types, blocks, people, records_rebuilt, unique_blocks, "
+        "certain, certain_unverified_blocks, timed_out_blocks, exact_share, "
+        "within_tolerance_share, tolerance, curve (with --epsilon), solutions (per "
+        "block), records, records_shown.",
     ),
 )
 

@@ -1,8 +1,9 @@
 """Requests for the analyses around a release that are not a request family of their
 own: the background-knowledge, row-order and complementary-release attacks, an ε sweep
-of an LDP mechanism, randomization with reconstruction, the profile of a table's
-columns with the roles confirmed for it, and a front end's opening of a table in an
-engine (:class:`OpenTableRequest`).
+of an LDP mechanism, randomization with reconstruction, the database reconstruction
+from a table's published counts, the profile of a table's columns with the roles
+confirmed for it, and a front end's opening of a table in an engine
+(:class:`OpenTableRequest`).
 
 Each is a frozen request checked by :data:`privcore.runs.registry.OPTIONS`, computed by
 its runner (:mod:`privcore.runs.runners`) from the request and its
@@ -13,6 +14,7 @@ numbers only (a prior's weights, which name values of the data, are not kept).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -23,6 +25,7 @@ from privcore.runs.requests import Request, _dp_epsilon
 __all__ = [
     "BackgroundRequest",
     "ComplementaryRequest",
+    "DatabaseReconstructionRequest",
     "DifferencingRequest",
     "OpenTableRequest",
     "OrderingRequest",
@@ -157,6 +160,113 @@ class ReconstructionRequest(Request):
     noise_scale: float = 25.0
     values: int = 100_000
     reconstruction: str = "bayes"
+
+
+@dataclass(frozen=True)
+class DatabaseReconstructionRequest(Request):
+    """The database-reconstruction attack on the original's own counts
+    (:func:`privcore.runs.published_counts.attack_table`; Garfinkel, Abowd & Martindale
+    2019): the contingency tables of the column sets of ``publish`` (``"sex,age;race,age"``)
+    and each block's total, per value of ``block`` when given, cells below
+    ``suppress_below`` withheld; the records rebuilt from them and compared with the
+    original. ``noise_epsilons``: the same tables also published with discrete Laplace
+    noise at each ε (budget split equally across the tables), attacked with seeds
+    ``seed`` … ``seed + seeds − 1``. ``within``: the tolerance per numeric column
+    (``"age=1"``); ``max_solutions`` and ``time_limit`` (seconds per block) bound the
+    solving. ``to_dict()`` keeps column names and numbers only."""
+
+    kind: ClassVar[str] = "reconstruction"
+    option_names: ClassVar[Mapping[str, str]] = {"within": "record_tolerance"}
+    publish: str | None = None
+    block: str | None = None
+    suppress_below: int | None = None
+    noise_epsilons: tuple[float, ...] | None = None
+    seed: int = 0
+    seeds: int = 1
+    within: str | None = None
+    max_solutions: int = 10
+    time_limit: float = 60.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.noise_epsilons is not None:  # the registry's rule, under the flag --epsilon
+            from dataclasses import replace
+
+            from privcore.runs.registry import REQUEST_OPTIONS
+
+            rule = replace(REQUEST_OPTIONS["reconstruction_epsilons"], name="epsilon")
+            object.__setattr__(self, "noise_epsilons", rule.check(self.noise_epsilons))
+        if self.publish is None:
+            raise ParameterError(
+                "The database reconstruction needs --publish: the column sets whose counts "
+                "are published (sex,age;race,age).",
+                code="reconstruction.publish_missing",
+            )
+        tables = self.tables  # refused in words when malformed
+        if self.block is not None and any(self.block in t for t in tables):
+            raise ParameterError(
+                f"The block column {self.block!r} cannot also be published: the blocks "
+                "are rebuilt each on its own.",
+                code="reconstruction.block_published",
+                column=self.block,
+            )
+        _ = self.tolerance
+
+    @property
+    def tables(self) -> tuple[tuple[str, ...], ...]:
+        """The column sets of ``publish``: ``;`` between tables, ``,`` between columns."""
+        text = (self.publish or "").strip()
+        tables = tuple(
+            tuple(c.strip() for c in part.split(",")) for part in text.split(";") if part.strip()
+        )
+        bad = (
+            not tables
+            or any("" in t or len(set(t)) != len(t) for t in tables)
+            or len({frozenset(t) for t in tables}) != len(tables)
+        )
+        if bad:
+            raise ParameterError(
+                f"--publish must name the column sets to publish, ';' between tables and "
+                f"',' between a table's columns (sex,age;race,age), each table once and each "
+                f"column once in it, not {self.publish!r}.",
+                code="reconstruction.publish",
+                publish=str(self.publish),
+            )
+        return tables
+
+    @property
+    def tolerance(self) -> dict[str, float] | None:
+        """``within`` read as column → width ≥ 0, or None when not given."""
+        if self.within is None:
+            return None
+        out: dict[str, float] = {}
+        for pair in self.within.split(","):
+            column, sep, width = pair.partition("=")
+            try:
+                value = float(width)
+            except ValueError:
+                value = math.nan
+            if not sep or not column.strip() or not (math.isfinite(value) and value >= 0):
+                raise ParameterError(
+                    f"--tolerance must be COL=WIDTH pairs separated by commas, each width a "
+                    f"number of at least 0 (age=1), not {self.within!r}.",
+                    code="reconstruction.tolerance",
+                    tolerance=self.within,
+                )
+            out[column.strip()] = value
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "publish": [list(t) for t in self.tables],
+            "block": self.block,
+            "suppress_below": self.suppress_below,
+            "epsilon": None if self.noise_epsilons is None else list(self.noise_epsilons),
+            "seed": self.seed,
+            "seeds": self.seeds,
+            "max_solutions": self.max_solutions,
+            "time_limit": self.time_limit,
+        }
 
 
 @dataclass(frozen=True)

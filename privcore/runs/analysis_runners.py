@@ -1,9 +1,9 @@
 """The runners of the analyses around a release that are requests of their own
 (:mod:`privcore.runs.analysis_requests`): the background-knowledge, row-order and
 complementary-release attacks, a voter roll, the differencing attack on one person, an
-ε sweep of an LDP mechanism, randomization with reconstruction, the profile of a
-table's columns with the roles confirmed for it, and the opening of a table in an
-engine."""
+ε sweep of an LDP mechanism, randomization with reconstruction, the database
+reconstruction from a table's published counts, the profile of a table's columns with
+the roles confirmed for it, and the opening of a table in an engine."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from privcore.errors import ParameterError
 from privcore.runs.analysis_requests import (
     BackgroundRequest,
     ComplementaryRequest,
+    DatabaseReconstructionRequest,
     DifferencingRequest,
     OpenTableRequest,
     OrderingRequest,
@@ -183,6 +184,32 @@ def _reconstruction(request: ReconstructionRequest, inputs: Inputs, progress: Pr
     return (result, truth), summary
 
 
+def _database_reconstruction(
+    request: DatabaseReconstructionRequest, inputs: Inputs, progress: Progress | None
+):
+    """The database-reconstruction attack on the original's own counts
+    (:func:`privcore.runs.published_counts.attack_table`): the
+    :class:`~privcore.runs.published_counts.Attack` and what the history keeps of it —
+    counts, shares and the curve, never a record nor a block's value."""
+    from privcore.runs.published_counts import attack_table
+
+    inputs.need("original")
+    attack = attack_table(
+        inputs.original.frame,
+        request.tables,
+        block=request.block,
+        suppress_below=request.suppress_below,
+        epsilons=request.noise_epsilons or (),
+        seed=request.seed,
+        seeds=request.seeds,
+        tolerance=request.tolerance,
+        max_solutions=request.max_solutions,
+        time_limit=request.time_limit,
+        progress=progress,
+    )
+    return attack, attack.summary()
+
+
 def _roll(request: RollRequest, inputs: Inputs, progress: Progress | None):
     """A synthetic voter roll around the original (:func:`privcore.attacks.build_roll`):
     its people, and others drawn around them."""
@@ -300,6 +327,7 @@ ANALYSIS_RUNNERS: dict[type, Callable[..., tuple]] = {
     ComplementaryRequest: _complementary,
     SweepRequest: _sweep,
     ReconstructionRequest: _reconstruction,
+    DatabaseReconstructionRequest: _database_reconstruction,
     RollRequest: _roll,
     DifferencingRequest: _differencing,
     ProfileRequest: _profile,

@@ -369,6 +369,71 @@ REQUEST_OPTIONS: dict[str, Option] = {
             "update; em: expectation maximization)",
             choices=_constant("privcore.ldp.reconstruction", "METHODS"),
         ),
+        # database reconstruction from published counts (Garfinkel, Abowd & Martindale 2019)
+        _o(
+            "publish",
+            "text",
+            "database reconstruction: the column sets whose counts are published, ';' between "
+            "tables, ',' between a table's columns",
+            optional=True,
+            metavar="COLS;COLS",
+        ),
+        _o(
+            "block",
+            "text",
+            "database reconstruction: the column whose values are the blocks, each published "
+            "and rebuilt on its own",
+            optional=True,
+            metavar="COL",
+        ),
+        _o(
+            "suppress_below",
+            "int",
+            "database reconstruction: cells holding fewer records are withheld",
+            minimum=1,
+            optional=True,
+        ),
+        _o(
+            "reconstruction_epsilons",
+            "numbers",
+            "database reconstruction: the tables also published with discrete Laplace noise "
+            "at each ε, the budget split equally across the tables; separated by commas or "
+            "spaces",
+            minimum=0.0,
+            open_minimum=True,
+            optional=True,
+        ),
+        _o(
+            "seeds",
+            "int",
+            "database reconstruction: noise draws per ε (seeds --seed, --seed + 1, …)",
+            minimum=1,
+            maximum=1000,
+        ),
+        _o(
+            "record_tolerance",
+            "text",
+            "database reconstruction: a rebuilt record counts as within tolerance when each "
+            "named numeric column is within ± its width of the true value (default: age=1 "
+            "when an age column is published)",
+            optional=True,
+            metavar="COL=W[,COL=W]",
+        ),
+        _o(
+            "max_solutions",
+            "int",
+            "database reconstruction: tables counted per block before 'at least N'",
+            minimum=1,
+            maximum=1000,
+        ),
+        _o(
+            "time_limit",
+            "float",
+            "database reconstruction: seconds of solving per block",
+            minimum=0.0,
+            maximum=86_400.0,
+            open_minimum=True,
+        ),
     )
 }
 
