@@ -317,8 +317,11 @@ def attack_table(
         for s in range(seeds):
             done = (1 + e * seeds + s) / (1 + runs)
             stage(done, f"ε = {epsilon:g}, seed {seed + s}")
+            part = stage.part(done, done + 1 / (1 + runs))
             shares.append(
-                _noisy_shares(schema, truth, tables, epsilon, seed + s, tolerance, time_limit)
+                _noisy_shares(
+                    schema, truth, tables, (epsilon, seed + s), tolerance, time_limit, part
+                )
             )
         attack.curve.append(
             {
@@ -336,22 +339,28 @@ def _noisy_shares(
     schema: Schema,
     truth: Mapping[str, pd.DataFrame],
     tables: Sequence[Sequence[str]],
-    epsilon: float,
-    seed: int,
+    draw: tuple[float, int],
     tolerance: Mapping[str, float],
     time_limit: float | None,
+    stage: Stage,
 ) -> tuple[float, float]:
     """The shares rebuilt exactly and within tolerance, pooled over the blocks, from the
-    tables published with noise at ``epsilon`` drawn with ``seed``: the best fit of
-    each block, its other tables neither counted nor verified."""
+    tables published with noise at ε drawn with a seed (``draw``): the best fit of each
+    block, its other tables neither counted nor verified."""
+    epsilon, seed = draw
     rng = np.random.default_rng(seed)
     published = publications(schema, truth, tables, epsilon=epsilon, rng=rng)
     accuracies = []
-    for publication in published:
-        true = truth[publication.name]
-        result = reconstruct(publication, max_solutions=1, certain=False, time_limit=time_limit)
+    for n, publication in enumerate(published):
+        result = reconstruct(
+            publication,
+            max_solutions=1,
+            certain=False,
+            time_limit=time_limit,
+            progress=stage.part(n / len(published), (n + 1) / len(published)),
+        )
         rebuilt = result.table if result.table is not None else _no_records(schema)
-        accuracies.append(compare(true, rebuilt, schema, tolerance))
+        accuracies.append(compare(truth[publication.name], rebuilt, schema, tolerance))
     together = pooled(accuracies)
     if together is None:
         return 0.0, 0.0

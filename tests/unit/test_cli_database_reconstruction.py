@@ -207,3 +207,22 @@ def test_too_many_record_types_are_refused_before_solving(capsys, tmp_path):
     assert code == 2
     assert "age (1,000 values), income (200 values)" in err
     assert "200,000 record types" in err and "100,000" in err
+
+
+def test_the_attack_reports_its_progress_and_can_be_cancelled():
+    from privcore.errors import CancelledError
+    from privcore.runs.published_counts import attack_table
+
+    steps = []
+    tables = [("sex", "race"), ("age", "marital")]
+    attack_table(
+        CACM_TABLE, tables, epsilons=(1.0,), seeds=2, progress=lambda f, m: steps.append(f)
+    )
+    assert steps == sorted(steps) and steps[-1] == 1.0
+
+    def cancel(fraction, message):
+        if message.startswith("ε ="):
+            raise CancelledError("Cancelled.")
+
+    with pytest.raises(CancelledError):
+        attack_table(CACM_TABLE, tables, epsilons=(1.0,), progress=cancel)
