@@ -505,24 +505,39 @@ class DuckDBEngine(GroupedFrequencySet):
             self.connection.unregister(MAPPING)
         return int(grouped.raw[COUNT].sum())
 
-    def keep_released(self, grouped: Regrouped, released: pd.DataFrame) -> None:
-        """Keep the release of one fragment of a table inside the engine: its rows of
-        :func:`released_columns` appended to a temporary table (:data:`KEPT`, which
-        spills to disk within the memory limit), so that a release of more combinations
-        than memory holds is written from all of them at once (:meth:`write_kept`)."""
+    def keep_released(self, table: DuckDBTable, grouped: Regrouped, released: pd.DataFrame) -> None:
+        """Keep the released rows of one fragment of ``table`` inside the engine: the
+        table's rows whose raw combination is one of ``grouped``'s (the fragment's),
+        their cells replaced by the released values (:func:`released_columns`), appended
+        with each row's position in the table to a temporary table (:data:`KEPT`, which
+        spills to disk within the memory limit). A join holds one fragment's mapping at
+        a time, never the whole release's; :meth:`write_kept` then writes the kept rows
+        without another join."""
         mapping = released_columns(grouped, released)
+        columns = [c for c in grouped.raw.columns if c != COUNT]
+        key = " AND ".join(
+            f"t.{_quote(c)} IS NOT DISTINCT FROM m.{_quote('raw:' + c)}" for c in columns
+        )
+        cells = [
+            f"m.{_quote(c)} AS {_quote(c)}" if c in columns else f"t.{_quote(c)}"
+            for c in table.columns
+        ]
+        rows = (
+            f"SELECT {', '.join(cells)}, t.{_quote(KEPT_ROW)} FROM "
+            f"({table.numbered_sql(KEPT_ROW)}) t JOIN {MAPPING} m ON {key}"
+        )
         self.connection.register(MAPPING, mapping)
         try:
             exists = self.connection.execute(
                 "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND temporary",
                 [KEPT],
             ).fetchall()[0][0]
-            statement = (
-                f"INSERT INTO {KEPT} BY NAME SELECT * FROM {MAPPING}"
+            self._execute(
+                table,
+                f"INSERT INTO {KEPT} BY NAME {rows}"
                 if exists
-                else f"CREATE TEMP TABLE {KEPT} AS SELECT * FROM {MAPPING}"
+                else f"CREATE TEMP TABLE {KEPT} AS {rows}",
             )
-            self.connection.execute(statement)
         finally:
             self.connection.unregister(MAPPING)
 
@@ -534,15 +549,18 @@ class DuckDBEngine(GroupedFrequencySet):
         drop: Sequence[str] = (),
         shuffle_seed: int | None = None,
     ) -> None:
-        """:meth:`write` with the releases kept by :meth:`keep_released` as the mapping
-        (a released column is text when the kept table holds it as text)."""
-        kinds = {row[0]: str(row[1]).upper() for row in self._described(KEPT)}
-        text = {
-            c[len("raw:") :]: kinds[c[len("raw:") :]] == "VARCHAR"
-            for c in kinds
-            if c.startswith("raw:")
-        }
-        self._write_joined(table, KEPT, text, out, drop=drop, shuffle_seed=shuffle_seed)
+        """:meth:`write` of the rows kept by :meth:`keep_released` (``table``'s rows with
+        their released values and positions): in the table's order, or shuffled."""
+        kept = DuckDBTable(
+            self.connection,
+            [_quote(c) for c in table.columns],
+            KEPT,
+            list(table.columns),
+            {},
+            table.name,
+            position=_quote(KEPT_ROW),
+        )
+        self._write_joined(kept, None, {}, out, drop=drop, shuffle_seed=shuffle_seed)
 
     def drop_kept(self) -> None:
         """Forget the releases kept by :meth:`keep_released`."""
@@ -551,7 +569,7 @@ class DuckDBEngine(GroupedFrequencySet):
     def _write_joined(
         self,
         table: DuckDBTable,
-        mapping: str,
+        mapping: str | None,
         text: Mapping[str, bool],
         out: str | Path,
         *,
@@ -560,13 +578,14 @@ class DuckDBEngine(GroupedFrequencySet):
     ) -> None:
         """Write ``table`` joined with ``mapping`` (a relation of ``raw:<c>`` keys and
         released ``<c>`` for each column ``c`` of ``text``, which says whether its
-        released cells are text) as :meth:`write` describes."""
+        released cells are text) as :meth:`write` describes; with no ``mapping``, the
+        table's own cells."""
         from privcore.data.writing import guard_text
 
-        columns = list(text)
         key = " AND ".join(
-            f"t.{_quote(c)} IS NOT DISTINCT FROM m.{_quote('raw:' + c)}" for c in columns
+            f"t.{_quote(c)} IS NOT DISTINCT FROM m.{_quote('raw:' + c)}" for c in text
         )
+        join = f"JOIN {mapping} m ON {key}" if mapping else ""
         target = Path(out)
         as_csv = target.suffix.lower() != ".parquet"
         kinds = {row[0]: str(row[1]).upper() for row in self._described(f"({table.sql})")}
@@ -589,8 +608,8 @@ class DuckDBEngine(GroupedFrequencySet):
             order = 'ORDER BY t."__privcore_row"'
         self._execute(
             table,
-            f"COPY (SELECT {', '.join(outputs)} FROM ({rows}) t "
-            f"JOIN {mapping} m ON {key} {order}) TO {_literal(str(target))} "
+            f"COPY (SELECT {', '.join(outputs)} FROM ({rows}) t {join} {order}) TO "
+            f"{_literal(str(target))} "
             f"(FORMAT {fmt})",
         )
 
@@ -600,3 +619,5 @@ MAPPING = "privcore_mapping"
 #: The temporary table of the fragments' releases kept in the engine
 #: (:meth:`DuckDBEngine.keep_released`).
 KEPT = "privcore_kept_release"
+#: The column of :data:`KEPT` holding each row's position in the table.
+KEPT_ROW = "__privcore_kept_row"

@@ -182,7 +182,7 @@ class KeptFragments:
 
 
 def _keep_in_engine(
-    engine: Engine, done: Sequence[tuple[Regrouped, pd.DataFrame]], held_limit: int
+    engine: Engine, table: Any, done: Sequence[tuple[Regrouped, pd.DataFrame]], held_limit: int
 ) -> KeptFragments:
     """Move the fragments' releases held so far into the engine (``engine.keep_released``)
     — or, on an engine that cannot keep them, ``engines.fragments_too_many`` in words."""
@@ -197,7 +197,7 @@ def _keep_in_engine(
         )
     engine.drop_kept()
     for grouped, released in done:
-        engine.keep_released(grouped, released)
+        engine.keep_released(table, grouped, released)
     return KeptFragments(held_limit)
 
 
@@ -269,13 +269,13 @@ def mondrian_in_fragments(
             records += release.n_records
             ncp_records += release.n_records * float(release.extra_loss["ncp"])
             if kept is None and held + len(grouped.frame) > held_limit:
-                kept = _keep_in_engine(engine, done, held_limit)
+                kept = _keep_in_engine(engine, table, done, held_limit)
                 done = []
             if kept is None:
                 done.append((grouped, released))
                 held += len(grouped.frame)
             else:
-                engine.keep_released(grouped, released)
+                engine.keep_released(table, grouped, released)
             del grouped, release, released
             stage(0.9 * records / total, f"Mondrian on fragment {fragments}")
     except BaseException:  # a failed or cancelled run leaves nothing in the engine

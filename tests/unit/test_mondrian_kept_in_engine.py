@@ -111,7 +111,7 @@ def test_an_engine_that_cannot_keep_fragments_says_so(adult, monkeypatch):
 
     held: list[tuple[Regrouped, pd.DataFrame]] = []
     with pytest.raises(InfeasibleError) as refused:
-        _keep_in_engine(NoKeeping(), held, 10_000)
+        _keep_in_engine(NoKeeping(), None, held, 10_000)
     assert refused.value.code == "engines.fragments_too_many"
     assert "DuckDB" in str(refused.value) and refused.value.params["limit"] == 10_000
 
