@@ -62,6 +62,23 @@ def choose(page: Page, select_box, option: str) -> None:
     raise AssertionError(f"could not choose {option!r}")
 
 
+def upload(page: Page, path, shown) -> None:
+    """Put the file ``path`` in the page's first file box until ``shown`` (a locator) shows.
+
+    A rerun that starts as the file arrives can redraw the box and drop the file: wait
+    for the run to end and give the file again, a few times, before failing.
+    """
+    for _attempt in range(3):
+        wait_idle(page)
+        page.locator("input[type=file]").first.set_input_files(str(path))
+        try:
+            expect(shown).to_be_visible(timeout=20_000)
+            return
+        except AssertionError:
+            continue
+    expect(shown).to_be_visible(timeout=20_000)
+
+
 def choose_sample(page: Page, name: str) -> None:
     """Pick the sample table ``name`` in the sidebar's first select box."""
     sidebar = page.get_by_test_id("stSidebar")
@@ -83,8 +100,7 @@ def test_upload_tag_confirm_and_see_history(page: Page, app_server, tmp_path, ar
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
     open_page(page, base, "Data & roles")
 
-    page.locator("input[type=file]").first.set_input_files(str(csv_path))
-    expect(page.get_by_role("heading", name="patients.csv")).to_be_visible(timeout=30_000)
+    upload(page, csv_path, page.get_by_role("heading", name="patients.csv"))
     wait_idle(page)
 
     # Set age's role with the role form (the grid's twin for keyboards and screen readers:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.test_browser import open_page, wait_idle
+from tests.e2e.test_browser import open_page, upload, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -56,9 +56,8 @@ def test_user_strings_are_shown_as_text_everywhere(page: Page, app_server, tmp_p
     page.goto(base)
     expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
     open_page(page, base, "Data & roles")
-    page.locator("input[type=file]").first.set_input_files(str(evil))
+    upload(page, evil, page.get_by_text("4 rows · 7 columns").first)
     wait_idle(page)
-    expect(page.get_by_text("4 rows · 7 columns").first).to_be_visible(timeout=30_000)
     for tab in ("Column profile", "Preview", "Hierarchies", "Schema file", "Roles"):
         page.get_by_role("tab", name=tab).click()
         wait_idle(page)
@@ -108,8 +107,7 @@ def test_two_visitors_do_not_share_uploads(browser: Browser, app_server, tmp_pat
         a.goto(base)
         expect(a.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
         open_page(a, base, "Data & roles")
-        a.locator("input[type=file]").first.set_input_files(str(private))
-        expect(a.get_by_role("heading", name="private_patients.csv")).to_be_visible(timeout=30_000)
+        upload(a, private, a.get_by_role("heading", name="private_patients.csv"))
         b.goto(base)
         expect(b.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
         open_page(b, base, "Data & roles")
