@@ -165,7 +165,7 @@ class ReconstructionRequest(Request):
 @dataclass(frozen=True)
 class DatabaseReconstructionRequest(Request):
     """The database-reconstruction attack on the original's own counts
-    (:func:`privcore.runs.published_counts.attack_table`; Garfinkel, Abowd & Martindale
+    (:func:`privcore.attacks.reconstruction.published.attack_table`; Garfinkel, Abowd & Martindale
     2019): the contingency tables of the column sets of ``publish`` (``"sex,age;race,age"``)
     and each block's total, per value of ``block`` when given, cells below
     ``suppress_below`` withheld; the records rebuilt from them and compared with the

@@ -188,10 +188,10 @@ def _database_reconstruction(
     request: DatabaseReconstructionRequest, inputs: Inputs, progress: Progress | None
 ):
     """The database-reconstruction attack on the original's own counts
-    (:func:`privcore.runs.published_counts.attack_table`): the
-    :class:`~privcore.runs.published_counts.Attack` and what the history keeps of it —
+    (:func:`privcore.attacks.reconstruction.published.attack_table`): the
+    :class:`~privcore.attacks.reconstruction.published.Attack` and what the history keeps of it —
     counts, shares and the curve, never a record nor a block's value."""
-    from privcore.runs.published_counts import attack_table
+    from privcore.attacks.reconstruction.published import attack_table
 
     inputs.need("original")
     attack = attack_table(

@@ -210,8 +210,8 @@ def test_too_many_record_types_are_refused_before_solving(capsys, tmp_path):
 
 
 def test_the_attack_reports_its_progress_and_can_be_cancelled():
+    from privcore.attacks.reconstruction.published import attack_table
     from privcore.errors import CancelledError
-    from privcore.runs.published_counts import attack_table
 
     steps = []
     tables = [("sex", "race"), ("age", "marital")]

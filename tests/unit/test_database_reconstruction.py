@@ -1,4 +1,4 @@
-"""The reconstruction attack (privcore.reconstruction): the block of seven people of
+"""The reconstruction attack (privcore.attacks.reconstruction): the block of seven people of
 Garfinkel, Abowd & Martindale rebuilt to its unique table, two tables and the records
 common to both, contradictory statistics named, suppressed cells and noisy statistics,
 time limits and Cancel. Every expected value is worked out by hand in a comment."""
@@ -8,8 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from privcore.errors import CancelledError, InfeasibleError, ParameterError
-from privcore.reconstruction import (
+from privcore.attacks.reconstruction import (
     Between,
     Count,
     Mean,
@@ -23,6 +22,7 @@ from privcore.reconstruction import (
     reconstruct,
     reconstruct_blocks,
 )
+from privcore.errors import CancelledError, InfeasibleError, ParameterError
 
 # ----------------------------------------------------------------- the CACM block
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from privcore.reconstruction.statistics import Schema
+from privcore.attacks.reconstruction.statistics import Schema
 
 DEFAULT_TOLERANCE = 1.0  # numeric columns: a rebuilt age within ± 1 year of the true one
 
@@ -60,7 +60,7 @@ class Fit:
 
 @dataclass
 class Reconstruction:
-    """The outcome of :func:`~privcore.reconstruction.reconstruct`.
+    """The outcome of :func:`~privcore.attacks.reconstruction.reconstruct`.
 
     ``table`` is the rebuilt table (the best fit of the noisy statistics; any table when
     all are exact), ``None`` when no table was found in time. ``solutions`` are the

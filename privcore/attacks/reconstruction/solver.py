@@ -8,7 +8,7 @@ census-style tables: the count, median and mean age of a block of seven people b
 race and marital status leave a single possible table.
 
 The attack writes every published statistic as linear constraints on the counts of the
-record types (:mod:`privcore.reconstruction.program`) and solves the integer program
+record types (:mod:`privcore.attacks.reconstruction.program`) and solves the integer program
 with HiGHS (:func:`scipy.optimize.milp`):
 
 1. *Rebuild*: one solve; with noisy statistics the table that fits them best (least
@@ -39,11 +39,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privcore.attacks.reconstruction.program import Clock, Outcome, Program
+from privcore.attacks.reconstruction.report import Fit, Reconstruction, compare
+from privcore.attacks.reconstruction.statistics import Publication
 from privcore.core.progress import Progress, Stage
 from privcore.errors import InfeasibleError, ParameterError
-from privcore.reconstruction.program import Clock, Outcome, Program
-from privcore.reconstruction.report import Fit, Reconstruction, compare
-from privcore.reconstruction.statistics import Publication
 
 
 def reconstruct(

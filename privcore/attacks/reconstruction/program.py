@@ -47,8 +47,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from privcore.errors import ParameterError
-from privcore.reconstruction.statistics import (
+from privcore.attacks.reconstruction.statistics import (
     Count,
     Mean,
     Median,
@@ -56,6 +55,7 @@ from privcore.reconstruction.statistics import (
     Statistic,
     label,
 )
+from privcore.errors import ParameterError
 
 CUTS = -1  # the tag of the no-good cuts
 _EPS = 1e-9

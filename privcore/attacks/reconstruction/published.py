@@ -22,9 +22,9 @@ range min..max of a column of whole numbers, the distinct values of any other co
 read from the whole table (not per block). The record types are the combinations of the
 domains; their number is capped at :data:`MAX_RECORD_TYPES` before any solve.
 
-The attack (:func:`privcore.reconstruction.reconstruct`, Garfinkel, Abowd & Martindale
+The attack (:func:`privcore.attacks.reconstruction.reconstruct`, Garfinkel, Abowd & Martindale
 2019) rebuilds each block on its own and is compared with the block's true records
-(:func:`privcore.reconstruction.compare`). A noisy count is kept within its error at
+(:func:`privcore.attacks.reconstruction.compare`). A noisy count is kept within its error at
 β shared by the block's cells (Bonferroni: all cells hold at once with
 probability ≥ 1 − β) and fitted by least absolute deviation; β = :data:`BETA` is tiny,
 so that noise never makes the tables contradict each other and the fit does the work.
@@ -44,10 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import code_counts, members, require_known_columns, value_codes
-from privcore.core.progress import Progress, Stage
-from privcore.errors import ParameterError
-from privcore.reconstruction import (
+from privcore.attacks.reconstruction import (
     Count,
     Noise,
     Publication,
@@ -57,6 +54,9 @@ from privcore.reconstruction import (
     pooled,
     reconstruct,
 )
+from privcore.classes import code_counts, members, require_known_columns, value_codes
+from privcore.core.progress import Progress, Stage
+from privcore.errors import ParameterError
 
 #: The most record types (the product of the published columns' domains) attacked.
 MAX_RECORD_TYPES = 100_000
