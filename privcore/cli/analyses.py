@@ -19,6 +19,7 @@ from typing import Any
 from privcore.cli.toolkit import (
     add_option,
     add_request_options,
+    hierarchy_option,
     load_table,
     num,
     read_json_file,
@@ -193,6 +194,13 @@ def cmd_reconstruct(args: argparse.Namespace) -> int:
             code="cli.reconstruct_mixed",
             options=flags,
         )
+    if args.input is None and (args.release is not None or args.hierarchy):
+        raise ParameterError(
+            "--release and --hierarchy go with the database reconstruction: give INPUT "
+            "(privcore reconstruct INPUT --publish … --release FILE).",
+            code="cli.reconstruct_needs_input",
+            options="--release, --hierarchy",
+        )
     if args.input is not None:
         return _database_reconstruction(args)
     reconstruction, outcome = request_and_run(ReconstructionRequest, args)
@@ -222,12 +230,16 @@ _NOT_GIVEN = object()
 _RANDOMIZATION = ("noise", "noise_scale", "values", "reconstruction")
 _DATABASE = (
     "publish",
+    "qi",
+    "sa",
     "block",
     "suppress_below",
     "noise_epsilons",
     "seed",
     "seeds",
     "within",
+    "link_on",
+    "roll_size",
     "max_solutions",
     "time_limit",
 )
@@ -245,7 +257,19 @@ def _database_reconstruction(args: argparse.Namespace) -> int:
     if args.noise_epsilons is not None:  # --epsilon 0.5 1 or --epsilon 0.5,1
         args.noise_epsilons = tuple(e for given in args.noise_epsilons for e in given)
     table = load_table(args.input)
-    asked, outcome = request_and_run(DatabaseReconstructionRequest, args, Inputs(original=table))
+    inputs = Inputs(original=table)
+    if args.release is not None:
+        from privcore.cli.toolkit.files import hierarchies
+        from privcore.data import Schema
+
+        release = load_table(args.release)
+        inputs = Inputs(
+            original=table,
+            schema=Schema({}, hierarchies(args.hierarchy)),
+            release=release.frame,
+            release_name=release.name,
+        )
+    asked, outcome = request_and_run(DatabaseReconstructionRequest, args, inputs)
     attack, summary = outcome.result, _plain(outcome.summary)
     records = attack.records(asked.block)
     shown = records.head(RECORDS_SHOWN)
@@ -270,7 +294,8 @@ def _database_lines(asked: DatabaseReconstructionRequest, payload: dict[str, Any
     lines = [
         f"{payload['people']:,} records in {blocks:,} block(s), "
         f"{payload['record_types']:,} record types; published: "
-        + "; ".join(",".join(t) for t in asked.tables)
+        + "; ".join(",".join(t) for t in payload["tables"])
+        + (" (suggested from the roles)" if asked.suggested else "")
         + (f"; cells below {asked.suppress_below} withheld" if asked.suppress_below else ""),
         f"unique solution in {payload['unique_blocks']:,} of {blocks:,} block(s)"
         if blocks > 1
@@ -278,7 +303,10 @@ def _database_lines(asked: DatabaseReconstructionRequest, payload: dict[str, Any
         f"rebuilt exactly: {_share(payload['exact_share'])}, within tolerance "
         f"({tolerance}): {_share(payload['within_tolerance_share'])}; certain records: "
         f"{payload['certain']:,}",
+        _reidentified_line(payload),
     ]
+    if payload["release_cells"]:
+        lines.insert(1, f"with the release's {payload['release_cells']:,} cells as counts")
     if payload["timed_out_blocks"]:
         lines.append(f"time limit reached in {payload['timed_out_blocks']:,} block(s)")
     for point in payload.get("curve", []):
@@ -291,6 +319,18 @@ def _database_lines(asked: DatabaseReconstructionRequest, payload: dict[str, Any
             f"{interval}, within tolerance {_share(within['mean'])}"
         )
     return lines
+
+
+def _reidentified_line(payload: dict[str, Any]) -> str:
+    """The rebuilt records linked to the voter roll, or why they were not."""
+    if payload["reidentified"] is None:
+        return payload["reidentified_why"]
+    return (
+        f"linked to a voter roll of {payload['roll_size']:,} people on "
+        f"{', '.join(payload['link_on'])}: {payload['putative']:,} matched one person, "
+        f"{payload['reidentified']:,} re-identified ({_share(payload['reidentified_share'])} "
+        "of the people: name and every published value right)"
+    )
 
 
 def _reconstruct_options(parser: argparse.ArgumentParser) -> None:
@@ -309,7 +349,18 @@ def _reconstruct_options(parser: argparse.ArgumentParser) -> None:
         DatabaseReconstructionRequest,
         [name for name in _DATABASE if name != "noise_epsilons"],
         flags={"within": ["--tolerance"]},
+        notes={
+            "qi": "with --publish suggest: the tables are each QI × each SA, then QI pairs",
+            "roll_size": "here the default is the table's people",
+        },
     )
+    parser.add_argument(
+        "--release",
+        metavar="FILE",
+        help="a generalized release of INPUT published beside the tables: its cells "
+        "constrain the records too (with --block it keeps the block column)",
+    )
+    hierarchy_option(parser, "ARX hierarchy file giving a released column's labels their meaning")
     add_option(
         parser,
         "reconstruction_epsilons",

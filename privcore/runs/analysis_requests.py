@@ -162,14 +162,22 @@ class ReconstructionRequest(Request):
     reconstruction: str = "bayes"
 
 
+#: ``publish`` of a database reconstruction whose tables are suggested from the roles.
+SUGGEST = "suggest"
+
+
 @dataclass(frozen=True)
 class DatabaseReconstructionRequest(Request):
     """The database-reconstruction attack on the original's own counts
-    (:func:`privcore.attacks.reconstruction.published.attack_table`; Garfinkel, Abowd & Martindale
-    2019): the contingency tables of the column sets of ``publish`` (``"sex,age;race,age"``)
-    and each block's total, per value of ``block`` when given, cells below
-    ``suppress_below`` withheld; the records rebuilt from them and compared with the
-    original. ``noise_epsilons``: the same tables also published with discrete Laplace
+    (:func:`privcore.attacks.reconstruction.published.attack_table`; Garfinkel, Abowd &
+    Martindale 2019): the contingency tables of the column sets of ``publish``
+    (``"sex,age;race,age"``, or ``"suggest"``: those an agency would publish beside a
+    release, from the roles ``qi`` and ``sa``) and each block's total, per value of
+    ``block`` when given, cells below ``suppress_below`` withheld; with a release among
+    the inputs, its cells too (a generalized release); the records rebuilt from them,
+    compared with the original and linked to a voter roll of ``roll_size`` people (the
+    table's, by default) on ``link_on`` (by default the block and the columns a roll
+    lists). ``noise_epsilons``: the same tables also published with discrete Laplace
     noise at each ε (budget split equally across the tables), attacked with seeds
     ``seed`` … ``seed + seeds − 1``. ``within``: the tolerance per numeric column
     (``"age=1"``); ``max_solutions`` and ``time_limit`` (seconds per block) bound the
@@ -178,12 +186,16 @@ class DatabaseReconstructionRequest(Request):
     kind: ClassVar[str] = "reconstruction"
     option_names: ClassVar[Mapping[str, str]] = {"within": "record_tolerance"}
     publish: str | None = None
+    qi: tuple[str, ...] = ()
+    sa: tuple[str, ...] = ()
     block: str | None = None
     suppress_below: int | None = None
     noise_epsilons: tuple[float, ...] | None = None
     seed: int = 0
     seeds: int = 1
     within: str | None = None
+    link_on: tuple[str, ...] | None = None
+    roll_size: int | None = None
     max_solutions: int = 10
     time_limit: float = 60.0
 
@@ -199,10 +211,16 @@ class DatabaseReconstructionRequest(Request):
         if self.publish is None:
             raise ParameterError(
                 "The database reconstruction needs --publish: the column sets whose counts "
-                "are published (sex,age;race,age).",
+                "are published (sex,age;race,age), or 'suggest' with --qi (and --sa).",
                 code="reconstruction.publish_missing",
             )
-        tables = self.tables  # refused in words when malformed
+        if self.suggested and not self.qi:
+            raise ParameterError(
+                "--publish suggest proposes the tables from the quasi-identifiers: give "
+                "--qi (and --sa).",
+                code="reconstruction.suggest_no_qi",
+            )
+        tables = () if self.suggested else self.tables  # refused in words when malformed
         if self.block is not None and any(self.block in t for t in tables):
             raise ParameterError(
                 f"The block column {self.block!r} cannot also be published: the blocks "
@@ -213,8 +231,14 @@ class DatabaseReconstructionRequest(Request):
         _ = self.tolerance
 
     @property
+    def suggested(self) -> bool:
+        """Are the tables the ones suggested from the roles (``publish="suggest"``)?"""
+        return (self.publish or "").strip().lower() == SUGGEST
+
+    @property
     def tables(self) -> tuple[tuple[str, ...], ...]:
-        """The column sets of ``publish``: ``;`` between tables, ``,`` between columns."""
+        """The column sets of ``publish``: ``;`` between tables, ``,`` between columns
+        (with ``publish="suggest"``, :meth:`tables_for` the table)."""
         text = (self.publish or "").strip()
         tables = tuple(
             tuple(c.strip() for c in part.split(",")) for part in text.split(";") if part.strip()
@@ -256,9 +280,22 @@ class DatabaseReconstructionRequest(Request):
             out[column.strip()] = value
         return out
 
+    def tables_for(self, frame: Any) -> tuple[tuple[str, ...], ...]:
+        """The tables published of ``frame``: ``publish``'s, or those suggested from the
+        roles (:func:`privcore.attacks.reconstruction.release_cells.suggest_tables`)."""
+        if not self.suggested:
+            return self.tables
+        from privcore.attacks.reconstruction.release_cells import suggest_tables
+
+        return suggest_tables(frame, self.qi, self.sa).tables
+
     def to_dict(self) -> dict[str, Any]:
         return {
-            "publish": [list(t) for t in self.tables],
+            "publish": SUGGEST if self.suggested else [list(t) for t in self.tables],
+            "qi": list(self.qi),
+            "sa": list(self.sa),
+            "link_on": None if self.link_on is None else list(self.link_on),
+            "roll_size": self.roll_size,
             "block": self.block,
             "suppress_below": self.suppress_below,
             "epsilon": None if self.noise_epsilons is None else list(self.noise_epsilons),

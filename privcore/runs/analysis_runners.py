@@ -191,12 +191,18 @@ def _database_reconstruction(
     (:func:`privcore.attacks.reconstruction.published.attack_table`): the
     :class:`~privcore.attacks.reconstruction.published.Attack` and what the history keeps of it —
     counts, shares and the curve, never a record nor a block's value."""
-    from privcore.attacks.reconstruction.published import attack_table
+    from privcore.attacks.reconstruction.published import LinkInput, ReleaseInput, attack_table
 
     inputs.need("original")
+    frame = inputs.original.frame
+    tables = request.tables_for(frame)
+    release = None
+    if inputs.release is not None:
+        hierarchies = {} if inputs.schema is None else dict(inputs.schema.hierarchies)
+        release = ReleaseInput(inputs.release, hierarchies, inputs.release_kind or "generalized")
     attack = attack_table(
-        inputs.original.frame,
-        request.tables,
+        frame,
+        tables,
         block=request.block,
         suppress_below=request.suppress_below,
         epsilons=request.noise_epsilons or (),
@@ -205,9 +211,11 @@ def _database_reconstruction(
         tolerance=request.tolerance,
         max_solutions=request.max_solutions,
         time_limit=request.time_limit,
+        release=release,
+        link=LinkInput(request.link_on, request.roll_size),
         progress=progress,
     )
-    return attack, attack.summary()
+    return attack, {"tables": [list(t) for t in tables], **attack.summary()}
 
 
 def _roll(request: RollRequest, inputs: Inputs, progress: Progress | None):

@@ -59,7 +59,9 @@ class Inputs:
     people for journalist risk; ``roll``: a voter roll already built; ``samples``:
     logged LDP samples; ``control``: records of the population never released (the
     control set of singling out, linkability and inference); ``algorithm``: how a
-    release under report was made; ``blanked``: the rows of ``release`` the method that
+    release under report was made; ``release_kind``: what the release is, declared by
+    the method that made it (:class:`~privcore.core.kinds.ReleaseKind`; None: a file,
+    read as a generalized release); ``blanked``: the rows of ``release`` the method that
     made it blanked in every QI (a boolean per row: ``Release.suppressed`` of a release
     made here), so that its measurement, report and attack count the release's own
     suppressed rows (:func:`privcore.classes.release_classes`); ``second_release``: a
@@ -85,6 +87,7 @@ class Inputs:
     samples: Dataset | None = None
     control: pd.DataFrame | None = None
     algorithm: Mapping[str, Any] | None = None
+    release_kind: str | None = None
     blanked: Any = None
     second_release: pd.DataFrame | None = None
     second_release_name: str | None = None

@@ -420,6 +420,14 @@ REQUEST_OPTIONS: dict[str, Option] = {
             metavar="COL=W[,COL=W]",
         ),
         _o(
+            "link_on",
+            "columns",
+            "database reconstruction: the columns the rebuilt records are linked to a voter "
+            "roll on (default: the block and the published columns named like an age, a "
+            "sex or a ZIP code)",
+            optional=True,
+        ),
+        _o(
             "max_solutions",
             "int",
             "database reconstruction: tables counted per block before 'at least N'",

@@ -58,7 +58,12 @@ def test_the_seven_people_are_rebuilt_exactly_from_two_of_their_tables(capsys, c
     columns = ["age", "sex", "race", "marital"]
     rebuilt = [tuple(r[c] for c in columns) for r in payload["records"]]
     assert sorted(rebuilt) == sorted(CACM_TABLE[columns].itertuples(index=False, name=None))
-    assert "curve" not in payload and "reidentified" not in payload
+    assert payload["curve"] == []
+    # linked to a roll of the seven people on age and sex (what a roll lists): their ages
+    # differ, so each rebuilt record matches one person, and every record is right
+    assert payload["link_on"] == ["age", "sex"] and payload["roll_size"] == 7
+    assert payload["putative"] == 7 and payload["reidentified"] == 7
+    assert payload["reidentified_share"] == 1.0
 
 
 def test_a_census_like_table_is_rebuilt_block_by_block(capsys, tmp_path):

@@ -54,6 +54,11 @@ from privcore.attacks.reconstruction import (
     pooled,
     reconstruct,
 )
+from privcore.attacks.reconstruction.linkage import (
+    Reidentification,
+    default_link_columns,
+    reidentify,
+)
 from privcore.classes import code_counts, members, require_known_columns, value_codes
 from privcore.core.progress import Progress, Stage
 from privcore.errors import ParameterError
@@ -70,6 +75,8 @@ BETA = 1e-9
 __all__ = [
     "MAX_RECORD_TYPES",
     "Attack",
+    "LinkInput",
+    "ReleaseInput",
     "attack_table",
     "domains",
     "publications",
@@ -88,6 +95,9 @@ class Attack:
     truth: dict[str, pd.DataFrame]
     tolerance: dict[str, float]
     curve: list[dict[str, Any]] = field(default_factory=list)
+    reidentification: Reidentification | None = None
+    reidentification_why: str = ""
+    release_cells: int = 0
 
     def records(self, block: str | None) -> pd.DataFrame:
         """The rebuilt records of every block, with the block column when there is one."""
@@ -119,8 +129,16 @@ class Attack:
                 None if accuracy is None else accuracy.within_tolerance_share
             ),
             "tolerance": dict(self.tolerance),
-            **({"curve": list(self.curve)} if self.curve else {}),
+            "release_cells": self.release_cells,
+            **self._reidentified(),
+            "curve": list(self.curve),
         }
+
+    def _reidentified(self) -> dict[str, Any]:
+        """The linkage of the rebuilt records to the voter roll, or None with why."""
+        if self.reidentification is None:
+            return {"reidentified": None, "reidentified_why": self.reidentification_why}
+        return self.reidentification.summary()
 
 
 def domains(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, tuple[Any, ...]]:
@@ -186,10 +204,12 @@ def publications(
     suppress_below: int | None = None,
     epsilon: float | None = None,
     rng: np.random.Generator | None = None,
+    extra: Mapping[str, Sequence[Count]] | None = None,
 ) -> list[Publication]:
     """What each block publishes (see the module's docstring): its total and the cells
     of each table, exact, suppressed below ``suppress_below``, or with discrete Laplace
-    noise at ``epsilon`` split across the tables, drawn from ``rng``."""
+    noise at ``epsilon`` split across the tables, drawn from ``rng``; ``extra``: a
+    block's other statistics, published as they are (a release's cells)."""
     from privcore.dp.mechanisms import DiscreteLaplace
 
     sets = [tuple(t) for t in tables]
@@ -222,6 +242,7 @@ def publications(
                         name=f"table {index} count [{text}]",
                     )
                 )
+        statistics.extend((extra or {}).get(name, ()))
         out.append(Publication(schema, statistics, name=name))
     return out
 
@@ -286,22 +307,30 @@ def attack_table(
     tolerance: Mapping[str, float] | None = None,
     max_solutions: int = 10,
     time_limit: float | None = 60.0,
+    release: ReleaseInput | None = None,
+    link: LinkInput | None = None,
     progress: Progress | None = None,
 ) -> Attack:
     """The attack on ``frame``'s published ``tables`` (see the module's docstring):
     exact or suppressed tables rebuilt block by block (``time_limit`` seconds per
     block), then the noisy ones at each of ``epsilons`` with seeds ``seed`` …
-    ``seed + seeds − 1``."""
+    ``seed + seeds − 1``. ``release``: a generalized release of ``frame`` published
+    beside the tables, whose cells constrain the records too (in every attack, the noisy
+    ones included: the release itself carries no noise). ``link``: how the rebuilt
+    records are linked to a voter roll (:func:`reidentify`; by default on the block and
+    the columns a roll lists, with a roll of the table's people)."""
     columns = list(dict.fromkeys(c for t in tables for c in t))
     require_known_columns(frame, [*columns, *([block] if block is not None else [])])
     schema = Schema(domains(frame, columns))
     tolerance = _tolerance(schema, tolerance)
     truth = split_blocks(frame, columns, block)
+    extra = {} if release is None else release.statistics(schema, block, list(truth))
     stage = Stage(progress)
     runs = len(epsilons) * seeds
-    first = stage.part(0.0, 1.0 / (1 + runs))
+    first = stage.part(0.0, 0.95 / (1 + runs))
     attack = Attack(schema=schema, results={}, truth=truth, tolerance=tolerance)
-    published = publications(schema, truth, tables, suppress_below=suppress_below)
+    attack.release_cells = sum(len(v) for v in extra.values())
+    published = publications(schema, truth, tables, suppress_below=suppress_below, extra=extra)
     for n, publication in enumerate(published):
         first(n / len(published), f"Rebuilding block {n + 1} of {len(published)}")
         attack.results[publication.name] = reconstruct(
@@ -312,6 +341,8 @@ def attack_table(
             time_limit=time_limit,
             progress=first.part(n / len(published), (n + 1) / len(published)),
         )
+    stage(0.95 / (1 + runs), "Linking the rebuilt records to a voter roll")
+    _link(attack, frame, block, link or LinkInput(), seed)
     for e, epsilon in enumerate(epsilons):
         shares = []
         for s in range(seeds):
@@ -320,9 +351,10 @@ def attack_table(
             part = stage.part(done, done + 1 / (1 + runs))
             shares.append(
                 _noisy_shares(
-                    schema, truth, tables, (epsilon, seed + s), tolerance, time_limit, part
+                    schema, truth, tables, (epsilon, seed + s), tolerance, time_limit, part,
+                    extra,
                 )
-            )
+            )  # fmt: skip
         attack.curve.append(
             {
                 "epsilon": float(epsilon),
@@ -335,6 +367,94 @@ def attack_table(
     return attack
 
 
+@dataclass(frozen=True)
+class ReleaseInput:
+    """A generalized release of the attacked table, published beside the tables: its
+    rows (``frame``), the hierarchies that give its labels their meaning and its kind
+    (declared by the method that made it; only ``generalized`` is read). With blocks,
+    the release keeps the block column as it is, so that each block's cells are known."""
+
+    frame: pd.DataFrame
+    hierarchies: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "generalized"
+
+    def statistics(
+        self, schema: Schema, block: str | None, names: Sequence[str]
+    ) -> dict[str, list[Count]]:
+        """Each block's release cells as counts (:func:`release_statistics`)."""
+        from privcore.attacks.reconstruction.release_cells import release_statistics
+
+        def cells(rows: pd.DataFrame) -> list[Count]:
+            return release_statistics(rows, schema, hierarchies=self.hierarchies, kind=self.kind)
+
+        if block is None:
+            return {WHOLE_TABLE: cells(self.frame)}
+        if block not in self.frame.columns:
+            raise ParameterError(
+                f"The release has no column {block!r}: with blocks, the release must keep "
+                "the block column as it is, so that each block's cells are known.",
+                code="reconstruction.release_block",
+                column=block,
+            )
+        by_block = split_blocks(self.frame, list(self.frame.columns), block)
+        unknown = sorted(set(by_block) - set(names))
+        if unknown:
+            raise ParameterError(
+                f"The release's block {unknown[0]!r} is not a block of the table: the "
+                "release must keep the block column as it is.",
+                code="reconstruction.release_block",
+                column=block,
+            )
+        return {name: cells(rows) for name, rows in by_block.items()}
+
+
+@dataclass(frozen=True)
+class LinkInput:
+    """How the rebuilt records are linked to a voter roll: the linking columns (None:
+    :func:`default_link_columns`), the roll's people (None: the table's) and the names'
+    locale."""
+
+    link_on: tuple[str, ...] | None = None
+    roll_size: int | None = None
+    locale: str = "en"
+
+
+def _link(attack: Attack, frame: pd.DataFrame, block: str | None, link: LinkInput, seed: int):
+    """Link the rebuilt records to a voter roll (:func:`reidentify`), or say why not."""
+    columns = list(attack.schema.columns)
+    link_on = link.link_on
+    if link_on is None:
+        link_on = default_link_columns(columns, block)
+    if not link_on:
+        attack.reidentification_why = (
+            "No published column is one a voter roll lists (a block, an age, a sex, a ZIP "
+            "code): the rebuilt records were not linked to names. Name the linking "
+            "columns (--link-on) to link them."
+        )
+        return
+    unknown = [c for c in link_on if c not in [*columns, *([block] if block else [])]]
+    if unknown:
+        raise ParameterError(
+            f"The linking column(s) {', '.join(unknown)} are not published: link on the "
+            "block or on published columns.",
+            code="reconstruction.link_columns",
+            columns=unknown,
+        )
+    kept = [*([block] if block is not None else []), *columns]
+    truth = frame[kept].reset_index(drop=True)
+    if block is not None:
+        truth[block] = truth[block].map(str)  # the blocks' names, as the records hold them
+    attack.reidentification = reidentify(
+        truth,
+        attack.records(block),
+        columns,
+        link_on,
+        roll_size=link.roll_size,
+        seed=seed,
+        locale=link.locale,
+    )
+
+
 def _noisy_shares(
     schema: Schema,
     truth: Mapping[str, pd.DataFrame],
@@ -343,13 +463,14 @@ def _noisy_shares(
     tolerance: Mapping[str, float],
     time_limit: float | None,
     stage: Stage,
+    extra: Mapping[str, Sequence[Count]],
 ) -> tuple[float, float]:
     """The shares rebuilt exactly and within tolerance, pooled over the blocks, from the
     tables published with noise at ε drawn with a seed (``draw``): the best fit of each
     block, its other tables neither counted nor verified."""
     epsilon, seed = draw
     rng = np.random.default_rng(seed)
-    published = publications(schema, truth, tables, epsilon=epsilon, rng=rng)
+    published = publications(schema, truth, tables, epsilon=epsilon, rng=rng, extra=extra)
     accuracies = []
     for n, publication in enumerate(published):
         result = reconstruct(
