@@ -51,6 +51,7 @@ _REPORT_THRESHOLDS = {
     "max_singling_out": "max_singling_out",
     "max_linkability": "max_linkability",
     "max_inference": "max_inference",
+    "max_reconstructed": "max_reconstructed_share",
 }
 
 #: What each threshold option but ``--min-k`` limits, for its help, in the order
@@ -68,6 +69,8 @@ _THRESHOLD_WORDS = {
     "max_singling_out": "singling-out risk (Article 29)",
     "max_linkability": "linkability risk (Article 29)",
     "max_inference": "inference risk, per sensitive attribute",
+    "max_reconstructed": "share of records rebuilt exactly from the tables published "
+    "beside the release (not checked unless given)",
 }
 
 # Thresholds every report checks (the others accept "none": not required)
@@ -97,7 +100,8 @@ def _thresholds(args: argparse.Namespace) -> dict[str, Any]:
         raise ParameterError(
             f"{names} cannot be 'none': the release is always checked against it; give a "
             "number (only --min-l, --max-t, --max-pl, --max-journalist, --min-ul, "
-            "--max-singling-out, --max-linkability and --max-inference can be waived).",
+            "--max-singling-out, --max-linkability, --max-inference and "
+            "--max-reconstructed can be waived).",
             code="cli.threshold_required",
         )
     Thresholds(**given)  # a bad value is refused before anything is read

@@ -56,6 +56,7 @@ CHECKS = (
     "singling_out",
     "linkability",
     "inference",
+    "reconstructed_share",
 )
 CONDITIONS = (
     "suppressed_rows",
@@ -373,6 +374,40 @@ def _reidentified_check(
     return check
 
 
+def _reconstruction_check(figures: Mapping[str, Any] | None, t: Thresholds) -> dict[str, Any]:
+    """The share of the records rebuilt exactly from the tables published beside the
+    release (:mod:`privcore.report.reconstructed`) against its limit; not measured (a
+    warning) when the attack could not run; a warning too when it passed but the time
+    ran out (a better table may exist)."""
+    figures = figures or {}
+    if not figures.get("measured"):
+        return _check("reconstructed_share", None, t.max_reconstructed_share, "<=")
+    detail = {
+        "kind": "reconstruction",
+        **{
+            name: figures.get(name)
+            for name in (
+                "tables",
+                "release_cells",
+                "within_tolerance_share",
+                "reidentified",
+                "people",
+                "timed_out",
+            )
+        },
+    }
+    check = _check(
+        "reconstructed_share",
+        float(figures["exact_share"] or 0.0),
+        t.max_reconstructed_share,
+        "<=",
+        detail=detail,
+    )
+    if check["status"] == "pass" and figures.get("timed_out"):
+        check["status"] = "warn"
+    return check
+
+
 def evaluate_checks(
     measurement: Mapping[str, Any],
     attacks: Mapping[str, Any],
@@ -398,6 +433,8 @@ def evaluate_checks(
     if t.min_ul is not None:
         checks.append(_check("ul", measurement.get("ul"), t.min_ul, ">="))
     checks.extend(_gdpr_checks(gdpr_risks, t))
+    if t.max_reconstructed_share is not None:
+        checks.append(_reconstruction_check(findings.get("reconstruction"), t))
 
     for c in checks:
         if c["status"] == "fail":

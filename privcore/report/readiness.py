@@ -175,6 +175,7 @@ def readiness(
     release_name: str | None = None,
     gdpr: bool = True,
     blanked: Any = None,
+    release_kind: str | None = None,
 ) -> ReadinessReport:
     """Decide whether ``release`` (an anonymized version of ``original``) may be published.
 
@@ -195,7 +196,10 @@ def readiness(
 
     Singling out, linkability and inference (:func:`article29_risks`) are checks against
     their limits, by default the prosecutor limit 1/k (a limit of None waives one);
-    ``gdpr=False`` leaves them out unless a limit asks for them.
+    ``gdpr=False`` leaves them out unless a limit asks for them. A limit on the share
+    of records rebuilt from the tables published beside the release
+    (``max_reconstructed_share``) runs that attack (:mod:`privcore.report.reconstructed`;
+    ``release_kind``: what the release is, None for a generalization).
 
     Pure: nothing is written; :func:`privcore.runs.run` records a
     :class:`~privcore.runs.ReportRequest` as its measure, attack and report runs. Bad
@@ -236,6 +240,19 @@ def readiness(
         shuffled=shuffled,
         measurement=measurement,
     )
+    if thresholds.max_reconstructed_share is not None:
+        from privcore.report.reconstructed import reconstruction_figures
+
+        stage(0.92, "Rebuilding the records from the tables published beside the release")
+        found["reconstruction"] = reconstruction_figures(
+            original,
+            release,
+            qi,
+            sa,
+            hierarchies=hierarchies,
+            release_kind=release_kind,
+            seed=seed,
+        )
     report = report_of_figures(
         measurement,
         plain(simulation.to_dict()),

@@ -114,7 +114,11 @@ class Thresholds:
       released records over held-out control records, 0 = none, 1 = always); default
       the prosecutor limit, so an attacker singling out, linking or inferring may gain
       no more than a class of k records allows; the inference limit applies to every
-      sensitive attribute. ``None``: not required.
+      sensitive attribute. ``None``: not required;
+    - ``max_reconstructed_share = None``: the share of the records an integer program
+      rebuilds exactly from the tables an agency would publish beside the release (and
+      from its cells) (:mod:`privcore.report.reconstructed`); not required by default,
+      since the attack takes up to a minute of solving.
 
     A limit left at its default (:data:`FOLLOWS_PROSECUTOR`) takes the prosecutor
     limit once that is known.
@@ -134,6 +138,7 @@ class Thresholds:
     max_singling_out: float | str | None = FOLLOWS_PROSECUTOR
     max_linkability: float | str | None = FOLLOWS_PROSECUTOR
     max_inference: float | str | None = FOLLOWS_PROSECUTOR
+    max_reconstructed_share: float | None = None
 
     def __post_init__(self) -> None:
         k, risk = self.min_k, self.max_prosecutor
@@ -158,6 +163,7 @@ class Thresholds:
             "max_t": self.max_t,
             "max_pl": self.max_pl,
             "min_ul": self.min_ul,
+            "max_reconstructed_share": self.max_reconstructed_share,
             **{name: getattr(self, name) for name in GDPR_THRESHOLDS.values()},
         }
         for name, value in optional.items():

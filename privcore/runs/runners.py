@@ -199,6 +199,7 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
         original_name=inputs.original.name,
         release_name=inputs.release_name,
         blanked=inputs.blanked,
+        release_kind=inputs.release_kind,
         **paired,
         **fields_of(request, "key", "roll_size", "seed"),
     )

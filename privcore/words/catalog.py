@@ -330,7 +330,39 @@ def check_sentence(check: Mapping[str, Any], lang: str) -> str:
             baseline=short(detail.get("baseline")),
         )
         sentence = text("report.with_detail", lang, sentence=sentence, detail=detail_text)
+    elif detail.get("kind") == "reconstruction":
+        detail_text = _reconstruction_detail(detail, lang)
+        sentence = text("report.with_detail", lang, sentence=sentence, detail=detail_text)
     return sentence
+
+
+def _reconstruction_detail(detail: Mapping[str, Any], lang: str) -> str:
+    """The tables the reconstruction read, the share within tolerance and the people
+    re-identified through a voter roll."""
+    tables = text("report.list.separator", lang).join(
+        "×".join(str(c) for c in table) for table in detail.get("tables") or []
+    )
+    cells = detail.get("release_cells") or 0
+    if detail.get("reidentified") is None:
+        linked = text("report.detail.reconstruction_not_linked", lang)
+    else:
+        linked = text(
+            "report.detail.reconstruction_reidentified",
+            lang,
+            count=short(detail["reidentified"]),
+            total=short(detail.get("people")),
+        )
+    out = text(
+        "report.detail.reconstruction",
+        lang,
+        tables=tables,
+        cells=text("report.detail.reconstruction_cells", lang, cells=short(cells)) if cells else "",
+        within=percent(detail.get("within_tolerance_share") or 0.0),
+        reidentified=linked,
+    )
+    if detail.get("timed_out"):
+        out += text("report.detail.reconstruction_timed_out", lang)
+    return out
 
 
 def _requirement(check: Mapping[str, Any]) -> str:
@@ -373,17 +405,22 @@ def action_label(action: Mapping[str, Any] | None, lang: str = DEFAULT_LANGUAGE)
     return text(f"report.try.{kind}", lang, **shown)
 
 
+#: Failed checks whose advice is worth saying though no anonymize action fixes them
+#: (the tables published beside a release are not the release).
+_ADVICE_WITHOUT_ACTION = ("reconstructed_share",)
+
+
 def _reason(reason: Mapping[str, Any], lang: str) -> ItemText:
     check = {**reason, "status": "fail"}
     action = reason.get("action")
     advice = None
-    if action:
+    if action or reason["check"] in _ADVICE_WITHOUT_ACTION:
         advice = text(
             f"report.advice.{reason['check']}",
             lang,
             attribute=reason.get("attribute") or "",
             threshold=limit(reason.get("threshold")),
-            **_action_params(action, lang),
+            **_action_params(action or {}, lang),
         )
     return ItemText(check_sentence(check, lang), advice, action_label(action, lang))
 

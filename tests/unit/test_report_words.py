@@ -115,6 +115,7 @@ def test_privcore_report_has_no_text_html_or_row_group_by():
         "checks.py",
         "findings.py",
         "readiness.py",
+        "reconstructed.py",
         "risk.py",
         "stored.py",
         "thresholds.py",

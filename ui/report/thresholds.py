@@ -35,6 +35,7 @@ def threshold_controls() -> dict[str, Any]:
     use_t = c1.toggle(t("rp.use_t"), key=keep("rp_use_t"))
     max_t = c2.number_input("t", 0.0, 1.0, 0.3, 0.05, key=keep("rp_max_t"), disabled=not use_t)
     gdpr_limits = _article29_limits(c1, c2, follows)
+    reconstruction = _reconstruction_limit(c1, c2)
     _journalist_note(int(min_k), max_prosecutor, max_journalist)
     return {
         "min_k": int(min_k),
@@ -47,7 +48,31 @@ def threshold_controls() -> dict[str, Any]:
         "max_disclosed_share": float(max_disclosed),
         "max_suppressed_share": float(max_suppressed),
         **gdpr_limits,
+        **reconstruction,
     }
+
+
+def _reconstruction_limit(c1: Any, c2: Any) -> dict[str, float]:
+    """The limit on the share of records rebuilt from the tables published beside the
+    release: checked only when the toggle (off by default: up to a minute of solving)
+    asks for it."""
+    check = c1.toggle(
+        t("report.threshold.check_reconstruction"),
+        value=False,
+        help=t("report.threshold.check_reconstruction.help"),
+        key=keep("rp_check_rec"),
+    )
+    value = c2.number_input(
+        t("report.threshold.max_reconstructed_share"),
+        0.0,
+        1.0,
+        0.05,
+        0.01,
+        help=t("report.threshold.max_reconstructed_share.help"),
+        key=keep("rp_max_rec"),
+        disabled=not check,
+    )
+    return {"max_reconstructed_share": float(value)} if check else {}
 
 
 def _risk_limits(c1: Any, c2: Any, min_k: int) -> tuple[float | None, float | None, str]:

@@ -306,6 +306,7 @@ def attack_table(
     seeds: int = 1,
     tolerance: Mapping[str, float] | None = None,
     max_solutions: int = 10,
+    certain: bool = True,
     time_limit: float | None = 60.0,
     release: ReleaseInput | None = None,
     link: LinkInput | None = None,
@@ -314,7 +315,9 @@ def attack_table(
     """The attack on ``frame``'s published ``tables`` (see the module's docstring):
     exact or suppressed tables rebuilt block by block (``time_limit`` seconds per
     block), then the noisy ones at each of ``epsilons`` with seeds ``seed`` …
-    ``seed + seeds − 1``. ``release``: a generalized release of ``frame`` published
+    ``seed + seeds − 1``; ``certain=False`` leaves the certain records unverified
+    (one solve fewer per record type when the tables found are not all). ``release``: a
+    generalized release of ``frame`` published
     beside the tables, whose cells constrain the records too (in every attack, the noisy
     ones included: the release itself carries no noise). ``link``: how the rebuilt
     records are linked to a voter roll (:func:`reidentify`; by default on the block and
@@ -336,6 +339,7 @@ def attack_table(
         attack.results[publication.name] = reconstruct(
             publication,
             max_solutions=max_solutions,
+            certain=certain,
             truth=truth[publication.name],
             tolerance=tolerance,
             time_limit=time_limit,

@@ -2,11 +2,15 @@
 records, the fit of noisy statistics and, against the true table, the share rebuilt.
 
 Against the truth, records are paired one to one so that as many pairs as possible
-agree (:func:`scipy.optimize.linear_sum_assignment` on the agreement matrix): a pair is
-*exact* when every column agrees, *within tolerance* when every categorical column
-agrees and each numeric column differs by at most its tolerance (age ± 1 by default).
-The shares are the matched pairs over the true records; each share has its own optimal
-pairing.
+agree: a pair is *exact* when every column agrees, *within tolerance* when every
+categorical column agrees and each numeric column differs by at most its tolerance (age
+± 1 by default). The shares are the matched pairs over the true records; each share has
+its own optimal pairing. Records of one type are interchangeable, so the pairing is
+found on the types: exact pairs are Σₜ min(true count, rebuilt count) of each type t;
+pairs within tolerance are a maximum flow (:func:`scipy.sparse.csgraph.maximum_flow`)
+from the true types (capacity: their counts) to the rebuilt types within tolerance of
+them (capacity: theirs) — a maximum bipartite matching of the records, computed on at
+most as many nodes as there are distinct types.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_flow
 
 from privcore.attacks.reconstruction.statistics import Schema
+from privcore.classes import distinct
 
 DEFAULT_TOLERANCE = 1.0  # numeric columns: a rebuilt age within ± 1 year of the true one
 
@@ -142,21 +148,16 @@ def compare(
     if tolerance is None:
         tolerance = {c: DEFAULT_TOLERANCE for c in schema.columns if schema.is_numeric(c)}
     tolerance = {c: float(t) for c, t in tolerance.items()}
-    true_codes = _codes(truth, schema)
-    rebuilt_codes = _codes(rebuilt, schema)
-    same = true_codes[:, None, :] == rebuilt_codes[None, :, :]
-    exact = same.all(axis=2)
-    close = same.copy()
-    for j, column in enumerate(schema.columns):
-        if column in tolerance:
-            values = schema.numbers(column)
-            gap = np.abs(values[true_codes[:, j]][:, None] - values[rebuilt_codes[:, j]][None, :])
-            close[:, :, j] = gap <= tolerance[column] + 1e-9
+    true_types, true_counts = distinct(schema.type_of(truth), return_counts=True)
+    rebuilt_types, rebuilt_counts = distinct(schema.type_of(rebuilt), return_counts=True)
+    _, at_true, at_rebuilt = np.intersect1d(true_types, rebuilt_types, return_indices=True)
+    exact = int(np.minimum(true_counts[at_true], rebuilt_counts[at_rebuilt]).sum())
+    source, target = _within(schema, tolerance, true_types, rebuilt_types)
     return Accuracy(
         n_true=len(truth),
         n_rebuilt=len(rebuilt),
-        exact=_most_pairs(exact),
-        within_tolerance=_most_pairs(close.all(axis=2)),
+        exact=exact,
+        within_tolerance=_most_pairs(true_counts, rebuilt_counts, source, target),
         tolerance=dict(tolerance),
     )
 
@@ -175,15 +176,51 @@ def pooled(accuracies: Iterable[Accuracy]) -> Accuracy | None:
     )
 
 
-def _codes(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
-    """(records × columns) domain indices of a table's records."""
-    types = schema.type_of(frame)
-    return schema.codes()[types] if len(types) else np.zeros((0, len(schema.columns)), int)
+def _within(
+    schema: Schema,
+    tolerance: Mapping[str, float],
+    true_types: np.ndarray,
+    rebuilt_types: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (index among ``true_types``, index among ``rebuilt_types``) of types
+    within tolerance of each other: every column equal but the tolerant numeric ones,
+    each within its width. Built column by column from the true types' codes, each
+    tolerant column widening a type to the domain values within reach."""
+    sizes = schema.sizes
+    radix = np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1]]).astype(np.int64)
+    codes = schema.codes()[true_types] if len(true_types) else np.zeros((0, len(sizes)), int)
+    source = np.arange(len(true_types), dtype=np.int64)
+    neighbour = np.zeros(len(true_types), dtype=np.int64)
+    for j, column in enumerate(schema.columns):
+        if column not in tolerance:
+            neighbour += codes[source, j] * radix[j]
+            continue
+        values = schema.numbers(column)
+        reach = np.abs(values[:, None] - values[None, :]) <= tolerance[column] + 1e-9
+        here, there = np.nonzero(reach[codes[source, j]])  # not rows: types × values
+        source, neighbour = source[here], neighbour[here] + there * radix[j]
+    position = np.searchsorted(rebuilt_types, neighbour)
+    position = np.minimum(position, max(len(rebuilt_types) - 1, 0))
+    found = len(rebuilt_types) > 0
+    hit = rebuilt_types[position] == neighbour if found else np.zeros(len(source), dtype=bool)
+    return source[hit], position[hit]
 
 
-def _most_pairs(agree: np.ndarray) -> int:
-    """The most pairs (true, rebuilt) that agree, each record in at most one pair."""
-    if agree.size == 0:
+def _most_pairs(
+    true_counts: np.ndarray, rebuilt_counts: np.ndarray, source: np.ndarray, target: np.ndarray
+) -> int:
+    """The most (true, rebuilt) record pairs, each record in at most one, where a true
+    record of type ``source[e]`` may pair with a rebuilt one of type ``target[e]``: the
+    maximum flow from a source through the true types (their counts) and the allowed
+    pairs to the rebuilt types (their counts) and a sink."""
+    if not len(source):
         return 0
-    rows, cols = linear_sum_assignment(agree.astype(np.float64), maximize=True)
-    return int(agree[rows, cols].sum())
+    a, b = len(true_counts), len(rebuilt_counts)
+    sink = a + b + 1
+    tails = np.concatenate([np.zeros(a, np.int64), 1 + source, 1 + a + np.arange(b)])
+    heads = np.concatenate([1 + np.arange(a), 1 + a + target, np.full(b, sink)])
+    capacity = np.concatenate(
+        [true_counts, np.minimum(true_counts[source], rebuilt_counts[target]), rebuilt_counts]
+    ).astype(np.int32)
+    graph = csr_matrix((capacity, (tails, heads)), shape=(sink + 1, sink + 1))
+    return int(maximum_flow(graph, 0, sink, method="dinic").flow_value)

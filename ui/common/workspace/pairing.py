@@ -97,9 +97,11 @@ def release_inputs(
 
 def shelf_inputs(entry: ShelfRelease, original: Dataset, schema: Schema, **more: Any) -> Inputs:
     """The inputs of a run on ``entry`` beside the original, its rows as they stand on
-    the shelf unless ``more`` gives its ``release`` frame (paired first); ``more``: the
-    run's other inputs."""
+    the shelf unless ``more`` gives its ``release`` frame (paired first), the kind of a
+    release made here; ``more``: the run's other inputs."""
     release = more.pop("release", entry.frame)
+    if entry.release is not None:  # made here: its kind is declared by its method
+        more.setdefault("release_kind", str(entry.release.kind))
     return Inputs(
         original=original, schema=schema, release=release, release_name=entry.name, **more
     )
