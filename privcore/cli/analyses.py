@@ -235,6 +235,9 @@ _DATABASE = (
     "block",
     "suppress_below",
     "noise_epsilons",
+    "noise_law",
+    "noise_delta",
+    "round_to",
     "seed",
     "seeds",
     "within",
@@ -296,7 +299,8 @@ def _database_lines(asked: DatabaseReconstructionRequest, payload: dict[str, Any
         f"{payload['record_types']:,} record types; published: "
         + "; ".join(",".join(t) for t in payload["tables"])
         + (" (suggested from the roles)" if asked.suggested else "")
-        + (f"; cells below {asked.suppress_below} withheld" if asked.suppress_below else ""),
+        + (f"; cells below {asked.suppress_below} withheld" if asked.suppress_below else "")
+        + (f"; cells rounded to multiples of {asked.round_to}" if asked.round_to else ""),
         f"unique solution in {payload['unique_blocks']:,} of {blocks:,} block(s)"
         if blocks > 1
         else f"solutions: {next(iter(payload['solutions'].values()))}",
@@ -309,13 +313,15 @@ def _database_lines(asked: DatabaseReconstructionRequest, payload: dict[str, Any
         lines.insert(1, f"with the release's {payload['release_cells']:,} cells as counts")
     if payload["timed_out_blocks"]:
         lines.append(f"time limit reached in {payload['timed_out_blocks']:,} block(s)")
+    law = "" if asked.noise_law == "discrete_laplace" else f", δ = {asked.noise_delta:g} (Gaussian)"
     for point in payload.get("curve", []):
         exact, within = point["exact"], point["within_tolerance"]
         interval = (
             "" if exact["low"] is None else f" [{_share(exact['low'])}, {_share(exact['high'])}]"
         )
         lines.append(
-            f"ε = {point['epsilon']:g} ({point['seeds']} seed(s)): exact {_share(exact['mean'])}"
+            f"ε = {point['epsilon']:g}{law} ({point['seeds']} seed(s)): exact "
+            f"{_share(exact['mean'])}"
             f"{interval}, within tolerance {_share(within['mean'])}"
         )
     return lines

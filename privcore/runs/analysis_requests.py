@@ -173,13 +173,15 @@ class DatabaseReconstructionRequest(Request):
     Martindale 2019): the contingency tables of the column sets of ``publish``
     (``"sex,age;race,age"``, or ``"suggest"``: those an agency would publish beside a
     release, from the roles ``qi`` and ``sa``) and each block's total, per value of
-    ``block`` when given, cells below ``suppress_below`` withheld; with a release among
+    ``block`` when given, cells below ``suppress_below`` withheld (or all rounded to a
+    multiple of ``round_to``); with a release among
     the inputs, its cells too (a generalized release); the records rebuilt from them,
     compared with the original and linked to a voter roll of ``roll_size`` people (the
     table's, by default) on ``link_on`` (by default the block and the columns a roll
     lists). ``noise_epsilons``: the same tables also published with discrete Laplace
     noise at each ε (budget split equally across the tables), attacked with seeds
-    ``seed`` … ``seed + seeds − 1``. ``within``: the tolerance per numeric column
+    ``seed`` … ``seed + seeds − 1`` (``noise_law`` ``gaussian``: the analytic Gaussian at
+    (ε, ``noise_delta``) instead). ``within``: the tolerance per numeric column
     (``"age=1"``); ``max_solutions`` and ``time_limit`` (seconds per block) bound the
     solving. ``to_dict()`` keeps column names and numbers only."""
 
@@ -191,6 +193,9 @@ class DatabaseReconstructionRequest(Request):
     block: str | None = None
     suppress_below: int | None = None
     noise_epsilons: tuple[float, ...] | None = None
+    noise_law: str = "discrete_laplace"
+    noise_delta: float = 1e-6
+    round_to: int | None = None
     seed: int = 0
     seeds: int = 1
     within: str | None = None
@@ -299,6 +304,9 @@ class DatabaseReconstructionRequest(Request):
             "block": self.block,
             "suppress_below": self.suppress_below,
             "epsilon": None if self.noise_epsilons is None else list(self.noise_epsilons),
+            "noise_law": self.noise_law,
+            "noise_delta": self.noise_delta,
+            "round_to": self.round_to,
             "seed": self.seed,
             "seeds": self.seeds,
             "max_solutions": self.max_solutions,

@@ -213,6 +213,9 @@ def _database_reconstruction(
         time_limit=request.time_limit,
         release=release,
         link=LinkInput(request.link_on, request.roll_size),
+        round_to=request.round_to,
+        noise_law=request.noise_law,
+        delta=request.noise_delta,
         progress=progress,
     )
     return attack, {"tables": [list(t) for t in tables], **attack.summary()}

@@ -420,6 +420,30 @@ REQUEST_OPTIONS: dict[str, Option] = {
             metavar="COL=W[,COL=W]",
         ),
         _o(
+            "round_to",
+            "int",
+            "database reconstruction: the tables' cells published rounded to the nearest "
+            "multiple of N (the attack keeps each within ± N/2 of its value)",
+            minimum=2,
+            maximum=1000,
+            optional=True,
+        ),
+        _o(
+            "noise_law",
+            "choice",
+            "database reconstruction: the noise of the curve — discrete_laplace (ε-DP) or "
+            "gaussian (the analytic Gaussian at (ε, δ))",
+            choices=("discrete_laplace", "gaussian"),
+        ),
+        _o(
+            "noise_delta",
+            "float",
+            "database reconstruction: δ of the Gaussian noise, split across the tables",
+            minimum=0.0,
+            maximum=0.1,
+            open_minimum=True,
+        ),
+        _o(
             "link_on",
             "columns",
             "database reconstruction: the columns the rebuilt records are linked to a voter "

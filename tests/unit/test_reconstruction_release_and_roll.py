@@ -209,3 +209,30 @@ def test_the_pairing_on_record_types_is_the_record_by_record_assignment():
                 close[:, :, j] = gap <= tolerance[column] + 1e-9
         assert found.exact == most(same.all(axis=2))
         assert found.within_tolerance == most(close.all(axis=2))
+
+
+def test_rounded_cells_are_kept_within_half_the_base_and_leave_more_tables():
+    # Three people aged 0, 1 and 3 (the domain 0..3); published: the total and the age
+    # counts, rounded half up to multiples of 3: each age count (1, 1, 0, 1) becomes 0 and
+    # the total 3 stays 3. The truth lies within ± 1.5 of each: every age 0 or 1 time,
+    # 2 to 4 people — C(4, 2) + C(4, 3) + C(4, 4) = 6 + 4 + 1 = 11 tables.
+    truth = pd.DataFrame({"age": [0, 1, 3]})
+    exact = attack_table(truth, [("age",)])
+    assert exact.results["all"].unique
+    rounded = attack_table(truth, [("age",)], round_to=3, max_solutions=20)
+    assert rounded.results["all"].solutions_text == "exactly 11"
+
+
+def test_the_gaussian_curve_fits_within_its_stated_error():
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"sex": rng.choice(["F", "M"], 40), "age": rng.integers(0, 10, 40)})
+    attack = attack_table(
+        frame, [("sex", "age")], epsilons=[1.0, 8.0], seeds=2, noise_law="gaussian"
+    )
+    (low, high) = attack.curve
+    assert 0.0 <= low["exact"]["mean"] <= 1.0 and high["seeds"] == 2
+    with pytest.raises(ParameterError) as unknown:
+        attack_table(frame, [("sex",)], epsilons=[1.0], noise_law="cauchy")
+    assert unknown.value.code == "reconstruction.noise_law"

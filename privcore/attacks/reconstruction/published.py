@@ -71,6 +71,10 @@ WHOLE_TABLE = "all"
 #: probability at most BETA: in practice never, so that the noisy tables always fit and
 #: the least-absolute-deviation fit does the work.
 BETA = 1e-9
+#: The δ of the Gaussian noise of the curve, split across the tables with ε.
+DEFAULT_DELTA = 1e-6
+#: The noise laws of the curve.
+NOISE_LAWS = ("discrete_laplace", "gaussian")
 
 __all__ = [
     "MAX_RECORD_TYPES",
@@ -205,18 +209,24 @@ def publications(
     epsilon: float | None = None,
     rng: np.random.Generator | None = None,
     extra: Mapping[str, Sequence[Count]] | None = None,
+    law: str = "discrete_laplace",
+    delta: float = DEFAULT_DELTA,
+    round_to: int | None = None,
 ) -> list[Publication]:
     """What each block publishes (see the module's docstring): its total and the cells
-    of each table, exact, suppressed below ``suppress_below``, or with discrete Laplace
-    noise at ``epsilon`` split across the tables, drawn from ``rng``; ``extra``: a
+    of each table, exact, suppressed below ``suppress_below``, rounded to the nearest
+    multiple of ``round_to``, or with noise at ``epsilon`` split across the tables,
+    drawn from ``rng`` — of the ``law`` ``discrete_laplace`` (ε-DP) or ``gaussian`` (the
+    analytic Gaussian on the integers at (ε, δ), each table at (ε/k, δ/k)); ``extra``: a
     block's other statistics, published as they are (a release's cells)."""
-    from privcore.dp.mechanisms import DiscreteLaplace
-
     sets = [tuple(t) for t in tables]
     n_tables = len(sets) + 1
-    mechanism = None if epsilon is None else DiscreteLaplace(1, epsilon / n_tables)
+    mechanism = None if epsilon is None else _mechanism(law, epsilon / n_tables, delta / n_tables)
     cells = 1 + sum(math.prod(len(schema.domain(c)) for c in t) for t in sets)
-    noise = None if mechanism is None else Noise("discrete_laplace", mechanism.scale, BETA / cells)
+    noise = None if mechanism is None else Noise(law, mechanism.scale, BETA / cells)
+    if mechanism is None and round_to is not None and round_to > 1:
+        # rounded half up to a multiple of B: the truth lies within ± B/2 of the value
+        noise = Noise("bounded", round_to / 2.0)
     out = []
     for name, frame in blocks.items():
         counts = code_counts(schema.type_of(frame), schema.n_types)
@@ -226,6 +236,8 @@ def publications(
             published: np.ndarray = true
             if mechanism is not None:
                 published = np.asarray(mechanism.release(true, rng=rng)).reshape(-1)
+            elif noise is not None:  # rounding
+                published = np.floor(true / round_to + 0.5) * round_to
             shape = tuple(len(schema.domain(c)) for c in columns)
             grid = np.indices(shape).reshape(len(columns), -1) if columns else np.zeros((0, 1))
             for cell, (value, exact) in enumerate(zip(published, true, strict=True)):
@@ -245,6 +257,22 @@ def publications(
         statistics.extend((extra or {}).get(name, ()))
         out.append(Publication(schema, statistics, name=name))
     return out
+
+
+def _mechanism(law: str, epsilon: float, delta: float):
+    """The noise of one table: discrete Laplace at ε, or the analytic Gaussian at (ε, δ),
+    both of sensitivity 1 (one person changes one cell by one)."""
+    from privcore.dp.mechanisms import DiscreteLaplace, Gaussian
+
+    if law == "discrete_laplace":
+        return DiscreteLaplace(1, epsilon)
+    if law == "gaussian":
+        return Gaussian(1, epsilon, delta)
+    raise ParameterError(
+        f"Unknown noise law {law!r}: use one of {', '.join(NOISE_LAWS)}.",
+        code="reconstruction.noise_law",
+        law=law,
+    )
 
 
 def split_blocks(
@@ -310,6 +338,9 @@ def attack_table(
     time_limit: float | None = 60.0,
     release: ReleaseInput | None = None,
     link: LinkInput | None = None,
+    round_to: int | None = None,
+    noise_law: str = "discrete_laplace",
+    delta: float = DEFAULT_DELTA,
     progress: Progress | None = None,
 ) -> Attack:
     """The attack on ``frame``'s published ``tables`` (see the module's docstring):
@@ -321,7 +352,9 @@ def attack_table(
     beside the tables, whose cells constrain the records too (in every attack, the noisy
     ones included: the release itself carries no noise). ``link``: how the rebuilt
     records are linked to a voter roll (:func:`reidentify`; by default on the block and
-    the columns a roll lists, with a roll of the table's people)."""
+    the columns a roll lists, with a roll of the table's people). ``round_to``: the
+    exact tables' cells rounded to a multiple of it; ``noise_law`` and ``delta``: the
+    noise of the curve (:func:`publications`)."""
     columns = list(dict.fromkeys(c for t in tables for c in t))
     require_known_columns(frame, [*columns, *([block] if block is not None else [])])
     schema = Schema(domains(frame, columns))
@@ -333,7 +366,10 @@ def attack_table(
     first = stage.part(0.0, 0.95 / (1 + runs))
     attack = Attack(schema=schema, results={}, truth=truth, tolerance=tolerance)
     attack.release_cells = sum(len(v) for v in extra.values())
-    published = publications(schema, truth, tables, suppress_below=suppress_below, extra=extra)
+    published = publications(
+        schema, truth, tables, suppress_below=suppress_below, extra=extra, round_to=round_to
+    )
+    law = (noise_law, delta)
     for n, publication in enumerate(published):
         first(n / len(published), f"Rebuilding block {n + 1} of {len(published)}")
         attack.results[publication.name] = reconstruct(
@@ -356,7 +392,7 @@ def attack_table(
             shares.append(
                 _noisy_shares(
                     schema, truth, tables, (epsilon, seed + s), tolerance, time_limit, part,
-                    extra,
+                    extra, law,
                 )
             )  # fmt: skip
         attack.curve.append(
@@ -468,13 +504,16 @@ def _noisy_shares(
     time_limit: float | None,
     stage: Stage,
     extra: Mapping[str, Sequence[Count]],
+    law: tuple[str, float],
 ) -> tuple[float, float]:
     """The shares rebuilt exactly and within tolerance, pooled over the blocks, from the
     tables published with noise at ε drawn with a seed (``draw``): the best fit of each
     block, its other tables neither counted nor verified."""
     epsilon, seed = draw
     rng = np.random.default_rng(seed)
-    published = publications(schema, truth, tables, epsilon=epsilon, rng=rng, extra=extra)
+    published = publications(
+        schema, truth, tables, epsilon=epsilon, rng=rng, extra=extra, law=law[0], delta=law[1]
+    )
     accuracies = []
     for n, publication in enumerate(published):
         result = reconstruct(
