@@ -1,6 +1,6 @@
-"""AppTest: the Learn page — seven lessons in both languages, their exercises, the deep
-link ``?lesson=N``, the LDP audit of lesson 5, the differencing attack of lesson 7, and the
-lesson catalogues."""
+"""AppTest: the Learn page — eight lessons in both languages, their exercises, the deep
+link ``?lesson=N``, the LDP audit of lesson 5, the differencing attack of lesson 7, the
+database reconstruction of lesson 8, and the lesson catalogues."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def check(at: AppTest, lesson: int) -> AppTest:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("lesson", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("lesson", [1, 2, 3, 4, 5, 6, 7, 8])
 def test_each_lesson_renders_in_both_languages(lesson, lang):
     at = open_learn(lesson, lang)
     no_exceptions(at)
@@ -147,6 +147,7 @@ EXERCISES = [
     (5, 0.75, 0.5),
     (6, 0.5, 0.37),
     (7, 4.0, 2.0),  # b = Δ/ε = 1/0.25; 2.0 would be the scale at ε = 0.5
+    (8, 84, 132),  # 3 × 44 − 30 − 18; 132 is the sum of the three ages
 ]
 
 
@@ -375,6 +376,124 @@ def test_output_probabilities_of_the_two_counts():
     assert largest_ratio(output_probabilities(2, 2, math.log(2))) == pytest.approx(1.0)
 
 
+# --------------------------------------------------------------------------- lesson 8
+
+
+RECORD_COLUMNS = ("col_age", "col_sex", "col_race", "col_marital")
+
+
+def record_tables(at: AppTest, lang: str = "en") -> list:
+    """The tables of records the lesson shows (rebuilt, true, rebuilt from noise), as
+    sorted lists of rows."""
+    words = strings(lang)
+    columns = [words[f"learn.l8.{c}"] for c in RECORD_COLUMNS]
+    return [
+        sorted(frame.value.itertuples(index=False, name=None))
+        for frame in at.dataframe
+        if list(frame.value.columns) == columns
+    ]
+
+
+def table_with(at: AppTest, column: str):
+    return next(frame.value for frame in at.dataframe if column in frame.value.columns)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_eight_rebuilds_the_block_to_its_one_true_table(lang):
+    """The stages: the totals, then by sex, then by race leave more than ten tables each;
+    adding the adults' marital status leaves two (the 8-year-old single or married, six
+    records certain); the rule that no one under 15 is married leaves one, the true block
+    of the article's Table 2, all seven records certain."""
+    words = strings(lang)
+    at = open_learn(8, lang)
+    no_exceptions(at)
+    stages = table_with(at, words["learn.l8.col_stage"])
+    tables = list(stages[words["learn.l8.col_tables"]])
+    at_least = words["learn.l8.tables_at_least"].format(count=11)
+    assert tables == [
+        at_least,
+        at_least,
+        at_least,
+        words["learn.l8.tables_exactly"].format(count=2),
+        words["learn.l8.tables_unique"],
+    ]
+    assert list(stages[words["learn.l8.col_certain"]]) == [0, 0, 0, 6, 7]
+    rebuilt, true = record_tables(at, lang)[:2]
+    assert rebuilt == true and len(true) == 7
+    assert (
+        8,
+        words["learn.l8.sex.F"],
+        words["learn.l8.race.B"],
+        words["learn.l8.marital.S"],
+    ) in true
+    assert texts(at.warning) == [words["learn.l8.rebuilt_same"].format(people=7, certain=7)]
+    assert not at.success and not at.error  # the exercise's verdicts only
+    shown = [(m.label, m.value) for m in at.metric]  # the exact tables' before the noisy
+    assert (words["learn.l8.certain_metric"], "7 / 7") in shown
+    assert shown[0] == (words["learn.l8.tables_metric"], words["learn.l8.tables_unique"])
+
+
+def test_lesson_eight_counts_the_age_combinations():
+    """Three men, median 30, mean 44: the middle one is 30, the other two add up to
+    132 − 30 = 102 with the youngest 0..30 (the oldest 102..72 ≤ 115): 31 multisets of
+    the C(118, 3) = 266,916 of three ages in 0..115. Checked against every multiset."""
+    import itertools
+
+    from ui.learn import age_combinations
+
+    assert age_combinations(3, 30, 44) == (266_916, 31)
+    assert age_combinations(7, 30, 38)[0] == math.comb(122, 7)
+    for people, median, mean in [(3, 10, 12), (3, 20, 15), (5, 12, 14.2), (1, 7, 7)]:
+        every = list(itertools.combinations_with_replacement(range(41), people))
+        fitting = [
+            ages
+            for ages in every
+            if ages[people // 2] == median and sum(ages) == round(people * mean)
+        ]
+        assert age_combinations(people, median, mean, oldest=40) == (len(every), len(fitting))
+    with pytest.raises(ValueError):
+        age_combinations(4, 30, 33.5)
+
+
+def test_lesson_eight_attacks_the_noisy_counts():
+    """At ε and a seed, the lesson's noisy counts are those of the discrete Laplace
+    mechanism at ε/5 per table; the attack on them is told the noise and rebuilds fewer
+    of the seven records than the exact tables did."""
+    from ui.learn.reconstruction import PUBLISHED, noisy_release
+
+    en = strings("en")
+    at = open_learn(8)
+    at.slider(key="learn_l8_eps").set_value(8.0).run()
+    at.number_input(key="learn_l8_seed").set_value(3).run()
+    no_exceptions(at)
+    noisy = table_with(at, en["learn.l8.col_noisy"])
+    assert list(noisy[en["learn.l8.col_statistic"]]) == [line.id for line in PUBLISHED]
+    assert list(noisy[en["learn.l8.col_noisy"]]) == list(noisy_release(8.0, 3)[0])
+    exact = [m.value for m in at.metric if m.label == en["learn.l8.exact_metric"]]
+    assert exact[0] == "7 / 7"  # the exact tables
+    rebuilt = int(exact[1].split(" / ")[0])
+    assert rebuilt < 7
+    assert any(f"at ε = 8.0 it rebuilds {rebuilt} exactly" in m for m in texts(at.markdown))
+    assert len(record_tables(at)) == 3  # rebuilt, true, rebuilt from the noisy counts
+
+
+def test_lesson_eight_exercise_names_the_sum():
+    at = open_learn(8)
+    answer(at, 8, 132)
+    check(at, 8)
+    assert at.error and "the sum of all three ages" in at.error[0].value
+    answer(at, 8, 84)
+    check(at, 8)
+    assert at.success and "132 − 30 − 18 = 84" in at.success[0].value
+    at = open_learn(8, "zh")
+    answer(at, 8, 84)
+    check(at, 8)
+    assert at.success and "正确" in at.success[0].value
+    answer(at, 8, 90)
+    check(at, 8)
+    assert at.error and "不对" in at.error[0].value
+
+
 # --------------------------------------------------------------------------- catalogues
 
 
@@ -397,7 +516,7 @@ def test_every_learn_key_used_in_the_code_exists():
     for path in (PAGE, *sorted((ROOT / "ui" / "learn").glob("*.py"))):
         used |= set(re.findall(r"\bt\(\s*\"([a-z_][\w.-]*)\"", path.read_text(encoding="utf-8")))
     assert used and sorted(used - set(en)) == []
-    for n in range(1, 8):
+    for n in range(1, 9):
         assert f"learn.l{n}.short" in en and f"learn.l{n}.title" in en
     for verdict in ("violation", "consistent", "inconclusive"):
         assert f"learn.l5.verdict_{verdict}" in en

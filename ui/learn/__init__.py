@@ -1,10 +1,11 @@
-"""The seven lessons of the Learn page, one module each (two for the lessons on
+"""The eight lessons of the Learn page, one module each (two for the lessons on
 l-diversity and t-closeness).
 
 Every lesson runs the real privcore functions on a small bundled table (the 9-patient
-table, a table built here from it, or the ten diners of the differencing attack) and ends
-with a small exercise whose answer is computed by privcore too, so the page can never
-disagree with the rest of the workbench. Strings come from
+table, a table built here from it, the ten diners of the differencing attack, or the
+census block of seven people of the reconstruction lesson) and ends with a small exercise
+whose answer is computed from the lesson's data too, so the page can never disagree with
+the rest of the workbench. Strings come from
 ``privcore/words/locales/learn_{lang}.json``; data values are shown in tables or escaped.
 """
 
@@ -20,6 +21,7 @@ from ui.learn.k_anonymity import judge_node, lesson_k_anonymity, satisfying_node
 from ui.learn.linkage import lesson_linkage
 from ui.learn.local_dp import lesson_local_dp
 from ui.learn.measuring import lesson_measuring
+from ui.learn.reconstruction import age_combinations, lesson_reconstruction
 
 LESSONS: dict[int, Callable[[], None]] = {
     1: lesson_linkage,
@@ -29,10 +31,12 @@ LESSONS: dict[int, Callable[[], None]] = {
     5: lesson_local_dp,
     6: lesson_measuring,
     7: lesson_differencing,
+    8: lesson_reconstruction,
 }
 
 __all__ = [
     "LESSONS",
+    "age_combinations",
     "diverse_release",
     "exercise",
     "judge_node",
