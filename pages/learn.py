@@ -1,4 +1,4 @@
-"""Learn: seven short interactive lessons on anonymization and differential privacy.
+"""Learn: eight short interactive lessons on anonymization and differential privacy.
 
 An instructor can link one lesson with ``?lesson=3``: the selector follows the query
 parameter, and choosing another lesson updates it, so the address bar always names the

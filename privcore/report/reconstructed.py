@@ -64,6 +64,7 @@ def reconstruction_figures(
             suggestion.tables,
             max_solutions=1,
             certain=False,
+            explain=False,
             time_limit=time_limit,
             seed=seed,
             release=ReleaseInput(release, dict(hierarchies), kind) if read else None,

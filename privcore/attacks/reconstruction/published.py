@@ -341,6 +341,7 @@ def attack_table(
     round_to: int | None = None,
     noise_law: str = "discrete_laplace",
     delta: float = DEFAULT_DELTA,
+    explain: bool = True,
     progress: Progress | None = None,
 ) -> Attack:
     """The attack on ``frame``'s published ``tables`` (see the module's docstring):
@@ -354,7 +355,8 @@ def attack_table(
     records are linked to a voter roll (:func:`reidentify`; by default on the block and
     the columns a roll lists, with a roll of the table's people). ``round_to``: the
     exact tables' cells rounded to a multiple of it; ``noise_law`` and ``delta``: the
-    noise of the curve (:func:`publications`)."""
+    noise of the curve (:func:`publications`); ``explain=False``: contradicting tables
+    are refused without naming the statistics (:func:`reconstruct`)."""
     columns = list(dict.fromkeys(c for t in tables for c in t))
     require_known_columns(frame, [*columns, *([block] if block is not None else [])])
     schema = Schema(domains(frame, columns))
@@ -376,6 +378,7 @@ def attack_table(
             publication,
             max_solutions=max_solutions,
             certain=certain,
+            explain=explain,
             truth=truth[publication.name],
             tolerance=tolerance,
             time_limit=time_limit,

@@ -55,6 +55,7 @@ def reconstruct(
     tolerance: Mapping[str, float] | None = None,
     time_limit: float | None = 60.0,
     progress: Progress | None = None,
+    explain: bool = True,
 ) -> Reconstruction:
     """Rebuild the records of ``publication`` (see the module's docstring).
 
@@ -62,7 +63,8 @@ def reconstruct(
     every table; ``truth`` (a table over the schema's columns) measures the share of
     records rebuilt exactly and within ``tolerance`` (numeric columns ± 1 by default).
     Raises :class:`~privcore.errors.InfeasibleError` (code
-    ``reconstruction.inconsistent``) naming the statistics that contradict each other.
+    ``reconstruction.inconsistent``) naming the statistics that contradict each other
+    (``explain=False``: without looking for them, one solve per statistic).
     """
     if max_solutions < 1:
         raise ParameterError(
@@ -81,12 +83,20 @@ def reconstruct(
     run = _Run(program, clock, stage)
     first = run.solve(objective=True)
     if first.status == "infeasible":
+        if not explain:
+            raise InfeasibleError(
+                "The published statistics contradict each other: no table satisfies them "
+                "all together.",
+                code="reconstruction.inconsistent",
+                statistics=[],
+            )
         names = conflicting_statistics(program, clock, stage.part(0.1, 1.0))
         raise InfeasibleError(
             "The published statistics contradict each other: no table satisfies "
             f"{_joined(names)} together. Correct or drop one of them.",
             code="reconstruction.inconsistent",
-            statistics=names,
+            statistics=names[:NAMED],
+            more=max(0, len(names) - NAMED),
         )
     if first.counts is None:
         return run.result(None, [], False, 0, None, started, _why(False, time_limit))
@@ -245,6 +255,12 @@ def _why(found: bool, time_limit: float | None) -> str:
     )
 
 
+#: The most conflicting statistics named in an error's words (the rest are counted).
+NAMED = 8
+
+
 def _joined(names: list[str]) -> str:
+    if len(names) > NAMED:
+        return _joined(names[:NAMED]) + f" and {len(names) - NAMED:,} other statistics"
     quoted = [f"'{n}'" for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
