@@ -1,6 +1,7 @@
 """The runs of the Attack simulator page on a release of the shelf, each recorded in the
 history: the linkage attack (or, for rows that cannot be paired, what needs no pairing),
-background knowledge, the rows' order and two releases of the same data together."""
+background knowledge, the rows' order, two releases of the same data together and the
+records rebuilt from the tables published of the original (with the release's cells)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from privcore.runs import (
     AttackRequest,
     BackgroundRequest,
     ComplementaryRequest,
+    DatabaseReconstructionRequest,
+    Inputs,
     MeasureRequest,
     OrderingRequest,
     Outcome,
@@ -124,3 +127,26 @@ def complementary(
     )
     request = new_request(ComplementaryRequest, {"qi": qi, "sa": sa}, inputs, page=PAGE)
     return run_heavy(request, inputs, label=t("at.working"), page=PAGE)
+
+
+def reconstruction(
+    entry: ShelfRelease,
+    original: Dataset,
+    schema: Schema,
+    values: Mapping[str, Any],
+    *,
+    release_cells: bool,
+) -> Outcome:
+    """The database reconstruction on the original's own counts (``values``: the
+    request's tables, roles, block, suppression, ε, seeds and time limit). With
+    ``release_cells``, the cells of ``entry`` are published too: a release made here
+    declares its kind (only a generalized one is read; another is refused in words), a
+    file is read as generalized. The attack builds its own voter roll of the table's
+    people: none from the page."""
+    if release_cells:
+        kind = entry.release.kind.value if entry.made_here else None
+        inputs = shelf_inputs(entry, original, schema, release_kind=kind)
+    else:
+        inputs = Inputs(original=original, schema=schema)
+    request = new_request(DatabaseReconstructionRequest, values, inputs, page=PAGE)
+    return run_heavy(request, inputs, label=t("at.rec_working"), page=PAGE)
