@@ -937,6 +937,12 @@ REPLAYS: dict[str, Replay] = {
     "at_run_background": Replay(
         "attack", _background, ("data", "roll"), "m = 10 (the slider's top)"
     ),
+    "at_rec_run": Replay(
+        "attack",
+        lambda a: a.tab("at.tab_reconstruction"),
+        ("data",),
+        "the tables suggested from the roles, whole table as one block",
+    ),
     "at_run_ordering": Replay(
         "attack", lambda a: a.tab("at.tab_ordering"), ("data", "roll"), "the optimal release"
     ),

@@ -145,7 +145,7 @@ def test_every_computing_button_goes_through_compute():
     at = _page("report.py")
     pressed["rp_go"] = _pressed(at, "rp_go")
     at = _page("attack.py")
-    for key in ("at_build", "at_run", "at_run_background"):
+    for key in ("at_build", "at_run", "at_run_background", "at_rec_run"):
         pressed[key] = _pressed(at, key)
     at = _page("differential_privacy.py")
     for key in (

@@ -23,6 +23,7 @@ from privcore.runs import (
     AuditRequest,
     BackgroundRequest,
     ComplementaryRequest,
+    DatabaseReconstructionRequest,
     DifferencingRequest,
     DinnerRequest,
     DpAccuracyRequest,
@@ -219,6 +220,15 @@ def reconstruction(capsys, tmp_path):
     assert {k: printed[k] for k in done.summary} == plain(done.summary)
 
 
+def database_reconstruction(capsys, tmp_path):
+    table = Inputs(original=load(ORIGINAL))
+    done = run(DatabaseReconstructionRequest(publish="Age,Disease"), table, record=False)
+    printed = cli(capsys, "reconstruct", ORIGINAL, "--publish", "Age,Disease")
+    figures = plain(done.summary)
+    assert {k: printed[k] for k in figures} == figures
+    assert printed["records"] == plain(done.result.records(None).to_dict("records"))
+
+
 def dp_query(capsys, tmp_path):
     done = run(DpQueryRequest(query="count", epsilon=1.0, seed=5), pair(), record=False)
     printed = cli(capsys, "dp", "query", ORIGINAL, "--count", "--epsilon", "1", "--seed", "5")
@@ -285,6 +295,7 @@ PAGE_ANALYSES = {
     AuditRequest: ldp_audit,
     SweepRequest: sweep,
     ReconstructionRequest: reconstruction,
+    DatabaseReconstructionRequest: database_reconstruction,
     DpQueryRequest: dp_query,
     DpAccuracyRequest: dp_accuracy,
     DinnerRequest: dinner,
