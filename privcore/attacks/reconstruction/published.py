@@ -54,6 +54,7 @@ from privcore.attacks.reconstruction import (
     pooled,
     reconstruct,
 )
+from privcore.attacks.reconstruction.domains import MAX_RECORD_TYPES, domains
 from privcore.attacks.reconstruction.linkage import (
     Reidentification,
     default_link_columns,
@@ -63,8 +64,6 @@ from privcore.classes import code_counts, members, require_known_columns, value_
 from privcore.core.progress import Progress, Stage
 from privcore.errors import ParameterError
 
-#: The most record types (the product of the published columns' domains) attacked.
-MAX_RECORD_TYPES = 100_000
 #: The whole table's name when no block column is given.
 WHOLE_TABLE = "all"
 #: The error each noisy count is kept within is exceeded by any of a block's cells with
@@ -143,45 +142,6 @@ class Attack:
         if self.reidentification is None:
             return {"reidentified": None, "reidentified_why": self.reidentification_why}
         return self.reidentification.summary()
-
-
-def domains(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, tuple[Any, ...]]:
-    """Each column's domain (see the module's docstring), refused in words when a column
-    has missing values or when the record types would be more than
-    :data:`MAX_RECORD_TYPES`."""
-    out: dict[str, tuple[Any, ...]] = {}
-    for column in columns:
-        codes, uniques = value_codes(frame[column], sort=True)
-        if (codes < 0).any():
-            raise ParameterError(
-                f"Column {column!r} has missing values: every record needs a value of each "
-                "published column.",
-                code="reconstruction.missing_values",
-                column=column,
-            )
-        values = list(uniques)
-        whole = pd.api.types.is_integer_dtype(frame[column]) or (
-            pd.api.types.is_float_dtype(frame[column])
-            and all(float(v).is_integer() for v in values)
-        )
-        if whole and values:
-            low, high = int(min(values)), int(max(values))
-            out[column] = tuple(range(low, high + 1))
-        else:
-            out[column] = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
-    sizes = {c: len(d) for c, d in out.items()}
-    if math.prod(sizes.values()) > MAX_RECORD_TYPES:
-        listed = ", ".join(f"{c} ({n:,} values)" for c, n in sizes.items())
-        raise ParameterError(
-            f"The published columns {listed} make {math.prod(sizes.values()):,} record types, "
-            f"more than the {MAX_RECORD_TYPES:,} attacked: publish columns with fewer "
-            "values (coarsen them first).",
-            code="reconstruction.too_many_types",
-            columns=listed,
-            types=math.prod(sizes.values()),
-            limit=MAX_RECORD_TYPES,
-        )
-    return out
 
 
 def _table_cells(schema: Schema, counts: np.ndarray, columns: Sequence[str]) -> np.ndarray:

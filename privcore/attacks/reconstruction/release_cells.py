@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from privcore.attacks.reconstruction.domains import MAX_RECORD_TYPES, domains
 from privcore.attacks.reconstruction.statistics import Count, Schema
 from privcore.classes import group_rows
 from privcore.core.kinds import ReleaseKind
@@ -142,11 +143,9 @@ def suggest_tables(
     """The marginals an agency would publish beside a release of ``frame`` (see the
     module's docstring): each QI × each sensitive attribute, then each pair of QIs (a
     single QI alone when nothing else is there), kept in that order while the published
-    columns' domains (:func:`privcore.attacks.reconstruction.published.domains`) make at
+    columns' domains (:func:`~privcore.attacks.reconstruction.domains.domains`) make at
     most ``limit`` record types (``MAX_RECORD_TYPES`` by default). A column with missing
     values, or with more values than the limit alone, is left out with its reason."""
-    from privcore.attacks.reconstruction.published import MAX_RECORD_TYPES, domains
-
     limit = MAX_RECORD_TYPES if limit is None else int(limit)
     qi, sensitive = list(dict.fromkeys(qi)), [s for s in dict.fromkeys(sensitive) if s not in qi]
     if not qi:
