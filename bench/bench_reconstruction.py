@@ -6,11 +6,11 @@ A population is generated (numpy, seeded) block by block: block sizes from a ske
 person; couples with or without children; one parent with children; families with
 another relative; housemates): columns ``sex`` (2 values), ``age`` (0–99: householders
 18+, spouses near the householder's age, children 15–45 years younger than the
-householder, the rest by their role), ``race`` (6 values, national shares 61/13/6/1/0.2/19 %,
-each block its own mixture, so that blocks are segregated as real blocks are; a household
-shares one race), ``ethnicity`` (Hispanic or not, a share per block, shared by a
-household) and ``relationship`` (householder, spouse, child, other relative, nonrelative).
-2 × 100 × 6 × 2 × 5 = 12,000 record types.
+householder, the rest by their role), ``race`` (6 values: White, Black, AIAN, Asian, NHPI,
+other; national shares 61/13/1/6/0.2/19 %, each block its own mixture, so that blocks are
+segregated as real blocks are; a household shares one race), ``ethnicity`` (Hispanic or
+not, a share per block, shared by a household) and ``relationship`` (householder, spouse,
+child, other relative, nonrelative). 2 × 100 × 6 × 2 × 5 = 12,000 record types.
 
 Each block publishes, in the spirit of the 2010 Summary File 1 block tables, its total
 and five contingency tables, empty cells included:
