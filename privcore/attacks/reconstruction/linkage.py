@@ -114,7 +114,7 @@ def reidentify(
     in_table = true_row >= 0
     same = np.zeros(len(person), dtype=bool)
     if in_table.any():
-        kept = [c for c in dict.fromkeys([*columns, *link_on])]
+        kept = list(dict.fromkeys([*columns, *link_on]))
         left = truth[kept].iloc[true_row[in_table]].reset_index(drop=True)
         right = rebuilt[kept].iloc[record[in_table]].reset_index(drop=True)
         agree = np.ones(len(left), dtype=bool)
