@@ -5,6 +5,7 @@ time limits and Cancel. Every expected value is worked out by hand in a comment.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -22,6 +23,7 @@ from privcore.attacks.reconstruction import (
     reconstruct,
     reconstruct_blocks,
 )
+from privcore.attacks.reconstruction.program import Clock, Program
 from privcore.errors import CancelledError, InfeasibleError, ParameterError
 
 # ----------------------------------------------------------------- the CACM block
@@ -310,3 +312,60 @@ def test_blocks_are_rebuilt_each_on_its_own_and_their_shares_pooled():
     assert steps == sorted(steps) and steps[-1] == 1.0
     with pytest.raises(ParameterError):
         reconstruct_blocks([blocks[0], blocks[0]])
+
+
+# ------------------------------------------------ presolve and verification, cross-checked
+
+
+def _random_block(seed: int) -> Publication:
+    """A block of 4–9 people over 3 × 4 × 2 types, published as its total and two or
+    three of its two-way tables (empty cells included, so that presolve has work)."""
+    rng = np.random.default_rng(seed)
+    schema = Schema({"a": ["x", "y", "z"], "b": [0, 1, 2, 3], "c": ["p", "q"]})
+    size = int(rng.integers(4, 10))
+    people = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", "z"], size=size),
+            "b": rng.integers(0, 4, size=size),
+            "c": rng.choice(["p", "q"], size=size),
+        }
+    )
+    statistics = [Count({}, size, name="total")]
+    for first, second in [("a", "b"), ("b", "c"), ("a", "c")][: 2 + seed % 2]:
+        pairs = list(zip(people[first], people[second], strict=True))
+        cells = {
+            (u, v): pairs.count((u, v)) for u in schema.domain(first) for v in schema.domain(second)
+        }
+        statistics += contingency([first, second], cells, prefix=f"{first}×{second} ")
+    return Publication(schema, statistics)
+
+
+def _count_tables(program: Program) -> int:
+    """Every table that fits, found one by one with no-good cuts."""
+    clock, found = Clock(60), 0
+    while (outcome := program.solve(seconds=clock.left(), cuts=found > 0)).status == "optimal":
+        program.add_cut(outcome.counts)
+        found += 1
+    return found
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_verified_certain_records_are_the_least_over_every_table(seed):
+    publication = _random_block(seed)
+    # every table, counted to the end: the certain records are the least over them all
+    every = reconstruct(publication, max_solutions=500)
+    assert every.complete
+    # cap 1: the certain records come from the verification's solves instead
+    capped = reconstruct(publication, max_solutions=1)
+    assert _sorted(capped.certain) == _sorted(every.certain)
+    # presolve drops the types of empty cells, never a table: the same count without it
+    whole, presolved = Program(publication, presolve=False), Program(publication)
+    assert presolved.n_types < whole.n_types == 24
+    assert _count_tables(whole) == _count_tables(presolved) == every.at_least
+
+
+def test_the_random_blocks_have_several_tables_to_verify():
+    # the cross-check above is only worth something when some blocks have more than one
+    # table (so that capping at one leaves records to verify)
+    counts = [reconstruct(_random_block(s), max_solutions=500).at_least for s in range(12)]
+    assert sum(c > 1 for c in counts) >= 4
