@@ -307,6 +307,7 @@ class DatabaseReconstructionRequest(Request):
             "noise_law": self.noise_law,
             "noise_delta": self.noise_delta,
             "round_to": self.round_to,
+            "record_tolerance": self.tolerance,
             "seed": self.seed,
             "seeds": self.seeds,
             "max_solutions": self.max_solutions,

@@ -69,6 +69,8 @@ _CHOICE_KEYS = {
     "pairing": "param.pairing.",
     "audited": "dp.audited_",
     "noise": "dp.noise_",
+    "noise_law": "dp.noise_",
+    "publish": "history.value.publish.",
     "relation": "dp.relation_",
     "query": "dp.query_",
     "leaver": "dp.diner_",

@@ -197,3 +197,21 @@ def test_the_chinese_tab():
     rebuilt, _, named = shown_tables(at)[-3:]
     assert "确定" in rebuilt.columns and "姓名" in named.columns
     assert any("姓名是合成的" in c.value for c in at.caption)
+
+
+def test_rounded_counts_the_noise_law_and_the_tolerance_reach_the_run():
+    """Counts rounded to 5 (the patients' cells of one or two read as 0–2), the curve's
+    noise Gaussian, and a tolerance of ± 2 on Age, the one numeric column published."""
+    at = chosen(open_page(), "Age,Disease")
+    at.number_input(key="at_rec_round").set_value(5)
+    at.number_input(key="at_rec_tolerance").set_value(2.0)
+    at.selectbox(key="at_rec_law").set_value("gaussian")
+    at.multiselect(key="at_rec_eps").set_value([4.0]).run()
+    at.button(key="at_rec_run").click().run()
+    no_exceptions(at)
+    shown = metrics(at)
+    assert "Within tolerance (Age ± 2)" in shown
+    assert shown["Tables of records that fit"] != "unique"  # rounding hides the cells
+    [run] = runs()
+    assert run["params"]["round_to"] == 5 and run["params"]["noise_law"] == "gaussian"
+    assert run["params"]["record_tolerance"] == {"Age": 2.0}

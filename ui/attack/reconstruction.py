@@ -39,6 +39,8 @@ from ui.common.workspace import guard_run, latest_result
 PAGE_KEY = "attack_reconstruction"
 #: Where the tables published come from: suggested from the roles, or chosen.
 MODES = ("suggest", "chosen")
+#: The laws of the noise of the curve (discrete Laplace: ε-DP; Gaussian: (ε, δ)-DP).
+NOISE_LAWS = ("discrete_laplace", "gaussian")
 #: The ε values offered for the curve of the noisy tables.
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0)
 #: The most records (and people) shown in a table.
@@ -72,6 +74,9 @@ class Choice:
             "epsilons": list(v["noise_epsilons"] or ()),
             "seeds": v["seeds"] if v["noise_epsilons"] else None,  # draws of the noise only
             "time_limit": v["time_limit"],
+            "round_to": v["round_to"],
+            "noise_law": v["noise_law"] if v["noise_epsilons"] else None,
+            "within": v["within"],
         }
 
 
@@ -164,6 +169,7 @@ def controls(entry: ShelfRelease, original: Dataset, schema: Schema, *, scope: s
         help=t("at.rec_time_limit_help"),
         key=keep("at_rec_time"),
     )
+    round_to, law, within = defences(frame, tables if mode == "chosen" else suggestion)
     values = {
         "publish": publish,
         "qi": tuple(qi),
@@ -173,9 +179,59 @@ def controls(entry: ShelfRelease, original: Dataset, schema: Schema, *, scope: s
         "noise_epsilons": tuple(sorted(epsilons)) or None,
         "seeds": int(seeds),
         "time_limit": float(time_limit),
+        "round_to": round_to,
+        "noise_law": law,
+        "within": within,
     }
     ready = mode == "chosen" or suggestion is not None
     return Choice(values, release_cells, tables, ready)
+
+
+def defences(frame: pd.DataFrame, tables: str | Suggestion | None) -> tuple:
+    """The rounding of the cells, the law of the noise of the curve and the tolerance
+    of the numeric columns published (``age=1``; None: the attack's default)."""
+    c1, c2, c3, _ = st.columns(4)
+    round_to = c1.number_input(
+        t("at.rec_round"),
+        min_value=2,
+        value=None,
+        step=1,
+        help=t("at.rec_round_help"),
+        key=keep("at_rec_round"),
+    )
+    law = c2.selectbox(
+        t("at.rec_noise_law"),
+        NOISE_LAWS,
+        format_func=labels(NOISE_LAWS, lambda law: t_plain(f"dp.noise_{law}")),
+        help=t("at.rec_noise_law_help"),
+        key=keep("at_rec_law", valid=lambda v: v in NOISE_LAWS),
+    )
+    width = c3.number_input(
+        t("at.rec_tolerance"),
+        min_value=0.0,
+        value=None,
+        step=1.0,
+        format="%g",
+        help=t("at.rec_tolerance_help"),
+        key=keep("at_rec_tolerance"),
+    )
+    within = None
+    numeric = numeric_published(frame, tables)
+    if width is not None and numeric:
+        within = ",".join(f"{c}={float(width):g}" for c in numeric)
+    return None if round_to is None else int(round_to), law, within
+
+
+def numeric_published(frame: pd.DataFrame, tables: str | Suggestion | None) -> list[str]:
+    """The numeric columns of the tables published (typed, or suggested)."""
+    if tables is None:
+        return []
+    if isinstance(tables, Suggestion):
+        named = [c for table in tables.tables for c in table]
+    else:
+        named = [c.strip() for part in tables.split(";") for c in part.split(",")]
+    present = [c for c in dict.fromkeys(named) if c in frame.columns]
+    return [c for c in present if pd.api.types.is_numeric_dtype(frame[c])]
 
 
 def suggested(

@@ -231,6 +231,8 @@ CODE_WORDS: dict[str, tuple[str, ...]] = {
     "grid_source": ("history.value.grid_source.{v}",),
     "attack": ("history.value.attack.{v}",),
     "noise": ("dp.noise_{v}",),
+    "noise_law": ("dp.noise_{v}",),  # a reconstruction's noisy tables
+    "publish": ("history.value.publish.{v}",),  # a reconstruction's tables: or suggested
     "relation": ("dp.relation_{v}",),
     "query": ("dp.query_{v}",),
     "audited": ("dp.audited_{v}",),
