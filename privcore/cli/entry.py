@@ -5,36 +5,41 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from privcore import __version__
-from privcore.cli.analyses import add_analysis_commands
-from privcore.cli.anonymize import add_anonymize_command
-from privcore.cli.attack import add_attack_command
-from privcore.cli.audit import add_audit_command
-from privcore.cli.dp import add_dp_commands
-from privcore.cli.history import add_history_command
-from privcore.cli.measure import add_measure_command
-from privcore.cli.profile import add_profile_command
-from privcore.cli.report import add_report_command
-from privcore.cli.risk import add_risk_command
 from privcore.cli.toolkit import EXIT_BAD_INPUT, EXIT_OK, Parser, terminal_safe
 from privcore.errors import PrivcoreError
+
+
+def _added_by(module: str, function: str) -> Callable[[argparse._SubParsersAction], None]:
+    """The ``add_…`` function of a command module, imported when it is called: a command
+    not run is not imported (``privcore measure`` does not load ``dp``'s modules)."""
+
+    def add(sub: argparse._SubParsersAction) -> None:
+        getattr(importlib.import_module(f"privcore.cli.{module}"), function)(sub)
+
+    return add
+
 
 #: Every command module's ``add_…`` function with the names of the commands it adds, in
 #: the order ``privcore --help`` lists them.
 _COMMANDS = (
-    (("profile",), add_profile_command),
-    (("measure",), add_measure_command),
-    (("anonymize",), add_anonymize_command),
-    (("attack",), add_attack_command),
-    (("background", "ordering", "complementary", "sweep", "reconstruct"), add_analysis_commands),
-    (("audit",), add_audit_command),
-    (("report",), add_report_command),
-    (("dp",), add_dp_commands),
-    (("risk",), add_risk_command),
-    (("history",), add_history_command),
+    (("profile",), _added_by("profile", "add_profile_command")),
+    (("measure",), _added_by("measure", "add_measure_command")),
+    (("anonymize",), _added_by("anonymize", "add_anonymize_command")),
+    (("attack",), _added_by("attack", "add_attack_command")),
+    (
+        ("background", "ordering", "complementary", "sweep", "reconstruct"),
+        _added_by("analyses", "add_analysis_commands"),
+    ),
+    (("audit",), _added_by("audit", "add_audit_command")),
+    (("report",), _added_by("report", "add_report_command")),
+    (("dp",), _added_by("dp", "add_dp_commands")),
+    (("risk",), _added_by("risk", "add_risk_command")),
+    (("history",), _added_by("history", "add_history_command")),
 )
 _HELP_FLAGS = ("-h", "--help")
 
