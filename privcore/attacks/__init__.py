@@ -171,34 +171,27 @@ def simulate(
     # one roll for both attacks, read once (a roll lacking a QI is refused by the attacks)
     named = {str(q) for q in qi}
     roll_codes = read_roll(roll.frame, qi) if named and named <= set(roll.frame.columns) else None
+    # both attacks read the same roll, truth and settings; the release's also its
+    # hierarchies and its own suppressed rows
+    shared: dict[str, Any] = {
+        "truth": original,
+        "risk_threshold": risk_threshold,
+        "tolerance": tolerance,
+        "weights": weights,
+        "roll_codes": roll_codes,
+        "explain": explain,
+    }
     linkage = {
-        "before": linkage_attack(
-            original,
-            roll.frame,
-            qi,
-            sa,
-            truth=original,
-            risk_threshold=risk_threshold,
-            tolerance=tolerance,
-            progress=part(0.2, 0.5),
-            weights=weights,
-            roll_codes=roll_codes,
-            explain=explain,
-        ),
+        "before": linkage_attack(original, roll.frame, qi, sa, progress=part(0.2, 0.5), **shared),
         "after": linkage_attack(
             release,
             roll.frame,
             qi,
             sa,
-            truth=original,
             hierarchies=hierarchies,
-            risk_threshold=risk_threshold,
-            tolerance=tolerance,
-            progress=part(0.5, 0.9),
-            weights=weights,
             blanked=blanked,
-            roll_codes=roll_codes,
-            explain=explain,
+            progress=part(0.5, 0.9),
+            **shared,
         ),
     }
     people = roll.frame
