@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.data.codes import value_counts
-from privcore.data.roles import _dates_share
+from privcore.data.roles import _dates_share, uniqueness
 
 
 def column_type(series: pd.Series) -> str:
@@ -44,7 +44,7 @@ def profile(frame: pd.DataFrame, *, examples: int = 3) -> pd.DataFrame:
                 "distinct": len(counts),
                 "missing": missing,
                 "missing_share": missing / n if n else 0.0,
-                "uniqueness": len(counts) / present if present else 0.0,
+                "uniqueness": uniqueness(len(counts), present),
                 "examples": ", ".join(str(v) for v in counts.index[:examples]),
             }
         )

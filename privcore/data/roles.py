@@ -153,6 +153,12 @@ def _dates_share(series: pd.Series) -> float:
     return float(values.str.match(_DATE).mean()) if len(values) else 0.0
 
 
+def uniqueness(distinct: int, present: int) -> float:
+    """Distinct values per present (non-missing) cell: ≈ 1 when a value points to one
+    record, the mark of an identifier; 0.0 for a column without a present cell."""
+    return distinct / present if present else 0.0
+
+
 def suggest_roles(frame: pd.DataFrame) -> list[RoleSuggestion]:
     """One :class:`RoleSuggestion` per column of ``frame``, in column order.
 
@@ -167,9 +173,7 @@ def suggest_roles(frame: pd.DataFrame) -> list[RoleSuggestion]:
     n_rows = len(frame)
     for column in frame.columns:
         series = frame[column]
-        non_missing = int(series.notna().sum())
-        distinct = n_distinct(series)
-        ratio = distinct / non_missing if non_missing else 0.0
+        ratio = uniqueness(n_distinct(series), int(series.notna().sum()))
         suggestions.append(_suggest_one(str(column), series, n_rows, ratio))
     return suggestions
 
