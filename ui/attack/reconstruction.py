@@ -141,14 +141,7 @@ def controls(entry: ShelfRelease, original: Dataset, schema: Schema, *, scope: s
         else:
             publish = tables = chosen_tables(columns, suggestion, qi, scope=scope)
     c1, c2, c3, c4 = st.columns(4)
-    suppress = c1.number_input(
-        t("at.rec_suppress"),
-        min_value=1,
-        value=None,
-        step=1,
-        help=t("at.rec_suppress_help"),
-        key=keep("at_rec_suppress"),
-    )
+    suppress = optional_number(c1, "suppress", 1, 1)
     epsilons = c2.multiselect(
         t("at.rec_epsilons"),
         list(EPSILONS),
@@ -191,14 +184,7 @@ def defences(frame: pd.DataFrame, tables: str | Suggestion | None) -> tuple:
     """The rounding of the cells, the law of the noise of the curve and the tolerance
     of the numeric columns published (``age=1``; None: the attack's default)."""
     c1, c2, c3, _ = st.columns(4)
-    round_to = c1.number_input(
-        t("at.rec_round"),
-        min_value=2,
-        value=None,
-        step=1,
-        help=t("at.rec_round_help"),
-        key=keep("at_rec_round"),
-    )
+    round_to = optional_number(c1, "round", 2, 1)
     law = c2.selectbox(
         t("at.rec_noise_law"),
         NOISE_LAWS,
@@ -206,20 +192,28 @@ def defences(frame: pd.DataFrame, tables: str | Suggestion | None) -> tuple:
         help=t("at.rec_noise_law_help"),
         key=keep("at_rec_law", valid=lambda v: v in NOISE_LAWS),
     )
-    width = c3.number_input(
-        t("at.rec_tolerance"),
-        min_value=0.0,
-        value=None,
-        step=1.0,
-        format="%g",
-        help=t("at.rec_tolerance_help"),
-        key=keep("at_rec_tolerance"),
-    )
+    width = optional_number(c3, "tolerance", 0.0, 1.0, format="%g")
     within = None
     numeric = numeric_published(frame, tables)
     if width is not None and numeric:
         within = ",".join(f"{c}={float(width):g}" for c in numeric)
     return None if round_to is None else int(round_to), law, within
+
+
+def optional_number(where: Any, name: str, minimum: float, step: float, **more: Any) -> Any:
+    """The number typed in the attack's optional field ``name`` (its words
+    ``at.rec_<name>`` and ``at.rec_<name>_help``, its kept key ``at_rec_<name>``), at
+    least ``minimum``; None while the field is empty. ``where``: the column it goes in;
+    ``more``: the widget's other options (its ``format``)."""
+    return where.number_input(
+        t(f"at.rec_{name}"),
+        min_value=minimum,
+        value=None,
+        step=step,
+        help=t(f"at.rec_{name}_help"),
+        key=keep(f"at_rec_{name}"),
+        **more,
+    )
 
 
 def numeric_published(frame: pd.DataFrame, tables: str | Suggestion | None) -> list[str]:
