@@ -214,9 +214,10 @@ class DuckDBEngine(GroupedFrequencySet):
                 "filename = '__privcore_file', file_row_number = true)"
             )
             order = "__privcore_file, file_row_number"
+            position = self._parquet_position(files, parts.files)
         else:
             raw = source = self._attached_table(Path(text), table)
-            order = "rowid"
+            order, position = "rowid", ""
         described = self._described(raw)
         if table is None and parts.partitions:  # DuckDB sorts them: outermost first
             position = {name: i for i, name in enumerate(parts.partitions)}
@@ -236,7 +237,27 @@ class DuckDBEngine(GroupedFrequencySet):
                 expression = cell
             selects.append(f"{expression} AS {_quote(name)}")
         name = table or Path(text).name
-        return DuckDBTable(self.connection, selects, source, names, converters, name, order)
+        return DuckDBTable(
+            self.connection, selects, source, names, converters, name, order, position
+        )
+
+    def _parquet_position(self, listed: str, files: Sequence[str]) -> str:
+        """The SQL of each row's position in Parquet ``files`` read in their order (by
+        name, then row): ``file_row_number`` plus the rows of the files before it (from
+        the files' footers). A scan numbers its rows with it as it reads them, where
+        ``row_number()`` over the files' order would hold the whole table to sort it."""
+        if len(files) == 1:
+            return "file_row_number"
+        rows = dict(
+            self.connection.execute(
+                f"SELECT file_name, num_rows FROM parquet_file_metadata({listed})"
+            ).fetchall()
+        )
+        offsets, before = [], 0
+        for file in sorted(rows):
+            offsets.append(f"WHEN {_literal(file)} THEN {before}")
+            before += int(rows[file])
+        return f"(CASE __privcore_file {' '.join(offsets)} END + file_row_number)"
 
     def _described(self, raw: str) -> list:
         import duckdb

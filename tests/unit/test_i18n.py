@@ -67,6 +67,12 @@ def test_key_families_built_at_run_time_are_complete():
         assert f"hierarchy.m.{method}" in en
     for kind in ("profile", "measure", "anonymize", "attack", "audit", "report"):
         assert f"kind.{kind}" in en
+    from ui.attack.reconstruction import NOISE_LAWS, OPTIONAL_NUMBERS
+
+    for name in OPTIONAL_NUMBERS:
+        assert {f"at.rec_{name}", f"at.rec_{name}_help"} <= set(en)
+    for law in NOISE_LAWS:
+        assert f"dp.noise_{law}" in en
 
 
 def test_an_error_code_with_several_wordings_picks_the_one_its_values_fit(monkeypatch):

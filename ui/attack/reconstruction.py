@@ -39,6 +39,9 @@ from ui.common.workspace import guard_run, latest_result
 PAGE_KEY = "attack_reconstruction"
 #: Where the tables published come from: suggested from the roles, or chosen.
 MODES = ("suggest", "chosen")
+#: The optional number fields (:func:`optional_number`): their words are built from
+#: these names (``at.rec_<name>``, ``at.rec_<name>_help``).
+OPTIONAL_NUMBERS = ("suppress", "round", "tolerance")
 #: The laws of the noise of the curve (discrete Laplace: ε-DP; Gaussian: (ε, δ)-DP).
 NOISE_LAWS = ("discrete_laplace", "gaussian")
 #: The ε values offered for the curve of the noisy tables.
@@ -201,10 +204,10 @@ def defences(frame: pd.DataFrame, tables: str | Suggestion | None) -> tuple:
 
 
 def optional_number(where: Any, name: str, minimum: float, step: float, **more: Any) -> Any:
-    """The number typed in the attack's optional field ``name`` (its words
-    ``at.rec_<name>`` and ``at.rec_<name>_help``, its kept key ``at_rec_<name>``), at
-    least ``minimum``; None while the field is empty. ``where``: the column it goes in;
-    ``more``: the widget's other options (its ``format``)."""
+    """The number typed in the optional field ``name`` (one of :data:`OPTIONAL_NUMBERS`;
+    its words ``at.rec_<name>`` and ``at.rec_<name>_help``, its kept key
+    ``at_rec_<name>``), at least ``minimum``; None while empty. ``where``: the column it
+    goes in; ``more``: the widget's other options (its ``format``)."""
     return where.number_input(
         t(f"at.rec_{name}"),
         min_value=minimum,
