@@ -28,9 +28,14 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 	$(PIP) install -q --no-deps $(PYCANON) $(ANJANA)
 	touch $@
 
+# The project's bytecode, written once as an installed package's is (a shell that sets
+# PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)
+BYTECODE = $(PY) -m compileall -q privcore ui pages app.py serve.py >/dev/null
+
 ## run: install what the app needs and start it on http://localhost:$(PORT) (this machine only)
 run: $(VENV)/.runtime-installed
 	@mkdir -p data
+	@$(BYTECODE)
 	PRIVCORE_WORKERS=$${PRIVCORE_WORKERS:-1} \
 	  $(VENV)/bin/streamlit run serve.py --server.address $(HOST) --server.port $(PORT)
 
@@ -67,6 +72,7 @@ TEST_WORKERS ?= 2
 test: $(VENV)/.dev-installed chromium anonymeter
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	@$(BYTECODE)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 ## test-fast: every test except the browser ones

@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from privcore import history
 from privcore.core.jsonsafe import plain
 from privcore.core.progress import Progress
 from privcore.errors import CancelledError, HistoryError, ParameterError, PrivcoreError
@@ -224,6 +223,8 @@ def _write(
 ) -> tuple[int | None, HistoryError | None]:
     """One history row (the data set's fingerprint, never its rows): its run id, or why
     the history could not keep it. It starts when the run started and lasts until now."""
+    from privcore import history  # only a run recorded needs the history's modules
+
     dataset = inputs.original or inputs.samples
     seconds = started.seconds()
     try:

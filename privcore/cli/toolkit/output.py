@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from privcore import history
+from privcore.core.jsonsafe import dumps
 from privcore.runs import Outcome
 
 EXIT_OK = 0
@@ -54,7 +54,7 @@ def emit(payload: dict[str, Any], as_json: bool, lines: Sequence[str]) -> None:
     """A command's result: ``payload`` as one JSON object with ``--json``, else
     ``lines``."""
     if as_json:
-        print(history.to_json(payload).translate(_JSON_ESCAPES))
+        print(dumps(payload).translate(_JSON_ESCAPES))
     else:
         print(terminal_safe("\n".join(lines)))
 
