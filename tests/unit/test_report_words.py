@@ -113,6 +113,7 @@ def test_privcore_report_has_no_text_html_or_row_group_by():
     assert [p.name for p in sources] == [
         "__init__.py",
         "checks.py",
+        "context.py",
         "findings.py",
         "readiness.py",
         "reconstructed.py",
