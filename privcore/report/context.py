@@ -3,8 +3,8 @@
 Whether data are personal is judged from the recipient's side (CJEU C-413/23 P, 2025;
 the ICO's anonymisation guidance, 2025: identifiability in context; ISO/IEC 27559:2022,
 step 1: context and threat modelling). :class:`ReleaseContext` records that context once
-per release, from the Report page or from a JSON file on the command line
-(:func:`read_context`):
+per release, from the Report page or from a JSON object on the command line
+(:meth:`ReleaseContext.from_mapping`):
 
 - ``recipient`` (required): who receives the release ("the public", a named research
   group);
@@ -35,13 +35,11 @@ which the dossier prints.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from privcore.errors import DataFormatError, ParameterError
+from privcore.errors import ParameterError
 from privcore.report.thresholds import Thresholds
 
 __all__ = [
@@ -53,7 +51,6 @@ __all__ = [
     "ReleaseContext",
     "ThresholdChoice",
     "context_thresholds",
-    "read_context",
 ]
 
 #: How the recipient reaches the release, from the least controlled.
@@ -140,25 +137,6 @@ class ReleaseContext:
             if value is not None:
                 out[key] = value
         return out
-
-
-def read_context(path: str | Path) -> ReleaseContext:
-    """The context in the JSON file ``path`` (UTF-8)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataFormatError(
-            f"The context file {str(path)!r} could not be read ({exc.strerror or exc}).",
-            code="report.context_file",
-            path=str(path),
-        ) from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataFormatError(
-            f"The context file {str(path)!r} is not JSON text in UTF-8: {exc}.",
-            code="report.context_json",
-            path=str(path),
-        ) from exc
-    return ReleaseContext.from_mapping(data)
 
 
 @dataclass(frozen=True)

@@ -182,8 +182,9 @@ class DatabaseReconstructionRequest(Request):
     noise at each ε (budget split equally across the tables), attacked with seeds
     ``seed`` … ``seed + seeds − 1`` (``noise_law`` ``gaussian``: the analytic Gaussian at
     (ε, ``noise_delta``) instead). ``within``: the tolerance per numeric column
-    (``"age=1"``); ``max_solutions`` and ``time_limit`` (seconds per block) bound the
-    solving. ``to_dict()`` keeps column names and numbers only."""
+    (``"age=1"``), or one for every numeric column published (``"1"``);
+    ``max_solutions`` and ``time_limit`` (seconds per block) bound the solving.
+    ``to_dict()`` keeps column names and numbers only."""
 
     kind: ClassVar[str] = "reconstruction"
     option_names: ClassVar[Mapping[str, str]] = {"within": "record_tolerance"}
@@ -264,24 +265,29 @@ class DatabaseReconstructionRequest(Request):
         return tables
 
     @property
-    def tolerance(self) -> dict[str, float] | None:
-        """``within`` read as column → width ≥ 0, or None when not given."""
+    def tolerance(self) -> dict[str, float] | float | None:
+        """``within`` read as column → width ≥ 0 (``age=1,income=500``), or one width
+        for every numeric column published (``2``); None when not given."""
         if self.within is None:
             return None
         out: dict[str, float] = {}
         for pair in self.within.split(","):
-            column, sep, width = pair.partition("=")
+            column, sep, width = pair.rpartition("=")
             try:
                 value = float(width)
             except ValueError:
                 value = math.nan
-            if not sep or not column.strip() or not (math.isfinite(value) and value >= 0):
+            whole = not sep and "," not in self.within  # one width for every column
+            if not (whole or column.strip()) or not (math.isfinite(value) and value >= 0):
                 raise ParameterError(
-                    f"--tolerance must be COL=WIDTH pairs separated by commas, each width a "
-                    f"number of at least 0 (age=1), not {self.within!r}.",
+                    f"--tolerance must be COL=WIDTH pairs separated by commas, or one WIDTH "
+                    f"for every numeric column, each width a number of at least 0 (age=1, "
+                    f"or 1), not {self.within!r}.",
                     code="reconstruction.tolerance",
                     tolerance=self.within,
                 )
+            if whole:
+                return value
             out[column.strip()] = value
         return out
 

@@ -55,6 +55,9 @@ def test_the_seven_people_are_rebuilt_exactly_from_two_of_their_tables(capsys, c
     assert payload["exact_share"] == 1.0 and payload["within_tolerance_share"] == 1.0
     assert payload["tolerance"] == {"age": 1.0}
     assert payload["certain"] == 7 and payload["records_shown"] == 7
+    # one width for every numeric column published: age is the only one
+    wider = ["reconstruct", cacm, "--publish", "age,sex,race;age,marital", "--tolerance", "3"]
+    assert _json(capsys, *wider)["tolerance"] == {"age": 3.0}
     columns = ["age", "sex", "race", "marital"]
     rebuilt = [tuple(r[c] for c in columns) for r in payload["records"]]
     assert sorted(rebuilt) == sorted(CACM_TABLE[columns].itertuples(index=False, name=None))
@@ -189,6 +192,8 @@ def test_the_run_is_recorded_without_records(capsys, cacm):
         (["--publish", "age,sex;sex,age"], "each table once"),
         (["--publish", "age,sex", "--block", "sex"], "cannot also be published"),
         (["--publish", "age", "--tolerance", "sex=1"], "not a numeric published column"),
+        (["--publish", "age", "--tolerance", "1,2"], "or one WIDTH for every numeric"),
+        (["--publish", "age", "--tolerance", "-1"], "--tolerance must be"),
         (["--publish", "age", "--epsilon", "0"], "--epsilon must be a number above 0"),
     ],
 )

@@ -1,20 +1,18 @@
-"""The context of a release (privcore.report.context): read from a JSON object or file,
-every key checked, and the thresholds its access model chooses, worked out by hand."""
+"""The context of a release (privcore.report.context): read from a JSON object, every
+key checked, and the thresholds its access model chooses, worked out by hand."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import pytest
 
-from privcore.errors import DataFormatError, ParameterError
+from privcore.errors import ParameterError
 from privcore.report.context import (
     ACCESS_RISK,
     RISK_SOURCE,
     ReleaseContext,
     context_thresholds,
-    read_context,
 )
 
 FULL = {
@@ -101,16 +99,3 @@ def test_overriding_the_context_needs_a_reason_that_is_kept():
     # a limit the context does not set needs no reason
     other = context_thresholds(public, {"min_l": 3})
     assert other.thresholds.min_l == 3 and other.thresholds.min_k == 12
-
-
-def test_a_context_file_is_read_and_bad_files_are_refused(tmp_path):
-    path = tmp_path / "context.json"
-    path.write_text(json.dumps(FULL, ensure_ascii=False), encoding="utf-8")
-    assert read_context(path).to_dict() == FULL
-    path.write_text("{not json", encoding="utf-8")
-    with pytest.raises(DataFormatError) as caught:
-        read_context(path)
-    assert caught.value.code == "report.context_json"
-    with pytest.raises(DataFormatError) as caught:
-        read_context(tmp_path / "missing.json")
-    assert caught.value.code == "report.context_file"

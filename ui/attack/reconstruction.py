@@ -165,7 +165,7 @@ def controls(entry: ShelfRelease, original: Dataset, schema: Schema, *, scope: s
         help=t("at.rec_time_limit_help"),
         key=keep("at_rec_time"),
     )
-    round_to, law, within = defences(frame, tables if mode == "chosen" else suggestion)
+    round_to, law, within = defences()
     values = {
         "publish": publish,
         "qi": tuple(qi),
@@ -183,9 +183,9 @@ def controls(entry: ShelfRelease, original: Dataset, schema: Schema, *, scope: s
     return Choice(values, release_cells, tables, ready)
 
 
-def defences(frame: pd.DataFrame, tables: str | Suggestion | None) -> tuple:
+def defences() -> tuple:
     """The rounding of the cells, the law of the noise of the curve and the tolerance
-    of the numeric columns published (``age=1``; None: the attack's default)."""
+    of every numeric column published (None: the attack's default, age ± 1)."""
     c1, c2, c3, _ = st.columns(4)
     round_to = optional_number(c1, "round", 2, 1)
     law = c2.selectbox(
@@ -196,10 +196,7 @@ def defences(frame: pd.DataFrame, tables: str | Suggestion | None) -> tuple:
         key=keep("at_rec_law", valid=lambda v: v in NOISE_LAWS),
     )
     width = optional_number(c3, "tolerance", 0.0, 1.0, format="%g")
-    within = None
-    numeric = numeric_published(frame, tables)
-    if width is not None and numeric:
-        within = ",".join(f"{c}={float(width):g}" for c in numeric)
+    within = None if width is None else f"{float(width):g}"
     return None if round_to is None else int(round_to), law, within
 
 
@@ -217,18 +214,6 @@ def optional_number(where: Any, name: str, minimum: float, step: float, **more: 
         key=keep(f"at_rec_{name}"),
         **more,
     )
-
-
-def numeric_published(frame: pd.DataFrame, tables: str | Suggestion | None) -> list[str]:
-    """The numeric columns of the tables published (typed, or suggested)."""
-    if tables is None:
-        return []
-    if isinstance(tables, Suggestion):
-        named = [c for table in tables.tables for c in table]
-    else:
-        named = [c.strip() for part in tables.split(";") for c in part.split(",")]
-    present = [c for c in dict.fromkeys(named) if c in frame.columns]
-    return [c for c in present if pd.api.types.is_numeric_dtype(frame[c])]
 
 
 def suggested(

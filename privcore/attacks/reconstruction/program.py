@@ -101,8 +101,6 @@ class Program:
         self.schema = publication.schema
         self.statistics: tuple[Statistic, ...] = publication.statistics
         self.names = [label(s) for s in self.statistics]
-        self._allowed_cache: dict = {}
-        self.total = self._population_bound()
         every = self.schema.codes()
         empty = self._empty_types(every) if presolve else np.zeros(len(every), dtype=bool)
         self.types = np.flatnonzero(~empty)  # the type of each type variable
@@ -110,6 +108,7 @@ class Program:
             self.types = np.zeros(1, dtype=np.int64)
         self.codes = every[self.types]
         self.n_types = len(self.types)
+        self.total = self._population_bound()
         high = np.where(empty[self.types], 0.0, float(self.total))
         self._lb: list[np.ndarray] = [np.zeros(self.n_types)]
         self._ub: list[np.ndarray] = [high]
@@ -154,35 +153,9 @@ class Program:
         """The statistics that have rows, in order."""
         return sorted({row[4] for row in self._rows if row[4] != CUTS})
 
-    def allowed(self, column: str, condition) -> np.ndarray:
-        """:meth:`Schema.allowed`, remembered for the conditions met again."""
-        try:
-            key = (column, condition)
-            hash(key)
-        except TypeError:
-            return self.schema.allowed(column, condition)
-        if key not in self._allowed_cache:
-            self._allowed_cache[key] = self.schema.allowed(column, condition)
-        return self._allowed_cache[key]
-
     def mask(self, where) -> np.ndarray:
         """Which type variables belong to the group ``where``."""
-        inside = np.ones(self.n_types, dtype=bool)
-        for column, condition in where.items():
-            self.schema.domain(column)  # an unknown column is named
-            j = self.schema.columns.index(column)
-            inside &= self.allowed(column, condition)[self.codes[:, j]]
-        return inside
-
-    def _factors(self, where) -> tuple[tuple[bool, ...], ...]:
-        """The group as the values it admits in each column (a product set)."""
-        return tuple(
-            tuple(self.allowed(c, where[c])) if c in where else (True,) * len(self.schema.domain(c))
-            for c in self.schema.columns
-        )
-
-    def _covers_everyone(self, where) -> bool:
-        return all(self.allowed(c, condition).all() for c, condition in where.items())
+        return self.schema.mask(where, self.codes)
 
     def _empty_types(self, codes: np.ndarray) -> np.ndarray:
         """The types inside a count whose interval is [0, 0], by the cells of each set of
@@ -196,20 +169,21 @@ class Program:
             shape = tuple(int(self.schema.sizes[j]) for j in named)
             grid = grids.setdefault(named, np.zeros(shape, dtype=bool))
             columns = [self.schema.columns[j] for j in named]
-            grid[np.ix_(*(self.allowed(c, s.where[c]) for c in columns))] = True
+            grid[np.ix_(*(self.schema.allowed(c, s.where[c]) for c in columns))] = True
         empty = np.zeros(len(codes), dtype=bool)
         for named, grid in grids.items():
             empty |= grid[tuple(codes[:, j] for j in named)]
         return empty
 
     def _population_bound(self) -> int:
-        """The most records the block can hold: the upper end of a count over everyone."""
+        """The most records the block can hold: the upper end of a count over every type
+        that may hold a record."""
         ends = [
             interval[1]
             for s in self.statistics
             if isinstance(s, Count)
             and (interval := count_interval(s)) is not None
-            and self._covers_everyone(s.where)
+            and self.mask(s.where).all()
         ]
         if not ends:
             raise ParameterError(
@@ -221,10 +195,10 @@ class Program:
 
     def known_count(self, where) -> int | None:
         """The exact published count of the group ``where``, if any."""
-        inside = self._factors(where)
+        inside = self.mask(where)
         for s in self.statistics:
             exact = isinstance(s, Count) and s.noise is None and s.value is not None
-            if exact and self._factors(s.where) == inside:
+            if exact and np.array_equal(self.mask(s.where), inside):
                 return int(s.value)
         return None
 

@@ -256,11 +256,14 @@ def split_blocks(
     }
 
 
-def _tolerance(schema: Schema, asked: Mapping[str, float] | None) -> dict[str, float]:
-    """The tolerance per numeric column: as asked, else ± 1 on a numeric column named
-    ``age`` (any case), else none (within tolerance is then exact)."""
+def _tolerance(schema: Schema, asked: Mapping[str, float] | float | None) -> dict[str, float]:
+    """The tolerance per numeric column: as asked (one number: every numeric column of
+    the schema), else ± 1 on a numeric column named ``age`` (any case), else none
+    (within tolerance is then exact)."""
     if asked is None:
         return {c: 1.0 for c in schema.columns if c.lower() == "age" and schema.is_numeric(c)}
+    if not isinstance(asked, Mapping):
+        return {c: float(asked) for c in schema.columns if schema.is_numeric(c)}
     for column in asked:
         if column not in schema.columns or not schema.is_numeric(column):
             raise ParameterError(
@@ -292,7 +295,7 @@ def attack_table(
     epsilons: Sequence[float] = (),
     seed: int = 0,
     seeds: int = 1,
-    tolerance: Mapping[str, float] | None = None,
+    tolerance: Mapping[str, float] | float | None = None,
     max_solutions: int = 10,
     certain: bool = True,
     time_limit: float | None = 60.0,
@@ -308,7 +311,8 @@ def attack_table(
     exact or suppressed tables rebuilt block by block (``time_limit`` seconds per
     block), then the noisy ones at each of ``epsilons`` with seeds ``seed`` …
     ``seed + seeds − 1``; ``certain=False`` leaves the certain records unverified
-    (one solve fewer per record type when the tables found are not all). ``release``: a
+    (no verifying solves when the tables found are not all); ``tolerance``: per
+    numeric column, or one number for every numeric column published. ``release``: a
     generalized release of ``frame`` published
     beside the tables, whose cells constrain the records too (in every attack, the noisy
     ones included: the release itself carries no noise). ``link``: how the rebuilt

@@ -212,6 +212,7 @@ class Schema:
             self.domains[name] = domain
         self.sizes = np.array([len(self.domains[c]) for c in self.columns], dtype=np.int64)
         self.n_types = int(np.prod(self.sizes))
+        self._allowed: dict[tuple[str, Any], np.ndarray] = {}
 
     def is_numeric(self, column: str) -> bool:
         return all(isinstance(v, Real) and not isinstance(v, bool) for v in self.domain(column))
@@ -241,7 +242,20 @@ class Schema:
         return grid.reshape(len(self.columns), -1).T
 
     def allowed(self, column: str, condition: Any) -> np.ndarray:
-        """Which values of ``column``'s domain the condition admits (bool per value)."""
+        """Which values of ``column``'s domain the condition admits (bool per value;
+        remembered for a hashable condition: a block's tables name each value many
+        times). The array returned is shared: do not change it."""
+        try:
+            return self._allowed[column, condition]
+        except KeyError:
+            allowed = self._admitted(column, condition)
+            allowed.flags.writeable = False
+            self._allowed[column, condition] = allowed
+            return allowed
+        except TypeError:  # a list or a set of values: not remembered
+            return self._admitted(column, condition)
+
+    def _admitted(self, column: str, condition: Any) -> np.ndarray:
         domain = self.domain(column)
         if isinstance(condition, Between):
             values = self.numbers(column)
