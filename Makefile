@@ -39,15 +39,17 @@ run: $(VENV)/.runtime-installed
 	PRIVCORE_WORKERS=$${PRIVCORE_WORKERS:-1} \
 	  $(VENV)/bin/streamlit run serve.py --server.address $(HOST) --server.port $(PORT)
 
-## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests;
+## chromium: Debian's Chromium (and a CJK font for Chinese pages) for the browser tests,
+## Pango for WeasyPrint's PDF and Poppler (pdftotext, pdftoppm, pdffonts) for its tests;
 ## waits up to APT_LOCK_WAIT s for another package manager's lock (apt-get install waits by
 ## itself, apt-get update is retried while the package lists are locked)
-CHROMIUM_PKGS := chromium fonts-wqy-zenhei
+CHROMIUM_PKGS := chromium fonts-wqy-zenhei poppler-utils libpango-1.0-0 libpangoft2-1.0-0
 APT_LOCK_WAIT ?= 600
 APT_GET = $(SUDO) apt-get -q -o DPkg::Lock::Timeout=$(APT_LOCK_WAIT)
 chromium:
-	@if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ]; then \
-	  echo "Installing Debian's $(CHROMIUM_PKGS) for the browser tests (waiting up to $(APT_LOCK_WAIT) s for another package manager)"; \
+	@if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ] || \
+	  [ ! -x /usr/bin/pdftotext ]; then \
+	  echo "Installing Debian's $(CHROMIUM_PKGS) for the browser and PDF tests (waiting up to $(APT_LOCK_WAIT) s for another package manager)"; \
 	  $(APT_GET) install -y $(CHROMIUM_PKGS) >/dev/null 2>&1 || { SECONDS=0; \
 	    until err=$$($(APT_GET) update 2>&1 >/dev/null) || [[ $$err != *"get lock"* ]] || \
 	      [ $$SECONDS -ge $(APT_LOCK_WAIT) ]; do sleep 5; done; \

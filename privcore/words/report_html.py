@@ -46,8 +46,8 @@ CSS = """
 @page { size: A4; margin: 16mm 14mm; }
 * { box-sizing: border-box; }
 body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans", "PingFang SC",
-  "Microsoft YaHei", sans-serif; color: #1f2328; margin: 0; background: #fff;
-  line-height: 1.45; font-size: 14px; }
+  "Microsoft YaHei", "Noto Sans CJK SC", "WenQuanYi Zen Hei", sans-serif; color: #1f2328;
+  margin: 0; background: #fff; line-height: 1.45; font-size: 14px; }
 main { max-width: 920px; margin: 0 auto; padding: 24px; }
 h1 { font-size: 26px; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 0 0 10px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
