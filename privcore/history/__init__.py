@@ -30,14 +30,24 @@ expected to show the message and carry on without history.
 
 The package's modules: :mod:`~privcore.history.store` (the file, its table, connections
 and errors), :mod:`~privcore.history.pending` (runs set aside), :mod:`~privcore.history.writing`
-(recording runs), :mod:`~privcore.history.reading` (listing, exporting, deleting) and
-:mod:`~privcore.history.display` (how a run reads to people).
+(recording runs), :mod:`~privcore.history.reading` (listing, exporting, deleting),
+:mod:`~privcore.history.display` (how a run reads to people) and
+:mod:`~privcore.history.register` (the register of releases, table ``releases``: who
+received which release, by fingerprint, never the data).
 """
 
 from privcore.history.display import assessed_release, display_time
 from privcore.history.pending import RETRY_SECONDS, flush_pending, pending_runs
 from privcore.history.pending import _pending_dir as _pending_dir
 from privcore.history.reading import delete_run, export_csv, get_run, list_runs, runs_frame
+from privcore.history.register import (
+    DECISIONS,
+    RELEASE_ACCESS,
+    RELEASE_COLUMNS,
+    RELEASES_TABLE,
+    register_release,
+    registered_releases,
+)
 from privcore.history.store import (
     BUSY_TIMEOUT_MS,
     COLUMNS,
@@ -55,9 +65,13 @@ from privcore.history.writing import RunRecorder, record_run, recording, to_json
 __all__ = [
     "BUSY_TIMEOUT_MS",
     "COLUMNS",
+    "DECISIONS",
     "DEFAULT_PATH",
     "ENV_VAR",
     "KINDS",
+    "RELEASES_TABLE",
+    "RELEASE_ACCESS",
+    "RELEASE_COLUMNS",
     "RETRY_SECONDS",
     "SECRET_COLUMNS",
     "STATUSES",
@@ -74,6 +88,8 @@ __all__ = [
     "pending_runs",
     "record_run",
     "recording",
+    "register_release",
+    "registered_releases",
     "runs_frame",
     "set_aside_files",
     "to_json",
