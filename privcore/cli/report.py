@@ -11,6 +11,7 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
+from privcore.cli.report_dossier import dossier_options, dossier_request, write_dossier
 from privcore.cli.toolkit import (
     EXIT_OK,
     EXIT_VERDICT,
@@ -30,6 +31,7 @@ from privcore.cli.toolkit import (
     release_inputs,
     run_options,
     run_request,
+    write_bytes,
     write_text,
 )
 from privcore.errors import ParameterError
@@ -130,17 +132,34 @@ def _algorithm(path: str | None) -> dict[str, Any] | None:
 def cmd_report(args: argparse.Namespace) -> int:
     given = _thresholds(args)
     check_outputs(
-        {"--out": args.out},
+        {
+            "--out": args.out,
+            "--pdf": args.pdf,
+            "--dossier-json": args.dossier_json,
+            "--script": args.script,
+            "--notebook": args.notebook,
+        },
         {
             "--original": args.original,
             "--release": args.release,
             "--algorithm-report": args.algorithm_report,
+            "--context": args.context,
+            "--spec": args.spec,
             **hierarchy_inputs(args),
         },
     )
+    dossier = dossier_request(args, given)
+    if dossier is not None:
+        given = dossier.thresholds
     if args.from_run is not None:
         from privcore.report import readiness_from_history
 
+        if dossier is not None:
+            raise ParameterError(
+                "--from-run writes a recorded report again; a dossier (--context) needs the "
+                "tables: give --original and --release instead.",
+                code="cli.dossier_from_run",
+            )
         return _write_report(readiness_from_history(args.from_run), args)
     missing = [o for o in ("original", "release", "qi", "sa") if getattr(args, o) is None]
     if missing:
@@ -163,23 +182,44 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         inputs = replace(release_inputs(args), algorithm=algorithm)
     outcome = run_request(report, inputs, args)
-    return _write_report(outcome.result.recorded(outcome.summary, outcome.run_id), args)
+    made = outcome.result.recorded(outcome.summary, outcome.run_id)
+    if dossier is None:
+        return _write_report(made, args)
+    return write_dossier(made, dossier, inputs, args, _write_documents, _lines)
 
 
 def _write_report(report: Any, args: argparse.Namespace) -> int:
-    """The HTML document (``--out``, in ``--lang``), then the verdict, reasons and
-    conditions in words, or with ``--json`` the report with an English ``message`` on
-    every reason, condition, check and note (:mod:`privcore.words.catalog`, Streamlit-free)."""
-    from privcore.words.catalog import report_json, report_lines
+    """The HTML document (``--out``, in ``--lang``; ``--pdf`` too), then the verdict,
+    reasons and conditions in words, or with ``--json`` the report with an English
+    ``message`` on every reason, condition, check and note (:mod:`privcore.words.catalog`,
+    Streamlit-free)."""
+    from privcore.words.catalog import report_json
     from privcore.words.report_html import render_html
 
-    write_text(args.out, render_html(report, args.lang), "--out")
+    document = render_html(report, args.lang)
+    _write_documents(document, args)
+    emit(report_json(report), args.json, _lines(report, args))
+    return EXIT_OK if report.ready else EXIT_VERDICT
+
+
+def _lines(report: Any, args: argparse.Namespace) -> list[str]:
+    from privcore.words.catalog import report_lines
+
     lines = report_lines(report, args.lang)
-    lines.append(f"wrote {args.out}")
+    written = [args.out, args.pdf, args.dossier_json, args.script, args.notebook]
+    lines.append("wrote " + ", ".join(str(w) for w in written if w))
     if report.run_ids:
         lines.append("history runs: " + ", ".join(f"#{i}" for i in report.run_ids))
-    emit(report_json(report), args.json, lines)
-    return EXIT_OK if report.ready else EXIT_VERDICT
+    return lines
+
+
+def _write_documents(document: str, args: argparse.Namespace) -> None:
+    """The HTML (``--out``) and, with ``--pdf``, the same document as a PDF."""
+    write_text(args.out, document, "--out")
+    if args.pdf:
+        from privcore.words.pdf import html_to_pdf
+
+        write_bytes(args.pdf, html_to_pdf(document), "--pdf")
 
 
 def _threshold_options(r: argparse.ArgumentParser) -> None:
@@ -239,6 +279,7 @@ def add_report_command(sub: Any) -> None:
         metavar="FILE",
         help="JSON report of 'privcore anonymize --report', shown as the algorithm used",
     )
+    dossier_options(r)
     engine_options(r)
     run_options(
         r,

@@ -40,7 +40,7 @@ from privcore.words.catalog import (
 from privcore.words.labels import figure_label, model_title, param_label, param_value, requirement
 from privcore.words.risks import article29_rows, article29_warnings, control_sentence
 
-__all__ = ["render_html"]
+__all__ = ["html_document", "render_html", "report_sections"]
 
 CSS = """
 @page { size: A4; margin: 16mm 14mm; }
@@ -614,15 +614,11 @@ def _article29(doc: _Document) -> list[str]:
     return parts
 
 
-def render_html(report: Any, lang: str = "en") -> str:
-    """``report`` (a :class:`~privcore.report.ReadinessReport`, or its ``to_dict()``) as
-    one HTML document in ``lang`` ("en" or "zh"; another raises
-    :class:`~privcore.errors.ParameterError`): the verdict, the thresholds and checks,
-    the data and roles, the privacy models, PL/DR/UL and loss, the attacks, singling out
-    and the notes, in that order."""
+def report_sections(report: Any, lang: str) -> tuple[Any, list[str]]:
+    """The words of ``report`` in ``lang`` and its sections as HTML parts, the verdict
+    first (what :func:`render_html` and the dossier's document put in their ``<main>``)."""
     check_language(lang)
     doc = _Document(as_dict(report), texts_of(report, lang), lang)
-    data, words, label = doc.data, doc.words, doc.label
     parts: list[str] = []
     for section in (
         _title_and_verdict,
@@ -634,20 +630,37 @@ def render_html(report: Any, lang: str = "en") -> str:
         _article29,
     ):
         parts += section(doc)
-    if words.notes:
-        parts.append(f'<section id="notes"><h2>{_e(label("notes"))}</h2><ul>')
-        parts += [f"<li>{_e(n)}</li>" for n in words.notes]
+    if doc.words.notes:
+        parts.append(f'<section id="notes"><h2>{_e(doc.label("notes"))}</h2><ul>')
+        parts += [f"<li>{_e(n)}</li>" for n in doc.words.notes]
         parts.append("</ul></section>")
-    parts.append(
-        f"<footer>{_e(label('generated_by'))} {_e(__version__)} · {_e(_when(data.get('created')))}"
-        "</footer>"
+    return doc.words, parts
+
+
+def html_document(title: str, parts: Sequence[str], lang: str, created: Any) -> str:
+    """One self-contained HTML document: ``title`` (text, escaped here), the ``parts``
+    (markup built from escaped pieces) and the footer with the version and ``created``."""
+    footer = (
+        f"<footer>{_e(text('report.html.generated_by', lang))} {_e(__version__)} · "
+        f"{_e(_when(created))}</footer>"
     )
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{"zh-CN" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(label('title'))} · {_e(words.verdict)}</title>\n"
+        f"<title>{_e(title)}</title>\n"
         f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
-        + "\n".join(parts)
+        + "\n".join([*parts, footer])
         + "\n</main>\n</body>\n</html>\n"
     )
+
+
+def render_html(report: Any, lang: str = "en") -> str:
+    """``report`` (a :class:`~privcore.report.ReadinessReport`, or its ``to_dict()``) as
+    one HTML document in ``lang`` ("en" or "zh"; another raises
+    :class:`~privcore.errors.ParameterError`): the verdict, the thresholds and checks,
+    the data and roles, the privacy models, PL/DR/UL and loss, the attacks, singling out
+    and the notes, in that order."""
+    words, parts = report_sections(report, lang)
+    title = f"{text('report.html.title', lang)} · {words.verdict}"
+    return html_document(title, parts, lang, as_dict(report).get("created"))

@@ -43,6 +43,7 @@ from privcore.cli.toolkit.files import (
     read_json_file,
     release_inputs,
     suggested_hierarchies,
+    write_bytes,
     write_text,
 )
 from privcore.cli.toolkit.options import (
@@ -123,5 +124,6 @@ __all__ = [
     "terminal_safe",
     "whole_number",
     "whole_number_in",
+    "write_bytes",
     "write_text",
 ]

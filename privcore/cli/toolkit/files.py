@@ -194,6 +194,14 @@ def write_text(path: str | os.PathLike[str], text: str, option: str) -> None:
         raise _os_error("write", option, path, exc, "cli.unwritable") from exc
 
 
+def write_bytes(path: str | os.PathLike[str], data: bytes, option: str) -> None:
+    """Write a binary output file; a failure (disk full, no permission) is one line, exit 2."""
+    try:
+        Path(path).write_bytes(data)
+    except OSError as exc:
+        raise _os_error("write", option, path, exc, "cli.unwritable") from exc
+
+
 def read_bytes(path: str, what: str, code: str) -> bytes:
     """The bytes of a file given as an option; unreadable is one ``code`` error naming
     ``what``."""
