@@ -19,7 +19,7 @@ from ui.common.workspace import (
     shelve_frame,
     try_action,
 )
-from ui.report import engine, runs, thresholds, view
+from ui.report import dossier, engine, runs, thresholds, view
 
 require_app()
 
@@ -38,6 +38,14 @@ with left:
     pairing, key_column = alignment_controls(entry, original, qi, sa, key="rp", allow_none=False)
 with right:
     chosen_thresholds = thresholds.threshold_controls()
+
+with st.expander(t("dossier.section.context"), icon=":material/policy:"):
+    context = dossier.context_form(entry, list(original.frame.columns))
+    context_choice = (
+        None if context is None else dossier.chosen_thresholds(entry, context, chosen_thresholds)
+    )
+if context_choice is not None:  # the context's thresholds: the report is checked against them
+    chosen_thresholds = dossier.report_thresholds(context_choice, chosen_thresholds)
 
 values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": chosen_thresholds}
 params = {
@@ -91,6 +99,8 @@ if stored is not None:
             try_action(wb, entry, chosen)
     stem = file_stem(stored["name"])
     view.html_download(report, stem, current=current)
+    if context_choice is not None and current:
+        dossier.dossier_downloads(report, entry, original, context, context_choice, stem)
     st.download_button(
         t("rp.download_release", order=t("rp.shuffled") if entry.shuffled else t("rp.in_order")),
         data=lambda: runs.release_csv(entry),  # built on click, on its own thread

@@ -160,3 +160,38 @@ def test_the_reconstruction_check_is_off_until_asked_then_said_in_words():
     assert check["status"] == "warn" and check["value"] is None
     shown = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "share of records rebuilt from the published tables" in shown
+
+
+def test_the_dossier_follows_the_context_and_offers_its_documents():
+    import json
+
+    from privcore.report.dossier import verify_dossier
+
+    at = open_page()
+    scope = f"rp_ctx_{at.session_state['workbench'].reviewed().id}"
+    at.toggle(key=f"{scope}_on").set_value(True).run()
+    no_exceptions(at)
+    at.text_input(key=f"{scope}_recipient").input("Research group A").run()
+    at.selectbox(key=f"{scope}_access").set_value("licensed").run()
+    at.multiselect(key=f"{scope}_known").set_value(["ZIP", "Age"]).run()
+    at.text_input(key=f"{scope}_registers").input("electoral roll").run()
+    at.text_input(key=f"{scope}_reviewers").input("A. Lee, B. Chen").run()
+    no_exceptions(at)
+    assert any("El Emam" in c.value for c in at.caption)  # the source of the limit
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    report = report_of(at)
+    assert report.thresholds.max_prosecutor == 0.2  # licensed access, not the page's 1/k
+    at.selectbox(key=f"{scope}_decision").set_value("approve_with_conditions").run()
+    assert at.error  # approving with conditions needs them
+    at.text_area(key=f"{scope}_conditions").input("no linking\nno onward sharing").run()
+    release = at.session_state["workbench"].reviewed().id
+    at.button(key=f"rp_dossier_{release}_go").click().run()
+    no_exceptions(at)
+    documents = at.session_state[f"rp_dossier_{release}"]
+    dossier = json.loads(documents["json"])
+    assert verify_dossier(dossier)
+    assert dossier["sign_off"]["conditions"] == ["no linking", "no onward sharing"]
+    assert dossier["intruder"]["registers"] == ["electoral roll"]
+    assert documents["pdf"].startswith(b"%PDF")
+    assert b'id="intruder"' in documents["html"]

@@ -1,0 +1,229 @@
+"""The release dossier on the Report page: the context of the release (entered once per
+release, kept with it for the session), the thresholds it chooses, and — once the report
+is made — the sign-off and the dossier's downloads (HTML, PDF, JSON)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from privcore.errors import PrivcoreError
+from privcore.report.context import (
+    ACCESS,
+    JURISDICTIONS,
+    ContextThresholds,
+    ReleaseContext,
+    context_thresholds,
+)
+from privcore.report.dossier import DECISIONS, SignOff, dossier_of
+from privcore.words.dossier_html import render_dossier_html
+from ui.common.errors import guard, show_error
+from ui.common.i18n import current_language, error_text, labels, t, t_plain
+from ui.common.state import ShelfRelease, keep
+
+#: The context's limits a reason must explain when the page's own are kept.
+_OWN_LIMITS = ("min_k", "max_prosecutor")
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.replace("\n", ",").split(",") if n.strip()]
+
+
+def _date(column: Any, label: str, key: str) -> str | None:
+    chosen = column.date_input(label, value=None, key=keep(key), format="YYYY-MM-DD")
+    return None if chosen is None else chosen.isoformat()
+
+
+def context_form(entry: ShelfRelease, columns: list[str]) -> ReleaseContext | None:
+    """The context of ``entry`` (None while the dossier is off or the context incomplete;
+    a wrong value is shown in words). Its widgets' values are kept per release."""
+    scope = f"rp_ctx_{entry.id}"
+    on = st.toggle(t("rp.dossier.on"), key=keep(f"{scope}_on"), help=t("rp.dossier.on_help"))
+    if not on:
+        return None
+    c1, c2 = st.columns(2)
+    recipient = c1.text_input(t("dossier.context.recipient"), key=keep(f"{scope}_recipient"))
+    access = c2.selectbox(
+        t("dossier.context.access"),
+        ACCESS,
+        format_func=labels(ACCESS, lambda a: t_plain(f"dossier.access.{a}")),
+        key=keep(f"{scope}_access"),
+    )
+    purpose = c1.text_input(t("dossier.context.purpose"), key=keep(f"{scope}_purpose"))
+    jurisdiction = c2.selectbox(
+        t("dossier.context.jurisdiction"),
+        (None, *JURISDICTIONS),
+        format_func=labels(
+            (None, *JURISDICTIONS),
+            lambda j: "—" if j is None else t_plain(f"dossier.jurisdiction.{j}"),
+        ),
+        key=keep(f"{scope}_jurisdiction"),
+    )
+    known = c1.multiselect(
+        t("dossier.context.attacker_knowledge"), columns, key=keep(f"{scope}_known")
+    )
+    registers = c2.text_input(t("rp.dossier.registers"), key=keep(f"{scope}_registers"))
+    review = _date(c1, t("dossier.context.review_date"), f"{scope}_review")
+    expiry = _date(c2, t("dossier.context.expiry_date"), f"{scope}_expiry")
+    reviewers = st.text_input(t("rp.dossier.reviewers"), key=keep(f"{scope}_reviewers"))
+    if not recipient.strip():
+        st.info(t("rp.dossier.needs_recipient"), icon=":material/info:")
+        return None
+    given = {
+        "recipient": recipient,
+        "access": access,
+        "purpose": purpose or None,
+        "attacker_knowledge": [*known, *_names(registers)],
+        "jurisdiction": jurisdiction,
+        "review_date": review,
+        "expiry_date": expiry,
+        "reviewers": _names(reviewers),
+    }
+    try:
+        return ReleaseContext.from_mapping(given)
+    except PrivcoreError as exc:
+        show_error(exc)
+        return None
+
+
+def chosen_thresholds(
+    entry: ShelfRelease, context: ReleaseContext, page: Mapping[str, Any]
+) -> ContextThresholds | None:
+    """The thresholds ``context`` chooses: its access model's prosecutor limit, unless a
+    reason is given to keep the page's own smallest class and prosecutor limit."""
+    reason = st.text_input(
+        t("rp.dossier.keep_own"),
+        key=keep(f"rp_ctx_{entry.id}_reason"),
+        help=t("rp.dossier.keep_own_help"),
+    ).strip()
+    given = {k: v for k, v in page.items() if v is not None or k not in _OWN_LIMITS}
+    if not reason:
+        given = {k: v for k, v in given.items() if k not in _OWN_LIMITS}
+    reasons = {name: reason for name in _OWN_LIMITS if name in given} if reason else {}
+    try:
+        chosen = context_thresholds(context, given, reasons)
+    except PrivcoreError as exc:
+        show_error(exc)
+        return None
+    for choice in chosen.choices:
+        if choice.source:
+            st.caption(
+                t(
+                    "dossier.threshold_source",
+                    name=t(f"report.threshold.{choice.name}"),
+                    value=choice.value,
+                    source=choice.source,
+                )
+            )
+    return chosen
+
+
+def report_thresholds(chosen: ContextThresholds, page: Mapping[str, Any]) -> dict[str, Any]:
+    """The thresholds the report is checked against: the page's, the context's choices
+    over them."""
+    out = {k: v for k, v in page.items() if k not in _OWN_LIMITS}
+    out.update({c.name: c.value for c in chosen.choices})
+    return out
+
+
+def sign_off_form(entry: ShelfRelease, context: ReleaseContext) -> SignOff | None:
+    """The reviewers' decision and the conditions of sharing (None when incomplete, said
+    in words)."""
+    scope = f"rp_ctx_{entry.id}"
+    c1, c2 = st.columns(2)
+    decision = c1.selectbox(
+        t("dossier.signoff.decision"),
+        (None, *DECISIONS),
+        format_func=labels(
+            (None, *DECISIONS), lambda d: t_plain(f"dossier.decision.{d or 'pending'}")
+        ),
+        key=keep(f"{scope}_decision"),
+    )
+    conditions = c2.text_area(t("rp.dossier.conditions"), key=keep(f"{scope}_conditions"))
+    try:
+        return SignOff(
+            reviewers=context.reviewers,
+            decision=decision,
+            conditions=tuple(line.strip() for line in conditions.splitlines() if line.strip()),
+            signed=dt.date.today() if decision else None,
+        )
+    except PrivcoreError as exc:
+        show_error(exc)
+        return None
+
+
+def dossier_downloads(
+    report: Any,
+    entry: ShelfRelease,
+    original: Any,
+    context: ReleaseContext,
+    chosen: ContextThresholds,
+    stem: str,
+) -> None:
+    """The sign-off, then the dossier built on request and offered as HTML, PDF (when
+    this machine can print one; otherwise why not, in words) and JSON."""
+    st.subheader(t("dossier.title"))
+    sign_off = sign_off_form(entry, context)
+    if sign_off is None:
+        return
+    built_key = f"rp_dossier_{entry.id}"
+    if st.button(t("rp.dossier.build"), key=f"{built_key}_go", type="primary"):
+        with guard():
+            dossier = dossier_of(
+                report,
+                context,
+                chosen,
+                original=original.frame,
+                release=entry.frame,
+                sign_off=sign_off,
+            )
+            st.session_state[built_key] = _documents(dossier, current_language())
+    documents = st.session_state.get(built_key)
+    if not documents:
+        return
+    c1, c2, c3 = st.columns(3)
+    c1.download_button(
+        t("rp.dossier.html"),
+        documents["html"],
+        file_name=f"{stem}_dossier.html",
+        mime="text/html",
+        key=f"{built_key}_html",
+    )
+    if documents.get("pdf"):
+        c2.download_button(
+            t("rp.dossier.pdf"),
+            documents["pdf"],
+            file_name=f"{stem}_dossier.pdf",
+            mime="application/pdf",
+            key=f"{built_key}_pdf",
+        )
+    else:
+        c2.warning(documents["pdf_error"], icon=":material/picture_as_pdf:")
+    c3.download_button(
+        t("rp.dossier.json"),
+        documents["json"],
+        file_name=f"{stem}_dossier.json",
+        mime="application/json",
+        key=f"{built_key}_json",
+    )
+    st.caption(t("rp.dossier.sha", sha=documents["sha"]))
+
+
+def _documents(dossier: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    from privcore.words.pdf import html_to_pdf
+
+    page = render_dossier_html(dossier, lang)
+    out: dict[str, Any] = {
+        "html": page.encode("utf-8"),
+        "json": json.dumps(dossier, ensure_ascii=False, indent=1).encode("utf-8"),
+        "sha": dossier["dossier_sha256"],
+    }
+    try:
+        out["pdf"] = html_to_pdf(page)
+    except PrivcoreError as exc:
+        out["pdf_error"] = error_text(exc)
+    return out
