@@ -100,7 +100,8 @@ if stored is not None:
     stem = file_stem(stored["name"])
     view.html_download(report, stem, current=current)
     if context_choice is not None and current:
-        dossier.dossier_downloads(report, entry, original, context, context_choice, stem)
+        held = dossier.held_releases(wb.releases())
+        dossier.dossier_downloads(report, entry, original, context, context_choice, stem, held)
     st.download_button(
         t("rp.download_release", order=t("rp.shuffled") if entry.shuffled else t("rp.in_order")),
         data=lambda: runs.release_csv(entry),  # built on click, on its own thread

@@ -62,6 +62,7 @@ RELEASE_COLUMNS = (
     "verdict",
     "decision",
     "report_run",
+    "owner",
 )
 _REQUIRED = ("recipient", "access", "input_sha256", "release_sha256")
 _KEYS = RELEASE_COLUMNS[1:]
@@ -82,7 +83,8 @@ CREATE TABLE IF NOT EXISTS {RELEASES_TABLE} (
     release_name TEXT,
     verdict TEXT,
     decision TEXT,
-    report_run INTEGER
+    report_run INTEGER,
+    owner TEXT
 )
 """
 
@@ -196,6 +198,7 @@ def _record(entry: Mapping[str, Any]) -> dict[str, Any]:
         "verdict": _text(entry, "verdict"),
         "decision": _choice(entry, "decision", DECISIONS),
         "report_run": _report_run(entry.get("report_run")),
+        "owner": _text(entry, "owner"),
     }
     missing = [k for k in _REQUIRED if record[k] is None]
     if missing:
@@ -225,8 +228,10 @@ def register_release(entry: Mapping[str, Any], path: str | os.PathLike[str] | No
     back from its file), and optionally ``qi`` and ``sa`` (lists of column names),
     ``key`` (the matching key column), ``release_path`` (stored absolute),
     ``release_name``, ``verdict``, ``decision`` (``approve``,
-    ``approve_with_conditions`` or ``reject``), ``report_run`` (the report's run id) and
-    ``created`` (a datetime; default now, stored as UTC ISO). Any other key is refused
+    ``approve_with_conditions`` or ``reject``), ``report_run`` (the report's run id),
+    ``owner`` (an opaque token of the session that registered it, on a hosted demo: each
+    visitor's register is their own) and ``created`` (a datetime; default now, stored as
+    UTC ISO). Any other key is refused
     (``register.unknown_keys``): the register never holds the data.
 
     ``path`` is the history database (default :func:`~privcore.history.history_path`).
@@ -244,15 +249,21 @@ def register_release(entry: Mapping[str, Any], path: str | os.PathLike[str] | No
     return int(release_id)
 
 
-def registered_releases(path: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+def registered_releases(
+    path: str | os.PathLike[str] | None = None, *, owner: str | None = None
+) -> list[dict[str, Any]]:
     """Every registered release, oldest first (by ``created``, then id), ``qi`` and ``sa``
-    as lists. A history without a file or without a register is an empty register
-    (reading creates nothing)."""
+    as lists; with ``owner``, only those that owner registered (a hosted demo's session).
+    A history without a file or without a register is an empty register (reading creates
+    nothing)."""
     with _connect(_resolve(path), create=False) as db:
         if db is None or RELEASES_TABLE not in db.table_names():
             return []
         columns = ", ".join(RELEASE_COLUMNS)
-        cursor = db.execute(f"SELECT {columns} FROM {RELEASES_TABLE} ORDER BY created, id")
+        where, params = ("WHERE owner = ?", [str(owner)]) if owner is not None else ("", [])
+        cursor = db.execute(
+            f"SELECT {columns} FROM {RELEASES_TABLE} {where} ORDER BY created, id", params
+        )
         rows = [dict(zip(RELEASE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
     for row in rows:  # per entry of the register, not per row of data
         for column in _JSON_COLUMNS:

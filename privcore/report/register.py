@@ -114,9 +114,16 @@ def _smallest(classes: EquivalenceClasses) -> int | None:
 
 
 def _read_earlier(
-    entry: Mapping[str, Any], read: Callable[[str], pd.DataFrame]
+    entry: Mapping[str, Any],
+    read: Callable[[str], pd.DataFrame],
+    held: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame | str:
-    """The earlier release's table as registered, or the reason it is not checked."""
+    """The earlier release's table as registered — one of the tables ``held`` (by their
+    fingerprint: the releases a page's session still holds), else read from its file —
+    or the reason it is not checked."""
+    kept = (held or {}).get(str(entry.get("release_sha256")))
+    if kept is not None and fingerprint(kept).to_dict()["sha256"] == entry.get("release_sha256"):
+        return kept
     path = entry.get("release_path")
     if not path:
         return "no_path"
@@ -196,11 +203,12 @@ def _check_one(
     input_sha256: str,
     min_k: int,
     read: Callable[[str], pd.DataFrame],
+    held: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, Any]:
     finding = _identity(entry)
     if entry.get("input_sha256") != input_sha256:
         return {**finding, "status": "not_comparable", "reason": "other_input"}
-    old = _read_earlier(entry, read)
+    old = _read_earlier(entry, read, held)
     if isinstance(old, str):
         return {**finding, "status": "not_checked", "reason": old}
     old_qi = _present(old, entry.get("qi") or ())
@@ -224,6 +232,7 @@ def combined_with_earlier(
     min_k: int,
     earlier: Sequence[Mapping[str, Any]],
     read: Callable[[str], pd.DataFrame],
+    held: Mapping[str, pd.DataFrame] | None = None,
 ) -> list[dict[str, Any]]:
     """One finding per earlier release that a new ``release`` could be combined with.
 
@@ -232,8 +241,10 @@ def combined_with_earlier(
     fingerprint of the table it was made from, ``recipient`` and ``access`` who receives
     it and how, ``min_k`` the smallest class size required. ``earlier`` are register
     entries (:func:`privcore.history.registered_releases`), ``read`` reads a release file
-    from its path. Which entries are checked, and what a finding holds: see the module.
-    Findings come in the order of ``earlier``; they hold codes and figures, never rows.
+    from its path; ``held``: released tables by fingerprint (the page's session holds its
+    releases in memory, with no file), used before any path. Which entries are checked,
+    and what a finding holds: see the module. Findings come in the order of
+    ``earlier``; they hold codes and figures, never rows.
 
     Raises :class:`~privcore.errors.ParameterError` for an unknown access, a ``min_k``
     below 1, or a release holding none of ``qi``.
@@ -263,6 +274,7 @@ def combined_with_earlier(
             input_sha256=input_sha256,
             min_k=int(min_k),
             read=read,
+            held=held,
         )
         for entry in earlier_to_check(earlier, recipient=recipient, access=access)
     ]

@@ -195,3 +195,19 @@ def test_the_dossier_follows_the_context_and_offers_its_documents():
     assert dossier["intruder"]["registers"] == ["electoral roll"]
     assert documents["pdf"].startswith(b"%PDF")
     assert b'id="intruder"' in documents["html"]
+    assert "entry" not in documents  # the register was not asked for
+    # the register: the release is recorded; built again, it is checked against itself,
+    # read from the session's memory (a page's release has no file), and k holds
+    at.toggle(key=f"{scope}_register").set_value(True).run()
+    at.button(key=f"rp_dossier_{release}_go").click().run()
+    no_exceptions(at)
+    first = at.session_state[f"rp_dossier_{release}"]
+    assert json.loads(first["json"])["register"]["status"] == "none"
+    [entry] = history.registered_releases()
+    assert entry["id"] == first["entry"] and entry["release_path"] is None
+    assert entry["recipient"] == "Research group A" and entry["qi"] == ["ZIP", "Age"]
+    at.button(key=f"rp_dossier_{release}_go").click().run()
+    register = json.loads(at.session_state[f"rp_dossier_{release}"]["json"])["register"]
+    k = report.measurement["k"]  # itself again: the intersection is its own classes
+    assert register["min_effective_k"] == k
+    assert register["status"] == ("holds" if k >= report.thresholds.min_k else "breaks_k")

@@ -160,6 +160,7 @@ def test_register_round_trip_keeps_no_data(tmp_path: Path) -> None:
             "verdict",
             "decision",
             "report_run",
+            "owner",
         )
     )
     text = repr(stored)
@@ -319,3 +320,35 @@ def test_parameters_refused_in_words(tmp_path: Path) -> None:
     with pytest.raises(ParameterError) as info:
         _check(RELEASE_B[["disease"]], [])
     assert info.value.code == "register.no_qi"
+
+
+def test_register_keeps_each_owner_apart_and_reads_held_tables(tmp_path: Path) -> None:
+    """On a hosted demo each session sees its own register; a release a session holds
+    in memory (no file) is checked from the table it holds."""
+    db = tmp_path / "history.db"
+    mine = {**_entry(tmp_path, RELEASE_A, "a.csv"), "owner": "session-1"}
+    mine["release_path"] = None
+    history.register_release(mine, path=db)
+    history.register_release({**_entry(tmp_path, RELEASE_A, "a2.csv"), "owner": "s2"}, path=db)
+    assert [r["owner"] for r in history.registered_releases(path=db)] == ["session-1", "s2"]
+    earlier = history.registered_releases(path=db, owner="session-1")
+    assert [r["owner"] for r in earlier] == ["session-1"]
+    common = dict(
+        qi=QI,
+        key=None,
+        input_sha256=INPUT_SHA,
+        recipient="Lab X",
+        access="licensed",
+        min_k=2,
+        earlier=earlier,
+        read=_read,
+    )
+    (unread,) = combined_with_earlier(RELEASE_B, **common)
+    assert (unread["status"], unread["reason"]) == ("not_checked", "no_path")
+    held = {earlier[0]["release_sha256"]: pd.read_csv(tmp_path / "a.csv")}
+    (found,) = combined_with_earlier(RELEASE_B, **common, held=held)
+    assert (found["status"], found["min_effective_k"], found["records_below_k"]) == (
+        "breaks_k",
+        1,
+        4,
+    )

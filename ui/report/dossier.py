@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from privcore.config import history_scope
 from privcore.errors import PrivcoreError
 from privcore.report.context import (
     ACCESS,
@@ -23,7 +24,7 @@ from privcore.report.dossier import DECISIONS, SignOff, dossier_of
 from privcore.words.dossier_html import render_dossier_html
 from ui.common.errors import guard, show_error
 from ui.common.i18n import current_language, error_text, labels, t, t_plain
-from ui.common.state import ShelfRelease, keep
+from ui.common.state import ShelfRelease, keep, session_owner
 
 #: The context's limits a reason must explain when the page's own are kept.
 _OWN_LIMITS = ("min_k", "max_prosecutor")
@@ -163,16 +164,25 @@ def dossier_downloads(
     context: ReleaseContext,
     chosen: ContextThresholds,
     stem: str,
+    held: Mapping[str, Any],
 ) -> None:
     """The sign-off, then the dossier built on request and offered as HTML, PDF (when
-    this machine can print one; otherwise why not, in words) and JSON."""
+    this machine can print one; otherwise why not, in words) and JSON; with the register
+    asked for, the release is checked against the earlier ones (``held``: the tables of
+    the session's releases, by fingerprint) and recorded."""
     st.subheader(t("dossier.title"))
     sign_off = sign_off_form(entry, context)
     if sign_off is None:
         return
     built_key = f"rp_dossier_{entry.id}"
+    registering = st.toggle(
+        t("rp.dossier.register"),
+        key=keep(f"rp_ctx_{entry.id}_register"),
+        help=t("rp.dossier.register_help"),
+    )
     if st.button(t("rp.dossier.build"), key=f"{built_key}_go", type="primary"):
         with guard():
+            register = _register_findings(report, entry, context, held) if registering else None
             dossier = dossier_of(
                 report,
                 context,
@@ -180,8 +190,12 @@ def dossier_downloads(
                 original=original.frame,
                 release=entry.frame,
                 sign_off=sign_off,
+                register=register,
             )
             st.session_state[built_key] = _documents(dossier, current_language())
+            if registering:
+                entry_id = _register_entry(report, entry, context, sign_off)
+                st.session_state[built_key]["entry"] = entry_id
     documents = st.session_state.get(built_key)
     if not documents:
         return
@@ -211,6 +225,73 @@ def dossier_downloads(
         key=f"{built_key}_json",
     )
     st.caption(t("rp.dossier.sha", sha=documents["sha"]))
+    if documents.get("entry") is not None:
+        st.caption(t("rp.dossier.registered", entry=documents["entry"]))
+
+
+def held_releases(releases: list[ShelfRelease]) -> dict[str, Any]:
+    """The session's releases by the fingerprint the register keeps of them."""
+    from privcore.data import fingerprint
+
+    return {fingerprint(r.frame).sha256: r.frame for r in releases}
+
+
+def _owner() -> str | None:
+    """Whose register the page reads and writes: on a hosted demo each session's own."""
+    return session_owner() if history_scope() == "session" else None
+
+
+def _register_findings(
+    report: Any, entry: ShelfRelease, context: ReleaseContext, held: Mapping[str, Any]
+) -> dict[str, Any]:
+    """This release combined with every earlier one in the register its recipient can
+    hold: the releases this session holds are read from memory, the others from their
+    files (:func:`privcore.report.register.combined_with_earlier`)."""
+    from privcore.data import load
+    from privcore.history import registered_releases
+    from privcore.report.register import combined_with_earlier, summary
+
+    data = report.to_dict()
+    roles = data.get("roles") or {}
+    findings = combined_with_earlier(
+        entry.frame,
+        qi=list(roles.get("qi") or []),
+        key=roles.get("key"),
+        input_sha256=(data.get("fingerprint") or {}).get("sha256"),
+        recipient=context.recipient,
+        access=context.access,
+        min_k=int(data["thresholds"]["min_k"]),
+        earlier=registered_releases(owner=_owner()),
+        read=lambda path: load(path).frame,
+        held=held,
+    )
+    return {**summary(findings), "checked": findings}
+
+
+def _register_entry(
+    report: Any, entry: ShelfRelease, context: ReleaseContext, sign_off: SignOff
+) -> int:
+    """Record the release in the register (no file: the session holds its rows)."""
+    from privcore.history import register_release
+
+    data = report.to_dict()
+    roles = data.get("roles") or {}
+    return register_release(
+        {
+            "recipient": context.recipient,
+            "access": context.access,
+            "qi": list(roles.get("qi") or []),
+            "sa": list(roles.get("sa") or []),
+            "key": roles.get("key"),
+            "input_sha256": (data.get("fingerprint") or {}).get("sha256"),
+            "release_sha256": (data.get("release_fingerprint") or {}).get("sha256"),
+            "release_name": entry.name,
+            "verdict": data.get("verdict"),
+            "decision": sign_off.decision,
+            "report_run": data["run_ids"][-1] if data.get("run_ids") else None,
+            "owner": _owner(),
+        }
+    )
 
 
 def _documents(dossier: Mapping[str, Any], lang: str) -> dict[str, Any]:
