@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,7 +30,6 @@ from privcore.cli.toolkit import (
     load_table,
     paired_engine_inputs,
     positive_int,
-    read_bytes,
     read_json_file,
     release_inputs,
     run_options,
@@ -320,7 +318,9 @@ def dossier_request(args: argparse.Namespace, given: dict[str, Any]) -> DossierR
 
 
 def _sha256(path: str, what: str) -> str:
-    return hashlib.sha256(read_bytes(path, what, "cli.unreadable")).hexdigest()
+    from privcore.report.redo import file_record
+
+    return file_record(path, what)["sha256"]
 
 
 def _files(args: argparse.Namespace) -> dict[str, str]:
@@ -375,50 +375,37 @@ def _reproduction(report: Any, request: DossierRequest, args: argparse.Namespace
     return out
 
 
-def _register_findings(report: Any, request: DossierRequest, release: Any, args: Any) -> dict:
+def _register_findings(report: Any, request: DossierRequest, release: Any) -> dict:
     """The register's findings: this release combined with every earlier one its
-    recipient can hold (:func:`privcore.report.register.combined_with_earlier`)."""
+    recipient can hold (:func:`privcore.report.register.report_against_register`)."""
     from privcore.history import registered_releases
-    from privcore.report.register import combined_with_earlier, summary
+    from privcore.report.register import report_against_register
 
     if release is None:
         return {"status": "not_checked", "reason": "not_in_memory", "checked": []}
-    data = report.to_dict()
-    roles = data.get("roles") or {}
-    findings = combined_with_earlier(
+    return report_against_register(
+        report,
         release,
-        qi=list(roles.get("qi") or []),
-        key=roles.get("key"),
-        input_sha256=(data.get("fingerprint") or {}).get("sha256"),
         recipient=request.context.recipient,
         access=request.context.access,
-        min_k=int(data["thresholds"]["min_k"]),
         earlier=registered_releases(),
         read=lambda path: load_table(path).frame,
     )
-    return {**summary(findings), "checked": findings}
 
 
-def _register_entry(report: Any, request: DossierRequest, args: Any, dossier: dict) -> int:
+def _register_entry(report: Any, request: DossierRequest, args: Any) -> int:
     from privcore.history import register_release
+    from privcore.report.register import register_entry
 
-    data = report.to_dict()
-    roles = data.get("roles") or {}
     return register_release(
-        {
-            "recipient": request.context.recipient,
-            "access": request.context.access,
-            "qi": list(roles.get("qi") or []),
-            "sa": list(roles.get("sa") or []),
-            "key": roles.get("key"),
-            "input_sha256": (data.get("fingerprint") or {}).get("sha256"),
-            "release_sha256": (data.get("release_fingerprint") or {}).get("sha256"),
-            "release_path": str(Path(args.release).resolve()),
-            "release_name": Path(args.release).name,
-            "verdict": data.get("verdict"),
-            "decision": request.sign_off.decision,
-            "report_run": data["run_ids"][-1] if data.get("run_ids") else None,
-        }
+        register_entry(
+            report,
+            recipient=request.context.recipient,
+            access=request.context.access,
+            release_path=str(Path(args.release).resolve()),
+            release_name=Path(args.release).name,
+            decision=request.sign_off.decision,
+        )
     )
 
 
@@ -439,7 +426,7 @@ def write_dossier(
     from privcore.words.dossier_html import render_dossier_html
 
     original, release = _frames(inputs)
-    register = _register_findings(report, request, release, args) if args.register else None
+    register = _register_findings(report, request, release) if args.register else None
     dossier = dossier_of(
         report,
         request.context,
@@ -458,7 +445,7 @@ def write_dossier(
         )
     said = lines(report, args)
     if args.register:
-        entry = _register_entry(report, request, args, dossier)
+        entry = _register_entry(report, request, args)
         said.append(f"register: entry #{entry}; earlier releases: {register['status']}")
     said.append(f"dossier sha256: {dossier['dossier_sha256']}")
     payload = report_json(report)

@@ -45,13 +45,11 @@ from privcore import __version__
 from privcore.core.jsonsafe import plain
 from privcore.errors import ParameterError
 
-__all__ = ["PLAN_FORMAT", "redo_notebook", "redo_plan", "redo_script"]
+__all__ = ["PLAN_FORMAT", "file_record", "redo_notebook", "redo_plan", "redo_script"]
 
 #: The ``format`` of a plan made by :func:`redo_plan`.
 PLAN_FORMAT = "privcore-redo-plan/1"
 
-#: Spec keys a reproduction reads (:func:`privcore.anonymize.spec.check_spec`).
-_SPEC_KEYS = ("algorithm", "constraints", "schema", "release")
 #: Report keys the plan reads.
 _REPORT_KEYS = ("verdict", "checks", "roles", "thresholds")
 #: Formats whose files are not the same bytes when written twice (.xlsx keeps the time).
@@ -120,11 +118,11 @@ def redo_plan(
             "format": PLAN_FORMAT,
             "privcore_version": __version__,
             "input": {
-                **_file_record(input_path, "input"),
+                **file_record(input_path, "input"),
                 "fingerprint": spec["input"]["sha256"],
             },
             "release": {
-                **_file_record(release_path, "release"),
+                **file_record(release_path, "release"),
                 "fingerprint": spec["release"]["sha256"],
             },
             "spec": spec,
@@ -151,24 +149,19 @@ def redo_plan(
 
 
 def _checked_spec(spec: Any) -> dict[str, Any]:
-    """The spec, with what a reproduction needs: an error ``report.redo_spec`` names what
-    is missing; a frequency set's release (written by its engine) is ``report.redo_weighted``."""
-    if not isinstance(spec, Mapping):
-        raise ParameterError(
-            "The redo script needs the release's spec (the JSON of 'privcore anonymize "
-            "--spec-out'), as a mapping.",
-            code="report.redo_spec",
-        )
-    missing = [key for key in _SPEC_KEYS if not spec.get(key)]
-    for key in ("input", "release"):
-        if not isinstance(spec.get(key), Mapping) or not spec[key].get("sha256"):
-            missing.append(f"{key} fingerprint")
+    """The spec, with what a reproduction needs (:func:`privcore.anonymize.spec.check_spec`,
+    then the fingerprints the script compares: ``report.redo_spec`` names what is
+    missing); a frequency set's release (written by its engine) is ``report.redo_weighted``."""
+    from privcore.anonymize.spec import check_spec
+
+    spec = check_spec(spec)
+    missing = [f"{key} fingerprint" for key in ("input", "release") if not _sha(spec, key)]
     if missing:
         raise ParameterError(
-            f"The release spec lacks {', '.join(dict.fromkeys(missing))}: it cannot be "
-            "redone and checked (write it with 'privcore anonymize --spec-out').",
+            f"The release spec lacks {', '.join(missing)}: it cannot be redone and checked "
+            "(write it with 'privcore anonymize --spec-out').",
             code="report.redo_spec",
-            missing=list(dict.fromkeys(missing)),
+            missing=missing,
         )
     if spec.get("weighted"):
         raise ParameterError(
@@ -177,6 +170,11 @@ def _checked_spec(spec: Any) -> dict[str, Any]:
             code="report.redo_weighted",
         )
     return plain(dict(spec))
+
+
+def _sha(spec: Mapping[str, Any], key: str) -> Any:
+    found = spec.get(key)
+    return found.get("sha256") if isinstance(found, Mapping) else None
 
 
 def _report_dict(report: Any) -> dict[str, Any]:
@@ -198,7 +196,7 @@ def _report_dict(report: Any) -> dict[str, Any]:
     return dict(found)
 
 
-def _file_record(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
+def file_record(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
     """A file's name, its path as given and the SHA-256 of its bytes."""
     try:
         digest = hashlib.sha256()
@@ -293,7 +291,7 @@ def _hierarchy_records(
             pairs.append((column.strip(), path))
     out = {}
     for column, path in pairs:
-        record = _file_record(path, f"'{column}' hierarchy")
+        record = file_record(path, f"'{column}' hierarchy")
         out[column] = {"file": record["name"], "sha256": record["sha256"]}
     return out
 

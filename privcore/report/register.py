@@ -65,6 +65,8 @@ __all__ = [
     "STATUSES",
     "combined_with_earlier",
     "earlier_to_check",
+    "register_entry",
+    "report_against_register",
     "summary",
 ]
 
@@ -294,4 +296,57 @@ def summary(findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "entries": len(findings),
         **by_status,
         "min_effective_k": min(ks) if ks else None,
+    }
+
+
+def report_against_register(
+    report: Any,
+    release: pd.DataFrame,
+    *,
+    recipient: str,
+    access: str,
+    earlier: Sequence[Mapping[str, Any]],
+    read: Callable[[str], pd.DataFrame],
+    held: Mapping[str, pd.DataFrame] | None = None,
+) -> dict[str, Any]:
+    """The register's findings on the release a readiness ``report`` (a
+    :class:`~privcore.report.ReadinessReport` or its ``to_dict()``) assessed: its roles,
+    input fingerprint and smallest class size, ``release`` (its rows) combined with the
+    ``earlier`` entries (:func:`combined_with_earlier`); :func:`summary` with the findings
+    under ``checked``. The command line and the Report page both ask it this way."""
+    data = report.to_dict() if hasattr(report, "to_dict") else dict(report)
+    roles = data.get("roles") or {}
+    findings = combined_with_earlier(
+        release,
+        qi=list(roles.get("qi") or []),
+        key=roles.get("key"),
+        input_sha256=(data.get("fingerprint") or {}).get("sha256"),
+        recipient=recipient,
+        access=access,
+        min_k=int(data["thresholds"]["min_k"]),
+        earlier=earlier,
+        read=read,
+        held=held,
+    )
+    return {**summary(findings), "checked": findings}
+
+
+def register_entry(report: Any, *, recipient: str, access: str, **given: Any) -> dict[str, Any]:
+    """The register entry (:func:`privcore.history.register_release`) of the release a
+    readiness ``report`` assessed: who receives it and how, its roles, the fingerprints
+    of its input and of the release, its verdict and the report's run; ``given`` adds
+    ``release_path``, ``release_name``, ``decision`` and ``owner``."""
+    data = report.to_dict() if hasattr(report, "to_dict") else dict(report)
+    roles = data.get("roles") or {}
+    return {
+        "recipient": recipient,
+        "access": access,
+        "qi": list(roles.get("qi") or []),
+        "sa": list(roles.get("sa") or []),
+        "key": roles.get("key"),
+        "input_sha256": (data.get("fingerprint") or {}).get("sha256"),
+        "release_sha256": (data.get("release_fingerprint") or {}).get("sha256"),
+        "verdict": data.get("verdict"),
+        "report_run": data["run_ids"][-1] if data.get("run_ids") else None,
+        **given,
     }

@@ -23,7 +23,7 @@ from privcore.report.context import (
 from privcore.report.dossier import DECISIONS, SignOff, dossier_of
 from privcore.words.dossier_html import render_dossier_html
 from ui.common.errors import guard, show_error
-from ui.common.i18n import current_language, error_text, labels, t, t_plain
+from ui.common.i18n import current_language, error_text, escape_md, labels, t, t_plain
 from ui.common.state import ShelfRelease, keep, session_owner
 
 #: The context's limits a reason must explain when the page's own are kept.
@@ -101,10 +101,9 @@ def chosen_thresholds(
         key=keep(f"rp_ctx_{entry.id}_reason"),
         help=t("rp.dossier.keep_own_help"),
     ).strip()
-    given = {k: v for k, v in page.items() if v is not None or k not in _OWN_LIMITS}
-    if not reason:
-        given = {k: v for k, v in given.items() if k not in _OWN_LIMITS}
-    reasons = {name: reason for name in _OWN_LIMITS if name in given} if reason else {}
+    own = {k: page[k] for k in _OWN_LIMITS if page.get(k) is not None} if reason else {}
+    given = {**{k: v for k, v in page.items() if k not in _OWN_LIMITS}, **own}
+    reasons = dict.fromkeys(own, reason)
     try:
         chosen = context_thresholds(context, given, reasons)
     except PrivcoreError as exc:
@@ -216,7 +215,7 @@ def dossier_downloads(
             key=f"{built_key}_pdf",
         )
     else:
-        c2.warning(documents["pdf_error"], icon=":material/picture_as_pdf:")
+        c2.warning(escape_md(documents["pdf_error"]), icon=":material/picture_as_pdf:")
     c3.download_button(
         t("rp.dossier.json"),
         documents["json"],
@@ -246,26 +245,20 @@ def _register_findings(
 ) -> dict[str, Any]:
     """This release combined with every earlier one in the register its recipient can
     hold: the releases this session holds are read from memory, the others from their
-    files (:func:`privcore.report.register.combined_with_earlier`)."""
+    files (:func:`privcore.report.register.report_against_register`)."""
     from privcore.data import load
     from privcore.history import registered_releases
-    from privcore.report.register import combined_with_earlier, summary
+    from privcore.report.register import report_against_register
 
-    data = report.to_dict()
-    roles = data.get("roles") or {}
-    findings = combined_with_earlier(
+    return report_against_register(
+        report,
         entry.frame,
-        qi=list(roles.get("qi") or []),
-        key=roles.get("key"),
-        input_sha256=(data.get("fingerprint") or {}).get("sha256"),
         recipient=context.recipient,
         access=context.access,
-        min_k=int(data["thresholds"]["min_k"]),
         earlier=registered_releases(owner=_owner()),
         read=lambda path: load(path).frame,
         held=held,
     )
-    return {**summary(findings), "checked": findings}
 
 
 def _register_entry(
@@ -273,24 +266,17 @@ def _register_entry(
 ) -> int:
     """Record the release in the register (no file: the session holds its rows)."""
     from privcore.history import register_release
+    from privcore.report.register import register_entry
 
-    data = report.to_dict()
-    roles = data.get("roles") or {}
     return register_release(
-        {
-            "recipient": context.recipient,
-            "access": context.access,
-            "qi": list(roles.get("qi") or []),
-            "sa": list(roles.get("sa") or []),
-            "key": roles.get("key"),
-            "input_sha256": (data.get("fingerprint") or {}).get("sha256"),
-            "release_sha256": (data.get("release_fingerprint") or {}).get("sha256"),
-            "release_name": entry.name,
-            "verdict": data.get("verdict"),
-            "decision": sign_off.decision,
-            "report_run": data["run_ids"][-1] if data.get("run_ids") else None,
-            "owner": _owner(),
-        }
+        register_entry(
+            report,
+            recipient=context.recipient,
+            access=context.access,
+            release_name=entry.name,
+            decision=sign_off.decision,
+            owner=_owner(),
+        )
     )
 
 
