@@ -47,6 +47,26 @@ def _infeasible(problem: Problem, lattice: Lattice) -> InfeasibleError:
     )
 
 
+def _datafly_top(problem: Problem, lattice: Lattice) -> InfeasibleError:
+    """Datafly's greedy path ended at the top unsatisfied. That proves nothing about the
+    other nodes: with a suppression budget a less generalized node can still meet the
+    constraints (generalizing merges a class that suppression would drop into one that
+    then fails, e.g. recursive (c,l)-diversity), so the error says so and names the
+    searches that look at every node, rather than "no generalization meets them"."""
+    top = lattice.evaluate(lattice.top)
+    return InfeasibleError(
+        "Datafly's path (one level at a time on the quasi-identifier with the most "
+        "distinct values) reached every quasi-identifier at '*' without meeting the "
+        f"constraints: {top.violating_rows} row(s) still violate there, and at most "
+        f"{problem.budget} may be suppressed. With suppression a less generalized node may "
+        "still meet them: try Samarati, Incognito or the optimal search, which look at "
+        "every node, or loosen the constraints.",
+        code="anonymize.datafly_top",
+        violating=top.violating_rows,
+        budget=problem.budget,
+    )
+
+
 def _lattice_of(call: Call) -> tuple[Problem, Lattice]:
     """The prepared problem (every QI needs a hierarchy) and its lattice."""
     problem = call.prepare(need_hierarchies=True)
@@ -116,7 +136,7 @@ def datafly(call: Call) -> Release:
             break
         open_qis = [q for q in range(len(node)) if node[q] < lattice.heights[q]]
         if not open_qis:
-            raise _infeasible(problem, lattice)
+            raise _datafly_top(problem, lattice)
         fs = result.frequencies
         distinct = [
             len(distinct_values(fs.labels[:, q])) if q in open_qis else -1 for q in range(len(node))

@@ -672,7 +672,9 @@ def test_top_node_failing_is_infeasible(hospital, max_suppression):
             anonymize(
                 frame, schema, constraints, algorithm=algorithm, max_suppression=max_suppression
             )
-        assert info.value.code == "anonymize.infeasible"
+        # Datafly's path knows only that the top fails, and says only that
+        expected = "anonymize.datafly_top" if algorithm == "datafly" else "anonymize.infeasible"
+        assert info.value.code == expected
         assert info.value.params == {"violating": 9, "budget": budget}
 
 
