@@ -195,7 +195,7 @@ class Release:
         frequency set's release hashes its weights too (:func:`weighted_fingerprint`)."""
         return weighted_fingerprint(self.frame, self.weights)
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self, written: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The generalization applied, as JSON-able data that reproduces the release
         (:func:`privcore.anonymize.spec.reproduce`): the algorithm, its constraints,
         options, suppression limit and seed; the roles and hierarchies it used; the
@@ -203,7 +203,12 @@ class Release:
         the release, so a reproduction is checked cell for cell. A frequency set's
         release records ``weighted`` (its fingerprints include the weights; it is
         reproduced from the same frequency set and weights). A release whose rows stay
-        in its engine has none (``anonymize.release_in_engine``)."""
+        in its engine has none (``anonymize.release_in_engine``).
+
+        ``written``: how the release file was written, when the spec goes with one —
+        ``shuffled`` (rows shuffled by :meth:`export`), ``seed`` (of that shuffle) and
+        ``formula_guard`` (CSV/TSV cells guarded by :func:`privcore.data.save`) — kept
+        under ``written`` so that a reproduction writes the same bytes."""
         if self.engine_records is not None:
             raise ParameterError(
                 f"This release stands for {self.n_records:,} records whose rows stay in its "
@@ -231,10 +236,11 @@ class Release:
             "params": self.params,
             "synthetic": self.synthetic,
             **({} if self.weights is None else {"weighted": True}),
+            **({} if written is None else {"written": checked_written(written)}),
         }
 
-    def spec_json(self) -> str:
-        return json.dumps(self.spec(), ensure_ascii=False, indent=2, default=_json_default)
+    def spec_json(self, written: Mapping[str, Any] | None = None) -> str:
+        return json.dumps(self.spec(written), ensure_ascii=False, indent=2, default=_json_default)
 
     def history_summary(self) -> dict[str, Any]:
         """The figures the history keeps of a release (pages and CLI alike; no data)."""
@@ -318,3 +324,31 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.tolist()
     return str(value)
+
+
+#: The keys of a spec's ``written`` record, with their types.
+WRITTEN_KEYS = {"shuffled": bool, "seed": int, "formula_guard": bool}
+
+
+def checked_written(written: Mapping[str, Any]) -> dict[str, Any]:
+    """How a release file was written (:meth:`Release.spec`), checked: exactly the keys
+    of :data:`WRITTEN_KEYS`, each of its type (a seed ≥ 0)."""
+    out = {}
+    for key, kind in WRITTEN_KEYS.items():
+        value = written.get(key)
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if not ok or (key == "seed" and value < 0):
+            raise ParameterError(
+                f"How the release was written needs {key} as a {kind.__name__}, not {value!r}.",
+                code="anonymize.bad_written",
+                key=key,
+            )
+        out[key] = value
+    unknown = sorted(set(written) - set(WRITTEN_KEYS))
+    if unknown:
+        raise ParameterError(
+            f"How the release was written has no key {', '.join(map(str, unknown))}.",
+            code="anonymize.bad_written",
+            key=unknown[0],
+        )
+    return out

@@ -280,7 +280,9 @@ def _write_release(release: Any, args: argparse.Namespace, seed: int) -> dict[st
     if args.report:
         write_text(args.report, history.to_json(report), "--report")
     if args.spec_out:
-        write_text(args.spec_out, release.spec_json(), "--spec-out")
+        written = {"shuffled": not args.keep_order, "seed": seed}
+        written["formula_guard"] = bool(args.formula_guard)
+        write_text(args.spec_out, release.spec_json(written), "--spec-out")
     return report
 
 

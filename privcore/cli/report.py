@@ -361,9 +361,9 @@ def _reproduction(report: Any, request: DossierRequest, args: argparse.Namespace
         report=report,
         context=request.context.to_dict(),
         hierarchies=list(args.hierarchy or ()),
-        # without a key the report matched rows by position: the file kept the order
+        # for a spec that does not record how its file was written: without a key the
+        # report matched rows by position, so the file kept the order
         keep_order=args.key is None,
-        formula_guard=True,
     )
     out = {}
     if args.script:

@@ -69,8 +69,8 @@ def redo_plan(
     report: Any,
     context: Any = None,
     hierarchies: Mapping[str, str | os.PathLike[str]] | Sequence[str] | None = None,
-    keep_order: bool = False,
-    formula_guard: bool = True,
+    keep_order: bool | None = None,
+    formula_guard: bool | None = None,
     shuffle_seed: int | None = None,
     roll_size: int | None = None,
     seed: int | None = None,
@@ -87,10 +87,14 @@ def redo_plan(
     read, as ``{column: path}`` or ``["COLUMN=FILE", …]`` (``--hierarchy``); the script
     reads them beside the input file.
 
-    How the release file was written, as ``privcore anonymize`` writes it:
-    ``keep_order`` (``--keep-order``: not shuffled), ``formula_guard`` (False with
-    ``--no-formula-guard``) and ``shuffle_seed`` (the seed of the shuffle: by default the
-    spec's seed, which is ``--seed`` for a new release and the spec's for ``--from-spec``).
+    How the release file was written: the spec's own record (``written``: ``shuffled``,
+    ``seed``, ``formula_guard``, kept by ``privcore anonymize --spec-out`` and the
+    Anonymize page) when it has one — it wins, the plan's ``written.source`` is then
+    ``"spec"``. For a spec without it (``source`` ``"given"``): ``keep_order``
+    (``--keep-order``: not shuffled; default False), ``formula_guard`` (False with
+    ``--no-formula-guard``; default True) and ``shuffle_seed`` (the seed of the shuffle:
+    by default the spec's seed, which is ``--seed`` for a new release and the spec's for
+    ``--from-spec``).
     ``roll_size`` and ``seed``: the report's voter roll, by default the size and seed
     the report's attacks record.
 
@@ -215,14 +219,25 @@ def file_record(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
 def _written(
     release_name: str,
     spec: Mapping[str, Any],
-    keep_order: bool,
-    formula_guard: bool,
+    keep_order: bool | None,
+    formula_guard: bool | None,
     shuffle_seed: int | None,
 ) -> dict[str, Any]:
     """How ``privcore anonymize`` wrote the release file (``_write_release`` of the
     command line): ``save(release.export(shuffle=not keep_order, seed=seed), out,
     formula_guard=...)``, the format from the file's extension."""
     suffix = Path(release_name).suffix.lower()
+    recorded = spec.get("written")
+    source = "spec" if isinstance(recorded, Mapping) else "given"
+    if source == "spec":
+        from privcore.anonymize.release import checked_written
+
+        recorded = checked_written(recorded)
+        keep_order = not recorded["shuffled"]
+        formula_guard = recorded["formula_guard"]
+        shuffle_seed = recorded["seed"]
+    keep_order = bool(keep_order) if keep_order is not None else False
+    formula_guard = True if formula_guard is None else formula_guard
     seed = spec.get("seed", 0) if shuffle_seed is None else shuffle_seed
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(
@@ -238,6 +253,7 @@ def _written(
         "seed": seed,
         "formula_guard": bool(formula_guard),
         "bytes_comparable": suffix not in _TIMESTAMPED,
+        "source": source,
     }
 
 

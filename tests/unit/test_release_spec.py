@@ -141,3 +141,25 @@ def test_a_deeply_nested_spec_is_a_clear_error():
     with pytest.raises(ParameterError) as info:
         read_spec("[" * 100_000 + "]" * 100_000)
     assert info.value.code == "anonymize.bad_spec"
+
+
+def test_a_spec_records_how_its_file_was_written(hospital):
+    """``written`` (shuffled, seed, formula guard) is kept when given, checked, and a
+    reproduction reads the spec with it."""
+    frame, schema = hospital
+    made = anonymize(frame, schema, [KAnonymity(3)], algorithm="optimal")
+    assert "written" not in made.spec()
+    written = {"shuffled": True, "seed": 4, "formula_guard": False}
+    spec = json.loads(made.spec_json(written))
+    assert spec["written"] == written
+    assert reproduce(frame, read_spec(json.dumps(spec))).fingerprint == made.fingerprint
+    for bad in (
+        {**written, "seed": -1},
+        {**written, "seed": True},
+        {**written, "shuffled": 1},
+        {"shuffled": True, "seed": 4},
+        {**written, "order": "kept"},
+    ):
+        with pytest.raises(ParameterError) as caught:
+            made.spec(bad)
+        assert caught.value.code == "anonymize.bad_written"

@@ -344,13 +344,53 @@ def test_register_catches_a_second_release_that_breaks_k(tmp_path, capsys):
     assert "combined with an earlier release, k breaks" in page
 
 
-def test_cli_script_redoes_the_release_byte_for_byte(tmp_path, capsys):
-    """``report --context --pdf --script --notebook``; then ``python redo.py`` in a
-    folder holding only the input and its hierarchies rebuilds the release file byte for
-    byte and finds the same verdicts."""
+def _fresh_venv(folder: Path) -> Path:
+    """A new virtual environment with privcore installed from a wheel built of this
+    tree, its dependencies read (not copied) from the environment running the tests —
+    nothing is downloaded: the interpreter of a reader who ran ``pip install``."""
     import shutil
     import subprocess
     import sys
+    import sysconfig
+
+    root = Path(__file__).resolve().parents[2]
+    source = folder / "source"
+    source.mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source / name)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for package in ("privcore", "ui"):
+        shutil.copytree(root / package, source / package, ignore=skip)
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    wheels = folder / "wheels"
+    quiet = {"capture_output": True, "text": True, "timeout": 300}
+    built = subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheels, source],
+        **quiet,
+    )
+    assert built.returncode == 0, built.stderr
+    venv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    python = venv / "bin" / "python"
+    wheel = next(wheels.glob("*.whl"))
+    installed = subprocess.run(
+        [*pip, "--python", python, "install", "--no-deps", "--no-index", wheel], **quiet
+    )
+    assert installed.returncode == 0, installed.stderr
+    where = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], **quiet
+    )
+    deps = sysconfig.get_paths()["purelib"]
+    Path(where.stdout.strip(), "dependencies.pth").write_text(deps + "\n", encoding="utf-8")
+    return python
+
+
+def test_cli_script_redoes_the_release_byte_for_byte(tmp_path, capsys):
+    """``report --context --pdf --script --notebook``; then ``python redo.py`` with a
+    fresh virtual environment, in a folder holding only the input and its hierarchies,
+    rebuilds the release file byte for byte and finds the same verdicts."""
+    import shutil
+    import subprocess
 
     context = tmp_path / "context.json"
     context.write_text(json.dumps(CONTEXT))
@@ -367,21 +407,27 @@ def test_cli_script_redoes_the_release_byte_for_byte(tmp_path, capsys):
     dossier = json.loads((tmp_path / "dossier.json").read_text(encoding="utf-8"))
     assert dossier["reproduction"] == {"script": "redo.py", "notebook": "redo.ipynb"}
     assert (tmp_path / "dossier.pdf").read_bytes().startswith(b"%PDF")
+    spec = json.loads((tmp_path / "spec.json").read_text(encoding="utf-8"))
+    assert spec["written"] == {"shuffled": False, "seed": 0, "formula_guard": True}
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     for name in ("hospital.csv", "hospital_hierarchy_ZIP.csv", "hospital_hierarchy_Age.csv"):
         shutil.copy(HOSPITAL / name, fresh / name)
     shutil.copy(tmp_path / "redo.py", fresh / "redo.py")
-    root = Path(__file__).resolve().parents[2]
+    python = _fresh_venv(tmp_path / "reader")
+    clean = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "redo.py"],
+        [python, "redo.py"], cwd=fresh, capture_output=True, text=True, env=clean, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    whose = subprocess.run(
+        [python, "-c", "import privcore; print(privcore.__file__)"],
         cwd=fresh,
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
-        timeout=300,
+        env=clean,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert whose.stdout.startswith(str(tmp_path / "reader" / "venv")), whose.stdout
     redone = fresh / "redo-release.csv"
     assert redone.read_bytes() == (tmp_path / "release.csv").read_bytes()
     assert "DIFFERENT" not in done.stdout

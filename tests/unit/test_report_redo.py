@@ -283,8 +283,31 @@ def test_what_the_plan_cannot_do_without_is_a_clear_error(made, tmp_path):
     assert code(input_path=tmp_path / "nope.csv") == "report.redo_unreadable"
     assert code(hierarchies=["sex"]) == "report.redo_hierarchy"
     assert code(context=["public"]) == "report.redo_context"
-    assert code(shuffle_seed=-1) == "report.redo_seed"
+    unrecorded = {k: v for k, v in spec.items() if k != "written"}
+    assert code(spec=unrecorded, shuffle_seed=-1) == "report.redo_seed"
+    assert code(spec={**spec, "written": {"shuffled": "yes"}}) == "anonymize.bad_written"
+    bad_seed = {**spec, "written": {**spec["written"], "seed": -1}}
+    assert code(spec=bad_seed) == "anonymize.bad_written"
     for make in (redo_script, redo_notebook):
         with pytest.raises(ParameterError) as caught:
             make({"format": "something else"})
         assert caught.value.code == "report.redo_plan"
+
+
+def test_the_spec_says_how_its_file_was_written(made):
+    """``anonymize --spec-out`` records how it wrote the release (shuffled with seed 7,
+    formula-guarded); the plan follows that record over what it is told, and follows
+    what it is told only for a spec without one."""
+    work, spec, report = made["work"], made["spec"], made["report"]
+    assert spec["written"] == {"shuffled": True, "seed": 7, "formula_guard": True}
+    files = {"input_path": work / "table.csv", "release_path": work / "release.csv"}
+    told = {"keep_order": True, "formula_guard": False, "shuffle_seed": 1}
+    plan = redo_plan(**files, spec=spec, report=report, **told)
+    written = plan["written"]
+    assert (written["shuffled"], written["seed"], written["formula_guard"]) == (True, 7, True)
+    assert written["source"] == "spec"
+    unrecorded = {k: v for k, v in spec.items() if k != "written"}
+    plan = redo_plan(**files, spec=unrecorded, report=report, **told)
+    written = plan["written"]
+    assert (written["shuffled"], written["seed"], written["formula_guard"]) == (False, 1, False)
+    assert written["source"] == "given"
