@@ -101,7 +101,9 @@ if stored is not None:
     view.html_download(report, stem, current=current)
     if context_choice is not None and current:
         held = dossier.held_releases(wb.releases())
-        dossier.dossier_downloads(report, entry, original, context, context_choice, stem, held)
+        dossier.dossier_downloads(
+            report, entry, original, context, context_choice, stem, held, schema.hierarchies
+        )
     st.download_button(
         t("rp.download_release", order=t("rp.shuffled") if entry.shuffled else t("rp.in_order")),
         data=lambda: runs.release_csv(entry),  # built on click, on its own thread

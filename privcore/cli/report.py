@@ -148,6 +148,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             "--algorithm-report": args.algorithm_report,
             "--context": args.context,
             "--spec": args.spec,
+            "--intruder-register": args.intruder_register,
             **hierarchy_inputs(args),
         },
     )
@@ -251,17 +252,20 @@ def _threshold_options(r: argparse.ArgumentParser) -> None:
 # ``--notebook`` write it as JSON and what redoes the release from ``--spec``.
 
 _NEEDS_CONTEXT = ("dossier_json", "script", "notebook", "decision", "sharing_condition")
+_NEEDS_CONTEXT += ("intruder_register", "intruder_column")
 
 
 @dataclass(frozen=True)
 class DossierRequest:
     """What the dossier options asked, read and checked before any work: the context,
-    the thresholds it chose (``thresholds``: the report's, by field) and the sign-off."""
+    the thresholds it chose (``thresholds``: the report's, by field), the sign-off and
+    the register columns of the quasi-identifiers (``--intruder-column``)."""
 
     context: Any
     chosen: Any
     thresholds: dict[str, Any]
     sign_off: Any
+    intruder_columns: dict[str, str]
 
 
 def _reasons(pairs: list[str] | None) -> dict[str, str]:
@@ -314,7 +318,8 @@ def dossier_request(args: argparse.Namespace, given: dict[str, Any]) -> DossierR
             "(written by 'privcore anonymize --spec-out').",
             code="cli.script_needs_spec",
         )
-    return DossierRequest(context, chosen, thresholds, sign_off)
+    columns = _intruder_columns(args.intruder_column)
+    return DossierRequest(context, chosen, thresholds, sign_off, columns)
 
 
 def _sha256(path: str, what: str) -> str:
@@ -393,6 +398,47 @@ def _register_findings(report: Any, request: DossierRequest, release: Any) -> di
     )
 
 
+def _intruder_columns(pairs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or ():
+        qi, sep, column = pair.partition("=")
+        if not sep or not qi.strip() or not column.strip():
+            raise ParameterError(
+                f"--intruder-column takes QI=COLUMN (age=Age), not {pair!r}.",
+                code="cli.intruder_column",
+            )
+        out[qi.strip()] = column.strip()
+    return out
+
+
+_AWAY = {"note": "not_in_memory"}
+
+
+def _intruder_linkage(
+    report: Any, request: DossierRequest, inputs: Any, release: Any, args: Any
+) -> dict | None:
+    """``--intruder-register``: the release linked with the register the intruder holds
+    (:func:`privcore.report.intruder.register_linkage`), or a note when the release
+    stayed in its engine; None when no register was given."""
+    if not args.intruder_register:
+        return None
+    from privcore.report.intruder import register_linkage
+
+    name = Path(args.intruder_register).name
+    qi = list(report.roles.get("qi") or [])
+    if release is None:
+        return {"attack": "linkage_register", "register": name, "knowledge": qi, **_AWAY}
+    return register_linkage(
+        release,
+        load_table(args.intruder_register).frame,
+        qi,
+        columns=request.intruder_columns,
+        key=args.key,
+        hierarchies=dict(getattr(inputs.schema, "hierarchies", None) or {}),
+        name=name,
+    )
+
+
 def _register_entry(report: Any, request: DossierRequest, args: Any) -> int:
     from privcore.history import register_release
     from privcore.report.register import register_entry
@@ -435,6 +481,7 @@ def write_dossier(
         release=release,
         sign_off=request.sign_off,
         register=register,
+        intruder_register=_intruder_linkage(report, request, inputs, release, args),
         files=_files(args),
         reproduction=_reproduction(report, request, args),
     )
@@ -491,6 +538,20 @@ def dossier_options(r: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check the release against the earlier ones in the register (same recipient, "
         "or public) and record it there",
+    )
+    r.add_argument(
+        "--intruder-register",
+        metavar="FILE",
+        help="a register the intruder holds (electoral roll, customer file): linked with "
+        "the release in the motivated intruder test; matches are checked with --key when "
+        "the register holds it",
+    )
+    r.add_argument(
+        "--intruder-column",
+        action="append",
+        metavar="QI=COLUMN",
+        help="the register's column holding a quasi-identifier (repeatable; default: the "
+        "column of the same name)",
     )
 
 

@@ -254,11 +254,14 @@ def intruder_record(
     *,
     background: Mapping[str, Any] | None = None,
     register: Mapping[str, Any] | None = None,
+    intruder_register: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The motivated intruder test as a record: the intruder's assumed knowledge (the
     context's ``attacker_knowledge``; the columns named there that are in the release but
     not tagged quasi-identifiers are listed in ``knowledge_not_qi``: the attacks did not
-    use them, so the record says so), and what each attack achieved."""
+    use them, so the record says so), and what each attack achieved — with the linkage
+    of a register the intruder holds (``intruder_register``: the run of
+    :func:`privcore.report.intruder.register_linkage`) when one was given."""
     roles = report.get("roles") or {}
     qi = [str(c) for c in roles.get("qi") or []]
     columns = (
@@ -283,6 +286,7 @@ def intruder_record(
             "roll_size": roll.get("size"),
             "seed": roll.get("seed"),
         },
+        *([dict(intruder_register)] if intruder_register is not None else []),
         {
             "attack": "homogeneity",
             "knowledge": qi,
@@ -403,13 +407,15 @@ def build_dossier(
     population: Mapping[str, Any] | None = None,
     background: Mapping[str, Any] | None = None,
     register: Mapping[str, Any] | None = None,
+    intruder_register: Mapping[str, Any] | None = None,
     files: Mapping[str, Any] | None = None,
     reproduction: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The dossier of a release as a JSON-safe mapping (see the module): the readiness
     ``report`` (a :class:`~privcore.report.ReadinessReport` or its ``to_dict()``), the
     ``context`` and the thresholds it ``chose`` (the report must have been checked
-    against them), the evidence, the intruder record, the register's findings, the
+    against them), the evidence, the intruder record (with the linkage of the
+    ``intruder_register`` when given), the register's findings, the
     ``sign_off``, the fingerprints of the input, the release and the ``files`` given
     (spec, hierarchies: name → SHA-256), the ``reproduction`` files written with it
     (``script``, ``notebook``: their names) and the dossier's own fingerprint."""
@@ -437,7 +443,13 @@ def build_dossier(
             for c in chosen.choices
         ],
         "evidence": evidence(data, population),
-        "intruder": intruder_record(data, context, background=background, register=register),
+        "intruder": intruder_record(
+            data,
+            context,
+            background=background,
+            register=register,
+            intruder_register=intruder_register,
+        ),
         "register": dict(register) if register is not None else {"status": "not_asked"},
         "sign_off": sign_off.to_dict(),
         "decision_against_verdict": _against(sign_off.decision, data.get("verdict")),

@@ -78,6 +78,12 @@ def _interval(bounds: Any, lang: str) -> str:
     return f"[{figure(bounds[0], lang=lang)}, {figure(bounds[1], lang=lang)}]"
 
 
+def _percent_interval(bounds: Any) -> str:
+    if not bounds or len(bounds) != 2 or None in bounds:
+        return "—"
+    return f"[{percent(bounds[0], 1)}, {percent(bounds[1], 1)}]"
+
+
 def _section(name: str, lang: str, body: Sequence[str], level: int = 2) -> list[str]:
     heading = f"<h{level}>{_e(_w('section.' + name, lang))}</h{level}>"
     return [f'<section id="{_e(name)}">', heading, *body, "</section>"]
@@ -235,12 +241,20 @@ def _intruder(dossier: Mapping[str, Any], lang: str) -> Iterator[str]:
     for run in record.get("attacks") or []:
         body.append(
             "<tr>"
-            f"<td>{_e(_code('attack', run.get('attack'), lang))}</td>"
+            f"<td>{_e(_attack_name(run, lang))}</td>"
             f"<td>{_e(_shown(run.get('knowledge'), lang))}</td>"
             f"<td>{_e(_achieved(run, lang))}</td>"
             "</tr>"
         )
     yield f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _attack_name(run: Mapping[str, Any], lang: str) -> str:
+    """The attack in words, with the file name of the intruder's register it used."""
+    name = _code("attack", run.get("attack"), lang)
+    if run.get("attack") == "linkage_register" and run.get("register"):
+        name += f" ({run['register']})"
+    return name
 
 
 def _achieved(run: Mapping[str, Any], lang: str) -> str:
@@ -249,6 +263,8 @@ def _achieved(run: Mapping[str, Any], lang: str) -> str:
         return _code("register_status", run.get("status"), lang)
     if run.get("note"):
         return _code("status", "not_measured", lang) + " — " + _code("note", run["note"], lang)
+    if run.get("attack") == "linkage_register":
+        return _register_achieved(run, lang)
     share = run.get("share")
     params = {
         "records": figure(run.get("achieved"), lang=lang),
@@ -257,6 +273,28 @@ def _achieved(run: Mapping[str, Any], lang: str) -> str:
     }
     key = "intruder.achieved_interval" if run.get("interval") else "intruder.achieved_records"
     return _w(key, lang, **params)
+
+
+def _register_achieved(run: Mapping[str, Any], lang: str) -> str:
+    """The intruder register's linkage in words: re-identifications checked by the row
+    key, or — without it — unique matches that are claims, said to be so."""
+    params = {
+        "unique": figure(run.get("unique_matches"), lang=lang),
+        "size": figure(run.get("register_size"), lang=lang),
+        "unique_share": percent(run.get("unique_share") or 0.0, 1),
+        "unique_interval": _percent_interval(run.get("unique_interval")),
+    }
+    if run.get("truth") != "key":
+        return _w("intruder.register_claimed", lang, **params)
+    share = run.get("reidentified_share")
+    params.update(
+        records=figure(run.get("reidentified"), lang=lang),
+        targets=figure(run.get("targets"), lang=lang),
+        share="—" if share is None else percent(share, 1),
+        interval=_percent_interval(run.get("reidentified_interval")),
+        false=figure(run.get("false_matches"), lang=lang),
+    )
+    return _w("intruder.register_verified", lang, **params)
 
 
 def _register(dossier: Mapping[str, Any], lang: str) -> list[str]:

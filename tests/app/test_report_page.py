@@ -211,3 +211,17 @@ def test_the_dossier_follows_the_context_and_offers_its_documents():
     k = report.measurement["k"]  # itself again: the intersection is its own classes
     assert register["min_effective_k"] == k
     assert register["status"] == ("holds" if k >= report.thresholds.min_k else "breaks_k")
+    # a register the intruder holds, its columns mapped: linked in the intruder record
+    roll = "who,postcode,years\nA,47677,29\nB,47602,22\nC,47905,43\nD,47999,60\n"
+    at.file_uploader(key=f"{scope}_intruder").upload("roll.csv", roll.encode(), "text/csv")
+    at.run()
+    at.selectbox(key=f"{scope}_intruder_map_ZIP").set_value("postcode")
+    at.selectbox(key=f"{scope}_intruder_map_Age").set_value("years")
+    at.button(key=f"rp_dossier_{release}_go").click().run()
+    no_exceptions(at)
+    built = json.loads(at.session_state[f"rp_dossier_{release}"]["json"])
+    runs = {r["attack"]: r for r in built["intruder"]["attacks"]}
+    linked = runs["linkage_register"]
+    assert linked["register"] == "roll.csv" and linked["register_size"] == 4
+    assert linked["columns"] == {"ZIP": "postcode", "Age": "years"}
+    assert linked["truth"] == "unknown" and linked["matched"] >= linked["unique_matches"]

@@ -116,6 +116,7 @@ def test_privcore_report_has_no_text_html_or_row_group_by():
         "context.py",
         "dossier.py",
         "findings.py",
+        "intruder.py",
         "readiness.py",
         "reconstructed.py",
         "redo.py",

@@ -24,7 +24,8 @@ from privcore.report.dossier import DECISIONS, SignOff, dossier_of
 from privcore.words.dossier_html import render_dossier_html
 from ui.common.errors import guard, show_error
 from ui.common.i18n import current_language, error_text, escape_md, labels, t, t_plain
-from ui.common.state import ShelfRelease, keep, session_owner
+from ui.common.state import ShelfRelease, keep, load_upload, session_owner
+from ui.common.workspace.shelf import RELEASE_TYPES
 
 #: The context's limits a reason must explain when the page's own are kept.
 _OWN_LIMITS = ("min_k", "max_prosecutor")
@@ -164,11 +165,13 @@ def dossier_downloads(
     chosen: ContextThresholds,
     stem: str,
     held: Mapping[str, Any],
+    hierarchies: Mapping[str, Any],
 ) -> None:
     """The sign-off, then the dossier built on request and offered as HTML, PDF (when
     this machine can print one; otherwise why not, in words) and JSON; with the register
     asked for, the release is checked against the earlier ones (``held``: the tables of
-    the session's releases, by fingerprint) and recorded."""
+    the session's releases, by fingerprint) and recorded; with a register the intruder
+    holds uploaded, the release is linked with it (``hierarchies``: the schema's)."""
     st.subheader(t("dossier.title"))
     sign_off = sign_off_form(entry, context)
     if sign_off is None:
@@ -179,6 +182,7 @@ def dossier_downloads(
         key=keep(f"rp_ctx_{entry.id}_register"),
         help=t("rp.dossier.register_help"),
     )
+    intruder = intruder_register_form(entry, list(report.roles.get("qi") or []))
     if st.button(t("rp.dossier.build"), key=f"{built_key}_go", type="primary"):
         with guard():
             register = _register_findings(report, entry, context, held) if registering else None
@@ -190,6 +194,9 @@ def dossier_downloads(
                 release=entry.frame,
                 sign_off=sign_off,
                 register=register,
+                intruder_register=None
+                if intruder is None
+                else _intruder_linkage(report, entry, hierarchies, intruder),
             )
             st.session_state[built_key] = _documents(dossier, current_language())
             if registering:
@@ -226,6 +233,61 @@ def dossier_downloads(
     st.caption(t("rp.dossier.sha", sha=documents["sha"]))
     if documents.get("entry") is not None:
         st.caption(t("rp.dossier.registered", entry=documents["entry"]))
+
+
+def intruder_register_form(entry: ShelfRelease, qi: list[str]) -> dict[str, Any] | None:
+    """An optional register the intruder holds (an electoral roll, a customer file),
+    uploaded, and its column of each quasi-identifier; None when none is uploaded or it
+    cannot be read (said in words)."""
+    scope = f"rp_ctx_{entry.id}_intruder"
+    upload = st.file_uploader(
+        t("rp.dossier.intruder_register"),
+        type=RELEASE_TYPES,
+        help=t("rp.dossier.intruder_register_help"),
+        key=scope,
+    )
+    if upload is None:
+        return None
+    try:
+        frame = load_upload(upload.getvalue(), upload.name).frame
+    except PrivcoreError as exc:
+        show_error(exc)
+        return None
+    names = [str(c) for c in frame.columns]
+    columns = {}
+    for column in qi:
+        columns[column] = st.selectbox(
+            t("at.map_column", qi=column),
+            names,
+            index=names.index(column) if column in names else 0,
+            key=f"{scope}_map_{column}",
+        )
+    return {"frame": frame, "columns": columns, "name": upload.name}
+
+
+def _intruder_linkage(
+    report: Any, entry: ShelfRelease, hierarchies: Mapping[str, Any], given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The release linked with the uploaded register
+    (:func:`privcore.report.intruder.register_linkage`): the release's own suppressed
+    rows and kind when it was made here, matches checked with the report's key."""
+    from privcore.report.intruder import register_linkage
+
+    made = entry.release
+    blanked = None
+    if made is not None and len(made.suppressed) == len(entry.frame):
+        blanked = made.suppressed
+    return register_linkage(
+        entry.frame,
+        given["frame"],
+        list(report.roles.get("qi") or []),
+        columns=given["columns"],
+        key=report.roles.get("key"),
+        hierarchies=dict(hierarchies),
+        blanked=blanked,
+        release_kind=None if made is None else str(made.kind),
+        name=given["name"],
+    )
 
 
 def held_releases(releases: list[ShelfRelease]) -> dict[str, Any]:
