@@ -120,6 +120,7 @@ def test_privcore_report_has_no_text_html_or_row_group_by():
         "readiness.py",
         "reconstructed.py",
         "redo.py",
+        "redo_code.py",
         "register.py",
         "risk.py",
         "stored.py",
