@@ -102,7 +102,7 @@ if stored is not None:
     if context_choice is not None and current:
         held = dossier.held_releases(wb.releases())
         dossier.dossier_downloads(
-            report, entry, original, context, context_choice, stem, held, schema.hierarchies
+            report, entry, original, context, context_choice, stem, held, schema, pairing
         )
     st.download_button(
         t("rp.download_release", order=t("rp.shuffled") if entry.shuffled else t("rp.in_order")),

@@ -239,6 +239,16 @@ class Release:
             **({} if written is None else {"written": checked_written(written)}),
         }
 
+    def written(self, *, shuffled: bool, formula_guard: bool = True) -> dict[str, Any] | None:
+        """How a file of this release is written by :meth:`export` (``shuffle=shuffled``,
+        the release's seed) and :func:`privcore.data.save` or ``to_csv_bytes``
+        (``formula_guard``): the ``written`` record of :meth:`spec`. None when the
+        release has no whole-number seed (its shuffle could not be drawn again)."""
+        seed = self.params.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            return None
+        return {"shuffled": bool(shuffled), "seed": int(seed), "formula_guard": formula_guard}
+
     def spec_json(self, written: Mapping[str, Any] | None = None) -> str:
         return json.dumps(self.spec(written), ensure_ascii=False, indent=2, default=_json_default)
 

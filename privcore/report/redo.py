@@ -42,7 +42,7 @@ from typing import Any
 
 from privcore import __version__
 from privcore.core.jsonsafe import plain
-from privcore.errors import ParameterError
+from privcore.errors import ParameterError, PrivcoreError
 from privcore.report.redo_code import PLAN_FORMAT, redo_notebook, redo_script
 
 __all__ = ["PLAN_FORMAT", "file_record", "redo_notebook", "redo_plan", "redo_script"]
@@ -58,8 +58,8 @@ _TIMESTAMPED = (".xlsx",)
 
 def redo_plan(
     *,
-    input_path: str | os.PathLike[str],
-    release_path: str | os.PathLike[str],
+    input_path: str | os.PathLike[str] | Mapping[str, Any],
+    release_path: str | os.PathLike[str] | Mapping[str, Any],
     spec: Mapping[str, Any],
     report: Any,
     context: Any = None,
@@ -69,6 +69,7 @@ def redo_plan(
     shuffle_seed: int | None = None,
     roll_size: int | None = None,
     seed: int | None = None,
+    assessed: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the reproduction script and notebook need, JSON-safe.
 
@@ -93,6 +94,16 @@ def redo_plan(
     ``roll_size`` and ``seed``: the report's voter roll, by default the size and seed
     the report's attacks record.
 
+    A release made on the pages has no files here: ``input_path`` and ``release_path``
+    are then records ``{"name", "sha256"}`` (the input's SHA-256 None when the page
+    keeps only the table: the script then compares privcore's fingerprint alone), and
+    ``assessed`` says how the page assessed it — the release made here, in the table's
+    order rather than read back from its file: ``{"shuffled", "blanked", "release_kind",
+    "schema"}`` (the file is shuffled; the release's own suppressed rows counted; its
+    kind; the page's :class:`~privcore.data.Schema` as ``to_dict()``, whose hierarchies
+    the assessment used). The plan's ``readiness.release_read`` is ``"in_order"`` then,
+    ``"file"`` otherwise.
+
     The plan holds ``format``, ``privcore_version``, ``input`` (``name``, ``path`` as
     given, ``sha256`` of the bytes, ``fingerprint``: privcore's), ``release`` (the same
     for the release file; ``fingerprint`` of the release table), ``spec``, ``written``
@@ -111,17 +122,19 @@ def redo_plan(
             "spec's release was made from (their fingerprints differ).",
             code="report.redo_other_input",
         )
-    release_name = Path(release_path).name
+    input_file = _file_or_record(input_path, "input")
+    release_file = _file_or_record(release_path, "release")
+    release_name = release_file["name"]
     return plain(
         {
             "format": PLAN_FORMAT,
             "privcore_version": __version__,
             "input": {
-                **file_record(input_path, "input"),
+                **input_file,
                 "fingerprint": spec["input"]["sha256"],
             },
             "release": {
-                **file_record(release_path, "release"),
+                **release_file,
                 "fingerprint": spec["release"]["sha256"],
             },
             "spec": spec,
@@ -129,6 +142,7 @@ def redo_plan(
             "readiness": {
                 **_readiness_params(found, roll_size, seed),
                 "hierarchy_files": _hierarchy_records(hierarchies),
+                **_assessed(assessed),
             },
             "context": _context(context),
             "expected": {
@@ -145,6 +159,47 @@ def redo_plan(
             },
         }
     )
+
+
+def _file_or_record(given: Any, what: str) -> dict[str, Any]:
+    """A file's record (:func:`file_record`), or a record given as such: a ``name`` and a
+    ``sha256`` (64 hex digits, or None for the input when its bytes are not known)."""
+    if not isinstance(given, Mapping):
+        return file_record(given, what)
+    name, digest = given.get("name"), given.get("sha256")
+    ok_digest = digest is None and what == "input"
+    if isinstance(digest, str) and len(digest) == 64:
+        ok_digest = all(ch in "0123456789abcdef" for ch in digest)
+    if not isinstance(name, str) or not name.strip() or Path(name).name != name or not ok_digest:
+        raise ParameterError(
+            f"The {what} file is given as a name and the SHA-256 of its bytes, not {given!r}.",
+            code="report.redo_unreadable",
+            path=str(name),
+        )
+    return {"name": name, "path": name, "sha256": digest}
+
+
+def _assessed(assessed: Mapping[str, Any] | None) -> dict[str, Any]:
+    """How the release was assessed (see :func:`redo_plan`), checked."""
+    if assessed is None:
+        return {"release_read": "file"}
+    from privcore.data.schema import Schema
+
+    try:
+        schema = Schema.from_dict(assessed["schema"]).to_dict()
+        out = {
+            "release_read": "in_order",
+            "shuffled": bool(assessed["shuffled"]),
+            "blanked": bool(assessed["blanked"]),
+            "release_kind": assessed.get("release_kind"),
+            "schema": schema,
+        }
+    except (KeyError, TypeError, ValueError, PrivcoreError) as exc:
+        raise ParameterError(
+            "How the release was assessed needs shuffled, blanked and the schema.",
+            code="report.redo_assessed",
+        ) from exc
+    return out
 
 
 def _checked_spec(spec: Any) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from pathlib import Path
 import privcore
 from privcore.anonymize.spec import reproduce
 from privcore.cli.toolkit import load_table
-from privcore.data import Hierarchy, save
+from privcore.data import Hierarchy, Schema, save
 from privcore.errors import PrivcoreError
 from privcore.report import readiness
 """
@@ -91,7 +91,10 @@ def read_input(path):
     file's bytes and privcore's fingerprint of the table compared with the dossier's."""
     recorded = PLAN["input"]
     what = f"input file {Path(path).name} (SHA-256 of its bytes)"
-    compare(what, recorded["sha256"], sha256_of(path))
+    if recorded["sha256"] is None:
+        print(f"{what}: not recorded (the page kept the table, not the file)")
+    else:
+        compare(what, recorded["sha256"], sha256_of(path))
     dataset = load_table(str(path))
     found = dataset.fingerprint.sha256
     same = compare("input table (privcore fingerprint)", recorded["fingerprint"], found)
@@ -144,38 +147,62 @@ def check_name(check):
     return check["check"] + (f" ({attribute})" if attribute else "")
 
 
-def redo_readiness(dataset, out, folder):
-    """Step 4: the readiness assessment made again as 'privcore report' made it: the
-    redone file read back, the recorded columns, key, thresholds, hierarchy files,
-    voter roll size and seed; the verdict and every check's status compared."""
-    expected = PLAN["expected"]
-    if out is None:
-        not_redone(f"verdict {expected['verdict']}", "not assessed: no release redone")
-        return None
+def assessed_release(release, out, folder):
+    """The release as it was assessed, and the arguments that say how: the redone file
+    read back with the recorded hierarchy files ('privcore report'), or the release made
+    here in the table's order with the page's schema, its suppressed rows, kind and
+    shuffle (the Report page)."""
     params = PLAN["readiness"]
+    expected = PLAN["expected"]["release_table"]
+    if params.get("release_read") == "in_order":
+        frame = release.export(shuffle=False)
+        if expected:
+            found = release.fingerprint.sha256
+            compare("release table assessed (privcore fingerprint)", expected, found)
+        how = {
+            "hierarchies": Schema.from_dict(params["schema"]).hierarchies,
+            "aligned": True,
+            "shuffled": params["shuffled"],
+            "blanked": release.suppressed if params["blanked"] else None,
+            "release_kind": params["release_kind"],
+        }
+        return frame, PLAN["release"]["name"], how
     hierarchies = {}
     for column, recorded in params["hierarchy_files"].items():
         path = Path(folder) / recorded["file"]
         compare(f"hierarchy file {path.name} (SHA-256)", recorded["sha256"], sha256_of(path))
         hierarchies[column] = Hierarchy.read_arx(path, name=column)
-    release = load_table(str(out))
-    if expected["release_table"]:
-        found = release.fingerprint.sha256
-        compare("release file read back (privcore fingerprint)", expected["release_table"], found)
+    table = load_table(str(out))
+    if expected:
+        found = table.fingerprint.sha256
+        compare("release file read back (privcore fingerprint)", expected, found)
+    return table.frame, table.name, {"hierarchies": hierarchies}
+
+
+def redo_readiness(dataset, release, out, folder):
+    """Step 4: the readiness assessment made again as it was made: the recorded columns,
+    key, thresholds, hierarchies, voter roll size and seed; the verdict and every
+    check's status compared."""
+    expected = PLAN["expected"]
+    if out is None:
+        not_redone(f"verdict {expected['verdict']}", "not assessed: no release redone")
+        return None
+    params = PLAN["readiness"]
+    frame, release_name, how = assessed_release(release, out, folder)
     try:
         report = readiness(
             dataset.frame,
-            release.frame,
+            frame,
             qi=params["qi"],
             sa=params["sa"],
             key=params["key"],
             thresholds=params["thresholds"],
-            hierarchies=hierarchies,
             algorithm=params["algorithm"],
             roll_size=params["roll_size"],
             seed=params["seed"],
             original_name=dataset.name,
-            release_name=release.name,
+            release_name=release_name,
+            **how,
         )
     except PrivcoreError as exc:
         not_redone(f"verdict {expected['verdict']}", f"not assessed: {exc}")
@@ -266,7 +293,7 @@ def main(argv=None):
     check_received(args.release or source.parent / release_name)
     release = redo_release(dataset, input_same)
     written = write_release(release, out)
-    redo_readiness(dataset, written, source.parent)
+    redo_readiness(dataset, release, written, source.parent)
     return summary()
 
 
@@ -456,7 +483,11 @@ def _notebook_cells(plan: Mapping[str, Any]) -> list[tuple[str, str]]:
             "With the recorded columns, key, thresholds, hierarchy files, voter roll size "
             f"and seed; the dossier's verdict is `{expected}`.",
         ),
-        ("code", _STEP_READINESS + "\n\nreport = redo_readiness(dataset, written, INPUT.parent)\n"),
+        (
+            "code",
+            _STEP_READINESS
+            + "\n\nreport = redo_readiness(dataset, release, written, INPUT.parent)\n",
+        ),
         ("markdown", "## Summary"),
         (
             "code",

@@ -225,3 +225,73 @@ def test_the_dossier_follows_the_context_and_offers_its_documents():
     assert linked["register"] == "roll.csv" and linked["register_size"] == 4
     assert linked["columns"] == {"ZIP": "postcode", "Age": "years"}
     assert linked["truth"] == "unknown" and linked["matched"] >= linked["unique_matches"]
+
+
+def test_a_release_made_here_comes_with_a_script_that_redoes_it(tmp_path):
+    """Anonymize on the page, then the dossier on the Report page: its spec, script and
+    notebook are offered; the script, run beside the shipped input file, makes the
+    release file again byte for byte and finds the page's verdict and checks."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    at = new_app()
+    at.session_state["workbench"].active = "hospital"
+    at.switch_page(str(ROOT / "pages" / "anonymize.py")).run()
+    at.selectbox(key="an_algorithm").set_value("mondrian").run()
+    at.button(key="an_run").click().run()
+    no_exceptions(at)
+    made = at.session_state["workbench"].last_release
+    at.switch_page(str(ROOT / "pages" / "report.py")).run()
+    entry = at.session_state["workbench"].reviewed()
+    assert entry.release is made
+    scope = f"rp_ctx_{entry.id}"
+    at.toggle(key=f"{scope}_on").set_value(True).run()
+    at.text_input(key=f"{scope}_recipient").input("Research group A").run()
+    at.button(key="rp_go").click().run()
+    no_exceptions(at)
+    at.button(key=f"rp_dossier_{entry.id}_go").click().run()
+    no_exceptions(at)
+    documents = at.session_state[f"rp_dossier_{entry.id}"]
+    redo = documents["redo"]
+    dossier = json.loads(documents["json"])
+    assert dossier["reproduction"] == {
+        "script": redo["names"]["script"],
+        "notebook": redo["names"]["notebook"],
+    }
+    assert json.loads(redo["notebook"])["nbformat"] == 4
+    spec = json.loads(redo["spec"])
+    assert spec["written"]["shuffled"] is entry.shuffled
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    shutil.copy(ROOT / "assets" / "hospital" / "hospital.csv", folder / "hospital.csv")
+    (folder / "redo.py").write_bytes(redo["script"])
+    done = subprocess.run(
+        [sys.executable, "redo.py"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "DIFFERENT" not in done.stdout
+    name = redo["names"]["spec"].removesuffix("_spec.json") + ".csv"
+    from ui.report.runs import release_csv
+
+    assert (folder / f"redo-{name}").read_bytes() == release_csv(entry)
+    assert f"verdict {report_of(at).verdict}: same" in done.stdout
+
+
+def test_a_release_file_gets_no_script_and_the_page_says_why():
+    at = open_page()
+    entry = at.session_state["workbench"].reviewed()
+    scope = f"rp_ctx_{entry.id}"
+    at.toggle(key=f"{scope}_on").set_value(True).run()
+    at.text_input(key=f"{scope}_recipient").input("Research group A").run()
+    at.button(key="rp_go").click().run()
+    at.button(key=f"rp_dossier_{entry.id}_go").click().run()
+    no_exceptions(at)
+    assert at.session_state[f"rp_dossier_{entry.id}"]["redo"] == {"why": "rp.dossier.no_script"}
+    assert any("No reproduction script" in c.value for c in at.caption)

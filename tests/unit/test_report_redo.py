@@ -176,6 +176,25 @@ def test_the_script_redoes_the_release_byte_for_byte_and_the_assessment(made, tm
     assert done.stdout.strip().splitlines()[-1].startswith("All ")
 
 
+def test_an_input_known_only_by_its_table_is_compared_by_its_fingerprint(made, tmp_path):
+    """A page keeps the table, not the uploaded file: the plan records the input by name
+    with no SHA-256, and the script says so and compares privcore's fingerprint."""
+    work = made["work"]
+    plan = redo_plan(
+        input_path={"name": "table.csv", "sha256": None},
+        release_path=work / "release.csv",
+        spec=made["spec"],
+        report=made["report"],
+        hierarchies=[f"sex={work / 'sex_hierarchy.csv'}"],
+    )
+    assert plan["input"] == {**made["plan"]["input"], "sha256": None, "path": "table.csv"}
+    dossier = _dossier({**made, "plan": plan}, tmp_path / "dossier")
+    done = _run(["redo.py"], dossier, made["env"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "input file table.csv (SHA-256 of its bytes): not recorded" in done.stdout
+    assert "input table (privcore fingerprint): same" in done.stdout
+
+
 def test_the_notebook_is_nbformat_4_5_and_its_code_redoes_the_same(made, tmp_path):
     dossier = _dossier(made, tmp_path / "dossier")
     notebook = json.loads((dossier / "redo.ipynb").read_text(encoding="utf-8"))
@@ -284,6 +303,11 @@ def test_what_the_plan_cannot_do_without_is_a_clear_error(made, tmp_path):
     assert code(hierarchies=["sex"]) == "report.redo_hierarchy"
     assert code(context=["public"]) == "report.redo_context"
     unrecorded = {k: v for k, v in spec.items() if k != "written"}
+    # a page's release: records instead of files, and how the page assessed it
+    assert code(release_path={"name": "r.csv", "sha256": None}) == "report.redo_unreadable"
+    assert code(input_path={"name": "../t.csv", "sha256": None}) == "report.redo_unreadable"
+    assert code(input_path={"name": "t.csv", "sha256": "xyz"}) == "report.redo_unreadable"
+    assert code(assessed={"shuffled": True}) == "report.redo_assessed"
     assert code(spec=unrecorded, shuffle_seed=-1) == "report.redo_seed"
     assert code(spec={**spec, "written": {"shuffled": "yes"}}) == "anonymize.bad_written"
     bad_seed = {**spec, "written": {**spec["written"], "seed": -1}}

@@ -364,23 +364,13 @@ def downloads(entry: ShelfRelease) -> None:
     st.download_button(
         t("an.download_spec"),
         # fingerprints: built on click; how the table above is written, for a redo
-        data=lambda: release.spec_json(written_by_page(release, keep_order)).encode("utf-8"),
+        data=lambda: release.spec_json(release.written(shuffled=not keep_order)).encode("utf-8"),
         file_name=f"{stem}_spec.json",
         mime="application/json",
         on_click="ignore",
         help=t("an.download_spec_help"),
     )
     report_download(entry.name, release.to_dict(), release, stem)
-
-
-def written_by_page(release: Release, keep_order: bool) -> dict[str, Any] | None:
-    """How the page writes the release's table (:func:`downloads`): rows shuffled with
-    the release's seed unless the order is kept, CSV cells formula-guarded (None when
-    the release has no whole-number seed: its shuffle cannot be made again)."""
-    seed = release.params.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        return None
-    return {"shuffled": not keep_order, "seed": int(seed), "formula_guard": True}
 
 
 def report_of(release: Release) -> dict[str, Any]:

@@ -392,6 +392,19 @@ def session_owner() -> str:
     return token
 
 
+def bundled_file(dataset: Dataset) -> Any:
+    """The shipped file of a bundled sample (a Path; None for a visitor's data)."""
+    from privcore.config import assets_dir
+
+    for key, shipped in SAMPLES.items():
+        try:
+            if dataset is sample(key)[0]:
+                return assets_dir() / shipped.folder / shipped.table
+        except PrivcoreError:
+            continue
+    return None
+
+
 def is_bundled(dataset: Dataset) -> bool:
     """Is this one of the bundled (public, read-only) samples, not a visitor's data?"""
     for key in SAMPLES:

@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from privcore.config import history_scope
+from privcore.data import Schema
 from privcore.errors import PrivcoreError
 from privcore.report.context import (
     ACCESS,
@@ -26,6 +27,7 @@ from ui.common.errors import guard, show_error
 from ui.common.i18n import current_language, error_text, escape_md, labels, t, t_plain
 from ui.common.state import ShelfRelease, keep, load_upload, session_owner
 from ui.common.workspace.shelf import RELEASE_TYPES
+from ui.report.reproduce import dossier_files, page_reproduction
 
 #: The context's limits a reason must explain when the page's own are kept.
 _OWN_LIMITS = ("min_k", "max_prosecutor")
@@ -165,13 +167,16 @@ def dossier_downloads(
     chosen: ContextThresholds,
     stem: str,
     held: Mapping[str, Any],
-    hierarchies: Mapping[str, Any],
+    schema: Schema,
+    pairing: str,
 ) -> None:
     """The sign-off, then the dossier built on request and offered as HTML, PDF (when
     this machine can print one; otherwise why not, in words) and JSON; with the register
     asked for, the release is checked against the earlier ones (``held``: the tables of
     the session's releases, by fingerprint) and recorded; with a register the intruder
-    holds uploaded, the release is linked with it (``hierarchies``: the schema's)."""
+    holds uploaded, the release is linked with it (through the ``schema``'s
+    hierarchies). A release made here also gets its spec and the script and notebook
+    that redo it (``pairing``: how the report paired its rows)."""
     st.subheader(t("dossier.title"))
     sign_off = sign_off_form(entry, context)
     if sign_off is None:
@@ -186,6 +191,7 @@ def dossier_downloads(
     if st.button(t("rp.dossier.build"), key=f"{built_key}_go", type="primary"):
         with guard():
             register = _register_findings(report, entry, context, held) if registering else None
+            redo = page_reproduction(report, entry, original, schema, pairing, context, stem)
             dossier = dossier_of(
                 report,
                 context,
@@ -196,9 +202,11 @@ def dossier_downloads(
                 register=register,
                 intruder_register=None
                 if intruder is None
-                else _intruder_linkage(report, entry, hierarchies, intruder),
+                else _intruder_linkage(report, entry, schema.hierarchies, intruder),
+                **dossier_files(redo),
             )
             st.session_state[built_key] = _documents(dossier, current_language())
+            st.session_state[built_key]["redo"] = redo
             if registering:
                 entry_id = _register_entry(report, entry, context, sign_off)
                 st.session_state[built_key]["entry"] = entry_id
@@ -230,9 +238,31 @@ def dossier_downloads(
         mime="application/json",
         key=f"{built_key}_json",
     )
+    _redo_downloads(documents.get("redo") or {}, built_key)
     st.caption(t("rp.dossier.sha", sha=documents["sha"]))
     if documents.get("entry") is not None:
         st.caption(t("rp.dossier.registered", entry=documents["entry"]))
+
+
+def _redo_downloads(redo: Mapping[str, Any], built_key: str) -> None:
+    """The spec, script and notebook that redo the release, or why there are none."""
+    if "script" not in redo:
+        if redo.get("why_text"):
+            st.caption(escape_md(redo["why_text"]))
+        elif redo.get("why"):
+            st.caption(t(redo["why"]))
+        return
+    names = redo["names"]
+    c1, c2, c3 = st.columns(3)
+    for column, part, label, mime in (
+        (c1, "spec", "rp.dossier.spec", "application/json"),
+        (c2, "script", "rp.dossier.script", "text/x-python"),
+        (c3, "notebook", "rp.dossier.notebook", "application/x-ipynb+json"),
+    ):
+        column.download_button(
+            t(label), redo[part], file_name=names[part], mime=mime, key=f"{built_key}_{part}"
+        )
+    st.caption(t("rp.dossier.script_help"))
 
 
 def intruder_register_form(entry: ShelfRelease, qi: list[str]) -> dict[str, Any] | None:
