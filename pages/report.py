@@ -47,12 +47,15 @@ with st.expander(t("dossier.section.context"), icon=":material/policy:"):
 if context_choice is not None:  # the context's thresholds: the report is checked against them
     chosen_thresholds = dossier.report_thresholds(context_choice, chosen_thresholds)
 
+published = [] if context is None else [list(t) for t in context.published_tables]
 values = {"qi": qi, "sa": sa, "key": key_column, "thresholds": chosen_thresholds}
+values["published_tables"] = published
 params = {
     "key": key_column,
     "pairing": pairing,
     "shuffled": entry.shuffled,
     **chosen_thresholds,
+    "published_tables": published,
 }
 
 

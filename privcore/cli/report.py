@@ -179,6 +179,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         thresholds=given or None,
         roll_size=args.roll_size,
         seed=args.seed,
+        published_tables=() if dossier is None else dossier.context.published_tables,
     )
     engine_name = chosen_engine(args, args.original, args.release)
     if engine_name is not None:  # paired and assessed in the engine, as measure does
@@ -512,7 +513,8 @@ def dossier_options(r: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="JSON object: recipient, access (public|licensed|enclave), purpose, "
         "attacker_knowledge, jurisdiction (gdpr|uk_gdpr|hipaa_expert_determination|pipl), "
-        "review_date, expiry_date, reviewers; makes --out a release dossier",
+        "review_date, expiry_date, reviewers, published_tables (lists of columns: the "
+        "records are rebuilt from them); makes --out a release dossier",
     )
     r.add_argument(
         "--threshold-reason",

@@ -17,7 +17,11 @@ per release, from the Report page or from a JSON object on the command line
 - ``jurisdiction``: ``gdpr``, ``uk_gdpr``, ``hipaa_expert_determination`` or ``pipl``;
 - ``review_date`` and ``expiry_date`` (ISO dates, ``2027-06-30``): when the assessment is
   reviewed, and when the release's permission ends (the review comes first);
-- ``reviewers``: who reviews and signs.
+- ``reviewers``: who reviews and signs;
+- ``published_tables``: the tables of counts published with the release, each a list of
+  the original's columns (``[["Age", "Disease"], ["ZIP", "Age"]]``): the report then
+  rebuilds the records from them (:mod:`privcore.report.reconstructed`) and the dossier
+  gives the reconstruction's result.
 
 Unknown keys are refused in words, as are values of the wrong kind.
 
@@ -51,6 +55,7 @@ __all__ = [
     "ReleaseContext",
     "ThresholdChoice",
     "context_thresholds",
+    "published_tables",
 ]
 
 #: How the recipient reaches the release, from the least controlled.
@@ -69,6 +74,7 @@ _TEXTS = ("recipient", "purpose")
 _LISTS = ("attacker_knowledge", "reviewers")
 _DATES = ("review_date", "expiry_date")
 KEYS = (*_REQUIRED, "purpose", "attacker_knowledge", "jurisdiction", *_DATES, "reviewers")
+KEYS += ("published_tables",)
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ class ReleaseContext:
     review_date: dt.date | None = None
     expiry_date: dt.date | None = None
     reviewers: tuple[str, ...] = ()
+    published_tables: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Any) -> ReleaseContext:
@@ -114,6 +121,7 @@ class ReleaseContext:
         values["jurisdiction"] = _choice(data, "jurisdiction", JURISDICTIONS)
         values.update({k: _names(data, k) for k in _LISTS})
         values.update({k: _date(data, k) for k in _DATES})
+        values["published_tables"] = published_tables(data.get("published_tables"))
         review, expiry = values["review_date"], values["expiry_date"]
         if review is not None and expiry is not None and review > expiry:
             raise ParameterError(
@@ -133,7 +141,7 @@ class ReleaseContext:
             if isinstance(value, dt.date):
                 value = value.isoformat()
             elif isinstance(value, tuple):
-                value = list(value) or None
+                value = [list(v) if isinstance(v, tuple) else v for v in value] or None
             if value is not None:
                 out[key] = value
         return out
@@ -220,6 +228,24 @@ def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _kind(key, "a list of texts")
     return tuple(v.strip() for v in value if v.strip())
+
+
+def published_tables(value: Any) -> tuple[tuple[str, ...], ...]:
+    """The ``published_tables`` of a context: a list of tables, each a list of column
+    names (one at least, none twice); None is no table. Anything else is refused in
+    words (``report.context_kind``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        raise _kind("published_tables", "a list of tables, each a list of column names")
+    out = []
+    for table in value:
+        ok = isinstance(table, (list, tuple)) and table
+        ok = ok and all(isinstance(c, str) and c.strip() for c in table)
+        if not ok or len({c.strip() for c in table}) != len(table):
+            raise _kind("published_tables", "a list of tables, each a list of column names")
+        out.append(tuple(c.strip() for c in table))
+    return tuple(dict.fromkeys(out))
 
 
 def _date(data: Mapping[str, Any], key: str) -> dt.date | None:

@@ -176,6 +176,7 @@ def readiness(
     gdpr: bool = True,
     blanked: Any = None,
     release_kind: str | None = None,
+    published_tables: Sequence[Sequence[str]] | None = None,
 ) -> ReadinessReport:
     """Decide whether ``release`` (an anonymized version of ``original``) may be published.
 
@@ -199,7 +200,9 @@ def readiness(
     ``gdpr=False`` leaves them out unless a limit asks for them. A limit on the share
     of records rebuilt from the tables published beside the release
     (``max_reconstructed_share``) runs that attack (:mod:`privcore.report.reconstructed`;
-    ``release_kind``: what the release is, None for a generalization).
+    ``release_kind``: what the release is, None for a generalization) on the tables it
+    suggests; ``published_tables`` (each a list of the original's columns: the tables
+    published with the release) run it on those tables, with or without a limit.
 
     Pure: nothing is written; :func:`privcore.runs.run` records a
     :class:`~privcore.runs.ReportRequest` as its measure, attack and report runs. Bad
@@ -208,6 +211,7 @@ def readiness(
     """
     thresholds, algorithm = _checked_inputs(original, release, thresholds, algorithm)
     qi, sa = _names(qi, "qi"), _names(sa, "sa")
+    published_tables = checked_tables(published_tables, original.columns)
     hierarchies = dict(hierarchies or {})
     stage = Stage(progress)
 
@@ -240,7 +244,7 @@ def readiness(
         shuffled=shuffled,
         measurement=measurement,
     )
-    if thresholds.max_reconstructed_share is not None:
+    if thresholds.max_reconstructed_share is not None or published_tables:
         from privcore.report.reconstructed import reconstruction_figures
 
         stage(0.92, "Rebuilding the records from the tables published beside the release")
@@ -252,6 +256,7 @@ def readiness(
             hierarchies=hierarchies,
             release_kind=release_kind,
             seed=seed,
+            tables=published_tables or None,
         )
     report = report_of_figures(
         measurement,
@@ -351,6 +356,25 @@ def _attacked(
     stage(0.9, "Measuring singling out, linkability and inference")
     figures, note = article29_risks(original, release, qi, sa, seed=seed, hierarchies=hierarchies)
     return simulation, figures, [] if note is None else [note]
+
+
+def checked_tables(tables: Any, columns: Sequence[Any]) -> list[list[str]]:
+    """The tables published with a release (:func:`privcore.report.context.published_tables`),
+    every column one of the original's: a column it lacks is
+    :class:`~privcore.errors.ParameterError` ``report.published_tables_columns``."""
+    from privcore.report.context import published_tables
+
+    given = [list(t) for t in published_tables(tables)]
+    names = {str(c) for c in columns}
+    missing = sorted({c for t in given for c in t if c not in names})
+    if missing:
+        raise ParameterError(
+            f"The tables published with the release name {', '.join(missing)}, which the "
+            "original table does not have.",
+            code="report.published_tables_columns",
+            columns=", ".join(missing),
+        )
+    return given
 
 
 def _checked_inputs(

@@ -41,6 +41,7 @@ def reconstruction_figures(
     release_kind: str | None,
     seed: int,
     time_limit: float = TIME_LIMIT,
+    tables: Sequence[Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The reconstruction's figures as the report keeps them (see the module's
     docstring): ``measured``; the ``tables`` published and the columns ``left_out``;
@@ -50,18 +51,25 @@ def reconstruction_figures(
     linkage of the rebuilt records, None when no published column is one a roll lists);
     ``timed_out`` (the figures are those of the table found in time). When the attack
     cannot run (no table fits, too many record types), ``measured`` is False and
-    ``note`` holds the error's code and parameters."""
+    ``note`` holds the error's code and parameters. ``tables``: the tables actually
+    published with the release (each a list of the original's columns), read instead of
+    the suggested ones (``tables_given`` True)."""
     from privcore.attacks.reconstruction.published import ReleaseInput, attack_table
     from privcore.attacks.reconstruction.release_cells import suggest_tables
     from privcore.report.risk import not_measured
 
     kind = release_kind or "generalized"
+    given = [list(t) for t in tables or ()]
     try:
-        suggestion = suggest_tables(original, qi, sa)
+        if given:
+            published, left_out = given, []
+        else:
+            suggestion = suggest_tables(original, qi, sa)
+            published, left_out = [list(t) for t in suggestion.tables], suggestion.left_out
         read = kind == "generalized"
         attack = attack_table(
             original,
-            suggestion.tables,
+            published,
             max_solutions=1,
             certain=False,
             explain=False,
@@ -75,8 +83,9 @@ def reconstruction_figures(
     return plain(
         {
             "measured": True,
-            "tables": [list(t) for t in suggestion.tables],
-            "left_out": sorted(suggestion.left_out),
+            "tables": published,
+            "tables_given": bool(given),
+            "left_out": sorted(left_out),
             "release_read": read,
             "release_kind": kind,
             "release_cells": summary["release_cells"],

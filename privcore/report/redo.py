@@ -333,7 +333,17 @@ def _readiness_params(
         "roll_size": int(size),
         "seed": int(drawn),
         "algorithm": found.get("algorithm"),
+        "published_tables": _published_tables(found),
     }
+
+
+def _published_tables(found: Mapping[str, Any]) -> list[list[str]] | None:
+    """The tables the report rebuilt the records from when they were given (the
+    context's ``published_tables``), not suggested by the report."""
+    rebuilt = (found.get("findings") or {}).get("reconstruction") or {}
+    if not rebuilt.get("tables_given"):
+        return None
+    return [list(t) for t in rebuilt.get("tables") or []]
 
 
 def _hierarchy_records(

@@ -202,6 +202,7 @@ def redo_readiness(dataset, release, out, folder):
             seed=params["seed"],
             original_name=dataset.name,
             release_name=release_name,
+            published_tables=params.get("published_tables"),
             **how,
         )
     except PrivcoreError as exc:

@@ -50,7 +50,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
     MeasureRequest: ("key", "risk_threshold", "t_distance", "alignment"),
     AttackRequest: ("key", "roll_size", "seed", "tau", "risk_threshold", "tolerance"),
     RiskRequest: ("sampling_fraction", "seed", "gdpr"),
-    ReportRequest: ("thresholds", "key", "roll_size", "seed"),
+    ReportRequest: ("thresholds", "key", "roll_size", "seed", "published_tables"),
 }
 
 

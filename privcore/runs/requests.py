@@ -365,10 +365,20 @@ class ReportRequest(Request):
     thresholds: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     roll_size: int | None = None
     seed: int = 0
+    #: The tables of counts published with the release (each a tuple of columns): the
+    #: report rebuilds the records from them (the context's ``published_tables``).
+    published_tables: tuple[tuple[str, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from privcore.report.context import published_tables
+
+        object.__setattr__(self, "published_tables", published_tables(self.published_tables))
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out["thresholds"] = dict(self.thresholds) if self.thresholds else None
+        out["published_tables"] = [list(t) for t in self.published_tables] or None
         return out
 
 

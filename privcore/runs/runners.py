@@ -200,6 +200,7 @@ def _report(request: ReportRequest, inputs: Inputs, progress: Progress | None):
         release_name=inputs.release_name,
         blanked=inputs.blanked,
         release_kind=inputs.release_kind,
+        published_tables=request.published_tables or None,
         **paired,
         **fields_of(request, "key", "roll_size", "seed"),
     )

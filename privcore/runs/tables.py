@@ -559,6 +559,7 @@ def readiness_tables(
     original_name: str = "table",
     release_name: str = "release",
     gdpr: bool = True,
+    published_tables: Any = (),
 ):
     """The readiness report (:func:`privcore.report.readiness`) of ``release`` against
     ``original``, both scanned by ``engine`` and paired in it once (by position in their
@@ -579,6 +580,9 @@ def readiness_tables(
     inference (unless ``gdpr`` is False and no limit asks for them) are measured on the
     record pairs of the joint frequency set (:func:`pairs_as_records`): all of them up
     to :data:`GDPR_RECORDS`, else a uniform sample of that many (note ``gdpr_sampled``).
+    The reconstruction from published tables (a limit on the share rebuilt, or
+    ``published_tables``) rebuilds records, which an engine does not hold: it is said
+    to be not measured (``not_in_memory``).
 
     Returns the :class:`~privcore.report.ReadinessReport` and the
     :class:`ScannedDataset` of the original."""
@@ -611,6 +615,8 @@ def readiness_tables(
     found, sampled = _engine_findings(
         engine, original, release, key, records, qi, sa, simulation, shuffled, constant
     )
+    if thresholds.max_reconstructed_share is not None or published_tables:
+        found["reconstruction"] = {"measured": False, "note": {"note": "not_in_memory"}}
     gdpr_figures, gdpr_notes = None, []
     if gdpr or thresholds.needs_gdpr_risks:
         stage(0.9, "Measuring singling out, linkability and inference")

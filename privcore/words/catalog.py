@@ -463,11 +463,11 @@ def _item_sentence(family: str, code: str, params: Mapping[str, Any], lang: str)
     if code == "rules_changed":
         shown["verdict"] = text(f"report.verdict.{params.get('verdict')}", lang)
     if code == "gdpr_not_measured":
-        shown["reason"] = _error_words(params, lang)
+        shown["reason"] = error_words(params, lang)
     return text(key, lang, **shown)
 
 
-def _error_words(params: Mapping[str, Any], lang: str) -> str:
+def error_words(params: Mapping[str, Any], lang: str) -> str:
     """The words of the error a note carries (``error`` its code, ``error_params`` its
     parameters), as the pages word that error; its code when it has no words."""
     code = str(params.get("error") or "")

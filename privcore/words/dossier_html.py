@@ -16,7 +16,7 @@ import html
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from privcore.words.catalog import check_language, figure, has, percent, text
+from privcore.words.catalog import check_language, error_words, figure, has, percent, text
 from privcore.words.report_html import html_document, report_sections
 
 __all__ = ["SECTIONS", "render_dossier_html"]
@@ -164,9 +164,11 @@ def _criterion_rows(found: Mapping[str, Any], lang: str) -> list[tuple[str, Any]
 def _status_words(found: Mapping[str, Any], lang: str) -> str:
     status = found.get("status")
     said = _code("status", status, lang)
-    note = (found.get("note") or {}).get("note")
-    if status == "not_measured" and note:
-        said += " — " + _code("note", note, lang)
+    note = found.get("note") or {}
+    if status == "not_measured" and note.get("note"):
+        said += " — " + _code("note", note["note"], lang)
+    elif status == "not_measured" and note.get("error"):
+        said += " — " + error_words(note, lang)  # the error that kept it from running
     return said
 
 
@@ -207,7 +209,9 @@ def _rebuilt(found: Mapping[str, Any] | None, lang: str) -> list[str]:
     found = found or {}
     if found.get("status") == "not_measured":
         return [f"<p>{_e(_status_words(found, lang))}</p>"]
+    tables = "; ".join(" × ".join(map(str, t)) for t in found.get("tables") or [])
     rows = [
+        (_w("reconstruction.tables", lang), tables or None),
         (_w("reconstruction.exact", lang), found.get("exact_share")),
         (_w("reconstruction.reidentified", lang), found.get("reidentified_share")),
         (_w("evidence.threshold", lang), found.get("threshold")),
@@ -239,10 +243,13 @@ def _intruder(dossier: Mapping[str, Any], lang: str) -> Iterator[str]:
     )
     body = []
     for run in record.get("attacks") or []:
+        known = run.get("knowledge")
+        if run.get("attack") == "reconstruction":  # tables of columns
+            known = "; ".join(" × ".join(map(str, t)) for t in known or [])
         body.append(
             "<tr>"
             f"<td>{_e(_attack_name(run, lang))}</td>"
-            f"<td>{_e(_shown(run.get('knowledge'), lang))}</td>"
+            f"<td>{_e(_shown(known, lang))}</td>"
             f"<td>{_e(_achieved(run, lang))}</td>"
             "</tr>"
         )

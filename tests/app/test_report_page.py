@@ -249,12 +249,16 @@ def test_a_release_made_here_comes_with_a_script_that_redoes_it(tmp_path):
     scope = f"rp_ctx_{entry.id}"
     at.toggle(key=f"{scope}_on").set_value(True).run()
     at.text_input(key=f"{scope}_recipient").input("Research group A").run()
+    at.text_area(key=f"{scope}_tables").input("Age, Disease\nZIP × Age").run()
     at.button(key="rp_go").click().run()
     no_exceptions(at)
+    rebuilt = report_of(at).findings["reconstruction"]
+    assert rebuilt["tables"] == [["Age", "Disease"], ["ZIP", "Age"]] and rebuilt["tables_given"]
     at.button(key=f"rp_dossier_{entry.id}_go").click().run()
     no_exceptions(at)
     documents = at.session_state[f"rp_dossier_{entry.id}"]
     redo = documents["redo"]
+    assert json.loads(documents["json"])["evidence"]["reconstruction"]["status"] == "not_checked"
     dossier = json.loads(documents["json"])
     assert dossier["reproduction"] == {
         "script": redo["names"]["script"],

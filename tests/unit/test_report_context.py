@@ -99,3 +99,17 @@ def test_overriding_the_context_needs_a_reason_that_is_kept():
     # a limit the context does not set needs no reason
     other = context_thresholds(public, {"min_l": 3})
     assert other.thresholds.min_l == 3 and other.thresholds.min_k == 12
+
+
+def test_published_tables_are_lists_of_columns():
+    from privcore.report.context import ReleaseContext, published_tables
+
+    given = {"recipient": "r", "access": "public", "published_tables": [["Age", " Disease"]]}
+    context = ReleaseContext.from_mapping(given)
+    assert context.published_tables == (("Age", "Disease"),)
+    assert context.to_dict()["published_tables"] == [["Age", "Disease"]]
+    assert published_tables(None) == () and published_tables([["A"], ["A"]]) == (("A",),)
+    for bad in ("Age,Disease", [["Age", "Age"]], [[]], [["Age", 3]], [[" "]]):
+        with pytest.raises(ParameterError) as caught:
+            published_tables(bad)
+        assert caught.value.code == "report.context_kind"

@@ -357,3 +357,23 @@ def test_a_table_larger_than_the_records_read_measures_the_risks_on_a_sample(fil
 
     said = texts_of(report, "en").notes[-1]
     assert "sample of 100 of the 400 record pairs" in said
+
+
+def test_tables_published_with_a_release_on_an_engine_are_said_not_rebuilt(files):
+    """An engine holds no records to rebuild: the reconstruction the context's published
+    tables ask for is said to be not measured (the tables stayed in their engine)."""
+    run_on = engine("duckdb")
+    report, _ = readiness_tables(
+        run_on,
+        run_on.scan(files["original"]),
+        run_on.scan(files["release"]),
+        qi=QI,
+        sa=SA,
+        thresholds=THRESHOLDS,
+        seed=4,
+        published_tables=[["age", "sex"]],
+    )
+    assert report.findings["reconstruction"] == {
+        "measured": False,
+        "note": {"note": "not_in_memory"},
+    }

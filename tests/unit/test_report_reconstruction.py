@@ -140,3 +140,29 @@ def test_the_command_line_checks_it_when_asked(tmp_path, capsys):
     payload = json.loads(capsys.readouterr().out)
     assert not any(c["check"] == "reconstructed_share" for c in payload["checks"])
     assert "reconstruction" not in payload["findings"]
+
+
+def test_the_tables_published_with_the_release_are_the_ones_rebuilt_from():
+    """``published_tables`` (the context's): the attack reads those tables, not the
+    suggested ones, and runs without a limit (no check: the figures are findings); a
+    column the original lacks is refused before any work."""
+    original, release = _people()
+    tables = [["age", "sex"], ["sex", "disease"]]
+    report = readiness(
+        original,
+        release,
+        qi=["age", "sex"],
+        sa=["disease"],
+        aligned=True,
+        published_tables=tables,
+    )
+    found = report.findings["reconstruction"]
+    direct = attack_table(
+        original, tables, max_solutions=1, certain=False, release=ReleaseInput(release)
+    ).summary()
+    assert found["tables"] == tables and found["tables_given"] is True
+    assert found["exact_share"] == pytest.approx(direct["exact_share"])
+    assert not any(c["check"] == "reconstructed_share" for c in report.checks)
+    with pytest.raises(ParameterError) as caught:
+        readiness(original, release, qi=["age"], sa=["disease"], published_tables=[["zip"]])
+    assert caught.value.code == "report.published_tables_columns"

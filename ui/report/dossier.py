@@ -74,6 +74,11 @@ def context_form(entry: ShelfRelease, columns: list[str]) -> ReleaseContext | No
     review = _date(c1, t("dossier.context.review_date"), f"{scope}_review")
     expiry = _date(c2, t("dossier.context.expiry_date"), f"{scope}_expiry")
     reviewers = st.text_input(t("rp.dossier.reviewers"), key=keep(f"{scope}_reviewers"))
+    tables = st.text_area(
+        t("rp.dossier.published_tables"),
+        key=keep(f"{scope}_tables"),
+        help=t("rp.dossier.published_tables_help"),
+    )
     if not recipient.strip():
         st.info(t("rp.dossier.needs_recipient"), icon=":material/info:")
         return None
@@ -86,6 +91,11 @@ def context_form(entry: ShelfRelease, columns: list[str]) -> ReleaseContext | No
         "review_date": review,
         "expiry_date": expiry,
         "reviewers": _names(reviewers),
+        "published_tables": [
+            [c.strip() for c in line.replace("×", ",").replace("*", ",").split(",") if c.strip()]
+            for line in tables.splitlines()
+            if line.strip()
+        ],
     }
     try:
         return ReleaseContext.from_mapping(given)
