@@ -195,7 +195,11 @@ class Release:
         frequency set's release hashes its weights too (:func:`weighted_fingerprint`)."""
         return weighted_fingerprint(self.frame, self.weights)
 
-    def spec(self, written: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def spec(
+        self,
+        written: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """The generalization applied, as JSON-able data that reproduces the release
         (:func:`privcore.anonymize.spec.reproduce`): the algorithm, its constraints,
         options, suppression limit and seed; the roles and hierarchies it used; the
@@ -208,7 +212,9 @@ class Release:
         ``written``: how the release file was written, when the spec goes with one —
         ``shuffled`` (rows shuffled by :meth:`export`), ``seed`` (of that shuffle) and
         ``formula_guard`` (CSV/TSV cells guarded by :func:`privcore.data.save`) — kept
-        under ``written`` so that a reproduction writes the same bytes."""
+        under ``written`` so that a reproduction writes the same bytes. ``context``: the
+        release's context (:meth:`privcore.report.context.ReleaseContext.to_dict`, checked
+        by the caller), kept under ``context`` so that it is entered once per release."""
         if self.engine_records is not None:
             raise ParameterError(
                 f"This release stands for {self.n_records:,} records whose rows stay in its "
@@ -237,6 +243,7 @@ class Release:
             "synthetic": self.synthetic,
             **({} if self.weights is None else {"weighted": True}),
             **({} if written is None else {"written": checked_written(written)}),
+            **({} if context is None else {"context": dict(context)}),
         }
 
     def written(self, *, shuffled: bool, formula_guard: bool = True) -> dict[str, Any] | None:
@@ -249,8 +256,13 @@ class Release:
             return None
         return {"shuffled": bool(shuffled), "seed": int(seed), "formula_guard": formula_guard}
 
-    def spec_json(self, written: Mapping[str, Any] | None = None) -> str:
-        return json.dumps(self.spec(written), ensure_ascii=False, indent=2, default=_json_default)
+    def spec_json(
+        self,
+        written: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> str:
+        spec = self.spec(written, context)
+        return json.dumps(spec, ensure_ascii=False, indent=2, default=_json_default)
 
     def history_summary(self) -> dict[str, Any]:
         """The figures the history keeps of a release (pages and CLI alike; no data)."""

@@ -37,6 +37,7 @@ from privcore.cli.toolkit import (
     load_table,
     open_engine,
     read_bytes,
+    read_json_file,
     real_records_line,
     request,
     run_options,
@@ -53,6 +54,7 @@ from privcore.runs import AnonymizeRequest, Inputs, Outcome, ReplayRequest
 
 def cmd_anonymize(args: argparse.Namespace) -> int:
     _check_order_copy(args)
+    args.release_context = _release_context(args)
     if args.from_spec:
         return _anonymize_from_spec(args)
     missing = [o for o in ("qi", "sa") if not getattr(args, o)]
@@ -209,7 +211,8 @@ def _anonymize_on_engine(
     if args.report:
         write_text(args.report, history.to_json(report), "--report")
     if args.spec_out:
-        write_text(args.spec_out, outcome.result.release.spec_json(), "--spec-out")
+        spec = outcome.result.release.spec_json(None, args.release_context)
+        write_text(args.spec_out, spec, "--spec-out")
     emit(report, args.json, _release_lines(anonymize.algorithm, report, args, outcome))
     return EXIT_OK
 
@@ -228,7 +231,12 @@ def _check_anonymize_outputs(args: argparse.Namespace) -> None:
             "--report": args.report,
             "--spec-out": args.spec_out,
         },
-        {"INPUT": args.input, "--from-spec": args.from_spec, **hierarchy_inputs(args)},
+        {
+            "INPUT": args.input,
+            "--from-spec": args.from_spec,
+            "--context": args.context,
+            **hierarchy_inputs(args),
+        },
     )
 
 
@@ -282,8 +290,24 @@ def _write_release(release: Any, args: argparse.Namespace, seed: int) -> dict[st
     if args.spec_out:
         written = {"shuffled": not args.keep_order, "seed": seed}
         written["formula_guard"] = bool(args.formula_guard)
-        write_text(args.spec_out, release.spec_json(written), "--spec-out")
+        context = args.release_context
+        write_text(args.spec_out, release.spec_json(written, context), "--spec-out")
     return report
+
+
+def _release_context(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--context FILE``: the release's context, checked, for the spec."""
+    if not args.context:
+        return None
+    if not args.spec_out:
+        raise ParameterError(
+            "--context is kept in the release's spec: give --spec-out FILE too.",
+            code="cli.context_needs_spec",
+        )
+    from privcore.report.context import ReleaseContext
+
+    found = read_json_file(args.context, "the release context", "cli.context_file")
+    return ReleaseContext.from_mapping(found).to_dict()
 
 
 def _release_lines(
@@ -340,6 +364,8 @@ def _anonymize_from_spec(args: argparse.Namespace) -> int:
     from the same input (checked by fingerprint) without choosing anything."""
     spec = _read_spec(args.from_spec)
     _check_anonymize_outputs(args)
+    if args.release_context is None and isinstance(spec.get("context"), dict):
+        args.release_context = spec["context"]  # the replayed release keeps its context
     inputs = Inputs(
         original=load_table(args.input),
         names={"from_spec": Path(args.from_spec).name, **_release_files(args)},
@@ -369,6 +395,12 @@ def _output_options(a: argparse.ArgumentParser) -> None:
         metavar="FILE.json",
         help="write the generalization spec here (algorithm, constraints, seed, roles, "
         "hierarchies, node; fingerprints of input and release, no data)",
+    )
+    a.add_argument(
+        "--context",
+        metavar="FILE.json",
+        help="the release's context (recipient, access, …: see 'report --context'), kept "
+        "in the spec so that 'report --spec' finds it",
     )
     a.add_argument(
         "--from-spec",

@@ -283,11 +283,25 @@ def _reasons(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _context_given(args: argparse.Namespace) -> Any:
+    """The release's context: ``--context FILE``, else the one its spec keeps
+    (``anonymize --context --spec-out``; the Report page's spec), else None."""
+    if args.context:
+        return read_json_file(args.context, "the release context", "cli.context_file")
+    if args.spec:
+        spec = read_json_file(args.spec, "the release spec", "cli.spec_file")
+        if isinstance(spec, dict) and spec.get("context") is not None:
+            return spec["context"]
+    return None
+
+
 def dossier_request(args: argparse.Namespace, given: dict[str, Any]) -> DossierRequest | None:
-    """The dossier ``args`` ask for (None without ``--context``; the options that only a
-    dossier has are then refused in words), its thresholds the context's with ``given``
-    over them (a reason needed to override the context's own limit)."""
-    if not args.context:
+    """The dossier ``args`` ask for (None without a context — ``--context``, or the one
+    ``--spec`` keeps; the options that only a dossier has are then refused in words),
+    its thresholds the context's with ``given`` over them (a reason needed to override
+    the context's own limit)."""
+    found = _context_given(args)
+    if found is None:
         asked = [o for o in (*_NEEDS_CONTEXT, "register") if getattr(args, o)]
         if asked:
             flags = ", ".join("--" + o.replace("_", "-") for o in asked)
@@ -300,9 +314,7 @@ def dossier_request(args: argparse.Namespace, given: dict[str, Any]) -> DossierR
     from privcore.report.context import ReleaseContext, context_thresholds
     from privcore.report.dossier import SignOff
 
-    context = ReleaseContext.from_mapping(
-        read_json_file(args.context, "the release context", "cli.context_file")
-    )
+    context = ReleaseContext.from_mapping(found)
     chosen = context_thresholds(context, given, _reasons(args.threshold_reason))
     thresholds = dict(given)
     thresholds.update({c.name: c.value for c in chosen.choices})
@@ -514,7 +526,8 @@ def dossier_options(r: argparse.ArgumentParser) -> None:
         help="JSON object: recipient, access (public|licensed|enclave), purpose, "
         "attacker_knowledge, jurisdiction (gdpr|uk_gdpr|hipaa_expert_determination|pipl), "
         "review_date, expiry_date, reviewers, published_tables (lists of columns: the "
-        "records are rebuilt from them); makes --out a release dossier",
+        "records are rebuilt from them); makes --out a release dossier (default: the "
+        "context --spec keeps)",
     )
     r.add_argument(
         "--threshold-reason",

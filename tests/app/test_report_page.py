@@ -267,6 +267,7 @@ def test_a_release_made_here_comes_with_a_script_that_redoes_it(tmp_path):
     assert json.loads(redo["notebook"])["nbformat"] == 4
     spec = json.loads(redo["spec"])
     assert spec["written"]["shuffled"] is entry.shuffled
+    assert spec["context"]["recipient"] == "Research group A"  # entered once, kept in it
     folder = tmp_path / "reader"
     folder.mkdir()
     shutil.copy(ROOT / "assets" / "hospital" / "hospital.csv", folder / "hospital.csv")

@@ -438,3 +438,39 @@ def test_cli_script_redoes_the_release_byte_for_byte(tmp_path, capsys):
     redone = fresh / "redo-release.csv"
     assert redone.read_bytes() == (tmp_path / "release.csv").read_bytes()
     assert "DIFFERENT" not in done.stdout and "comparisons are the same" in done.stdout
+
+
+def test_the_context_entered_with_the_release_is_kept_in_its_spec(tmp_path, capsys):
+    """``anonymize --context --spec-out`` keeps the context in the spec; ``report
+    --spec`` then makes the dossier from it without --context; --context without
+    --spec-out is refused in words."""
+    context = tmp_path / "context.json"
+    context.write_text(json.dumps({**CONTEXT, "purpose": "teaching"}))
+    hier = [f"--hierarchy={c}={HOSPITAL / f'hospital_hierarchy_{c}.csv'}" for c in ("ZIP", "Age")]
+    made = ["anonymize", str(HOSPITAL / "hospital.csv"), "--algorithm=samarati", "--k=3"]
+    made += ["--qi=ZIP,Age", "--sa=Disease", *hier, "--keep-order"]
+    made += [f"--out={tmp_path / 'release.csv'}"]
+    capsys.readouterr()
+    assert main([*made, f"--context={context}", "--quiet"]) == 2
+    assert "--spec-out" in capsys.readouterr().err
+    spec = tmp_path / "spec.json"
+    assert main([*made, f"--context={context}", f"--spec-out={spec}", "--quiet"]) == 0
+    kept = json.loads(spec.read_text(encoding="utf-8"))["context"]
+    assert kept == ReleaseContext.from_mapping({**CONTEXT, "purpose": "teaching"}).to_dict()
+    main(
+        [
+            "report",
+            f"--original={HOSPITAL / 'hospital.csv'}",
+            f"--release={tmp_path / 'release.csv'}",
+            "--qi=ZIP,Age",
+            "--sa=Disease",
+            *hier,
+            f"--spec={spec}",
+            f"--out={tmp_path / 'dossier.html'}",
+            f"--dossier-json={tmp_path / 'dossier.json'}",
+            "--quiet",
+        ]
+    )
+    dossier = json.loads((tmp_path / "dossier.json").read_text(encoding="utf-8"))
+    assert dossier["context"]["purpose"] == "teaching"
+    assert dossier["fingerprints"]["spec"]

@@ -49,8 +49,9 @@ def page_reproduction(
     if written is None:
         return {"why": "rp.dossier.no_script"}
     try:
-        spec_text = made.spec_json(written)
-        spec = made.spec(written)
+        kept = None if context is None else context.to_dict()  # entered once: in the spec
+        spec_text = made.spec_json(written, kept)
+        spec = made.spec(written, kept)
         release_bytes = release_csv(entry)
         blanked = len(made.suppressed) == len(entry.frame)
         plan = redo_plan(
