@@ -7,9 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.common import charts, layout
+from ui.common import charts, language, layout
 from ui.common.data_menu import data_menu
-from ui.common.i18n import LANGUAGES, labels, t
+from ui.common.i18n import LANGUAGES, current_language, labels, t
 from ui.common.shell import VIA_APP, dataset_status
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -26,8 +26,9 @@ st.set_page_config(
 # every module loaded by then.
 layout.apply()
 
-if "lang" not in st.session_state:
-    st.session_state["lang"] = "en"
+# The language: from the URL's ?lang= or the browser's preference on a session's first
+# run (a visit, a reload, a deep link), the session's own afterwards.
+language.start_language()
 # Streamlit (1.67, with a pages/ folder next to this script) drops the first change of a
 # radio in a new session: the change reaches the callback, then the radio falls back to
 # its default. The callback keeps the choice; it is restored before the radio is drawn.
@@ -60,6 +61,9 @@ def _sidebar():
             horizontal=True,
             on_change=_keep_language,
         )
+        # kept in the URL (a reload, a bookmark, a copied link) and declared on the page
+        language.keep_in_url(current_language())
+        language.announce(current_language())
         # (the session's state, with pandas, is imported after the page's heading)
         keys, active, title = data_menu()
         # The widget mirrors the active data set (a page may change it, e.g. after an

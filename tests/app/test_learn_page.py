@@ -349,9 +349,14 @@ def test_lesson_seven_in_chinese():
     no_exceptions(at)
     shown = metrics(at)
     assert shown[zh["learn.l7.count_with"]] == "2"
-    assert shown[zh["learn.l7.count_without"].format(name="Zhang San")] == "1"
-    assert "Zhang San 是单身" in at.warning[0].value
+    assert shown[zh["learn.l7.count_without"].format(name="张三")] == "1"
+    assert "张三 是单身" in at.warning[0].value
     assert zh["learn.l7.single"] in set(at.dataframe[0].value[zh["learn.l7.col_status"]])
+    assert "张三" in set(at.dataframe[0].value[zh["learn.col.name"]])
+    assert at.selectbox(key="learn_l7_leaver").value == "Zhang San"  # the value, not words
+    shown_texts = [m.value for m in (*at.markdown, *at.warning, *at.caption)]
+    assert not [v for v in shown_texts if "Zhang" in v]  # no pinyin in the Chinese lesson
+    assert any(r"\text{单身}" in x.value for x in at.latex)
     answer(at, 7, 4.0)
     check(at, 7)
     assert at.success and "正确" in at.success[0].value

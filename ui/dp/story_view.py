@@ -20,7 +20,7 @@ from privcore.dp import posterior_bound
 from ui.common.charts import ACCENT, FAIL, MUTED
 from ui.common.components import fmt, verdict_row
 from ui.common.i18n import t, t_plain
-from ui.common.workspace.names import choice_title
+from ui.common.workspace.names import diner_name
 
 RELATIONS = ("add_remove", "replace")
 
@@ -55,11 +55,6 @@ def noise_label(noise: str) -> str:
 
 def query_name(query: str) -> str:
     return t_plain(f"dp.query_{query}")
-
-
-def diner_name(name: str) -> str:
-    """A diner's name in the page's language (张三 for Zhang San)."""
-    return choice_title("dp.diner_" + "_".join(name.lower().split()), name)
 
 
 def status_word(status: str) -> str:

@@ -18,7 +18,7 @@ from ui.common.chart_lines import identity_line
 from ui.common.charts import ACCENT, FAIL, PASS, WARN
 from ui.common.components import fmt
 from ui.common.errors import show_error
-from ui.common.i18n import t
+from ui.common.i18n import t, t_plain
 from ui.common.workspace.names import choice_title
 
 _VERDICT_STYLE = {
@@ -224,8 +224,9 @@ def _shares_by_input(
 def _density_rows(value: Any, grid: Any, densities: Any, how: str) -> list[dict[str, Any]]:
     """One row per grid point: the density of the outputs of input ``value`` there, as
     estimated by ``how``."""
+    shown = t_plain(f"ldp.density_{how}")  # the legend in the page's language
     return [
-        {"input": str(value), "y": float(x), "density": float(y), "how": how}
+        {"input": str(value), "y": float(x), "density": float(y), "how": shown}
         for x, y in zip(grid, densities, strict=True)
     ]
 

@@ -14,7 +14,7 @@ from privcore.classes import equivalence_classes
 from privcore.models import t_distance
 from ui.common.charts import ACCENT, MUTED
 from ui.common.components import fmt
-from ui.common.i18n import t
+from ui.common.i18n import t, t_plain
 from ui.common.state import keep, sample
 from ui.learn.common import (
     QI,
@@ -83,8 +83,9 @@ def lesson_t_closeness() -> None:
     st.dataframe(release, hide_index=True)
 
     st.subheader(t("learn.l4.ordered_title"))
+    ordered = t_plain("learn.l4.formula_ordered")
     st.latex(
-        r"D_{\text{ordered}}(P,Q) = \frac{1}{m-1}\sum_{i=1}^{m}"
+        rf"D_{{\text{{{ordered}}}}}(P,Q) = \frac{{1}}{{m-1}}\sum_{{i=1}}^{{m}}"
         r"\Bigl|\sum_{j\le i}(p_j-q_j)\Bigr|"
     )
     salary_t = t_distance(classes, "Salary", "ordered")
@@ -112,7 +113,8 @@ def lesson_t_closeness() -> None:
 
     st.subheader(t("learn.l4.disease_title"))
     st.markdown(t("learn.l4.disease_text"))
-    st.latex(r"D_{\text{equal}}(P,Q) = \tfrac12\sum_i |p_i-q_i|")
+    equal = t_plain("learn.l4.formula_equal")
+    st.latex(rf"D_{{\text{{{equal}}}}}(P,Q) = \tfrac12\sum_i |p_i-q_i|")
     levels = hierarchy.to_frame()
     levels.columns = [t("learn.col.level", level=i) for i in range(len(levels.columns))]
     st.dataframe(levels, hide_index=True)

@@ -20,8 +20,9 @@ from privcore.dp.mechanisms import (
 )
 from ui.common.charts import ACCENT, PASS
 from ui.common.components import fmt
-from ui.common.i18n import t, t_plain
+from ui.common.i18n import labels, t, t_plain
 from ui.common.state import keep
+from ui.common.workspace.names import diner_name
 from ui.learn.common import LN3, answer_input, exercise, is_close
 
 #: The exercise of lesson 7: the Laplace scale of a count at this ε (not a value of the
@@ -61,7 +62,7 @@ def largest_ratio(probabilities: pd.DataFrame) -> float:
 def _distributions_chart(probabilities: pd.DataFrame, leaver: str) -> alt.Chart:
     series = {
         "with": t_plain("learn.l7.series_with"),
-        "without": t_plain("learn.l7.series_without", name=leaver),
+        "without": t_plain("learn.l7.series_without", name=diner_name(leaver)),
     }
     rows = probabilities.melt("output", ["with", "without"], "series", "probability")
     rows["series"] = rows["series"].map(series)
@@ -92,7 +93,7 @@ def _dinner_guests(table: pd.DataFrame) -> pd.DataFrame:
     statuses = {status: t_plain(f"learn.l7.{status}") for status in table["status"].unique()}
     return pd.DataFrame(
         {
-            t_plain("learn.col.name"): table["name"],
+            t_plain("learn.col.name"): table["name"].map(diner_name),
             t_plain("learn.l7.col_status"): table["status"].map(statuses),
         }
     )
@@ -110,8 +111,9 @@ def lesson_differencing() -> None:
     # 3. the bound on the attacker's belief
     st.subheader(t("learn.l7.bound_title"))
     st.markdown(t("learn.l7.bound_text"))
+    single, answers = t_plain("learn.l7.formula_single"), t_plain("learn.l7.formula_answers")
     st.latex(
-        r"\Pr[\text{single} \mid \text{answers}] \le "
+        rf"\Pr[\text{{{single}}} \mid \text{{{answers}}}] \le "
         r"\frac{p\,e^{\varepsilon}}{p\,e^{\varepsilon} + 1 - p}"
     )
     prior = float(st.slider(t("learn.l7.prior"), 0.01, 0.99, 0.5, 0.01, key=keep("learn_l7_prior")))
@@ -146,6 +148,7 @@ def _story_section() -> tuple[pd.DataFrame, str, object]:
         t("learn.l7.leaver"),
         names,
         index=names.index(first_single),
+        format_func=labels(names, diner_name),
         key=keep("learn_l7_leaver", valid=lambda v: v in names),
     )
     return table, leaver, st.container()
@@ -167,7 +170,7 @@ def _exact_counts(story, leaver: str) -> None:
     """The exact counts of singles with and without the leaver, and what they tell."""
     cols = st.columns(2)
     cols[0].metric(t("learn.l7.count_with"), fmt(story.singles_before))
-    cols[1].metric(t("learn.l7.count_without", name=leaver), fmt(story.singles_after))
+    cols[1].metric(t("learn.l7.count_without", name=diner_name(leaver)), fmt(story.singles_after))
     conclusion = (
         "learn.l7.exact_single"
         if story.singles_before - story.singles_after == 1
@@ -176,7 +179,7 @@ def _exact_counts(story, leaver: str) -> None:
     st.warning(
         t(
             conclusion,
-            name=leaver,
+            name=diner_name(leaver),
             before=story.singles_before,
             after=story.singles_after,
             diners_before=story.diners_before,
@@ -194,7 +197,7 @@ def _noisy_counts(story, leaver: str, epsilon: float) -> None:
     noisy_with, noisy_without = int(attack.noisy_with[0]), int(attack.noisy_without[0])
     cols = st.columns(3)
     cols[0].metric(t("learn.l7.noisy_with"), fmt(noisy_with))
-    cols[1].metric(t("learn.l7.noisy_without", name=leaver), fmt(noisy_without))
+    cols[1].metric(t("learn.l7.noisy_without", name=diner_name(leaver)), fmt(noisy_without))
     cols[2].metric(t("learn.l7.noisy_difference"), fmt(noisy_with - noisy_without))
     probabilities = output_probabilities(story.singles_before, story.singles_after, epsilon)
     st.altair_chart(_distributions_chart(probabilities, leaver), width="stretch")
@@ -202,7 +205,7 @@ def _noisy_counts(story, leaver: str, epsilon: float) -> None:
     st.markdown(
         t(
             key,
-            name=leaver,
+            name=diner_name(leaver),
             ratio=fmt(largest_ratio(probabilities), 3),
             bound=fmt(math.exp(epsilon), 3),
             epsilon=fmt(epsilon, 1),
@@ -220,7 +223,9 @@ def _bound(story, leaver: str, epsilon: float, prior: float) -> None:
         fmt(posterior_bound(epsilon, prior)),
         help=t("learn.l7.bound_help"),
     )
-    cols[1].metric(t("learn.l7.draw_posterior", name=leaver), fmt(float(attack.posteriors[0])))
+    cols[1].metric(
+        t("learn.l7.draw_posterior", name=diner_name(leaver)), fmt(float(attack.posteriors[0]))
+    )
     cols[2].metric(t("learn.l7.exact_posterior"), fmt(story.posterior_exact_answers))
     st.caption(
         t(

@@ -92,9 +92,12 @@ def lesson_l_diversity() -> None:
 
     st.subheader(t("learn.l3.forms_title"))
     st.markdown(t("learn.l3.forms_text"))
-    st.latex(r"\text{distinct: } |\{s\}| \ge l")
-    st.latex(r"\text{entropy: } -\sum_s p(s)\ln p(s) \ge \ln l")
-    st.latex(r"\text{recursive: } r_1 < c\,(r_l + r_{l+1} + \dots + r_m)")
+    distinct, entropy, recursive = (
+        t_plain(f"learn.l3.formula_{form}") for form in ("distinct", "entropy", "recursive")
+    )
+    st.latex(rf"\text{{{distinct}: }} |\{{s\}}| \ge l")
+    st.latex(rf"\text{{{entropy}: }} -\sum_s p(s)\ln p(s) \ge \ln l")
+    st.latex(rf"\text{{{recursive}: }} r_1 < c\,(r_l + r_{{l+1}} + \dots + r_m)")
     left, right = st.columns(2)
     l_value = left.slider("l", 2, 3, 2, key=keep("learn_l3_l"))
     c_value = right.slider("c", 0.5, 4.0, 2.0, 0.5, key=keep("learn_l3_c"))

@@ -23,6 +23,11 @@ def choice_title(key: str, fallback: str) -> str:
     return fallback if text == key else text
 
 
+def diner_name(name: str) -> str:
+    """A diner of the dinner story in the page's language (张三 for Zhang San)."""
+    return choice_title("dp.diner_" + "_".join(name.lower().split()), name)
+
+
 def algorithm_title(name: str) -> str:
     entry = ALGORITHMS.get(name)
     return choice_title(f"alg.{name}", entry.title if entry is not None else str(name))

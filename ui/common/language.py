@@ -1,0 +1,90 @@
+"""The interface's language: chosen once per visit, kept in the URL, announced to the
+browser.
+
+- **First run of a session** (a new visit, a reload, a deep link such as
+  ``/learn?lesson=7&lang=zh``): the URL's ``?lang=`` when it names a language of the
+  interface; otherwise the browser's preferred language (the ``Accept-Language``
+  header, RFC 9110 §12.5.4: the first of its ranges, by quality, whose primary tag is
+  ``en`` or ``zh``); otherwise English.
+- **Every run**: the session's language is written back to ``?lang=`` (a page change
+  drops the query string; the next run puts it back), so a reload, a bookmark or a link
+  copied from the address bar keeps it.
+- **The document's language**: Streamlit writes ``<html lang="en">`` whatever the page
+  says; :func:`announce` sets it to the page's (``en`` or ``zh-Hans``), so a screen
+  reader reads Chinese with Chinese rules (WCAG 2.1 success criterion 3.1.1).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from privcore.words.catalog import DEFAULT_LANGUAGE, LANGUAGES
+
+__all__ = ["HTML_LANG", "announce", "from_accept_language", "keep_in_url", "start_language"]
+
+#: The BCP 47 tag of each interface language, as the document declares it.
+HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+#: The session key marking that the session's language was chosen at its start.
+STARTED = "_lang_started"
+
+
+def from_accept_language(header: str | None) -> str | None:
+    """The interface language an ``Accept-Language`` header prefers (None when it names
+    none of them): ranges sorted by their ``q`` (1 when absent; order kept on ties),
+    the first whose primary subtag is a language of the interface."""
+    if not header:
+        return None
+    ranked = []
+    for position, part in enumerate(header.split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        primary = tag.strip().split("-")[0].lower()
+        if quality > 0 and primary:
+            ranked.append((-quality, position, primary))
+    for _, _, primary in sorted(ranked):
+        if primary in LANGUAGES:
+            return primary
+    return None
+
+
+def start_language() -> None:
+    """On a session's first run, its language from the URL or the browser (see the
+    module), unless the session was given one before it ran (a script that drives the
+    app); later runs keep the session's own."""
+    if st.session_state.get(STARTED):
+        return
+    st.session_state[STARTED] = True
+    if st.session_state.get("lang") in LANGUAGES:  # set before the session's first run
+        return
+    asked = st.query_params.get("lang")
+    if asked in LANGUAGES:
+        st.session_state["lang"] = asked
+        return
+    try:
+        header = st.context.headers.get("Accept-Language")
+    except (AttributeError, RuntimeError):  # no browser behind this run (a script test)
+        header = None
+    st.session_state["lang"] = from_accept_language(header) or DEFAULT_LANGUAGE
+
+
+def keep_in_url(lang: str) -> None:
+    """Write the session's language to the URL's ``?lang=`` when it says otherwise."""
+    if st.query_params.get("lang") != lang:
+        st.query_params["lang"] = lang
+
+
+def announce(lang: str) -> None:
+    """Declare the page's language on the document (``<html lang>``); the tag is one of
+    :data:`HTML_LANG`, never text from a visitor."""
+    tag = HTML_LANG.get(lang, HTML_LANG[DEFAULT_LANGUAGE])
+    st.html(
+        f'<script>document.documentElement.setAttribute("lang", "{tag}");</script>',
+        unsafe_allow_javascript=True,
+    )
