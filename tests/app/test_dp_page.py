@@ -155,6 +155,14 @@ def test_accuracy_improves_with_epsilon_and_is_drawn_as_a_band():
     # the geometric count's error shrinks as 1/ε: from about 20 at ε = 0.05 to 0 or 1 at 5
     assert curve["Median error"].iloc[0] > 5 * max(curve["Median error"].iloc[-1], 1)
     assert len(at.get("vega_lite_chart")) >= 2  # the posterior chart and the band
+    # the stated 95 % half-width checked by the share of answers within it, per ε
+    assert curve["within the half-width [95 % interval]"].str.match(r"\d+\.\d % \[").all()
+    assert any(c.value.startswith("Draw 0 (200 answers per ε)") for c in at.caption)
+    # a second run draws a new sample: another seed, other errors
+    at.button(key="dp_acc_run").click().run()
+    [again] = [f for f in shown_tables(at) if "Median error" in f.columns]
+    assert any(c.value.startswith("Draw 1 (") for c in at.caption)
+    assert not again.equals(curve)
 
 
 def test_uploaded_outputs_that_tell_the_data_sets_apart_are_a_violation():

@@ -131,3 +131,24 @@ def test_analytic_gaussian_sigma_matches_diffprivlib(
     assert theirs._scale == pytest.approx(
         mech.analytic_gaussian_sigma(sensitivity, epsilon, delta), rel=1e-6
     )
+
+
+def test_the_accuracy_view_checks_the_stated_half_width_by_its_coverage():
+    """Over 2,000 answers per ε the share within the stated 95 % half-width has an exact
+    interval that reaches 95 % (the interval is honest), its bounds hold the share, and
+    a histogram's coverage counts its cells; other seeds give other draws."""
+    import numpy as np
+    import pandas as pd
+
+    from privcore.dp import queries
+    from privcore.dp.accuracy import accuracy_curve
+
+    frame = pd.DataFrame({"a": np.arange(500) % 5})
+    for query in (queries.count(frame), queries.histogram(frame, ["a"])):
+        curve = accuracy_curve(query, [0.2, 1.0, 3.0], draws=2000, seed=5)
+        assert (curve["coverage_low"] <= curve["coverage"]).all()
+        assert (curve["coverage"] <= curve["coverage_high"]).all()
+        assert (curve["coverage_high"] >= 0.95).all(), curve
+    one = accuracy_curve(queries.count(frame), [1.0], draws=300, seed=1)
+    other = accuracy_curve(queries.count(frame), [1.0], draws=300, seed=2)
+    assert not one.equals(other)

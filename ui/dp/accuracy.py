@@ -15,9 +15,18 @@ from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
 from ui.common.i18n import labels, t
 from ui.common.state import keep
-from ui.dp.answers_view import ACCURACY_DRAWS, accuracy_chart, accuracy_table, query_label
+from ui.dp.answers_view import (
+    ACCURACY_DRAWS,
+    accuracy_chart,
+    accuracy_table,
+    coverage_verdict,
+    query_label,
+)
 from ui.dp.context import ACCURACY, PAGE, Context
 from ui.dp.story_view import relation_note, value_options
+
+#: The session's count of accuracy runs: each draws with the next seed.
+ACCURACY_SEED = "dp_acc_seed"
 
 
 def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
@@ -36,8 +45,11 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
     spec_text = json.dumps(spec, sort_keys=True, default=str)
     accuracy_params = {"spec": spec_text, "data": wb.active}
     if heavy_button(t("dp.acc_run"), key="dp_acc_run"):
+        # every run draws a new sample: the seed counts the runs of this session
+        seed = st.session_state.get(ACCURACY_SEED, -1) + 1
+        st.session_state[ACCURACY_SEED] = seed
         try:
-            request = DpAccuracyRequest(**spec, draws=ACCURACY_DRAWS, seed=0)
+            request = DpAccuracyRequest(**spec, draws=ACCURACY_DRAWS, seed=seed)
             outcome = run_heavy(
                 request,
                 Inputs(original=ctx.dataset),
@@ -52,6 +64,7 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
                 "curve": outcome.result,
                 "params": accuracy_params,
                 "label": query_label(spec),
+                "seed": seed,
             }
     stored = st.session_state.get(ACCURACY)
     if stored is not None and stored["params"]["data"] == wb.active:
@@ -60,6 +73,8 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
         st.altair_chart(accuracy_chart(stored["curve"]), width="stretch")
         st.caption(t("dp.acc_chart_help"))
         st.dataframe(accuracy_table(stored["curve"]), hide_index=True)
+        key, params = coverage_verdict(stored["curve"])
+        st.caption(t(key, seed=stored.get("seed", 0), draws=ACCURACY_DRAWS, **params))
 
 
 def _count_spec(ctx: Context) -> dict:

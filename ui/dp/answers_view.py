@@ -252,6 +252,14 @@ def accuracy_chart(curve: pd.DataFrame) -> alt.Chart:
 
 
 def accuracy_table(curve: pd.DataFrame) -> pd.DataFrame:
+    """The curve's figures by ε, with the coverage of the stated interval and its
+    exact 95 % interval, in words."""
+    coverage = [
+        f"{100 * c:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+        for c, lo, hi in zip(
+            curve["coverage"], curve["coverage_low"], curve["coverage_high"], strict=True
+        )
+    ]
     return pd.DataFrame(
         {
             "ε": curve["epsilon"],
@@ -259,5 +267,15 @@ def accuracy_table(curve: pd.DataFrame) -> pd.DataFrame:
             t_plain("dp.acc_median"): curve["median"],
             t_plain("dp.acc_p95"): curve["p95"],
             t_plain("dp.acc_half_width"): curve["half_width"],
+            t_plain("dp.acc_coverage"): coverage,
         }
     )
+
+
+def coverage_verdict(curve: pd.DataFrame) -> tuple[str, dict]:
+    """Whether the drawn answers bear out the stated 95 % interval: the words' key and
+    their parameters (the ε whose coverage interval lies wholly below 0.95, if any)."""
+    below = curve.loc[curve["coverage_high"] < 0.95, "epsilon"].tolist()
+    if not below:
+        return "dp.acc_coverage_holds", {}
+    return "dp.acc_coverage_below", {"epsilons": ", ".join(f"{e:g}" for e in below)}
