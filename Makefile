@@ -10,7 +10,7 @@ PORT ?= 8501
 HOST ?= 127.0.0.1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-fast lint format bench chromium anonymeter clean
+.PHONY: run test test-fast lint format bench chromium anonymeter docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,12 @@ test: $(VENV)/.dev-installed chromium anonymeter
 	@$(BYTECODE)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
+## docs: the documentation site (MkDocs + Material + mkdocstrings) into site/: the command
+## line's reference written from its parser first, warnings (broken links included) are errors
+docs: $(VENV)/.dev-installed
+	$(PY) docs/cli_reference.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 ## test-fast: every test except the browser ones
 test-fast: $(VENV)/.dev-installed
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not e2e"
@@ -95,4 +101,4 @@ bench: $(VENV)/.dev-installed chromium anonymeter
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) $(ANONYMETER_VENV) .pytest_cache .ruff_cache .hypothesis tests/e2e/artifacts
+	rm -rf $(VENV) $(ANONYMETER_VENV) .pytest_cache .ruff_cache .hypothesis tests/e2e/artifacts site

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -19,6 +20,8 @@ from tests.app.conftest import ROOT, new_app, no_exceptions, shown_tables
 from ui.common.i18n import catalogue
 
 KEY = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
+#: An unbounded number as the browser writes a float's infinity (say ∞, or why).
+INFINITE = re.compile(r"^-?(inf|Infinity)$", re.IGNORECASE)
 REPR = re.compile(r"^(None|nan|NaN|NaT|<NA>|\{'.*|\[.*\]|\{\s*\}|np\.\w+\(.*)$")
 ENGLISH = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
 #: Names that stay as they are in Chinese: algorithms, mechanisms, tools, formats, units.
@@ -140,8 +143,10 @@ def test_no_page_shows_a_key_or_a_repr():
                 cells = frame[column]
                 if cells.dtype == object or str(cells.dtype).startswith("str"):
                     for cell in cells.dropna().astype(str).unique()[:200]:
-                        if REPR.match(cell) or KEY.match(cell):
+                        if REPR.match(cell) or KEY.match(cell) or INFINITE.match(cell):
                             found.append((page, f"cell of {column}", cell))
+                elif pd.api.types.is_float_dtype(cells) and np.isinf(cells.to_numpy()).any():
+                    found.append((page, f"cell of {column}", "inf (shown as Infinity)"))
         for where, text in _texts(at):
             if where.startswith("metric") and KEY.match(text.strip()):
                 found.append((page, where, text))
