@@ -3,9 +3,9 @@ browser.
 
 - **First run of a session** (a new visit, a reload, a deep link such as
   ``/learn?lesson=7&lang=zh``): the URL's ``?lang=`` when it names a language of the
-  interface; otherwise the browser's preferred language (the ``Accept-Language``
-  header, RFC 9110 §12.5.4: the first of its ranges, by quality, whose primary tag is
-  ``en`` or ``zh``); otherwise English.
+  interface; otherwise the browser's preferred language (its ``navigator.language``,
+  else the ``Accept-Language`` header, RFC 9110 §12.5.4: the first of its ranges, by
+  quality, whose primary tag is ``en`` or ``zh``); otherwise English.
 - **Every run**: the session's language is written back to ``?lang=`` (a page change
   drops the query string; the next run puts it back), so a reload, a bookmark or a link
   copied from the address bar keeps it.
@@ -20,7 +20,14 @@ import streamlit as st
 
 from privcore.words.catalog import DEFAULT_LANGUAGE, LANGUAGES
 
-__all__ = ["HTML_LANG", "announce", "from_accept_language", "keep_in_url", "start_language"]
+__all__ = [
+    "HTML_LANG",
+    "announce",
+    "browser_language",
+    "from_accept_language",
+    "keep_in_url",
+    "start_language",
+]
 
 #: The BCP 47 tag of each interface language, as the document declares it.
 HTML_LANG = {"en": "en", "zh": "zh-Hans"}
@@ -67,11 +74,19 @@ def start_language() -> None:
     if asked in LANGUAGES:
         st.session_state["lang"] = asked
         return
+    st.session_state["lang"] = browser_language() or DEFAULT_LANGUAGE
+
+
+def browser_language() -> str | None:
+    """The interface language the browser prefers: its ``navigator.language``
+    (``st.context.locale``), else the ``Accept-Language`` header of the connection;
+    None without a browser (a script test) or when it prefers neither language."""
     try:
+        locale = st.context.locale
         header = st.context.headers.get("Accept-Language")
-    except (AttributeError, RuntimeError):  # no browser behind this run (a script test)
-        header = None
-    st.session_state["lang"] = from_accept_language(header) or DEFAULT_LANGUAGE
+    except (AttributeError, RuntimeError, KeyError):
+        return None
+    return from_accept_language(locale) or from_accept_language(header)
 
 
 def keep_in_url(lang: str) -> None:
