@@ -49,8 +49,12 @@ def test_the_url_sets_the_language_of_a_new_session_and_keeps_it():
     assert any('setAttribute("lang", "en")' in h.proto.body for h in at.get("html"))
 
 
-def test_a_url_without_a_known_language_gets_english_written_into_it():
-    for params in ({}, {"lang": "fr"}, {"lang": "<b>zh</b>"}):
+def test_a_url_without_a_known_language_gets_english():
+    for params in ({"lang": "fr"}, {"lang": "<b>zh</b>"}):
         at = _app(**params)
         no_exceptions(at)
         assert at.session_state["lang"] == "en" and at.query_params["lang"] == "en"
+    at = _app()  # a plain URL in the language a new visit gets stays plain
+    assert at.session_state["lang"] == "en" and "lang" not in at.query_params
+    at.radio(key="lang").set_value("zh").run()
+    assert at.query_params["lang"] == "zh"

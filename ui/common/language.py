@@ -6,9 +6,11 @@ browser.
   interface; otherwise the browser's preferred language (its ``navigator.language``,
   else the ``Accept-Language`` header, RFC 9110 §12.5.4: the first of its ranges, by
   quality, whose primary tag is ``en`` or ``zh``); otherwise English.
-- **Every run**: the session's language is written back to ``?lang=`` (a page change
-  drops the query string; the next run puts it back), so a reload, a bookmark or a link
-  copied from the address bar keeps it.
+- **Every run**: the session's language is written back to ``?lang=`` when the URL
+  names another, or names none and a new visit would not get it (a page change drops
+  the query string; the next run puts it back), so a reload, a bookmark or a link
+  copied from the address bar keeps it; a visitor in their browser's language keeps a
+  plain URL.
 - **The document's language**: Streamlit writes ``<html lang="en">`` whatever the page
   says; :func:`announce` sets it to the page's (``en`` or ``zh-Hans``), so a screen
   reader reads Chinese with Chinese rules (WCAG 2.1 success criterion 3.1.1).
@@ -90,9 +92,15 @@ def browser_language() -> str | None:
 
 
 def keep_in_url(lang: str) -> None:
-    """Write the session's language to the URL's ``?lang=`` when it says otherwise."""
-    if st.query_params.get("lang") != lang:
-        st.query_params["lang"] = lang
+    """Write the session's language to the URL's ``?lang=`` when the URL says otherwise,
+    or says nothing and a new visit would get another language (the browser prefers
+    another): a visitor in the language their browser asks for keeps a plain URL."""
+    current = st.query_params.get("lang")
+    if current == lang:
+        return
+    if current is None and lang == (browser_language() or DEFAULT_LANGUAGE):
+        return
+    st.query_params["lang"] = lang
 
 
 def announce(lang: str) -> None:
