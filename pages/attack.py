@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui.attack import engine, reconstruction, runs, view
 from ui.attack import roll as roll_inputs
+from ui.common.charts import show_chart
 from ui.common.components import fmt
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
@@ -140,7 +141,7 @@ with tabs[1]:
                     f"{s['records_at_risk']:,}",
                     help=t("at.at_risk_help"),
                 )
-            st.altair_chart(view.posterior_chart(reports), width="stretch")
+            show_chart(view.posterior_chart(reports), key="at_posterior_chart_data")
 
 with tabs[2]:
     if rolled():
@@ -209,7 +210,7 @@ with tabs[3]:
                 cols[2].metric(t("at.effective_k_1"), f"{s['records_effective_k_1']:,}")
                 if not s["records_narrowed"]:
                     st.info(t("at.two_nothing_narrowed"), icon=":material/info:")
-                st.altair_chart(view.effective_k_chart(report), width="stretch")
+                show_chart(view.effective_k_chart(report), key="at_effective_k_chart_data")
 
 with tabs[4]:
     reconstruction.tab(entry, original, schema, scope=wb.active)

@@ -163,6 +163,13 @@ def test_accuracy_improves_with_epsilon_and_is_drawn_as_a_band():
     [again] = [f for f in shown_tables(at) if "Median error" in f.columns]
     assert any(c.value.startswith("Draw 1 (") for c in at.caption)
     assert not again.equals(curve)
+    # the chart's text alternative: a caption from its data, the data behind a toggle
+    assert any(c.value.startswith("Chart «Error of the noisy answer") for c in at.caption), [
+        c.value for c in at.caption
+    ]
+    at.toggle(key="dp_accuracy_chart_data").set_value(True).run()
+    behind = [f for f in shown_tables(at) if "ε" in f.columns and "Median error" not in f.columns]
+    assert behind and len(behind[0]) >= 12
 
 
 def test_uploaded_outputs_that_tell_the_data_sets_apart_are_a_violation():

@@ -31,6 +31,7 @@ from ui.anonymize.release_view import (
     report_download,
     verdict_cards,
 )
+from ui.common.charts import show_chart
 from ui.common.components import explained_metric, verdict_row
 from ui.common.ec_table import counted_rows, size_counts_histogram, worst_classes
 from ui.common.engine_tables import COPIES, engine_table, kept_order_copy
@@ -167,8 +168,9 @@ def _kept_tabs(made: Any, report: Mapping[str, Any], release: Release) -> None:
             (t("tab.classes"), lambda: worst_classes(measured.models.class_table)),
             (
                 t("tab.charts"),
-                lambda: st.altair_chart(
-                    size_counts_histogram(measured.size_counts, report["k"]), width="stretch"
+                lambda: show_chart(
+                    size_counts_histogram(measured.size_counts, report["k"]),
+                    key="an_engine_sizes_chart_data",
                 ),
             ),
             (t("tab.download"), lambda: _report_download(made, report, release)),

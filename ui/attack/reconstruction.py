@@ -29,7 +29,7 @@ from privcore.data import Dataset, Schema
 from privcore.errors import PrivcoreError
 from privcore.runs import Outcome
 from ui.attack import runs
-from ui.common.charts import ACCENT, FAIL
+from ui.common.charts import ACCENT, FAIL, show_chart
 from ui.common.heavy import heavy_button
 from ui.common.i18n import error_text, escape_md, labels, t, t_plain
 from ui.common.state import ShelfRelease, keep
@@ -318,7 +318,7 @@ def show(outcome: Outcome) -> None:
     st.subheader(t("at.rec_people"))
     people(attack)
     if summary.get("curve"):
-        st.altair_chart(curve_chart(summary), width="stretch")
+        show_chart(curve_chart(summary), key="at_rec_chart_data")
         st.caption(t("at.rec_curve_caption", seeds=outcome.request.seeds))
 
 

@@ -15,7 +15,7 @@ from privcore.attacks import AttackReport, RollFrequencySet, Simulation
 from privcore.runs import AttackRequest
 from privcore.runs.registry import OPTIONS
 from privcore.words.labels import attack_table
-from ui.common.charts import ACCENT, FAIL, MUTED
+from ui.common.charts import ACCENT, FAIL, MUTED, show_chart
 from ui.common.components import escape_md, fmt
 from ui.common.i18n import current_language, t, t_plain
 from ui.common.state import keep
@@ -358,7 +358,7 @@ def linkage_result(sim: Simulation, sa: list[str]) -> None:
     unparsed_warning(sim.linkage["after"])
     headline(sim)
     within_tolerance(sim)
-    st.altair_chart(before_after_chart(sim), width="stretch")
+    show_chart(before_after_chart(sim), key="at_before_after_chart_data")
     explanations(sim.linkage["after"])
     st.subheader(t("at.victims"))
     victims(sim.linkage["after"], sa)

@@ -44,3 +44,104 @@ def enable() -> None:
     if THEME_NAME not in alt.theme.names():
         alt.theme.register(THEME_NAME, enable=False)(_theme)
     alt.theme.enable(THEME_NAME)
+
+
+# --------------------------------------------------------------------------- text alternatives
+
+#: The encoding channels a chart's text alternative reads, in the order it names them.
+_CHANNELS = ("x", "x2", "y", "y2", "color", "column", "row", "size", "theta", "xOffset")
+
+
+def _layers(spec: dict) -> list[dict]:
+    """Every single view of a Vega-Lite spec (layers, concatenations, facets, repeats)."""
+    views = [spec] if "encoding" in spec else []
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for part in spec.get(key) or []:
+            views += _layers(part)
+    if isinstance(spec.get("spec"), dict):
+        views += _layers(spec["spec"])
+    return views
+
+
+def _fields(spec: dict) -> dict[str, str]:
+    """Field → title of every encoded field that has a title (the words on the chart)."""
+    out: dict[str, str] = {}
+    for view in _layers(spec):
+        for channel in _CHANNELS:
+            encoding = (view.get("encoding") or {}).get(channel)
+            if not isinstance(encoding, dict) or not encoding.get("field"):
+                continue
+            title = encoding.get("title")
+            if isinstance(title, list):
+                title = " ".join(map(str, title))
+            if title:
+                out.setdefault(str(encoding["field"]), str(title))
+    return out
+
+
+def _title(spec: dict) -> str:
+    for view in [spec, *_layers(spec)]:
+        title = view.get("title")
+        if isinstance(title, dict):
+            title = title.get("text")
+        if title:
+            return " ".join(map(str, title)) if isinstance(title, list) else str(title)
+    return ""
+
+
+def chart_data(chart: alt.TopLevelMixin) -> tuple[str, object]:
+    """A chart's title and the data behind it as a table whose columns are the chart's
+    own words (each encoded field under its axis or legend title; fields without a title
+    are left out, as the chart shows them only as marks)."""
+    import pandas as pd
+
+    spec = chart.to_dict()
+    fields = _fields(spec)
+    frames = []
+    for view in [chart, *getattr(chart, "layer", [])]:
+        data = getattr(view, "data", None)
+        if isinstance(data, pd.DataFrame):
+            kept = [c for c in data.columns if str(c) in fields]
+            if kept:
+                frames.append(data[kept].rename(columns=lambda c: fields[str(c)]))
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _title(spec), table.loc[:, ~table.columns.duplicated()]
+
+
+def chart_summary(title: str, table: object, say: object) -> str:
+    """The caption that describes a chart in words: its title, how many values it draws
+    and, for each numeric column, the range it spans (``say``: the page's ``t_plain``)."""
+    import pandas as pd
+
+    parts = []
+    for column in table.columns:
+        values = pd.to_numeric(table[column], errors="coerce").dropna()
+        if len(values) and pd.api.types.is_numeric_dtype(table[column]):
+            parts.append(
+                say(
+                    "chart.range",
+                    column=column,
+                    low=f"{values.min():,.4g}",
+                    high=f"{values.max():,.4g}",
+                )
+            )
+    ranges = "; ".join(parts)
+    title = title or say("chart.untitled")
+    return say("chart.summary", title=title, rows=len(table), ranges=ranges)
+
+
+def show_chart(chart: alt.TopLevelMixin, key: str, where: object = None) -> None:
+    """Draw ``chart`` with its text alternative (WCAG 2.1, 1.1.1): a caption that says
+    what it shows, generated from its data, and the data itself as a table behind a
+    toggle (``key``: the toggle's, unique on the page). ``where``: the container (the
+    page by default)."""
+    import streamlit as st
+
+    from ui.common.i18n import escape_md, t_plain
+
+    place = st if where is None else where
+    place.altair_chart(chart, width="stretch")
+    title, table = chart_data(chart)
+    place.caption(escape_md(chart_summary(title, table, t_plain)))  # data words: text
+    if len(table.columns) and place.toggle(t_plain("chart.show_data"), key=key):
+        place.dataframe(table, hide_index=True)

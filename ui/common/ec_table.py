@@ -19,7 +19,7 @@ import streamlit as st
 
 from privcore.classes import EquivalenceClasses
 from privcore.words import labels as words
-from ui.common.charts import ACCENT, FAIL, MUTED
+from ui.common.charts import ACCENT, FAIL, MUTED, show_chart
 from ui.common.components import choice_radio
 from ui.common.i18n import current_language, t, t_plain
 
@@ -70,8 +70,9 @@ def render_class_table(
         st.markdown(f"**{title}**")
         st.dataframe(counted_rows(release, weights, members[:1000]), hide_index=True)
     for sa in classes.sensitive:
-        st.altair_chart(
-            sa_distribution_chart(release[sa], members, sa, weights=weights), width="stretch"
+        show_chart(
+            sa_distribution_chart(release[sa], members, sa, weights=weights),
+            key=f"ec_{class_id}_{sa}_chart_data",
         )
 
 

@@ -13,6 +13,7 @@ from privcore.data import ROLES, Dataset, Role, Schema, profile, suggest_roles
 from privcore.errors import PrivcoreError
 from privcore.runs import Inputs
 from privcore.runs.analysis_requests import ProfileRequest
+from ui.common.charts import show_chart
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
 from ui.common.i18n import labels, t, t_plain
@@ -189,7 +190,7 @@ def render_profile(dataset: Dataset) -> None:
         )
     )
     rule = alt.Chart(pd.DataFrame({"x": [0.95]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
-    st.altair_chart(chart + rule, width="stretch")
+    show_chart(chart + rule, key="data_roles_chart_data")
     st.caption(t("profile.chart_caption"))
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from privcore.errors import PrivcoreError
 from privcore.runs import DpAccuracyRequest, Inputs
+from ui.common.charts import show_chart
 from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
@@ -70,7 +71,7 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
     if stored is not None and stored["params"]["data"] == wb.active:
         if stored["params"] != accuracy_params:
             st.warning(t("dp.acc_out_of_date", query=stored["label"]), icon=":material/update:")
-        st.altair_chart(accuracy_chart(stored["curve"]), width="stretch")
+        show_chart(accuracy_chart(stored["curve"]), key="dp_accuracy_chart_data")
         st.caption(t("dp.acc_chart_help"))
         st.dataframe(accuracy_table(stored["curve"]), hide_index=True)
         key, params = coverage_verdict(stored["curve"])

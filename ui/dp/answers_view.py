@@ -15,7 +15,7 @@ import streamlit as st
 
 from privcore.dp import NoisyAnswer
 from privcore.runs import Accountant
-from ui.common.charts import ACCENT, FAIL, MUTED
+from ui.common.charts import ACCENT, FAIL, MUTED, show_chart
 from ui.common.components import fmt
 from ui.common.i18n import t, t_plain
 from ui.dp.story_view import noise_label, number, query_name, relation_label
@@ -129,7 +129,7 @@ def show_answer(noisy: NoisyAnswer, label: str) -> None:
         c3.metric(t("dp.sensitivity"), _scale_text(noisy.sensitivity))
         st.caption(t("dp.histogram_interval", half=interval_text(noisy)))
         st.dataframe(frame, hide_index=True)
-        st.altair_chart(histogram_chart(frame), width="stretch")
+        show_chart(histogram_chart(frame), key="dp_answers_chart_data")
         if len(frame) > HISTOGRAM_BARS:
             st.caption(t("dp.histogram_top", n=HISTOGRAM_BARS, total=f"{len(frame):,}"))
     else:

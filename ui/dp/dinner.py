@@ -12,6 +12,7 @@ import streamlit as st
 from privcore.dp import dinner_table
 from privcore.dp.dinner import DIFFERENCING_MECHANISMS
 from privcore.runs import DifferencingRequest, DinnerRequest, Inputs
+from ui.common.charts import show_chart
 from ui.common.components import choice_radio
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
@@ -83,7 +84,7 @@ def dinner_tab(ctx: Context) -> None:
             dinner_result(stored["outcome"].result)
         else:
             st.info(t("dp.play_first"), icon=":material/restaurant:")
-        st.altair_chart(posterior_chart(float(dinner_epsilon), float(prior)), width="stretch")
+        show_chart(posterior_chart(float(dinner_epsilon), float(prior)), key="dp_dinner_chart_data")
         st.caption(t("dp.posterior_chart_help"))
 
     st.divider()

@@ -17,6 +17,7 @@ from privcore.data import to_csv_bytes
 from privcore.words.catalog import note_sentence
 from privcore.words.risks import article29_rows
 from ui.common.chart_lines import identity_line
+from ui.common.charts import show_chart
 from ui.common.components import fmt
 from ui.common.i18n import current_language, escape_md, t, t_plain
 from ui.common.workspace.names import algorithm_title, file_stem
@@ -85,7 +86,7 @@ def release_result(result: Any, *, name: str) -> None:
     if result.gdpr_risks is not None:
         method_risks(result.gdpr_risks, k=summary["k_anon"].get("k"), algorithm=k_anon.algorithm)
     table = per_query_frame(comparison.per_query)
-    st.altair_chart(errors_chart(comparison.per_query), width="stretch")
+    show_chart(errors_chart(comparison.per_query), key="dp_release_chart_data")
     st.caption(t("dp.errors_chart_help"))
     st.dataframe(table, hide_index=True)
     st.markdown(f"**{t('dp.release_ledger')}**")

@@ -12,6 +12,7 @@ from privcore.errors import PrivcoreError
 from privcore.ldp.mechanisms import make
 from privcore.runs import Inputs
 from privcore.runs.registry import AUDIT_METHODS, DENSITIES, MECHANISMS
+from ui.common.charts import show_chart
 from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
@@ -126,8 +127,8 @@ def _result(stored: dict[str, Any], values: dict[str, Any]) -> None:
         ob = reports["ob"]
         chart = view.distributions_chart(ob, ob.details["inputs"])
         if chart is not None:
-            st.altair_chart(chart, width="stretch")
-        view.show_leakage(ob)
+            show_chart(chart, key="ldp_mechanism_chart_data")
+        view.show_leakage(ob, key="ldp_mechanism_leakage_data")
         st.caption(
             t(
                 "ldp.ob_caption",

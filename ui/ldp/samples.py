@@ -11,6 +11,7 @@ import streamlit as st
 from privcore.errors import PrivcoreError
 from privcore.runs import Inputs
 from privcore.runs.registry import AUDIT_METHODS
+from ui.common.charts import show_chart
 from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
@@ -100,5 +101,5 @@ def _audit(upload: Any, input_col: str, outputs: list[str], claimed: float, meth
     if method == "ob":  # what the implementation's outputs look like per input
         chart = view.distributions_chart(report, report.details["inputs"])
         if chart is not None:
-            st.altair_chart(chart, width="stretch")
-        view.show_leakage(report)
+            show_chart(chart, key="ldp_samples_chart_data")
+        view.show_leakage(report, key="ldp_samples_leakage_data")

@@ -10,6 +10,7 @@ from privcore.errors import PrivcoreError
 from privcore.ldp import audit as ldp_audit
 from privcore.runs import Inputs, ReconstructionRequest, SweepRequest
 from privcore.runs.registry import MECHANISMS
+from ui.common.charts import show_chart
 from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, new_request, run_heavy
@@ -47,7 +48,7 @@ def sweep_tab() -> None:
 
             outcome = guard_run(sweep)
             if outcome is not None:
-                st.altair_chart(view.sweep_chart(outcome.result), width="stretch")
+                show_chart(view.sweep_chart(outcome.result), key="ldp_sweep_chart_data")
                 st.dataframe(outcome.result, hide_index=True)
 
 
@@ -99,9 +100,9 @@ def reconstruction_tab() -> None:
             )
             outcome = run_heavy(request, Inputs(), label=t("ldp.rc_run"), page=PAGE, record=False)
             (result, truth), summary = outcome.result, outcome.summary
-            st.altair_chart(
+            show_chart(
                 view.reconstruction_chart(result.edges, truth, result.perturbed, result.estimate),
-                width="stretch",
+                key="ldp_rc_chart_data",
             )
             st.metric(t("ldp.rc_tv"), view.fmt(summary["tv"]), help=t("ldp.rc_tv_help"))
             st.caption(

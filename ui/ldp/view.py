@@ -15,7 +15,7 @@ from privcore.ldp.audit import AuditReport
 from privcore.ldp.device import device
 from privcore.runs.registry import MECHANISMS
 from ui.common.chart_lines import identity_line
-from ui.common.charts import ACCENT, FAIL, PASS, WARN
+from ui.common.charts import ACCENT, FAIL, PASS, WARN, show_chart
 from ui.common.components import fmt
 from ui.common.errors import show_error
 from ui.common.i18n import t, t_plain
@@ -250,11 +250,12 @@ def leakage_chart(report: AuditReport) -> alt.Chart | None:
     )
 
 
-def show_leakage(report: AuditReport) -> None:
-    """Per-coordinate leakage bars, or why there is one joint symbol instead."""
+def show_leakage(report: AuditReport, key: str) -> None:
+    """Per-coordinate leakage bars, or why there is one joint symbol instead (``key``:
+    the chart's data toggle)."""
     chart = leakage_chart(report)
     if chart is not None:
-        st.altair_chart(chart, width="stretch")
+        show_chart(chart, key=key)
     if report.details.get("joint"):
         joint = report.details["joint"]
         st.caption(t("ldp.joint_note", n=joint["symbols"], m=len(joint["coordinates"])))

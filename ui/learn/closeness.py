@@ -12,7 +12,7 @@ import streamlit as st
 
 from privcore.classes import equivalence_classes
 from privcore.models import t_distance
-from ui.common.charts import ACCENT, MUTED
+from ui.common.charts import ACCENT, MUTED, show_chart
 from ui.common.components import fmt
 from ui.common.i18n import t, t_plain
 from ui.common.state import keep, sample
@@ -98,7 +98,7 @@ def lesson_t_closeness() -> None:
         key=keep("learn_l4_class"),
     )
     steps = _salary_steps(release, classes, int(chosen))
-    st.altair_chart(_cumulative_chart(steps), width="stretch")
+    show_chart(_cumulative_chart(steps), key="learn_l4_chart_data")
     total = float(np.abs(steps["cumulative"]).sum())
     st.markdown(
         t(

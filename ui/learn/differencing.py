@@ -18,7 +18,7 @@ from privcore.dp.mechanisms import (
     laplace_half_width,
     laplace_scale,
 )
-from ui.common.charts import ACCENT, PASS
+from ui.common.charts import ACCENT, PASS, show_chart
 from ui.common.components import fmt
 from ui.common.i18n import labels, t, t_plain
 from ui.common.state import keep
@@ -200,7 +200,7 @@ def _noisy_counts(story, leaver: str, epsilon: float) -> None:
     cols[1].metric(t("learn.l7.noisy_without", name=diner_name(leaver)), fmt(noisy_without))
     cols[2].metric(t("learn.l7.noisy_difference"), fmt(noisy_with - noisy_without))
     probabilities = output_probabilities(story.singles_before, story.singles_after, epsilon)
-    st.altair_chart(_distributions_chart(probabilities, leaver), width="stretch")
+    show_chart(_distributions_chart(probabilities, leaver), key="learn_l7_chart_data")
     key = "learn.l7.ratio" if story.leaver_status == SINGLE else "learn.l7.ratio_couple"
     st.markdown(
         t(

@@ -18,7 +18,7 @@ from privcore.models import (
     entropy_l,
     recursive_c,
 )
-from ui.common.charts import FAIL
+from ui.common.charts import FAIL, show_chart
 from ui.common.components import fmt, verdict_card
 from ui.common.i18n import t, t_plain
 from ui.common.state import keep
@@ -79,7 +79,7 @@ def lesson_l_diversity() -> None:
         record=background.targets["row"] + 1,
         klass=[names[c] for c in background.targets["class"]],
     )
-    st.altair_chart(_posterior_chart(posterior), width="stretch")
+    show_chart(_posterior_chart(posterior), key="learn_l3_chart_data")
     st.caption(
         t(
             "learn.l3.background_caption",

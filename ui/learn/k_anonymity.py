@@ -15,6 +15,7 @@ from privcore.anonymize.base import prepare
 from privcore.anonymize.lattice import Lattice
 from privcore.measure import precision
 from privcore.models import KAnonymity
+from ui.common.charts import show_chart
 from ui.common.components import fmt
 from ui.common.i18n import t, t_plain
 from ui.common.lattice import lattice_chart
@@ -179,7 +180,7 @@ def lesson_k_anonymity() -> None:
             size=samarati.params["lattice_size"],
         )
     )
-    st.altair_chart(lattice_chart(samarati), width="stretch")
+    show_chart(lattice_chart(samarati), key="learn_l2_chart_data")
 
     st.subheader(t("learn.l2.cost_title"))
     st.markdown(t("learn.l2.cost_text"))

@@ -15,7 +15,7 @@ import streamlit as st
 from privcore.ldp.device import device, generator
 from privcore.ldp.mechanisms import make
 from privcore.runs import AuditRequest, Inputs
-from ui.common.charts import ACCENT, PASS
+from ui.common.charts import ACCENT, PASS, show_chart
 from ui.common.components import fmt, verdict_card
 from ui.common.heavy import compute_heavy, heavy_button
 from ui.common.i18n import t, t_plain
@@ -102,7 +102,7 @@ def lesson_local_dp() -> None:
     d = right.slider("d", 2, 10, 4, key=keep("learn_l5_d"))
     grr = make("grr", float(epsilon), d=int(d))
     p, q = grr.event_probabilities(0, 1)
-    st.altair_chart(_grr_chart(grr.p, grr.q, int(d)), width="stretch")
+    show_chart(_grr_chart(grr.p, grr.q, int(d)), key="learn_l5_chart_data")
     st.markdown(
         t(
             "learn.l5.ratio",

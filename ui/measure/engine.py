@@ -14,6 +14,7 @@ import streamlit as st
 
 from privcore.report.risk import GDPR_RECORDS
 from privcore.runs import MeasureRequest, RiskRequest
+from ui.common.charts import show_chart
 from ui.common.components import escape_md
 from ui.common.ec_table import (
     class_size_histogram,
@@ -81,8 +82,9 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
             "pl_table_view",
             summary=lambda: summary_tab(result, summary, wb, None, outcome.request),
             classes=lambda: worst_classes(result.models.class_table),
-            charts=lambda: st.altair_chart(
-                size_counts_histogram(result.size_counts, summary["k"]), width="stretch"
+            charts=lambda: show_chart(
+                size_counts_histogram(result.size_counts, summary["k"]),
+                key="pl_engine_counts_chart_data",
             ),
             download=lambda: downloads(result, summary, name),
         )
@@ -105,7 +107,9 @@ def render_table(outcome, wb: Workbench, name: str) -> None:
 
 def _charts(result: Any, summary: Any) -> None:
     """The class sizes in records (a frequency set has no PL matrix)."""
-    st.altair_chart(class_size_histogram(result.classes.sizes, summary["k"]), width="stretch")
+    show_chart(
+        class_size_histogram(result.classes.sizes, summary["k"]), key="engine_chart_data_107"
+    )
     st.caption(t("lt.no_matrix"))
 
 

@@ -21,6 +21,7 @@ from privcore.errors import PrivcoreError
 from privcore.measure.entropy import pl_matrix
 from privcore.measure.report import NEEDS_ALIGNMENT
 from privcore.words.labels import model_title, note_text, requirement
+from ui.common.charts import show_chart
 from ui.common.components import escape_md, explained_metric, fmt, verdict_row
 from ui.common.ec_table import class_size_histogram, render_class_table
 from ui.common.errors import show_error
@@ -223,7 +224,7 @@ def _achieved_text(achieved: Any) -> str:
 
 
 def _charts(result, summary: dict[str, Any], original: pd.DataFrame, wb) -> None:
-    st.altair_chart(class_size_histogram(result.classes.sizes, summary["k"]), width="stretch")
+    show_chart(class_size_histogram(result.classes.sizes, summary["k"]), key="pl_sizes_chart_data")
     st.markdown(f"**{t('pl.matrix_title')}**")
     if not result.aligned:
         st.caption(t("ws.matrix_needs_pairing"))
@@ -244,7 +245,7 @@ def _charts(result, summary: dict[str, Any], original: pd.DataFrame, wb) -> None
         show_error(exc)
         return
     matrix = matrix.rename(columns={"all": t_plain("pl.matrix_all")})
-    st.altair_chart(pl_heatmap(matrix), width="stretch")
+    show_chart(pl_heatmap(matrix), key="pl_matrix_chart_data")
     st.caption(t("pl.matrix_caption"))
 
 
