@@ -16,8 +16,10 @@ def _say(key: str, **params) -> str:
 
 def test_a_layered_chart_reads_as_a_table_of_its_titled_fields():
     data = pd.DataFrame({"epsilon": [0.1, 1.0, 5.0], "p95": [30.0, 3.0, 1.0], "kind": list("abc")})
-    band = alt.Chart(data, title="Error against ε").mark_area().encode(
-        x=alt.X("epsilon:Q", title="ε"), y=alt.Y("p95:Q", title="95 % of the errors")
+    band = (
+        alt.Chart(data, title="Error against ε")
+        .mark_area()
+        .encode(x=alt.X("epsilon:Q", title="ε"), y=alt.Y("p95:Q", title="95 % of the errors"))
     )
     dots = alt.Chart(data).mark_point().encode(x=alt.X("epsilon:Q", title="ε"), color="kind:N")
     title, table = chart_data(band + dots)
@@ -26,8 +28,7 @@ def test_a_layered_chart_reads_as_a_table_of_its_titled_fields():
     assert len(table) == 3  # one data set, shared by the layers
     caption = chart_summary(title, table, _say)
     assert caption == (
-        "Chart «Error against ε»: 3 values drawn. ε from 0.1 to 5; "
-        "95 % of the errors from 1 to 30"
+        "Chart «Error against ε»: 3 values drawn. ε from 0.1 to 5; 95 % of the errors from 1 to 30"
     )
 
 
