@@ -99,6 +99,11 @@ def minimal_by_sets(nodes: pd.DataFrame, qi: list[str]) -> set[tuple[int, ...]]:
     return minimal
 
 
+def status_layer(spec: dict) -> dict:
+    """The lattice's nodes: the layer whose colour and shape both say the status."""
+    return next(one for one in spec["layer"] if "shape" in one.get("encoding", {}))
+
+
 def layer(spec: dict, mark: str, filtered: str | None = None) -> dict:
     return next(
         one
@@ -123,7 +128,7 @@ def test_adult_lattice_names_labels_and_zoom(adult_release):
     assert chosen_height == 12
     # zoomed by default: heights 10 to 14 only
     assert {row["height"] for row in data} == {10, 11, 12, 13, 14}
-    points = layer(spec, "circle")
+    points = status_layer(spec)
     assert points["encoding"]["y"]["scale"]["domain"] == [9.4, 14.6]
     assert "Heights 10–14 of 0–16: those near the chosen node" in points["title"]["subtitle"]
     # the chosen node by name, labelled, numbered with the minimal nodes
@@ -147,16 +152,19 @@ def test_adult_lattice_names_labels_and_zoom(adult_release):
     whole = view.lattice_chart(release, whole=True).to_dict()
     (every,) = whole["datasets"].values()
     assert {row["height"] for row in every} == set(range(17))
-    assert layer(whole, "circle")["encoding"]["y"]["scale"]["domain"] == [-0.6, 16.6]
+    assert status_layer(whole)["encoding"]["y"]["scale"]["domain"] == [-0.6, 16.6]
 
 
 def test_adult_lattice_in_chinese(adult_release, monkeypatch):
     monkeypatch.setattr("ui.common.i18n.current_language", lambda: "zh")
     monkeypatch.setattr("ui.common.lattice.current_language", lambda: "zh")
     spec = view.lattice_chart(adult_release).to_dict()
-    points = layer(spec, "circle")
+    points = status_layer(spec)
     assert points["title"]["subtitle"][0].startswith("选定节点：sex 0 · age 4")
     assert points["encoding"]["color"]["scale"]["domain"][0] == "已检查：满足"
+    # the status by shape too, not by colour alone
+    shape = points["encoding"]["shape"]
+    assert shape["field"] == "status_label" and shape["scale"]["range"][:2] == ["circle", "cross"]
     (data,) = spec["datasets"].values()
     assert "选定（1）" in {row["mark"] for row in data}
     table = view.lattice_minimal_table(adult_release)
@@ -181,7 +189,7 @@ def test_the_anonymize_page_zooms_the_lattice_and_shows_it_whole_on_request():
     open_tab(at, "an_view", "Lattice")
     (spec,) = lattice_specs(at)
     # the default 5 % suppression limit lets lower nodes satisfy: heights 5–9 shown
-    assert layer(spec, "circle")["encoding"]["y"]["scale"]["domain"] == [4.4, 9.6]
+    assert status_layer(spec)["encoding"]["y"]["scale"]["domain"] == [4.4, 9.6]
     assert any("410 minimal satisfying nodes" in c.value for c in at.caption)
     assert any("tick «Whole lattice»" in c.value for c in at.caption)
     assert any(e.label == "Minimal satisfying nodes (410)" for e in at.expander)
@@ -189,7 +197,7 @@ def test_the_anonymize_page_zooms_the_lattice_and_shows_it_whole_on_request():
     whole.check().run()
     no_exceptions(at)
     (spec,) = lattice_specs(at)
-    assert layer(spec, "circle")["encoding"]["y"]["scale"]["domain"] == [-0.6, 16.6]
+    assert status_layer(spec)["encoding"]["y"]["scale"]["domain"] == [-0.6, 16.6]
     assert not any("tick «Whole lattice»" in c.value for c in at.caption)
 
 

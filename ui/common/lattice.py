@@ -24,6 +24,14 @@ _STATUS_COLOURS = {
     "tagged not satisfied": "#f3a6ac",
     "not visited": MUTED,
 }
+#: The shape of each status: met (circle), not met (cross), not visited (square).
+_STATUS_SHAPES = {
+    "satisfied": "circle",
+    "not satisfied": "cross",
+    "tagged satisfied": "circle",
+    "tagged not satisfied": "cross",
+    "not visited": "square",
+}
 
 
 #: By default the lattice chart shows the heights within this many levels of the chosen
@@ -270,15 +278,22 @@ def lattice_chart(release: Release, *, whole: bool = False) -> alt.LayerChart:
         ),
     )
     statuses = list(_STATUS_COLOURS)
-    points = base.mark_circle(size=dot, opacity=0.8).encode(
+    domain = [_status_words(s) for s in statuses]
+    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=0, titleLimit=0)
+    # the status by shape as well as by colour: a reader who cannot tell red from green
+    # still tells a circle from a cross (WCAG 2.1, 1.4.1)
+    points = base.mark_point(size=dot, opacity=0.8, filled=True).encode(
         color=alt.Color(
             "status_label:N",
             title=t_plain("layout.legend_status"),
-            scale=alt.Scale(
-                domain=[_status_words(s) for s in statuses],
-                range=[_STATUS_COLOURS[s] for s in statuses],
-            ),
-            legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0, titleLimit=0),
+            scale=alt.Scale(domain=domain, range=[_STATUS_COLOURS[s] for s in statuses]),
+            legend=legend,
+        ),
+        shape=alt.Shape(
+            "status_label:N",
+            title=t_plain("layout.legend_status"),
+            scale=alt.Scale(domain=domain, range=[_STATUS_SHAPES[s] for s in statuses]),
+            legend=legend,
         ),
         tooltip=tooltip,
     )
