@@ -4,9 +4,19 @@ recorded as theirs, marked cached; nothing from an upload or an uploaded roll is
 
 from __future__ import annotations
 
+import pytest
+
 from privcore import history
 from tests.app.conftest import ROOT, new_app, no_exceptions
 from ui.common import shared
+
+
+@pytest.fixture(autouse=True)
+def same_minute(monkeypatch):
+    """Releases are named with the minute they were made in ("… · 14:32"), and the name
+    is part of what a shared result depends on (a report names its release): two
+    visitors of these tests make theirs in the same minute, whatever the clock says."""
+    monkeypatch.setattr("ui.common.workspace.shelf.now_hhmm", lambda: "12:00")
 
 
 def visitor(active: str = "hospital"):
