@@ -72,16 +72,13 @@ def _shown(value: Any, lang: str) -> str:
     return figure(value, lang=lang)
 
 
-def _interval(bounds: Any, lang: str) -> str:
+def _interval(bounds: Any, lang: str, *, as_percent: bool = False) -> str:
     if not bounds or len(bounds) != 2 or None in bounds:
         return "—"
-    return f"[{figure(bounds[0], lang=lang)}, {figure(bounds[1], lang=lang)}]"
-
-
-def _percent_interval(bounds: Any) -> str:
-    if not bounds or len(bounds) != 2 or None in bounds:
-        return "—"
-    return f"[{percent(bounds[0], 1)}, {percent(bounds[1], 1)}]"
+    low, high = (
+        (percent(b, 1) for b in bounds) if as_percent else (figure(b, lang=lang) for b in bounds)
+    )
+    return f"[{low}, {high}]"
 
 
 def _section(name: str, lang: str, body: Sequence[str], level: int = 2) -> list[str]:
@@ -289,7 +286,7 @@ def _register_achieved(run: Mapping[str, Any], lang: str) -> str:
         "unique": figure(run.get("unique_matches"), lang=lang),
         "size": figure(run.get("register_size"), lang=lang),
         "unique_share": percent(run.get("unique_share") or 0.0, 1),
-        "unique_interval": _percent_interval(run.get("unique_interval")),
+        "unique_interval": _interval(run.get("unique_interval"), lang, as_percent=True),
     }
     if run.get("truth") != "key":
         return _w("intruder.register_claimed", lang, **params)
@@ -298,7 +295,7 @@ def _register_achieved(run: Mapping[str, Any], lang: str) -> str:
         records=figure(run.get("reidentified"), lang=lang),
         targets=figure(run.get("targets"), lang=lang),
         share="—" if share is None else percent(share, 1),
-        interval=_percent_interval(run.get("reidentified_interval")),
+        interval=_interval(run.get("reidentified_interval"), lang, as_percent=True),
         false=figure(run.get("false_matches"), lang=lang),
     )
     return _w("intruder.register_verified", lang, **params)

@@ -65,6 +65,15 @@ class ShelfRelease:
     def made_here(self) -> bool:
         return self.release is not None
 
+    @property
+    def blanked(self) -> Any:
+        """The rows the method that made this release blanked (its suppressed rows, a
+        boolean per row of ``frame``), or None for a release not made here."""
+        made = self.release
+        if made is not None and len(made.suppressed) == len(self.frame):
+            return made.suppressed
+        return None
+
 
 #: The engines' names as the pages show them.
 ENGINE_TITLES = {"duckdb": "DuckDB", "spark": "Spark"}

@@ -314,9 +314,6 @@ def _intruder_linkage(
     from privcore.report.intruder import register_linkage
 
     made = entry.release
-    blanked = None
-    if made is not None and len(made.suppressed) == len(entry.frame):
-        blanked = made.suppressed
     return register_linkage(
         entry.frame,
         given["frame"],
@@ -324,7 +321,7 @@ def _intruder_linkage(
         columns=given["columns"],
         key=report.roles.get("key"),
         hierarchies=dict(hierarchies),
-        blanked=blanked,
+        blanked=entry.blanked,
         release_kind=None if made is None else str(made.kind),
         name=given["name"],
     )

@@ -53,7 +53,6 @@ def page_reproduction(
         spec_text = made.spec_json(written, kept)
         spec = made.spec(written, kept)
         release_bytes = release_csv(entry)
-        blanked = len(made.suppressed) == len(entry.frame)
         plan = redo_plan(
             input_path=_input_record(original),
             release_path={"name": f"{stem}.csv", "sha256": _sha256(release_bytes)},
@@ -62,7 +61,7 @@ def page_reproduction(
             context=context,
             assessed={
                 "shuffled": entry.shuffled,
-                "blanked": blanked,
+                "blanked": entry.blanked is not None,
                 "release_kind": str(made.kind),
                 "schema": schema.to_dict(),
             },

@@ -74,9 +74,7 @@ def release_inputs(
     the rows its method blanked (its suppressed rows, the figure every page shows); a
     file by its key or position (the request says), or by the exact matching of small
     tables (:func:`privcore.measure.report.match_rows`, which raises when none exists)."""
-    frame, aligned, names = entry.frame, entry.aligned, {}
-    made = entry.release
-    blanked = made.suppressed if made is not None and len(made.suppressed) == len(frame) else None
+    frame, aligned, names, blanked = entry.frame, entry.aligned, {}, entry.blanked
     if pairing == "matching":
         frame = match_rows(
             original.frame, entry.frame, qi=qi, sa=sa, hierarchies=schema.hierarchies
