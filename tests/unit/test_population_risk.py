@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -476,6 +476,8 @@ _histograms = st.dictionaries(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_histograms, st.floats(min_value=0.001, max_value=1.0))
+# a share times the population lands one rounding above the count it came from
+@example({8: 6, 9: 13, 1: 19, 11: 13, 4: 7, 12: 14}, 1.0)
 def test_every_estimate_is_a_share_of_the_population(frequencies, fraction):
     freq = FrequencyOfFrequencies.from_mapping(frequencies)
     population = population_size(freq.records, sampling_fraction=fraction)
@@ -485,7 +487,8 @@ def test_every_estimate_is_a_share_of_the_population(frequencies, fraction):
     for share in result.models.values():
         assert share is None or 0.0 <= share <= 1.0
     # at most as many population uniques as the population could hold beyond the sample
-    assert result.models["zayatz"] * population <= freq.of_size(1) / (freq.records / population)
+    bound = freq.of_size(1) / (freq.records / population)
+    assert result.models["zayatz"] * population <= bound * (1 + 1e-12)  # float rounding
     assert result.model in ("zayatz", "pitman", "snb", "none")
 
 
