@@ -8,6 +8,7 @@ from ui.common.charts import show_chart
 from ui.common.components import fmt
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.shell import require_app
 from ui.common.sources import ENGINE, page_view
 from ui.common.state import keep, workbench
@@ -104,6 +105,7 @@ with tabs[0]:
                 view.unpaired_linkage(outcome.result)
             else:
                 view.linkage_result(outcome.result, sa)
+            reproduce_in_python(outcome, key="at_linkage")
 
 with tabs[1]:
     if rolled():
@@ -142,6 +144,7 @@ with tabs[1]:
                     help=t("at.at_risk_help"),
                 )
             show_chart(view.posterior_chart(reports), key="at_posterior_chart_data")
+            reproduce_in_python(stored["value"], key="at_background")
 
 with tabs[2]:
     if rolled():
@@ -166,6 +169,7 @@ with tabs[2]:
                 cols[1].caption(
                     t("at.in_place", share=f"{(shuffled.get('rows_in_place') or 0):.1%}")
                 )
+                reproduce_in_python(stored["value"], key="at_ordering")
 
 with tabs[3]:
     if rolled():
@@ -211,6 +215,7 @@ with tabs[3]:
                 if not s["records_narrowed"]:
                     st.info(t("at.two_nothing_narrowed"), icon=":material/info:")
                 show_chart(view.effective_k_chart(report), key="at_effective_k_chart_data")
+                reproduce_in_python(stored["value"], key="at_two")
 
 with tabs[4]:
     reconstruction.tab(entry, original, schema, scope=wb.active)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.shell import require_app
 from ui.common.sources import ENGINE, page_view
 from ui.common.state import workbench
@@ -66,6 +67,7 @@ if measure_clicked:
 stored = latest_result(PAGE, entry, params, measured)
 if stored is not None:
     view.render(stored["value"], original.frame, wb, entry)
+    reproduce_in_python(stored["value"], key="pl_measure")
 
 # --------------------------------------------------------------------------- risk
 st.divider()
@@ -100,3 +102,4 @@ stored = latest_result(RISK, entry, risk_params, assessed)
 if stored is not None:
     risk.render(stored["value"].result.to_dict())
     risk.records(stored["value"].result)
+    reproduce_in_python(stored["value"], key="pl_risk")

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ui.common.heavy import heavy_button
 from ui.common.i18n import t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.shell import require_app
 from ui.common.sources import ENGINE, page_view
 from ui.common.state import workbench
@@ -70,7 +71,8 @@ if go:
             st.info(t("rp.pairing_hint"), icon=":material/swap_vert:")
     else:
         report = outcome.result.recorded(outcome.summary, outcome.run_id)
-        keep_result(PAGE, entry, params, {"report": report, "seconds": outcome.seconds})
+        kept = {"report": report, "seconds": outcome.seconds, "outcome": outcome}
+        keep_result(PAGE, entry, params, kept)
 
 stored = result_of(PAGE, entry)
 if stored is not None:
@@ -102,6 +104,7 @@ if stored is not None:
             try_action(wb, entry, chosen)
     stem = file_stem(stored["name"])
     view.html_download(report, stem, current=current)
+    reproduce_in_python(stored["value"].get("outcome"), key="rp_report")
     if context_choice is not None and current:
         held = dossier.held_releases(wb.releases())
         dossier.dossier_downloads(

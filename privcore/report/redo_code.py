@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from privcore.core.jsonsafe import plain
+from privcore.core.notebooks import notebook_json
 from privcore.errors import ParameterError
 
 __all__ = ["PLAN_FORMAT", "redo_notebook", "redo_script"]
@@ -413,21 +414,6 @@ def redo_script(plan: Mapping[str, Any]) -> str:
     return _docstring(plan) + "\n" + code + "\n"
 
 
-def _cell(kind: str, number: int, source: str) -> dict[str, Any]:
-    """One nbformat 4.5 cell (an id, a source split into lines)."""
-    lines = source.rstrip("\n").splitlines(keepends=True)
-    cell: dict[str, Any] = {
-        "cell_type": kind,
-        "id": f"redo-{number:02d}",
-        "metadata": {},
-        "source": lines,
-    }
-    if kind == "code":
-        cell["execution_count"] = None
-        cell["outputs"] = []
-    return cell
-
-
 def _notebook_cells(plan: Mapping[str, Any]) -> list[tuple[str, str]]:
     release, source = _safe(plan["release"]["name"]), _safe(plan["input"]["name"])
     expected = plan["expected"]["verdict"]
@@ -503,15 +489,4 @@ def redo_notebook(plan: Mapping[str, Any]) -> str:
     """The reproduction notebook of a plan (:func:`redo_plan`): the script's steps as an
     nbformat 4.5 notebook (JSON text), a Markdown cell explaining each step before its
     code; the last cell raises when something differs."""
-    plan = _checked_plan(plan)
-    cells = [_cell(kind, n, source) for n, (kind, source) in enumerate(_notebook_cells(plan))]
-    notebook = {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    return notebook_json(_notebook_cells(_checked_plan(plan)), prefix="redo")

@@ -58,7 +58,8 @@ _NAMED_PARAMETERS = frozenset(
 @dataclass(frozen=True, eq=False)
 class Outcome:
     """A run's result, the summary the history kept, its run id (``None`` when not
-    recorded), why the history could not keep it, and its duration."""
+    recorded), why the history could not keep it, its duration, and the inputs it read
+    (what its reproduction in Python writes out: :mod:`privcore.runs.reproduction`)."""
 
     request: Request
     result: Any
@@ -66,6 +67,7 @@ class Outcome:
     run_id: int | None
     history_error: HistoryError | None
     seconds: float
+    inputs: Inputs | None = None
 
 
 def error_record(exc: PrivcoreError) -> dict[str, Any]:
@@ -361,4 +363,5 @@ def run(
         run_id=run_id,
         history_error=history_error,
         seconds=started.seconds(),
+        inputs=inputs,
     )

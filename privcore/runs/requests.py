@@ -90,6 +90,12 @@ class Request:
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
+    def reproduction_params(self) -> dict[str, Any]:
+        """Every parameter :meth:`from_dict` needs to make this request again (its
+        reproduction in Python: :mod:`privcore.runs.reproduction`); the history's
+        :meth:`to_dict` unless that leaves one out."""
+        return self.to_dict()
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]):
         names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
@@ -401,6 +407,9 @@ class ReplayRequest(Request):
     def to_dict(self) -> dict[str, Any]:
         keys = ("algorithm", "qi", "sa", "max_suppression", "seed")
         return {key: plain(self.spec.get(key)) for key in keys}
+
+    def reproduction_params(self) -> dict[str, Any]:
+        return {"spec": plain(dict(self.spec))}
 
 
 @dataclass(frozen=True)

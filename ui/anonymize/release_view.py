@@ -37,6 +37,7 @@ from ui.common.lattice import (
 )
 from ui.common.layout import lazy_tabs
 from ui.common.population_risk import population_metrics
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import ShelfRelease
 from ui.common.workspace.names import file_stem
 
@@ -59,6 +60,7 @@ def render(entry: ShelfRelease, original: pd.DataFrame) -> None:
         ],
         key="an_view",
     )
+    reproduce_in_python(entry.outcome, key="an_release")
 
 
 def columns_and_notes(release: Release) -> None:

@@ -16,6 +16,7 @@ from ui.attack.view import linkage_result, roll_rows, tolerance_input
 from ui.common.components import bounded_slider
 from ui.common.engine_tables import release_file_input, run_and_keep, table_and_schema
 from ui.common.i18n import t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import Workbench, keep
 from ui.common.workspace.results import result_header
 
@@ -73,6 +74,7 @@ def table_page(wb: Workbench) -> None:
         shown=("release_file", "key", "roll_size", "seed"),
     )
     render_table_attack(outcome.result, sa)
+    reproduce_in_python(outcome, key="at_engine")
 
 
 def render_table_attack(sim: Simulation, sa: list[str]) -> None:

@@ -32,6 +32,7 @@ from ui.attack import runs
 from ui.common.charts import ACCENT, FAIL, show_chart
 from ui.common.heavy import heavy_button
 from ui.common.i18n import error_text, escape_md, labels, t, t_plain
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import ShelfRelease, keep
 from ui.common.workspace import guard_run, latest_result
 
@@ -105,6 +106,7 @@ def tab(entry: ShelfRelease, original: Dataset, schema: Schema, *, scope: str) -
     stored = latest_result(PAGE_KEY, entry, choice.params, outcome)
     if stored is not None:
         show(stored["value"])
+        reproduce_in_python(stored["value"], key="at_reconstruction")
 
 
 # --------------------------------------------------------------------------- controls

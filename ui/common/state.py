@@ -42,7 +42,9 @@ class ShelfRelease:
     ``run_id``: its run in the history; ``release``: the library's Release, if made here;
     ``aligned``: its rows are the original's, in order (made here), so every figure can
     be computed; ``shuffled``: its download shuffles the rows (the default);
-    ``origin``: the file name or data set key it was read from.
+    ``origin``: the file name or data set key it was read from; ``outcome``: the run
+    that made it (:class:`privcore.runs.Outcome`, its reproduction in Python), if made
+    here.
     """
 
     id: str
@@ -60,6 +62,7 @@ class ShelfRelease:
     aligned: bool = False
     shuffled: bool = True
     origin: str | None = None
+    outcome: Any = field(default=None, compare=False, repr=False)
 
     @property
     def made_here(self) -> bool:

@@ -15,6 +15,7 @@ from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, run_heavy
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.dp.answers_view import (
     ACCURACY_DRAWS,
@@ -66,6 +67,7 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
                 "params": accuracy_params,
                 "label": query_label(spec),
                 "seed": seed,
+                "outcome": outcome,
             }
     stored = st.session_state.get(ACCURACY)
     if stored is not None and stored["params"]["data"] == wb.active:
@@ -76,6 +78,7 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
         st.dataframe(accuracy_table(stored["curve"]), hide_index=True)
         key, params = coverage_verdict(stored["curve"])
         st.caption(t(key, seed=stored.get("seed", 0), draws=ACCURACY_DRAWS, **params))
+        reproduce_in_python(stored.get("outcome"), key="dp_accuracy")
 
 
 def _count_spec(ctx: Context) -> dict:

@@ -12,6 +12,7 @@ from privcore.runs import DpAuditRequest, Inputs
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
 from ui.common.i18n import escape_md, labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep, load_upload
 from ui.common.workspace.results import guard_run
 from ui.common.workspace.shelf import RELEASE_TYPES
@@ -42,6 +43,7 @@ def audit_tab(ctx: Context) -> None:
         stored = kept_outcome(AUDIT, audit_values)
         if stored is not None:
             audit_result(stored["outcome"].result)
+            reproduce_in_python(stored["outcome"], key="dp_audit")
 
     st.divider()
     st.subheader(t("dp.upload_title"))
@@ -126,3 +128,4 @@ def _uploaded_outputs(upload) -> None:
     outcome = guard_run(lambda: recorded(DpAuditRequest, values, inputs, label=t("dp.auditing")))
     if outcome is not None:
         audit_result(outcome.result)
+        reproduce_in_python(outcome, key="dp_audit_upload")

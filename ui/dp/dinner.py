@@ -16,6 +16,7 @@ from ui.common.charts import show_chart
 from ui.common.components import choice_radio
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.results import guard_run
 from ui.dp.context import (
@@ -82,6 +83,7 @@ def dinner_tab(ctx: Context) -> None:
         stored = kept_outcome(DINNER, dinner_params)
         if stored is not None:
             dinner_result(stored["outcome"].result)
+            reproduce_in_python(stored["outcome"], key="dp_dinner")
         else:
             st.info(t("dp.play_first"), icon=":material/restaurant:")
         show_chart(posterior_chart(float(dinner_epsilon), float(prior)), key="dp_dinner_chart_data")
@@ -148,6 +150,7 @@ def _any_person(ctx: Context, dinner_params: dict[str, Any]) -> None:
             column=stored["params"]["column"],
             value=stored["params"]["value"],
         )
+        reproduce_in_python(stored["outcome"], key="dp_person")
 
 
 def _attack_person(ctx: Context, dinner_params: dict[str, Any], row: int, column: str, value: Any):

@@ -15,6 +15,7 @@ from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, new_request, run_heavy
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.results import history_note
 from ui.dp.answers_view import budget_bar, ledger_frame, query_label, show_answer
@@ -64,6 +65,7 @@ def queries_tab(ctx: Context) -> dict | None:
     if held["answers"]:
         latest = held["answers"][-1]
         show_answer(latest["answer"], latest["label"])
+        reproduce_in_python(latest.get("outcome"), key="dp_query")
         st.markdown(f"**{t('dp.ledger')}**")
         st.dataframe(ledger_frame(budget, held["answers"]), hide_index=True)
     else:
@@ -279,4 +281,6 @@ def _answer(
         show_error(exc)
     else:
         history_note(outcome)
-        held["answers"].append({"answer": outcome.result, "run_id": outcome.run_id, "label": label})
+        held["answers"].append(
+            {"answer": outcome.result, "run_id": outcome.run_id, "label": label, "outcome": outcome}
+        )

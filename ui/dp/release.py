@@ -11,6 +11,7 @@ from privcore.runs.registry import ALGORITHMS
 from ui.common.components import choice_radio
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.names import algorithm_title
 from ui.common.workspace.results import guard_run
@@ -67,6 +68,7 @@ def release_tab(ctx: Context) -> None:
     stored = kept_outcome(RELEASE, release_values, ctx)
     if stored is not None:
         release_result(stored["outcome"].result, name=stored["name"])
+        reproduce_in_python(stored["outcome"], key="dp_release")
 
 
 def _columns(ctx: Context) -> tuple[list[str], str | None, str]:

@@ -17,6 +17,7 @@ from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.results import guard_run, result_header
 from ui.ldp import view
@@ -137,3 +138,4 @@ def _result(stored: dict[str, Any], values: dict[str, Any]) -> None:
                 tau_c=ob.details.get("tau_c"),
             )
         )
+    reproduce_in_python(stored["outcome"], key="ldp_audit")

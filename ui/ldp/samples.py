@@ -16,6 +16,7 @@ from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep, load_upload
 from ui.common.workspace.results import guard_run
 from ui.common.workspace.shelf import RELEASE_TYPES
@@ -103,3 +104,4 @@ def _audit(upload: Any, input_col: str, outputs: list[str], claimed: float, meth
         if chart is not None:
             show_chart(chart, key="ldp_samples_chart_data")
         view.show_leakage(report, key="ldp_samples_leakage_data")
+    reproduce_in_python(outcome, key="ldp_samples")

@@ -15,6 +15,7 @@ from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, new_request, run_heavy
 from ui.common.i18n import labels, t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.results import guard_run
 from ui.ldp import view
@@ -50,6 +51,7 @@ def sweep_tab() -> None:
             if outcome is not None:
                 show_chart(view.sweep_chart(outcome.result), key="ldp_sweep_chart_data")
                 st.dataframe(outcome.result, hide_index=True)
+                reproduce_in_python(outcome, key="ldp_sweep")
 
 
 def planner_tab() -> None:
@@ -112,5 +114,6 @@ def reconstruction_tab() -> None:
                     iterations=summary["iterations"],
                 )
             )
+            reproduce_in_python(outcome, key="ldp_rc")
         except PrivcoreError as exc:
             show_error(exc)

@@ -24,6 +24,7 @@ from ui.common.ec_table import (
 )
 from ui.common.engine_tables import release_file_input, run_and_keep
 from ui.common.i18n import t
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import Workbench
 from ui.common.workspace.results import result_header
 from ui.measure import risk as risk_view
@@ -69,6 +70,7 @@ def table_page(wb: Workbench) -> dict[str, Any]:
     outcome = stored["value"]
     result_header(stored, None, params, run_id=outcome.run_id)
     render_table(outcome, wb, stored["name"])
+    reproduce_in_python(outcome, key="pl_engine")
     return chosen
 
 

@@ -53,6 +53,7 @@ def shelve_made(
             run_id=outcome.run_id,
             release=release,
             aligned=True,
+            outcome=outcome,
         )
     )
 

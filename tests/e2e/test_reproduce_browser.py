@@ -1,0 +1,57 @@
+"""A notebook downloaded from a result page reproduces the page's figures: the Privacy
+level of the worked example measured in the browser, its "Reproduce in Python" ZIP
+downloaded, unzipped and its notebook run from top to bottom in a fresh Python."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.app.test_reproduce_in_python import RUNNER
+from tests.conftest import ROOT
+
+from .test_browser import choose_sample, open_page, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_downloaded_notebook_gets_the_figures_the_page_shows(page: Page, app_server, tmp_path):
+    base, _ = app_server
+    page.goto(base)
+    expect(page.get_by_role("heading", name="Privacy Workbench")).to_be_visible(timeout=30_000)
+    choose_sample(page, "Hospital (9 patients, the textbook example)")
+    open_page(page, base, "Privacy level")
+    page.get_by_role("button", name="Measure").click()
+    wait_idle(page)
+    metric = page.get_by_test_id("stMetric").filter(has_text="PL").first
+    expect(metric).to_contain_text("0.500", timeout=30_000)
+    shown_pl = metric.get_by_test_id("stMetricValue").inner_text().strip()
+
+    panel = page.get_by_test_id("stExpander").filter(has_text="Reproduce in Python").first
+    panel.get_by_text("Reproduce in Python").click()
+    expect(panel.get_by_text("MeasureRequest.from_dict")).to_be_visible(timeout=30_000)
+    with page.expect_download() as info:
+        panel.get_by_role("button", name="Download the notebook and its files (.zip)").click()
+    archive = tmp_path / info.value.suggested_filename
+    info.value.save_as(archive)
+    assert archive.name == "reproduce_measure.zip"
+    zipfile.ZipFile(archive).extractall(tmp_path)
+    folder = tmp_path / "reproduce"
+
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Every figure is the same as the page's." in done.stdout
+    recorded = json.loads((folder / "run.json").read_text(encoding="utf-8"))["expected"]
+    assert f"{recorded['pl']['all']:.3f}" == shown_pl
