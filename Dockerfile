@@ -40,6 +40,7 @@ COPY --chown=app:app privcore ./privcore
 COPY --chown=app:app ui ./ui
 COPY --chown=app:app pages ./pages
 COPY --chown=app:app assets ./assets
+COPY --chown=app:app docs/notebooks/lessons ./docs/notebooks/lessons
 COPY --chown=app:app .streamlit/config.toml ./.streamlit/config.toml
 COPY --chown=app:app deploy/demo.toml ./.streamlit/demo.toml
 

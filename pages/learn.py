@@ -2,7 +2,8 @@
 
 An instructor can link one lesson with ``?lesson=3``: the selector follows the query
 parameter, and choosing another lesson updates it, so the address bar always names the
-lesson on screen.
+lesson on screen. Under each lesson, the same lesson can be downloaded as a Jupyter
+notebook in the page's language (:mod:`ui.learn.notebook`).
 """
 
 import streamlit as st
@@ -11,7 +12,7 @@ from ui.common.errors import guard
 from ui.common.i18n import t, t_plain
 from ui.common.shell import require_app
 from ui.common.state import workbench
-from ui.learn import LESSONS
+from ui.learn import LESSONS, notebook
 
 require_app()
 
@@ -76,3 +77,5 @@ st.divider()
 
 with guard():
     LESSONS[lesson]()
+with guard():
+    notebook.notebook_download(lesson)
