@@ -25,7 +25,7 @@ cols[1].metric(
     t("home.metric_qis"), len(schema.quasi_identifiers) if schema else t("home.not_confirmed")
 )
 
-st.subheader(t("home.start"))
+st.header(t("home.start"))
 st.page_link("pages/learn.py", label=t("home.link_learn"), icon=":material/school:")
 st.page_link("pages/data_roles.py", label=t("home.link_data"), icon=":material/table_view:")
 st.page_link("pages/anonymize.py", label=t("home.link_anonymize"), icon=":material/blur_on:")

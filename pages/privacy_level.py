@@ -71,7 +71,7 @@ if stored is not None:
 
 # --------------------------------------------------------------------------- risk
 st.divider()
-st.subheader(t("risk.title"))
+st.header(t("risk.title"))
 st.caption(t("risk.lead"))
 risk_fraction, control = risk.inputs(population)
 risk_values = {"qi": qi, "sa": sa, "sampling_fraction": risk_fraction}

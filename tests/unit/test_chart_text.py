@@ -38,3 +38,24 @@ def test_a_chart_without_a_title_or_numbers_still_says_what_it_is():
     title, table = chart_data(chart)
     assert (title, list(table.columns)) == ("", ["Column"])
     assert chart_summary(title, table, _say) == "Chart «untitled»: 2 values drawn. "
+
+
+def test_every_chart_of_the_pages_is_drawn_with_its_text_alternative():
+    """Only ui/common/charts.py calls Streamlit's chart elements: every other chart goes
+    through show_chart or show_spec, which add the caption and the data table."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    drawing = {
+        "altair_chart", "vega_lite_chart", "line_chart", "bar_chart", "area_chart",
+        "scatter_chart", "pyplot", "plotly_chart", "bokeh_chart", "graphviz_chart", "pydeck_chart",
+    }  # fmt: skip
+    found = []
+    for path in [*(root / "ui").rglob("*.py"), *(root / "pages").rglob("*.py")]:
+        if path.name == "charts.py" and path.parent.name == "common":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in drawing:
+                found.append(f"{path.relative_to(root)}:{node.lineno} {node.attr}")
+    assert not found, found

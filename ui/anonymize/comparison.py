@@ -17,6 +17,7 @@ from privcore.runs import AnonymizeRequest
 from privcore.runs.registry import ALGORITHMS
 from ui.anonymize import risk_utility
 from ui.anonymize.live import make, served_from_cache
+from ui.common.charts import show_chart
 from ui.common.components import loss_name
 from ui.common.heavy import heavy_button
 from ui.common.i18n import error_text, labels, t, t_plain
@@ -44,8 +45,7 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
         st.markdown(f"**{t('an.ru.title')}**")
         st.caption(t("an.ru.help"))
         with alt.data_transformers.disable_max_rows():
-            spec = risk_utility.risk_utility_chart(points).to_dict()
-        st.vega_lite_chart(spec=spec, width="stretch")
+            show_chart(risk_utility.risk_utility_chart(points), key="an_compare_chart_data")
     st.dataframe(
         table,
         hide_index=True,

@@ -21,6 +21,7 @@ from privcore.data import to_csv_bytes
 from privcore.models import model_from_dict
 from privcore.words.labels import figure_label, model_title, note_text, requirement
 from ui.anonymize import risk_utility
+from ui.common.charts import chart_data, show_spec
 from ui.common.components import (
     escape_md,
     explained_metric,
@@ -256,7 +257,7 @@ def perturbation_utility_view(release: Release) -> None:
     )
 
 
-_SPECS: weakref.WeakKeyDictionary[Release, dict[tuple[str, str], dict]] = (
+_SPECS: weakref.WeakKeyDictionary[Release, dict[tuple[str, str], tuple]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -265,18 +266,21 @@ _SPECS_LOCK = threading.Lock()
 
 
 def chart(release: Release, name: str, build: Callable[[], alt.TopLevelMixin]) -> None:
-    """Show a chart of ``release``. Its Vega-Lite spec is built once per release and
-    language and kept while the release lives: a rerun (a widget elsewhere on the page)
-    and the sessions sharing a bundled sample's release reuse it."""
+    """Show a chart of ``release`` with its text alternative
+    (:func:`ui.common.charts.show_spec`). Its Vega-Lite spec, title and data are built
+    once per release and language and kept while the release lives: a rerun (a widget
+    elsewhere on the page) and the sessions sharing a bundled sample's release reuse it."""
     key = (name, current_language())
     with _SPECS_LOCK:
-        spec = _SPECS.setdefault(release, {}).get(key)
-    if spec is None:
+        kept = _SPECS.setdefault(release, {}).get(key)
+    if kept is None:
+        built = build()
         with alt.data_transformers.disable_max_rows():
-            spec = build().to_dict()
+            kept = (built.to_dict(), *chart_data(built))
         with _SPECS_LOCK:
-            _SPECS.setdefault(release, {})[key] = spec
-    st.vega_lite_chart(spec=spec, width="stretch")
+            _SPECS.setdefault(release, {})[key] = kept
+    spec, title, table = kept
+    show_spec(spec, title, table, key=f"an_{name}_chart_data")
 
 
 def side_by_side(release: Release, original: pd.DataFrame, rows: int = 50) -> None:

@@ -315,9 +315,9 @@ def show(outcome: Outcome) -> None:
                 st.caption(
                     t("at.rec_blocks_shown", shown=f"{SHOWN:,}", total=f"{summary['blocks']:,}")
                 )
-    st.subheader(t("at.rec_records"))
+    st.header(t("at.rec_records"))
     records(attack, block)
-    st.subheader(t("at.rec_people"))
+    st.header(t("at.rec_people"))
     people(attack)
     if summary.get("curve"):
         show_chart(curve_chart(summary), key="at_rec_chart_data")

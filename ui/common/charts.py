@@ -135,13 +135,31 @@ def show_chart(chart: alt.TopLevelMixin, key: str, where: object = None) -> None
     what it shows, generated from its data, and the data itself as a table behind a
     toggle (``key``: the toggle's, unique on the page). ``where``: the container (the
     page by default)."""
-    import streamlit as st
-
-    from ui.common.i18n import escape_md, t_plain
-
-    place = st if where is None else where
+    place = _place(where)
     place.altair_chart(chart, width="stretch")
     title, table = chart_data(chart)
+    _text_alternative(place, title, table, key)
+
+
+def show_spec(spec: dict, title: str, table: object, key: str, where: object = None) -> None:
+    """:func:`show_chart` for a chart already written as its Vega-Lite ``spec`` (kept
+    by a page that draws it again on every rerun), with the ``title`` and data ``table``
+    :func:`chart_data` read from the chart when it was built."""
+    place = _place(where)
+    place.vega_lite_chart(spec=spec, width="stretch")
+    _text_alternative(place, title, table, key)
+
+
+def _place(where: object) -> object:
+    import streamlit as st
+
+    return st if where is None else where
+
+
+def _text_alternative(place: object, title: str, table: object, key: str) -> None:
+    """A chart's caption from its data, and its data behind a toggle ``key``."""
+    from ui.common.i18n import escape_md, t_plain
+
     place.caption(escape_md(chart_summary(title, table, t_plain)))  # data words: text
     if len(table.columns) and place.toggle(t_plain("chart.show_data"), key=key):
         place.dataframe(table, hide_index=True)

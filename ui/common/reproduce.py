@@ -57,7 +57,8 @@ def reproduce_in_python(outcome: Any, *, key: str) -> None:
             st.info(error_text(made))
             return
         st.caption(t("repro.lead"))
-        st.code(made.code(), language="python")
+        # plain: the highlighter's colours fall below 4.5:1 on its grey background
+        st.code(made.code(), language=None, wrap_lines=True)
         st.download_button(
             t("repro.download"),
             data=made.bundle,  # built on click

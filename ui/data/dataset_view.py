@@ -14,7 +14,7 @@ from ui.common.state import Workbench
 
 def render_facts(wb: Workbench, key: str, dataset: Dataset) -> None:
     """The data set's name, its size, format and encoding, and the loader's notes."""
-    st.subheader(escape_md(wb.title(key)))
+    st.header(escape_md(wb.title(key)))
     st.caption(
         t(
             "data.facts",

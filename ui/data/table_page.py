@@ -124,7 +124,7 @@ def render(wb: Workbench, key: str) -> None:
     """The Data & roles page of a table opened in an engine: its facts, removal, and the
     Roles · Profile · Preview · Hierarchies · Schema file tabs."""
     table = wb.table(key)
-    st.subheader(escape_md(key))
+    st.header(escape_md(key))
     st.caption(
         t(
             "lt.facts",

@@ -46,7 +46,7 @@ def audit_tab(ctx: Context) -> None:
             reproduce_in_python(stored["outcome"], key="dp_audit")
 
     st.divider()
-    st.subheader(t("dp.upload_title"))
+    st.header(t("dp.upload_title"))
     st.caption(t("dp.upload_help"))
     upload = st.file_uploader(t("dp.upload_file"), type=RELEASE_TYPES, key="dp_outputs")
     if upload is not None:

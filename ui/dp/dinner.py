@@ -90,7 +90,7 @@ def dinner_tab(ctx: Context) -> None:
         st.caption(t("dp.posterior_chart_help"))
 
     st.divider()
-    st.subheader(t("dp.any_person"))
+    st.header(t("dp.any_person"))
     st.caption(t("dp.any_person_help", data=ctx.data_title))
     if not ctx.needs_data() and len(ctx.frame) > 0:
         _any_person(ctx, dinner_params)

@@ -131,7 +131,7 @@ def table_section(wb: Any, chosen: Mapping[str, Any]) -> None:
     assessed against the table, paired by position, from their joint frequency set
     (:func:`~ui.common.engine_tables.on_release`, recorded), with a Cancel button."""
     st.divider()
-    st.subheader(t("risk.title"))
+    st.header(t("risk.title"))
     st.caption(t("risk.lead_engine"))  # no population table on an engine table
     st.caption(t("risk.on_engine", limit=f"{GDPR_RECORDS:,}"))
     fraction, control = risk_view.inputs(None, on_engine=True)

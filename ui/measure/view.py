@@ -140,7 +140,7 @@ def summary_tab(
     if summary["suppressed_rows"]:
         st.info(t("pl.suppressed_note", n=summary["suppressed_rows"]), icon=":material/info:")
 
-    st.subheader(t("pl.level_title"))
+    st.header(t("pl.level_title"))
     c1, c2, c3, c4, c5 = st.columns(5)
     explained_metric(c1, "PL", (summary["pl"] or {}).get("all"), "explain.pl")
     explained_metric(c2, "DR", summary["dr"], "explain.dr")
@@ -154,7 +154,7 @@ def summary_tab(
     for note in summary["notes"]:
         st.warning(escape_md(note_text(note, current_language())), icon=":material/warning:")
 
-    st.subheader(t("pl.risk_title"))
+    st.header(t("pl.risk_title"))
     risk = summary["risk"]
     c1, c2, c3, c4 = st.columns(4)
     explained_metric(c1, t("pl.prosecutor_max"), risk["prosecutor_max"], "explain.prosecutor_max")
@@ -172,7 +172,7 @@ def summary_tab(
         explained_metric(c2, t("pl.journalist_avg"), risk["journalist_avg"], "explain.journalist")
     st.caption(t("pl.avg_convention", classes=fmt(risk["prosecutor_avg_classes"])))
 
-    st.subheader(t("pl.loss_title"))
+    st.header(t("pl.loss_title"))
     loss = summary["loss"]
     c1, c2, c3, c4, c5 = st.columns(5)
     explained_metric(c1, t("pl.discernibility"), loss.get("discernibility"), "explain.dm", 0)

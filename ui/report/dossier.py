@@ -187,7 +187,7 @@ def dossier_downloads(
     holds uploaded, the release is linked with it (through the ``schema``'s
     hierarchies). A release made here also gets its spec and the script and notebook
     that redo it (``pairing``: how the report paired its rows)."""
-    st.subheader(t("dossier.title"))
+    st.header(t("dossier.title"))
     sign_off = sign_off_form(entry, context)
     if sign_off is None:
         return
