@@ -7,7 +7,7 @@ from ui.attack import roll as roll_inputs
 from ui.common.charts import show_chart
 from ui.common.components import fmt
 from ui.common.heavy import heavy_button
-from ui.common.i18n import t
+from ui.common.i18n import t, t_plain
 from ui.common.reproduce import reproduce_in_python
 from ui.common.shell import require_app
 from ui.common.sources import ENGINE, page_view
@@ -42,7 +42,10 @@ roll = stored_roll["roll"] if stored_roll and stored_roll["data"] == wb.active e
 if roll is not None:
     embedded = int(roll.frame["in_dataset"].sum()) if "in_dataset" in roll.frame else 0
     with st.expander(t("at.roll_preview", size=f"{len(roll.frame):,}", embedded=f"{embedded:,}")):
-        st.dataframe(roll.frame.head(50), hide_index=True)
+        # the roll's own columns in words; the data set's QI columns keep their names
+        own = ("person_id", "name", "birth_date", "record", "in_dataset")
+        shown = roll.frame.head(50).rename(columns={c: t_plain(f"at.col.{c}") for c in own})
+        st.dataframe(shown, hide_index=True)
     roll_facts = roll.to_dict()
     roll_public = bool(stored_roll.get("public"))  # built from a bundled sample
 

@@ -74,6 +74,7 @@ _CHOICE_KEYS = {
     "relation": "dp.relation_",
     "query": "dp.query_",
     "leaver": "dp.diner_",
+    "attack": "history.value.attack.",
 }
 _ABBREVIATIONS = {"qi": "QI", "sa": "SA", "pl": "PL", "ul": "UL", "dr": "DR", "id": "ID"}
 

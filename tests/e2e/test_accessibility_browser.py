@@ -1,50 +1,94 @@
 """axe-core (the engine of Deque's accessibility checker, through axe-playwright-python)
-on every page, in both languages, at 1,280 px and — for the pages with the most controls
-— at 800 px: no serious or critical violation of WCAG 2.1 A/AA. The moderate and minor
-ones left are listed in docs/ACCESSIBILITY.md with their reason."""
+on every page, in both languages, at 1,280 px and 800 px, with the main controls
+operated: the worked example chosen, then on each page its main action run (anonymize,
+measure, build the roll and attack, audit, play the DP story, generate the report) and
+its first expanders opened, so that results, charts' data tables and the reproduction
+panels are checked too. No serious or critical violation of WCAG 2.1 A/AA or of axe's
+best practices; every moderate or minor one left is named in docs/ACCESSIBILITY.md
+with its reason."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page
 
-from .test_browser import wait_idle
+from tests.conftest import ROOT
+from ui.common.i18n import catalogue
+
+from .test_browser import choose, wait_idle
 
 pytestmark = pytest.mark.e2e
 
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
-PAGES = ["", "learn", "data", "anonymize", "privacy", "attack", "ldp", "dp", "report", "history"]
-#: The rule sets checked: WCAG 2.0 and 2.1, levels A and AA.
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: The rule sets checked: WCAG 2.0 and 2.1 at levels A and AA, and axe's best practices
+#: (heading order, landmarks).
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+#: Each page (its address) with the keys of the buttons of its main action, in order.
+WALK = [
+    ("", []),
+    ("learn", []),
+    ("data", []),
+    ("anonymize", ["an_run"]),
+    ("privacy", ["pl_measure"]),
+    ("attack", ["at_build", "at_run"]),
+    ("ldp", ["ldp_run"]),
+    ("dp", ["dp_play"]),
+    ("report", ["rp_go"]),
+    ("history", []),
+]
 
 
-def _serious(page: Page) -> list[tuple[str, str, str]]:
+def _violations(page: Page) -> list[dict]:
     options = {"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]}
-    found = axe_sync.Axe().run(page, options=options).response["violations"]
-    return [
-        (v["id"], v["impact"], node["html"][:120])
-        for v in found
-        if v["impact"] in ("serious", "critical")
-        for node in v["nodes"][:3]
-    ]
+    return axe_sync.Axe().run(page, options=options).response["violations"]
+
+
+def _go(page: Page, path: str) -> None:
+    """Open the page at ``/path`` through the sidebar's link (the session, and the
+    results it holds, stay)."""
+    link = page.get_by_test_id("stSidebarNav").locator(f'a[href$="/{path}"]').first
+    link.click()
+    wait_idle(page)
+
+
+def _operate(page: Page, keys: list[str]) -> None:
+    for key in keys:
+        button = page.locator(f".st-key-{key} button").first
+        if button.count() and button.is_enabled():
+            button.click()
+            wait_idle(page)
+    for panel in page.get_by_test_id("stExpander").all()[:6]:
+        summary = panel.locator("summary").first
+        if summary.is_visible() and panel.get_attribute("open") is None:
+            summary.click()
+    wait_idle(page)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_no_serious_violation_on_any_page(page: Page, app_server, lang):
+def test_no_serious_violation_on_any_page_with_its_controls_operated(page: Page, app_server, lang):
     base, _ = app_server
-    found = {}
-    for path in PAGES:
-        page.goto(f"{base}/{path}?lang={lang}")
-        page.wait_for_selector("[data-testid=stSidebar]", timeout=60_000)
-        wait_idle(page)
-        if problems := _serious(page):
-            found[path or "home"] = problems
-    page.set_viewport_size({"width": 800, "height": 900})
-    for path in ("data", "anonymize", "report"):
-        page.goto(f"{base}/{path}?lang={lang}")
-        page.wait_for_selector("[data-testid=stSidebar]", timeout=60_000)
-        wait_idle(page)
-        if problems := _serious(page):
-            found[f"{path} at 800 px"] = problems
-    assert not found, found
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{base}/?lang={lang}")
+    page.wait_for_selector("[data-testid=stSidebar]", timeout=60_000)
+    wait_idle(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    choose(page, sidebar.get_by_test_id("stSelectbox").first, catalogue(lang)["sample.hospital"])
+    serious, others = {}, set()
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        for path, keys in WALK:
+            if path:
+                _go(page, path)
+            if width == 1280:
+                _operate(page, keys)
+            for v in _violations(page):
+                if v["impact"] in ("serious", "critical"):
+                    where = f"{path or 'home'} at {width} px"
+                    serious[where] = [(v["id"], n["html"][:120]) for n in v["nodes"][:3]]
+                else:
+                    others.add(v["id"])
+    assert not serious, serious
+    statement = (ROOT / "docs" / "ACCESSIBILITY.md").read_text(encoding="utf-8")
+    unexplained = sorted(rule for rule in others if f"*{rule}*" not in statement)
+    assert not unexplained, f"moderate or minor violations not listed: {unexplained}"

@@ -18,9 +18,11 @@ browser.
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
-from privcore.words.catalog import DEFAULT_LANGUAGE, LANGUAGES
+from privcore.words.catalog import DEFAULT_LANGUAGE, LANGUAGES, text
 
 __all__ = [
     "HTML_LANG",
@@ -104,10 +106,39 @@ def keep_in_url(lang: str) -> None:
 
 
 def announce(lang: str) -> None:
-    """Declare the page's language on the document (``<html lang>``); the tag is one of
-    :data:`HTML_LANG`, never text from a visitor."""
+    """Declare the page's language on the document (``<html lang>``; the tag is one of
+    :data:`HTML_LANG`, never text from a visitor), and name the file uploaders' button in
+    it for screen readers: Streamlit writes "Upload" as the button's text, which the
+    style sheet replaces on screen (:func:`ui.common.layout.uploader_style`), but a
+    name drawn by CSS is not every assistive technology's; an ``aria-label`` from the
+    catalogue is (kept on every uploader the page draws later, by a MutationObserver)."""
     tag = HTML_LANG.get(lang, HTML_LANG[DEFAULT_LANGUAGE])
+    label = None if lang == DEFAULT_LANGUAGE else text("layout.uploader_button", lang)
     st.html(
-        f'<script>document.documentElement.setAttribute("lang", "{tag}");</script>',
+        _ANNOUNCE.replace("TAG", json.dumps(tag)).replace("LABEL", _script_string(label)),
         unsafe_allow_javascript=True,
     )
+
+
+def _script_string(value: str | None) -> str:
+    """``value`` as a JavaScript literal that cannot end the script element."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+_ANNOUNCE = """<script>
+document.documentElement.setAttribute("lang", TAG);
+window.privcoreUploadLabel = LABEL;
+if (!window.privcoreNameUploads) {
+  window.privcoreNameUploads = () => {
+    const label = window.privcoreUploadLabel;
+    const buttons = '[data-testid="stFileUploaderDropzone"] [data-testid="stBaseButton-secondary"]';
+    document.querySelectorAll(buttons).forEach((button) => {
+      if (label) button.setAttribute("aria-label", label);
+      else button.removeAttribute("aria-label");
+    });
+  };
+  const watch = { childList: true, subtree: true };
+  new MutationObserver(window.privcoreNameUploads).observe(document.body, watch);
+}
+window.privcoreNameUploads();
+</script>"""

@@ -20,6 +20,16 @@ end in an ellipsis when they do not fit. The style sheet below changes three thi
 
 :func:`lazy_tabs` are tabs of which only the one on screen is drawn.
 
+**The file uploader speaks the page's language.** Streamlit draws the words of its file
+uploader itself, in English, with no parameter to change them: the button "Upload", the
+line "200MB per file • CSV, …" and, while a file is dragged over it, "Drag and drop a
+file here". :func:`uploader_style` hides them in a page of another language (its
+``<html lang>``, see :mod:`ui.common.language`) and shows the catalogue's words in their
+place through CSS generated content, which browsers also give screen readers (the
+button's accessible name is the page's word). The words come from a fixed map, one per
+language, never from a visitor; the size limit is the server's ``server.maxUploadSize``.
+In English Streamlit's own words stay, with the file types it lists.
+
 :func:`controls_and_results` is the two-column layout of a page whose controls sit on
 the left of its results (Anonymize): the controls column is at least 18rem wide and the
 results column at least 28rem, side by side at 1,280 px, stacked at 800 px.
@@ -35,6 +45,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from privcore.words.catalog import DEFAULT_LANGUAGE, LANGUAGES, text
+
 __all__ = [
     "CONTROLS_KEY",
     "RESULTS_KEY",
@@ -43,6 +55,7 @@ __all__ = [
     "apply",
     "controls_and_results",
     "lazy_tabs",
+    "uploader_style",
 ]
 
 CONTROLS_KEY = "layout_controls"
@@ -156,9 +169,57 @@ STYLE = f"""
 """
 
 
+#: The uploader's words: the catalogue's key of each (the button, the size limit, the
+#: text shown while a file is dragged over the field).
+UPLOADER_WORDS = ("layout.uploader_button", "layout.uploader_limit", "layout.uploader_drop")
+
+
+def css_string(words: str) -> str:
+    """``words`` as a CSS string: quotes, backslashes, angle brackets and control
+    characters written as escapes (nothing can end the string or the style element)."""
+    escaped = "".join(
+        f"\\{ord(ch):x} " if ch in '"\\<>' or ord(ch) < 32 or ord(ch) == 127 else ch for ch in words
+    )
+    return f'"{escaped}"'
+
+
+def uploader_style(limit_mb: int | None = None) -> str:
+    """The rules that word Streamlit's file uploader in each language but English (see
+    the module): for the page whose ``<html lang>`` is that language, the button's label,
+    the size line (``limit_mb``, by default the server's ``server.maxUploadSize``) and
+    the text shown while a file is dragged over the field. The text they replace is
+    hidden (which takes it out of the accessibility tree too) and takes no room; the
+    replacement keeps Streamlit's colour and weight. The field's hidden file input, a
+    second button that Streamlit names "file upload", is hidden from screen readers too:
+    the page's button opens the same file chooser."""
+    if limit_mb is None:
+        limit_mb = int(st.get_option("server.maxUploadSize"))
+    rules = []
+    for lang in LANGUAGES:
+        if lang == DEFAULT_LANGUAGE:  # Streamlit's own words are English
+            continue
+        button, limit, drop = (
+            css_string(text(key, lang, size=f"{limit_mb:,}")) for key in UPLOADER_WORDS
+        )
+        zone = f'html:lang({lang}) .stApp [data-testid="stFileUploaderDropzone"]'
+        label = f'{zone} [data-testid="stBaseButton-secondary"] [data-testid="stMarkdownContainer"]'
+        line = f'{zone} [data-testid="stFileUploaderDropzoneInstructions"] span'
+        dragged = f"{zone} > div:not([data-testid]) > span:only-child"
+        rules.append(f"""
+/* The file uploader's words in the page's language ({lang}). */
+{zone} > input[type="file"] {{ visibility: hidden; }}
+{label} > p {{ display: none; }}
+{label}::after {{ content: {button}; }}
+{line}, {dragged} {{ visibility: hidden; font-size: 0; }}
+{line}::after {{ content: {limit}; visibility: visible; font-size: 0.875rem; }}
+{dragged}::after {{ content: {drop}; visibility: visible; font-size: 0.875rem; }}
+""")
+    return "".join(rules)
+
+
 def apply() -> None:
     """Add the style sheet to the page (a style-only ``st.html`` takes no room)."""
-    st.html(f"<style>{STYLE}</style>")
+    st.html(f"<style>{STYLE}{uploader_style()}</style>")
 
 
 def controls_and_results():

@@ -50,7 +50,7 @@ def sweep_tab() -> None:
             outcome = guard_run(sweep)
             if outcome is not None:
                 show_chart(view.sweep_chart(outcome.result), key="ldp_sweep_chart_data")
-                st.dataframe(outcome.result, hide_index=True)
+                st.dataframe(view.sweep_table(outcome.result), hide_index=True)
                 reproduce_in_python(outcome, key="ldp_sweep")
 
 

@@ -261,6 +261,35 @@ def show_leakage(report: AuditReport, key: str) -> None:
         st.caption(t("ldp.joint_note", n=joint["symbols"], m=len(joint["coordinates"])))
 
 
+#: The sweep's columns: the catalogue key of each one's header.
+_SWEEP_COLUMNS = {
+    "epsilon": "ldp.claimed",
+    "true_epsilon": "ldp.true_eps",
+    "ab": "ldp.ab",
+    "ob": "ldp.ob",
+    "lb": "ldp.lb",
+    "verdict": "ldp.col_verdict",
+}
+
+
+def sweep_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The sweep's table in words: its columns named in the page's language (an
+    interval's ends after their measure, "AB: lower end"), its verdicts worded."""
+    headers = {}
+    for column in frame.columns:
+        measure, _, end = str(column).partition("_")
+        if end in ("lo", "hi") and measure in ("ab", "ob"):
+            headers[column] = t_plain(f"ldp.col_{end}", measure=measure.upper())
+        elif column in _SWEEP_COLUMNS:
+            headers[column] = t_plain(_SWEEP_COLUMNS[column])
+    shown = frame.copy()
+    if "verdict" in shown:
+        shown["verdict"] = shown["verdict"].map(
+            lambda v: t_plain(f"ldp.verdict_{v}") if isinstance(v, str) else v
+        )
+    return shown.rename(columns=headers)
+
+
 def sweep_chart(frame: pd.DataFrame) -> alt.Chart:
     """Measured vs claimed ε with the y = x line."""
     long = []

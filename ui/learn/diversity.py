@@ -18,9 +18,10 @@ from privcore.models import (
     entropy_l,
     recursive_c,
 )
+from privcore.words.labels import requirement
 from ui.common.charts import FAIL, show_chart
 from ui.common.components import fmt, verdict_card
-from ui.common.i18n import t, t_plain
+from ui.common.i18n import current_language, t, t_plain
 from ui.common.state import keep
 from ui.learn.common import QI, class_names, number_exercise
 
@@ -111,9 +112,11 @@ def lesson_l_diversity() -> None:
             t("learn.col.class"): names,
             t("learn.col.distinct_l"): distinct_values(classes, "Disease"),
             t("learn.col.entropy_l"): np.round(entropy_l(classes, "Disease"), 3),
-            t("learn.col.recursive_c", l=int(l_value)): np.round(
-                recursive_c(classes, "Disease", int(l_value)), 3
-            ),
+            # a class of one value has no r2 … rm: its ratio is unbounded, said ∞
+            t("learn.col.recursive_c", l=int(l_value)): [
+                "∞" if np.isinf(ratio) else f"{ratio:.3f}"
+                for ratio in recursive_c(classes, "Disease", int(l_value))
+            ],
         }
     )
     for label, model in models.items():
@@ -125,7 +128,7 @@ def lesson_l_diversity() -> None:
             passed = model.satisfied(classes)
             verdict_card(
                 label,
-                model.requirement(),
+                requirement(model.to_dict(), model.requirement(), current_language()),
                 "pass" if passed else "fail",
                 t_plain("learn.l3.card_pass") if passed else t_plain("learn.l3.card_fail"),
             )
