@@ -80,3 +80,15 @@ def test_a_history_export_is_built_on_click_and_gone_soon_after(browser: Browser
         while _status(url) == 200 and time.monotonic() < deadline:
             time.sleep(0.5)
         assert _status(url) == 404
+
+
+def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page: Page, fresh_app_server):
+    """The first visitor of a just-started server who follows a link to a page (here
+    /data, whose file is pages/data_roles.py) gets that page, with no "Page not found"
+    dialog: serve.py tells Streamlit that the app declares its pages itself."""
+    base, _ = fresh_app_server
+    page.goto(f"{base}/data")
+    page.wait_for_selector("[data-testid=stSidebar]", timeout=60_000)
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Data & roles", level=1)).to_be_visible()
+    expect(page.get_by_role("dialog")).to_have_count(0)
