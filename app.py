@@ -102,6 +102,10 @@ pages = [
     _page("pages/history.py", t("nav.history"), ":material/history:", "history"),
 ]
 page = st.navigation(pages)
+# each page has its own document title, in the page's language (WCAG 2.1, 2.4.2)
+st.set_page_config(
+    page_title="Privacy Workbench" if page is home else f"{page.title} · Privacy Workbench"
+)
 # The navigation, the style sheet and the language choice are drawn before the session's
 # state is imported (with pandas and the data layer, most of a first run): the browser
 # lays them out meanwhile.

@@ -111,7 +111,9 @@ def announce(lang: str) -> None:
     it for screen readers: Streamlit writes "Upload" as the button's text, which the
     style sheet replaces on screen (:func:`ui.common.layout.uploader_style`), but a
     name drawn by CSS is not every assistive technology's; an ``aria-label`` from the
-    catalogue is (kept on every uploader the page draws later, by a MutationObserver)."""
+    catalogue is (kept on every uploader the page draws later, by a MutationObserver).
+    It also turns off Streamlit's one single-letter shortcut, R (run the page again),
+    outside text fields and tables (WCAG 2.1, 2.1.4): a stray key press reruns nothing."""
     tag = HTML_LANG.get(lang, HTML_LANG[DEFAULT_LANGUAGE])
     label = None if lang == DEFAULT_LANGUAGE else text("layout.uploader_button", lang)
     st.html(
@@ -141,4 +143,17 @@ if (!window.privcoreNameUploads) {
   new MutationObserver(window.privcoreNameUploads).observe(document.body, watch);
 }
 window.privcoreNameUploads();
+if (!window.privcoreNoLetterShortcuts) {
+  window.privcoreNoLetterShortcuts = true;
+  window.addEventListener("keydown", (event) => {
+    const target = event.target;
+    const typing = target && (target.isContentEditable
+      || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)
+      || target.closest('[data-testid="stDataFrame"]'));
+    const bare = !(event.ctrlKey || event.metaKey || event.altKey);
+    if (bare && !typing && (event.key === "r" || event.key === "R")) {
+      event.stopImmediatePropagation();
+    }
+  }, true);
+}
 </script>"""
