@@ -142,3 +142,18 @@ def test_blanked_rows_and_a_second_release_travel_with_the_run():
     assert made.run["inputs"]["aligned"] is True
     code = made.code()
     assert "blanked=blanked" in code and "second_release=second_release" in code
+
+
+def test_a_release_replayed_from_its_spec_keeps_the_whole_spec():
+    """A replay's history record keeps five of its spec's keys; its reproduction keeps
+    the spec whole, so that the script makes the same request."""
+    from privcore.runs import ReplayRequest
+
+    original, schema = load_sample("hospital")
+    request = AnonymizeRequest(qi=("ZIP", "Age"), sa=("Disease",), k=3)
+    release = compute(request, Inputs(original=original, schema=schema))[0]
+    spec = release.spec(release.written(shuffled=False), None)
+    replay = ReplayRequest(spec=spec)
+    made = reproduction(replay, Inputs(original=original, schema=schema), {})
+    assert made.run["params"] == {"spec": json.loads(json.dumps(spec))}
+    assert ReplayRequest.from_dict(made.run["params"]) == replay
