@@ -33,6 +33,7 @@ SCRIPTS = [
     "bench_sessions",
     "bench_page_rerun",
     "bench_resource_attacks",
+    "bench_reproduce",
     "bench_engines",
     "bench_engines_mondrian",
     "bench_engines_large",

@@ -27,6 +27,7 @@ import math
 import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -102,6 +103,25 @@ def differing_figures(computed: Mapping[str, Any], recorded: Mapping[str, Any]) 
     ]
 
 
+#: What an object column may hold for Parquet to keep it unchanged (pandas' inference).
+_KEPT_OBJECTS = frozenset({"string", "empty", "boolean", "integer", "floating", "decimal"})
+
+
+def _kept(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``, checked first (cheaply, before anything is written) to hold no column
+    of mixed Python types, which Parquet would change or refuse."""
+    for position, dtype in enumerate(frame.dtypes):
+        if not pd.api.types.is_object_dtype(dtype):
+            continue
+        if pd.api.types.infer_dtype(frame.iloc[:, position], skipna=True) not in _KEPT_OBJECTS:
+            raise NotReproducible(
+                "A table of this run cannot be written as Parquet without changing it.",
+                code="reproduce.table_types",
+                column=str(frame.columns[position]),
+            )
+    return frame
+
+
 def _parquet(frame: pd.DataFrame) -> bytes:
     """``frame`` as Parquet bytes, checked to read back equal (a column of mixed Python
     types cannot be written so: refused rather than changed)."""
@@ -121,10 +141,17 @@ def _parquet(frame: pd.DataFrame) -> bytes:
 @dataclass(frozen=True)
 class Reproduction:
     """What :func:`reproduction` gives: ``run`` (the JSON description the code reads)
-    and ``files`` (name → bytes: the tables)."""
+    and ``frames`` (the tables, by the name of their file), written as Parquet by
+    :attr:`files`."""
 
     run: Mapping[str, Any]
-    files: Mapping[str, bytes] = field(default_factory=dict)
+    frames: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+
+    @cached_property
+    def files(self) -> dict[str, bytes]:
+        """The tables as Parquet files (name → bytes), written when first asked for —
+        a download — not when the page shows the code."""
+        return {f"{name}.parquet": _parquet(frame) for name, frame in self.frames.items()}
 
     @property
     def request_class(self) -> str:
@@ -323,10 +350,10 @@ def reproduction(
         raise NotReproducible(
             f"The request {cls} is not one of privcore.runs.", code="reproduce.page_work"
         )
-    files: dict[str, bytes] = {}
+    frames: dict[str, pd.DataFrame] = {}
     tables: dict[str, Any] = {}
     if inputs.original is not None:
-        files["original.parquet"] = _parquet(inputs.original.frame)
+        frames["original"] = _kept(inputs.original.frame)
         tables["original"] = {
             "name": inputs.original.name,
             "sha256": inputs.original.fingerprint.sha256,
@@ -334,14 +361,14 @@ def reproduction(
     for name in _FRAMES:
         frame = getattr(inputs, name)
         if frame is not None:
-            files[f"{name}.parquet"] = _parquet(frame)
+            frames[name] = _kept(frame)
             tables[name] = {"rows": len(frame)}
     if inputs.samples is not None:
-        files["samples.parquet"] = _parquet(inputs.samples.frame)
+        frames["samples"] = _kept(inputs.samples.frame)
         tables["samples"] = {"name": inputs.samples.name}
     roll = None
     if inputs.roll is not None:
-        files["roll.parquet"] = _parquet(inputs.roll.frame)
+        frames["roll"] = _kept(inputs.roll.frame)
         tables["roll"] = {"rows": inputs.roll.size}
         roll = {
             "qi": list(inputs.roll.qi),
@@ -353,7 +380,7 @@ def reproduction(
         }
     if inputs.blanked is not None:
         blanked = pd.DataFrame({"blanked": np.asarray(inputs.blanked, dtype=bool)})
-        files["blanked.parquet"] = _parquet(blanked)
+        frames["blanked"] = blanked
         tables["blanked"] = {"rows": len(blanked)}
     facts = {
         "release_name": inputs.release_name,
@@ -378,4 +405,4 @@ def reproduction(
         "result_sha256": _result_sha256(result),
     }
     json.dumps(run)  # JSON-able, or a bug here
-    return Reproduction(run=run, files=files)
+    return Reproduction(run=run, frames=frames)
