@@ -93,8 +93,8 @@ WALK = [
     ("privacy_level.py", ["pl_measure", "pl_risk_assess"], ["pl_measure", "pl_risk"]),
     (
         "attack.py",
-        ["at_build", "at_run", "at_run_background", "at_run_ordering"],
-        ["at_linkage", "at_background", "at_ordering"],
+        ["at_build", "at_run", "at_run_background", "at_run_ordering", "at_rec_run"],
+        ["at_linkage", "at_background", "at_ordering", "at_reconstruction"],
     ),
     (
         "ldp_auditor.py",
@@ -104,8 +104,15 @@ WALK = [
     ("report.py", ["rp_go"], ["rp_report"]),
     (
         "differential_privacy.py",
-        ["dp_play", "dp_answer", "dp_acc_run", "dp_audit_run"],
-        ["dp_dinner", "dp_query", "dp_accuracy", "dp_audit"],
+        [
+            "dp_play",
+            "dp_attack_person",
+            "dp_answer",
+            "dp_acc_run",
+            "dp_release_run",
+            "dp_audit_run",
+        ],
+        ["dp_dinner", "dp_person", "dp_query", "dp_accuracy", "dp_release", "dp_audit"],
     ),
 ]
 
@@ -116,6 +123,9 @@ def test_every_result_of_the_main_pages_is_reproduced(tmp_path):
     for page, buttons, keys in WALK:
         at.switch_page(str(ROOT / "pages" / page))
         at.run()
+        for box in at.number_input:
+            if box.key and box.key.endswith("dp_release_k"):
+                box.set_value(3).run()  # the DP release beside a 3-anonymous one (9 rows)
         for key in buttons:
             button = next((b for b in at.button if b.key == key), None)
             assert button is not None, (page, key, sorted(b.key for b in at.button))
