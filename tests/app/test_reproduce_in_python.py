@@ -89,7 +89,7 @@ def test_the_privacy_level_is_reproduced_and_a_changed_figure_is_caught(tmp_path
 #: The pages and their computing buttons, in the order a visitor meets them; each result
 #: they show offers its reproduction under the key named.
 WALK = [
-    ("anonymize.py", ["an_run"], ["an_release"]),
+    ("anonymize.py", ["an_run", "an_compare_run"], ["an_release", "an_compare"]),
     ("privacy_level.py", ["pl_measure", "pl_risk_assess"], ["pl_measure", "pl_risk"]),
     (
         "attack.py",

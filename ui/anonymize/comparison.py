@@ -21,14 +21,20 @@ from ui.common.charts import show_chart
 from ui.common.components import loss_name
 from ui.common.heavy import heavy_button
 from ui.common.i18n import error_text, labels, t, t_plain
+from ui.common.reproduce import reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.actions import DEFAULTS
 from ui.common.workspace.names import algorithm_title
 
+#: The comparison last made: its settings, table and each algorithm's run (kept, so that
+#: the reproduction of one run can be chosen under the table).
+COMPARED = "an_compared"
+
 
 def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None:
     """Run several algorithms on the same models and column choice (``values``, the
-    page's controls) when asked, and table their results; each run is recorded."""
+    page's controls) when asked, and table their results (kept while the settings stay),
+    with the reproduction in Python of the run chosen under them; each run is recorded."""
     algorithms = list(ALGORITHMS)
     chosen = st.multiselect(
         t("an.compare_algorithms"),
@@ -37,9 +43,20 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
         format_func=labels(algorithms, algorithm_title),
         key=keep("an_compare"),
     )
-    if not heavy_button(t("an.compare_run"), key="an_compare_run", primary=False):
+    clicked = heavy_button(t("an.compare_run"), key="an_compare_run", primary=False)
+    settings = {"data": dataset.fingerprint.sha256, "values": dict(values), "chosen": chosen}
+    if clicked:
+        compared = [_compared(dataset, schema, values, algorithm) for algorithm in chosen]
+        st.session_state[COMPARED] = {
+            **settings,
+            "table": pd.DataFrame([row for row, _ in compared]),
+            "outcomes": {a: outcome for a, (_, outcome) in zip(chosen, compared, strict=True)},
+        }
+    stored = st.session_state.get(COMPARED)
+    # shown while the settings it was computed with are the page's
+    if stored is None or any(stored[k] != v for k, v in settings.items()):
         return
-    table = pd.DataFrame([_compared(dataset, schema, values, algorithm) for algorithm in chosen])
+    table = stored["table"]
     points = comparison_points(table)
     if len(points):
         st.markdown(f"**{t('an.ru.title')}**")
@@ -52,11 +69,20 @@ def compare(dataset: Dataset, schema: Schema, values: Mapping[str, Any]) -> None
         height=38 * (len(table) + 1) + 3,  # every compared algorithm on screen
         column_config=_column_config(),
     )
+    made = [a for a, outcome in stored["outcomes"].items() if outcome is not None]
+    if made:
+        which = st.selectbox(
+            t("an.compare_reproduce"),
+            made,
+            format_func=labels(made, algorithm_title),
+            key="an_compare_reproduce",
+        )
+        reproduce_in_python(stored["outcomes"][which], key="an_compare")
 
 
 def _compared(
     dataset: Dataset, schema: Schema, values: Mapping[str, Any], algorithm: str
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], Any]:
     """One row of the comparison: ``algorithm`` run with the page's models and columns
     (its own options from ``values``, else their defaults), its figures and its point on
     the risk-vs-utility chart; a refused run's row says why."""
@@ -75,7 +101,8 @@ def _compared(
             label=algorithm_title(algorithm),
         )
     except PrivcoreError as exc:
-        return {"algorithm": algorithm_title(algorithm), "k": None, "error": error_text(exc)}
+        row = {"algorithm": algorithm_title(algorithm), "k": None, "error": error_text(exc)}
+        return row, None
     out = outcome.result.to_dict()
     point, failure = {"changed": None, "reidentified": None}, ""
     try:
@@ -100,7 +127,7 @@ def _compared(
         "cached": served_from_cache(outcome),
         "run": outcome.run_id,
         "error": failure,
-    }
+    }, outcome
 
 
 def _column_config() -> dict[str, Any]:
