@@ -150,3 +150,17 @@ def test_every_result_of_the_main_pages_is_reproduced(tmp_path):
     for key, why in failed.items():
         print("FAILED", key, why)
     assert not failed, sorted(failed)
+
+
+def test_the_sample_size_planner_gives_the_call_that_computes_its_figure():
+    at = _hospital_page("ldp_auditor.py")
+    shown = next(m.value for m in at.metric if m.label == "Samples needed")
+    code = next(c.value for c in at.code if "sample_size" in c.value)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{int(done.stdout.strip()):,}" == shown

@@ -13,7 +13,7 @@ from privcore.runs.reproduction import NotReproducible, reproduction
 from ui.common.i18n import error_text, t
 from ui.common.shared import ObjectMemo
 
-__all__ = ["SHOWN", "reproduce_in_python", "reproduction_of"]
+__all__ = ["SHOWN", "reproduce_call", "reproduce_in_python", "reproduction_of"]
 
 #: The session's results that show a reproduction, by the key of their download (what
 #: a test reads to run the same files the page offers).
@@ -67,3 +67,12 @@ def reproduce_in_python(outcome: Any, *, key: str) -> None:
             key=f"repro_{key}",
             on_click="ignore",
         )
+
+
+def reproduce_call(code: str) -> None:
+    """The "Reproduce in Python" expander of a figure a page computes with one call of
+    the library on the values of its fields (a calculator, no table read): ``code``,
+    the call with those values, written by the page from numbers only."""
+    with st.expander(t("repro.title"), icon=":material/code:"):
+        st.caption(t("repro.call_lead"))
+        st.code(code, language=None, wrap_lines=True)

@@ -15,7 +15,7 @@ from ui.common.components import choice_radio
 from ui.common.errors import show_error
 from ui.common.heavy import heavy_button, new_request, run_heavy
 from ui.common.i18n import labels, t
-from ui.common.reproduce import reproduce_in_python
+from ui.common.reproduce import reproduce_call, reproduce_in_python
 from ui.common.state import keep
 from ui.common.workspace.results import guard_run
 from ui.ldp import view
@@ -71,6 +71,9 @@ def planner_tab() -> None:
         st.metric(t("ldp.planner_n"), f"{ldp_audit.sample_size(p, margin, confidence):,}")
     except PrivcoreError as exc:
         show_error(exc)
+        return
+    call = f"ldp_audit.sample_size({float(p)!r}, {float(margin)!r}, {float(confidence)!r})"
+    reproduce_call(f"from privcore.ldp import audit as ldp_audit\n\nprint({call})")
 
 
 def reconstruction_tab() -> None:
