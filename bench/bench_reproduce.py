@@ -44,14 +44,8 @@ from privcore.data import load_sample  # noqa: E402
 from privcore.runs import AnonymizeRequest, AttackRequest, Inputs, MeasureRequest, compute  # noqa: E402
 from privcore.runs.reproduction import reproduction  # noqa: E402
 
-RUNNER = """
-import json
-cells = json.load(open("reproduce.ipynb", encoding="utf-8"))["cells"]
-namespace = {"__name__": "__main__"}
-for number, cell in enumerate(cells):
-    if cell["cell_type"] == "code":
-        exec(compile("".join(cell["source"]), f"cell {number}", "exec"), namespace)
-"""
+#: The notebook's code cells run as a reader runs them (privcore.core.notebooks).
+RUNNER = ["-m", "privcore.core.notebooks", "reproduce.ipynb"]
 
 
 def _runs():
@@ -99,7 +93,7 @@ def _measured(name: str, request, inputs, repeats: int) -> dict:
             zipfile.ZipFile(io.BytesIO(bundle)).extractall(folder)
             started = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-c", RUNNER],
+                [sys.executable, *RUNNER],
                 cwd=Path(folder) / "reproduce",
                 capture_output=True,
                 text=True,

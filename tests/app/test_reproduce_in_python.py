@@ -15,14 +15,8 @@ from pathlib import Path
 from tests.app.conftest import ROOT, new_app, no_exceptions
 from ui.common.reproduce import SHOWN, reproduction_of
 
-RUNNER = """
-import json, sys
-cells = json.load(open("reproduce.ipynb", encoding="utf-8"))["cells"]
-namespace = {"__name__": "__main__"}
-for number, cell in enumerate(cells):
-    if cell["cell_type"] == "code":
-        exec(compile("".join(cell["source"]), f"cell {number}", "exec"), namespace)
-"""
+#: The notebook's code cells run as a reader runs them (privcore.core.notebooks).
+RUNNER = ["-m", "privcore.core.notebooks", "reproduce.ipynb"]
 
 
 def run_notebook(bundle: bytes, where: Path) -> subprocess.CompletedProcess:
@@ -31,7 +25,7 @@ def run_notebook(bundle: bytes, where: Path) -> subprocess.CompletedProcess:
     zipfile.ZipFile(io.BytesIO(bundle)).extractall(where)
     folder = where / "reproduce"
     return subprocess.run(
-        [sys.executable, "-c", RUNNER],
+        [sys.executable, *RUNNER],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -77,7 +71,7 @@ def test_the_privacy_level_is_reproduced_and_a_changed_figure_is_caught(tmp_path
     run["expected"]["pl"]["all"] += 0.25
     run_file.write_text(json.dumps(run), encoding="utf-8")
     again = subprocess.run(
-        [sys.executable, "-c", RUNNER],
+        [sys.executable, *RUNNER],
         cwd=run_file.parent,
         capture_output=True,
         text=True,

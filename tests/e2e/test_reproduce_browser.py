@@ -44,7 +44,7 @@ def test_the_downloaded_notebook_gets_the_figures_the_page_shows(page: Page, app
     folder = tmp_path / "reproduce"
 
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER],
+        [sys.executable, *RUNNER],
         cwd=folder,
         capture_output=True,
         text=True,

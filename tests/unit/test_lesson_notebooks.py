@@ -28,28 +28,6 @@ ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
 }
 
-#: Runs a notebook's code cells in order; a second argument replaces the line
-#: ``answer = …`` of the exercise. A cell that raises ends the run with exit status 1,
-#: naming the cell and the exception.
-RUNNER = """
-import json, sys
-cells = json.load(open(sys.argv[1], encoding="utf-8"))["cells"]
-replacement = sys.argv[2] if len(sys.argv) > 2 else None
-namespace = {"__name__": "__main__"}
-for number, cell in enumerate(cells):
-    if cell["cell_type"] != "code":
-        continue
-    lines = "".join(cell["source"]).splitlines()
-    if replacement is not None:
-        lines = [replacement if line.startswith("answer = ") else line for line in lines]
-    try:
-        exec(compile("\\n".join(lines), f"cell {number}", "exec"), namespace)
-    except Exception as exc:
-        print(f"failed in cell {number}: {type(exc).__name__}")
-        sys.exit(1)
-print("ran", sum(c["cell_type"] == "code" for c in cells), "code cells")
-"""
-
 
 def cells(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -61,7 +39,7 @@ def source(cell: dict) -> str:
 
 def run(path: Path, *replacement: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", RUNNER, str(path), *replacement],
+        [sys.executable, "-m", "privcore.core.notebooks", str(path), *replacement],
         cwd=ROOT,
         capture_output=True,
         text=True,

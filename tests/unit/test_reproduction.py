@@ -113,7 +113,7 @@ def test_the_script_redoes_an_anonymization_row_for_row(tmp_path):
     run["result_sha256"] = "0" * 64
     (folder / "run.json").write_text(json.dumps(run), encoding="utf-8")
     again = subprocess.run(
-        [sys.executable, "-c", RUNNER], cwd=folder, capture_output=True, text=True, env=env
+        [sys.executable, *RUNNER], cwd=folder, capture_output=True, text=True, env=env
     )
     assert again.returncode != 0 and "the rows of the result" in again.stderr
 

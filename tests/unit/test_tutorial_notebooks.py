@@ -16,17 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "docs" / "notebooks").glob("*.ipynb"))
 
-RUNNER = """
-import json, sys
-cells = json.load(open(sys.argv[1], encoding="utf-8"))["cells"]
-namespace = {"__name__": "__main__"}
-for number, cell in enumerate(cells):
-    if cell["cell_type"] == "code":
-        source = "".join(cell["source"])
-        exec(compile(source, f"cell {number}", "exec"), namespace)
-print("ran", sum(c["cell_type"] == "code" for c in cells), "code cells")
-"""
-
 
 def test_there_are_tutorials():
     assert len(NOTEBOOKS) >= 4
@@ -39,7 +28,7 @@ def test_the_notebook_runs_from_top_to_bottom(notebook):
     assert content["cells"][0]["cell_type"] == "markdown"
     assert any("Exercise" in "".join(c["source"]) for c in content["cells"])
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(notebook)],
+        [sys.executable, "-m", "privcore.core.notebooks", str(notebook)],
         cwd=ROOT,
         capture_output=True,
         text=True,
