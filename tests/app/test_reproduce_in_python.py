@@ -19,11 +19,9 @@ from ui.common.reproduce import SHOWN, reproduction_of
 RUNNER = ["-m", "privcore.core.notebooks", "reproduce.ipynb"]
 
 
-def run_notebook(bundle: bytes, where: Path) -> subprocess.CompletedProcess:
-    """Unzip ``bundle`` in ``where`` and run its notebook's code cells in order, in a
-    fresh Python process started in the unzipped folder."""
-    zipfile.ZipFile(io.BytesIO(bundle)).extractall(where)
-    folder = where / "reproduce"
+def run_in(folder: Path) -> subprocess.CompletedProcess:
+    """Run the notebook of an unzipped reproduction's ``folder``: its code cells in
+    order, in a fresh Python process started there."""
     return subprocess.run(
         [sys.executable, *RUNNER],
         cwd=folder,
@@ -32,6 +30,12 @@ def run_notebook(bundle: bytes, where: Path) -> subprocess.CompletedProcess:
         timeout=600,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
+
+
+def run_notebook(bundle: bytes, where: Path) -> subprocess.CompletedProcess:
+    """Unzip ``bundle`` in ``where`` and run its notebook (:func:`run_in`)."""
+    zipfile.ZipFile(io.BytesIO(bundle)).extractall(where)
+    return run_in(where / "reproduce")
 
 
 def reproduced(at, key: str, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -70,13 +74,7 @@ def test_the_privacy_level_is_reproduced_and_a_changed_figure_is_caught(tmp_path
     assert f"{run['expected']['pl']['all']:.3f}" == shown  # the figure the page shows
     run["expected"]["pl"]["all"] += 0.25
     run_file.write_text(json.dumps(run), encoding="utf-8")
-    again = subprocess.run(
-        [sys.executable, *RUNNER],
-        cwd=run_file.parent,
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
+    again = run_in(run_file.parent)
     assert again.returncode != 0 and "['pl.all']" in again.stderr
 
 

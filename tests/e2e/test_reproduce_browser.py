@@ -5,15 +5,12 @@ downloaded, unzipped and its notebook run from top to bottom in a fresh Python."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import zipfile
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.app.test_reproduce_in_python import RUNNER
-from tests.conftest import ROOT
+from tests.app.test_reproduce_in_python import run_in
 
 from .test_browser import choose_sample, open_page, wait_idle
 
@@ -43,14 +40,7 @@ def test_the_downloaded_notebook_gets_the_figures_the_page_shows(page: Page, app
     zipfile.ZipFile(archive).extractall(tmp_path)
     folder = tmp_path / "reproduce"
 
-    done = subprocess.run(
-        [sys.executable, *RUNNER],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
+    done = run_in(folder)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Every figure is the same as the page's." in done.stdout
     recorded = json.loads((folder / "run.json").read_text(encoding="utf-8"))["expected"]
