@@ -7,8 +7,9 @@ values taken as their public domain) at ε = 1, δ = 10⁻⁹, seeds 0 … ``--s
 - ``privcore``: :func:`privcore.dp.mst.mst` — measurements, selection and the budget as
   its docstring says, the model fitted by :mod:`privcore.dp.tree_model` (numpy), then
   1,000,000 records drawn from it;
-- ``mbi``: the same three steps, the model fitted by ``mbi.estimation.MirrorDescent``
-  (JAX, float64), its marginals read from the model — run only when ``mbi`` imports
+- ``mbi``: the same MST — for a seed, the same noise and the same pairs — fitted by
+  ``mbi.estimation.MirrorDescent`` (JAX, float64) through ``mst``'s ``fit``, its
+  marginals read from the model — run only when ``mbi`` imports
   (it is not a dependency: give its folder with ``--mbi PATH``, e.g. a ``pip install
   --target`` of mbi 2.0 and JAX).
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import resource
 import sys
 import time
@@ -37,7 +37,6 @@ sys.path.insert(0, str(ROOT))
 
 from privcore.data import load_sample  # noqa: E402
 from privcore.dp.mst import mst  # noqa: E402
-from privcore.dp.zcdp import rho_for  # noqa: E402
 
 EPSILON, DELTA = 1.0, 1e-9
 
@@ -82,76 +81,54 @@ def ours(frame: pd.DataFrame, seed: int) -> dict:
     }
 
 
+class MbiModel:
+    """mbi's estimation behind the face :func:`privcore.dp.mst.mst` asks of a fit: the
+    total, a clique's marginal and drawn records."""
+
+    def __init__(self, sizes, edges, measurements, iterations):
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        from mbi import Domain, LinearMeasurement
+        from mbi.estimation import MirrorDescent
+
+        self.columns = list(sizes)
+        domain = Domain(self.columns, [sizes[c] for c in self.columns])
+        measured = [LinearMeasurement(m.counts, m.clique, m.sigma) for m in measurements]
+        self.model = MirrorDescent().estimate(domain, measured, iters=iterations)
+        self.total = float(self.model.total)
+
+    def marginal(self, clique):
+        table = np.clip(np.asarray(self.model.project(clique).datavector(flatten=False)), 0, None)
+        return table / table.sum()
+
+    def sample(self, rows, rng):
+        """Records drawn by mbi (its own generator, not ``rng``): codes per column."""
+        drawn = self.model.synthetic_data(rows=rows, method="sample").to_dict()
+        return {c: np.asarray(drawn[c]) for c in self.columns}
+
+
 def theirs(frame: pd.DataFrame, seed: int) -> dict:
-    """The same MST with mbi's estimation (its model's marginals, no sampling)."""
-    import jax
+    """The same MST — the same noise and pairs, for the same seed — fitted by mbi; its
+    model's marginals read directly (no sampling)."""
+    domain = {c: sorted(frame[c].unique()) for c in frame.columns}
+    kept = {}
 
-    jax.config.update("jax_enable_x64", True)
-    from mbi import Domain, LinearMeasurement
-    from mbi.estimation import MirrorDescent
+    def fit(sizes, edges, measurements, iterations):
+        kept["model"] = MbiModel(sizes, edges, measurements, iterations)
+        return kept["model"]
 
-    from privcore.dp.mechanisms import Exponential, gaussian_zcdp
-
-    columns = list(frame.columns)
-    values = {c: sorted(frame[c].unique()) for c in columns}
-    codes = np.column_stack([pd.Index(values[c]).get_indexer(frame[c]) for c in columns])
-    sizes = {c: len(values[c]) for c in columns}
-    domain = Domain(columns, [sizes[c] for c in columns])
-
-    def counts(clique):
-        idx = [columns.index(c) for c in clique]
-        shape = [sizes[c] for c in clique]
-        flat = np.ravel_multi_index(codes[:, idx].T, shape)
-        return np.bincount(flat, minlength=int(np.prod(shape))).astype(float)
-
-    rng = np.random.default_rng(seed)
     started = time.perf_counter()
-    third, d = rho_for(EPSILON, DELTA) / 3, len(columns)
-
-    def measure(clique, rho):
-        noisy = np.asarray(gaussian_zcdp(counts(clique), 1.0, rho, rng=rng))
-        return LinearMeasurement(noisy, tuple(clique), 1.0 / math.sqrt(2 * rho))
-
-    measured = [measure((c,), third / d) for c in columns]
-    one_way = {m.clique[0]: np.clip(np.asarray(m.noisy_measurement), 0, None) for m in measured}
-    total = float(np.mean([v.sum() for v in one_way.values()]))
-    score = {
-        p: float(
-            np.abs(
-                counts(p)
-                - total
-                * np.outer(
-                    one_way[p[0]] / one_way[p[0]].sum(), one_way[p[1]] / one_way[p[1]].sum()
-                ).ravel()
-            ).sum()
-        )
-        for p in itertools.combinations(columns, 2)
-    }
-    part = {c: c for c in columns}
-
-    def root(c):
-        while part[c] != c:
-            c = part[c]
-        return c
-
-    pick = Exponential(1.0, math.sqrt(8 * third / (d - 1)))
-    for _ in range(d - 1):
-        candidates = [p for p in score if root(p[0]) != root(p[1])]
-        a, b = candidates[int(pick.release([score[p] for p in candidates], rng=rng))]
-        part[root(a)] = root(b)
-        measured.append(measure((a, b), third / (d - 1)))
-    model = MirrorDescent().estimate(domain, measured, iters=1000)
-    np.asarray(model.project(columns[:2]).datavector())  # JAX dispatches asynchronously
+    mst(frame, domain, EPSILON, DELTA, seed=seed, rows=1, fit=fit)  # marginals read below
+    model = kept["model"]
+    model.marginal(tuple(frame.columns[:2]))  # JAX dispatches asynchronously
     seconds = time.perf_counter() - started
 
     def marginal(clique):
-        table = np.clip(np.asarray(model.project(clique).datavector(flatten=False)), 0, None)
-        if len(clique) > 1:
-            index = pd.MultiIndex.from_product([values[c] for c in clique], names=list(clique))
-        else:
-            index = pd.Index(values[clique[0]], name=clique[0])
-        series = pd.Series(table.ravel() / table.sum(), index=index)
-        return series
+        index = pd.MultiIndex.from_product([domain[c] for c in clique], names=list(clique))
+        if len(clique) == 1:
+            index = pd.Index(domain[clique[0]], name=clique[0])
+        return pd.Series(model.marginal(tuple(clique)).ravel(), index=index)
 
     return {
         "seconds": seconds,

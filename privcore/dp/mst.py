@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,7 @@ class MstResult:
     records: pd.DataFrame
     edges: tuple[tuple[str, str], ...]
     ledger: ZcdpLedger
-    model: TreeModel
+    model: TreeModel | Any
     measurements: tuple[Measurement, ...]
     epsilon: float
     delta: float
@@ -135,10 +135,14 @@ def mst(
     rows: int | None = None,
     seed: int | None = None,
     iterations: int = 1000,
+    fit: Callable[..., Any] = fit_tree,
 ) -> MstResult:
     """Synthetic records of ``frame``'s columns named in ``domain`` (column → its public
     values) by MST at (ε, δ)-DP (the module's steps); ``rows``: how many (default the
-    model's estimate of the number of records); ``seed``: the noise's and the draws'."""
+    model's estimate of the number of records); ``seed``: the noise's and the draws'.
+    ``fit(sizes, edges, measurements, iterations)``: the estimation — by default the
+    tree model; another estimator (a benchmark's reference) returns an object with the
+    same ``total``, ``marginal(clique)`` and ``sample(rows, rng)``."""
     columns = list(domain)
     if len(columns) < 2:
         raise ParameterError("MST needs at least two columns.", code="dp.mst_columns")
@@ -159,7 +163,7 @@ def mst(
         ledger.spend(f"two-way marginal of {edge[0]} × {edge[1]}", third / (d - 1))
         two_way.append(_measure(codes, sizes, edge, third / (d - 1), rng))
     measurements = (*one_way, *two_way)
-    model = fit_tree(sizes, edges, measurements, iterations)
+    model = fit(sizes, edges, measurements, iterations)
     drawn = model.sample(int(rows or round(model.total)), rng)
     records = pd.DataFrame({c: np.asarray(domain[c], dtype=object)[drawn[c]] for c in columns})
     return MstResult(records, tuple(edges), ledger, model, measurements, epsilon, delta)
