@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privcore.classes import code_counts
 from privcore.dp.mechanisms import Exponential, gaussian_zcdp
 from privcore.dp.tree_model import Measurement, TreeModel, fit_tree
 from privcore.dp.zcdp import ZcdpLedger, rho_for
@@ -86,7 +87,7 @@ def _codes(frame: pd.DataFrame, domain: Mapping[str, Sequence[Any]]) -> dict[str
 def _counts(codes: Mapping[str, np.ndarray], sizes: Mapping[str, int], clique) -> np.ndarray:
     shape = [sizes[c] for c in clique]
     flat = np.ravel_multi_index([codes[c] for c in clique], shape)
-    return np.bincount(flat, minlength=int(np.prod(shape))).astype(float)
+    return code_counts(flat, int(np.prod(shape))).astype(float)
 
 
 def _measure(codes, sizes, clique, rho: float, rng) -> Measurement:
