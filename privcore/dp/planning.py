@@ -10,8 +10,13 @@ learn about one person.
   sees an ε-DP answer believes any fact about one person at most ``posterior``: the
   bound p·e^ε/(p·e^ε + 1 − p) (:func:`privcore.dp.dinner.posterior_bound`) solved for ε,
   ε = ln(posterior·(1 − p) / (p·(1 − posterior)));
-- :func:`tradeoff` — the curve between them: for each ε, the error at the confidence and
-  the posterior bound, to show what one buys with the other.
+- :func:`epsilon_for_advantage` — the largest ε at which a membership-inference attacker's
+  advantage (true-positive rate minus false-positive rate) is at most ``advantage``:
+  an ε-DP mechanism allows at most (e^ε − 1)/(e^ε + 1) (Humphries et al. 2023,
+  "Investigating membership inference attacks under data dependencies", Theorem 1;
+  tighter than Yeom et al. 2018's e^ε − 1), solved for ε, ε = ln((1 + a)/(1 − a));
+- :func:`tradeoff` — the curve between them: for each ε, the error at the confidence,
+  the posterior bound and the advantage bound, to show what one buys with the other.
 """
 
 from __future__ import annotations
@@ -25,7 +30,13 @@ from privcore.dp.mechanisms import noise_mechanism
 from privcore.dp.parameters import MAX_EPSILON, check_beta
 from privcore.errors import InfeasibleError, ParameterError
 
-__all__ = ["epsilon_for_error", "epsilon_for_posterior", "tradeoff"]
+__all__ = [
+    "advantage_bound",
+    "epsilon_for_advantage",
+    "epsilon_for_error",
+    "epsilon_for_posterior",
+    "tradeoff",
+]
 
 #: The smallest ε searched: below it every mechanism's noise is too wide to sample.
 SMALLEST_EPSILON = 1e-4
@@ -95,6 +106,24 @@ def epsilon_for_posterior(posterior: float, prior: float) -> float:
     return math.log(posterior * (1.0 - prior) / (prior * (1.0 - posterior)))
 
 
+def advantage_bound(epsilon: float) -> float:
+    """The most a membership-inference attacker can gain over guessing against an ε-DP
+    release: TPR − FPR ≤ (e^ε − 1)/(e^ε + 1) = tanh(ε/2)."""
+    return math.tanh(float(epsilon) / 2.0)
+
+
+def epsilon_for_advantage(advantage: float) -> float:
+    """The largest ε whose membership advantage bound is at most ``advantage`` (in (0,
+    1)): ε = ln((1 + a)/(1 − a)) = 2·artanh(a)."""
+    if not (isinstance(advantage, (int, float)) and 0.0 < advantage < 1.0):
+        raise ParameterError(
+            f"The target advantage must lie strictly between 0 and 1, got {advantage!r}.",
+            code="dp.bad_target_advantage",
+            advantage=advantage,
+        )
+    return math.log((1.0 + advantage) / (1.0 - advantage))
+
+
 def tradeoff(
     epsilons: Sequence[float],
     *,
@@ -104,13 +133,15 @@ def tradeoff(
     sensitivity: float = 1.0,
     delta: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """For each ε: the error at ``confidence`` and the posterior bound from ``prior``."""
+    """For each ε: the error at ``confidence``, the posterior bound from ``prior`` and
+    the membership advantage bound."""
     beta = check_beta(1.0 - float(confidence))
     return [
         {
             "epsilon": float(epsilon),
             "error": float(_half_width(mechanism, sensitivity, epsilon, delta, beta)),
             "posterior": posterior_bound(epsilon, prior),
+            "advantage": advantage_bound(epsilon),
         }
         for epsilon in epsilons
     ]

@@ -68,3 +68,30 @@ def test_impossible_targets_are_refused_in_words():
     with pytest.raises(ParameterError) as zero:
         epsilon_for_error(0, 0.95)
     assert zero.value.code == "dp.bad_target_error"
+
+
+def test_the_advantage_epsilon_by_hand():
+    from privcore.dp.planning import advantage_bound, epsilon_for_advantage
+
+    # a = ½: ε = ln(1.5/0.5) = ln 3, and back: (3 − 1)/(3 + 1) = ½
+    assert epsilon_for_advantage(0.5) == pytest.approx(math.log(3))
+    assert advantage_bound(math.log(3)) == pytest.approx(0.5)
+    with pytest.raises(ParameterError) as raised:
+        epsilon_for_advantage(1.0)
+    assert raised.value.code == "dp.bad_target_advantage"
+
+
+def test_a_membership_attacker_at_the_chosen_epsilon_stays_within_the_advantage():
+    """Randomized response on one membership bit at ε (the mechanism that reaches the
+    bound): over 200 draws per world, TPR − FPR stays within the target (binomial 99 %)."""
+    from privcore.dp.planning import epsilon_for_advantage
+
+    epsilon = epsilon_for_advantage(0.3)
+    keep = math.exp(epsilon) / (1 + math.exp(epsilon))
+    rng = np.random.default_rng(11)
+    said_in_when_in = int(np.sum(rng.random(DRAWS) < keep))
+    said_in_when_out = int(np.sum(rng.random(DRAWS) >= keep))
+    tpr = binomtest(said_in_when_in, DRAWS).proportion_ci(0.99).low
+    fpr = binomtest(said_in_when_out, DRAWS).proportion_ci(0.99).high
+    assert tpr - fpr <= 0.3
+    assert abs((said_in_when_in - said_in_when_out) / DRAWS - 0.3) < 0.15
