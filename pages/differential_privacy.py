@@ -1,5 +1,6 @@
 """Differential privacy: what noise protects against, what each answer costs, how accurate
-it is, how it compares with k-anonymity, and whether a mechanism keeps its promise."""
+it is, which ε meets a target, how it compares with k-anonymity, and whether a mechanism
+keeps its promise."""
 
 import streamlit as st
 
@@ -19,6 +20,7 @@ tabs = st.tabs(
         t("dp.tab_dinner"),
         t("dp.tab_queries"),
         t("dp.tab_accuracy"),
+        t("dp.tab_plan"),
         t("dp.tab_release"),
         t("dp.tab_audit"),
     ]
@@ -30,6 +32,8 @@ with tabs[1]:
 with tabs[2]:
     dp_page.accuracy_tab(ctx, query_spec)
 with tabs[3]:
-    dp_page.release_tab(ctx)
+    dp_page.plan_tab()
 with tabs[4]:
+    dp_page.release_tab(ctx)
+with tabs[5]:
     dp_page.audit_tab(ctx)

@@ -6,8 +6,13 @@ sampled exactly), :mod:`~privcore.dp.sampling` (the output grid and exact intege
 noise), :mod:`~privcore.dp.queries` (counts, histograms, clamped sums and means with
 derived sensitivities, and their noisy answers), :mod:`~privcore.dp.budget` (sequential
 composition), :mod:`~privcore.dp.dinner` (the differencing attack),
-:mod:`~privcore.dp.release` (a DP release of a table, compared with a k-anonymous one)
-and :mod:`~privcore.dp.audit` (auditing a mechanism's claim from its outputs).
+:mod:`~privcore.dp.release` (a DP release of a table, compared with a k-anonymous one),
+the synthesizers under zCDP (:mod:`~privcore.dp.zcdp` accounting, :mod:`~privcore.dp.mst`
+and :mod:`~privcore.dp.aim` on the models of :mod:`~privcore.dp.tree_model` and
+:mod:`~privcore.dp.graphical_model`, :mod:`~privcore.dp.synthesis` making them a
+release, :mod:`~privcore.dp.uncertainty` bounding each marginal's error),
+:mod:`~privcore.dp.planning` (ε chosen from a target) and :mod:`~privcore.dp.audit`
+(auditing a mechanism's claim from its outputs).
 """
 
 from privcore.dp.audit import (

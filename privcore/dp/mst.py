@@ -40,7 +40,7 @@ from privcore.dp.tree_model import Measurement, TreeModel, fit_tree
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
 
-__all__ = ["MstResult", "mst"]
+__all__ = ["MstResult", "coded_columns", "marginal_counts", "mst"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,9 @@ class MstResult:
         }
 
 
-def _codes(frame: pd.DataFrame, domain: Mapping[str, Sequence[Any]]) -> dict[str, np.ndarray]:
+def coded_columns(
+    frame: pd.DataFrame, domain: Mapping[str, Sequence[Any]]
+) -> dict[str, np.ndarray]:
     """Each column as codes into its public values; a value outside them is refused."""
     codes = {}
     for column, values in domain.items():
@@ -84,19 +86,22 @@ def _codes(frame: pd.DataFrame, domain: Mapping[str, Sequence[Any]]) -> dict[str
     return codes
 
 
-def _counts(codes: Mapping[str, np.ndarray], sizes: Mapping[str, int], clique) -> np.ndarray:
+def marginal_counts(
+    codes: Mapping[str, np.ndarray], sizes: Mapping[str, int], clique
+) -> np.ndarray:
+    """The counts of every cell of ``clique``'s marginal (row-major over its columns)."""
     shape = [sizes[c] for c in clique]
     flat = np.ravel_multi_index([codes[c] for c in clique], shape)
     return code_counts(flat, int(np.prod(shape))).astype(float)
 
 
-def _measure(codes, sizes, clique, rho: float, rng) -> Measurement:
-    """The clique's counts with Gaussian noise of ρ (L2 sensitivity 1)."""
-    noisy = np.asarray(gaussian_zcdp(_counts(codes, sizes, clique), 1.0, rho, rng=rng))
-    return Measurement(tuple(clique), noisy, 1.0 / math.sqrt(2.0 * rho))
+def _measure(codes, sizes, clique, rho: float, rng, l2: float = 1.0) -> Measurement:
+    """The clique's counts with Gaussian noise of ρ (L2 sensitivity ``l2``)."""
+    noisy = np.asarray(gaussian_zcdp(marginal_counts(codes, sizes, clique), l2, rho, rng=rng))
+    return Measurement(tuple(clique), noisy, l2 / math.sqrt(2.0 * rho))
 
 
-def _select(codes, sizes, one_way: Sequence[Measurement], rho_each: float, rng):
+def _select(codes, sizes, one_way: Sequence[Measurement], rho_each: float, rng, l1: float = 1.0):
     """d − 1 pairs forming a spanning tree, each by the exponential mechanism (ε_sel =
     √(8ρ), score sensitivity 1) among the pairs joining two parts of the forest."""
     columns = list(sizes)
@@ -108,7 +113,7 @@ def _select(codes, sizes, one_way: Sequence[Measurement], rho_each: float, rng):
     score = {}
     for a, b in itertools.combinations(columns, 2):
         independent = total * np.outer(predicted[a], predicted[b]).ravel()
-        score[(a, b)] = float(np.abs(_counts(codes, sizes, (a, b)) - independent).sum())
+        score[(a, b)] = float(np.abs(marginal_counts(codes, sizes, (a, b)) - independent).sum())
     part = {c: c for c in columns}
 
     def root(c: str) -> str:
@@ -117,7 +122,7 @@ def _select(codes, sizes, one_way: Sequence[Measurement], rho_each: float, rng):
         return c
 
     chosen = []
-    pick = Exponential(1.0, math.sqrt(8.0 * rho_each))
+    pick = Exponential(l1, math.sqrt(8.0 * rho_each))
     for _ in range(len(columns) - 1):
         candidates = [p for p in score if root(p[0]) != root(p[1])]
         index = int(pick.release([score[p] for p in candidates], rng=rng))
@@ -137,32 +142,37 @@ def mst(
     seed: int | None = None,
     iterations: int = 1000,
     fit: Callable[..., Any] = fit_tree,
+    replace: bool = False,
+    rho: float | None = None,
 ) -> MstResult:
     """Synthetic records of ``frame``'s columns named in ``domain`` (column → its public
     values) by MST at (ε, δ)-DP (the module's steps); ``rows``: how many (default the
     model's estimate of the number of records); ``seed``: the noise's and the draws'.
     ``fit(sizes, edges, measurements, iterations)``: the estimation — by default the
     tree model; another estimator (a benchmark's reference) returns an object with the
-    same ``total``, ``marginal(clique)`` and ``sample(rows, rng)``."""
+    same ``total``, ``marginal(clique)`` and ``sample(rows, rng)``. ``replace``:
+    neighbours differ by a replaced record (L2 sensitivity √2, score sensitivity 2)
+    rather than an added or removed one; ``rho``: spend this ρ instead of (ε, δ)'s."""
     columns = list(domain)
     if len(columns) < 2:
         raise ParameterError("MST needs at least two columns.", code="dp.mst_columns")
     rng = np.random.default_rng(seed)
-    codes = _codes(frame, domain)
+    codes = coded_columns(frame, domain)
     sizes = {c: len(domain[c]) for c in columns}
-    ledger = ZcdpLedger(rho_for(epsilon, delta))
+    ledger = ZcdpLedger(rho_for(epsilon, delta) if rho is None else rho)
+    l2, l1 = (math.sqrt(2.0), 2.0) if replace else (1.0, 1.0)
     third, d = ledger.rho / 3.0, len(columns)
     one_way = []
     for column in columns:
         ledger.spend(f"one-way marginal of {column}", third / d)
-        one_way.append(_measure(codes, sizes, (column,), third / d, rng))
+        one_way.append(_measure(codes, sizes, (column,), third / d, rng, l2))
     for k in range(d - 1):
         ledger.spend(f"selection of pair {k + 1} of {d - 1}", third / (d - 1))
-    edges = _select(codes, sizes, one_way, third / (d - 1), rng)
+    edges = _select(codes, sizes, one_way, third / (d - 1), rng, l1)
     two_way = []
     for edge in edges:
         ledger.spend(f"two-way marginal of {edge[0]} × {edge[1]}", third / (d - 1))
-        two_way.append(_measure(codes, sizes, edge, third / (d - 1), rng))
+        two_way.append(_measure(codes, sizes, edge, third / (d - 1), rng, l2))
     measurements = (*one_way, *two_way)
     model = fit(sizes, edges, measurements, iterations)
     drawn = model.sample(int(rows or round(model.total)), rng)

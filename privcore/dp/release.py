@@ -212,6 +212,15 @@ class DpRelease:
     records: pd.DataFrame
     ledger: list[dict[str, Any]]
     relation: str = "add_remove"
+    #: "marginals" (the steps above), "mst" or "aim" (:mod:`privcore.dp.synthesis`:
+    #: then ``delta`` and the zCDP budget ``rho`` are set, ``ledger`` lists ρ steps,
+    #: ``bounds`` each released marginal's error bound and ``binnings`` the numeric
+    #: columns cut into intervals)
+    method: str = "marginals"
+    delta: float = 0.0
+    rho: float | None = None
+    bounds: tuple[dict[str, Any], ...] = ()
+    binnings: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """``epsilon``, ``total``, ``marginals`` (a list of ``{"columns": [...],
@@ -231,8 +240,22 @@ class DpRelease:
                 "ledger": self.ledger,
                 "records": len(self.records),
                 "relation": self.relation,
+                **self._synthesis(),
             }
         )
+
+    def _synthesis(self) -> dict[str, Any]:
+        """MST's and AIM's own keys: ``method``, ``delta``, ``rho``, ``bounds``,
+        ``binnings`` (none for the marginal release, whose keys stay as they were)."""
+        if self.method == "marginals":
+            return {}
+        return {
+            "method": self.method,
+            "delta": self.delta,
+            "rho": self.rho,
+            "bounds": list(self.bounds),
+            "binnings": list(self.binnings),
+        }
 
 
 def _roles(frame: pd.DataFrame, qi: Any, sa: Any) -> tuple[tuple[str, ...], str]:
@@ -328,9 +351,16 @@ def dp_release(
     seed: Any = 0,
     relation: str = "add_remove",
     progress: Progress | None = None,
+    method: str = "marginals",
+    delta: float | None = None,
+    bounds: Mapping[str, Any] | None = None,
+    bins: int | None = None,
 ) -> DpRelease:
     """Release the two-way marginals QI_i × SA of ``frame`` under ε-DP, made consistent,
-    with records synthesized from them (see the module docs for every step).
+    with records synthesized from them (see the module docs for every step) — or, with
+    ``method`` "mst" or "aim", records synthesized by that mechanism at (ε, δ) (δ by
+    default :data:`privcore.dp.synthesis.DEFAULT_DELTA`; ``bounds`` and ``bins`` for the
+    numeric columns: :func:`privcore.dp.synthesis.graphical_release`).
 
     ``seed`` seeds the noise and the synthesis (the same seed gives the same release).
     Bad input raises :class:`~privcore.errors.ParameterError`: ``dp.bad_epsilon``,
@@ -344,6 +374,10 @@ def dp_release(
     if len(frame) == 0:
         raise ParameterError(
             "The table has no rows: there is nothing to release.", code="dp.empty_table"
+        )
+    if method != "marginals":
+        return _graphical(
+            frame, qi, sa, epsilon, seed, relation, progress, method, delta, bounds, bins
         )
     columns = {name: _coded(frame, name) for name in (*qi, sa)}
     _check_cells(columns, qi, sa)
@@ -416,6 +450,31 @@ def dp_release(
         records=records,
         ledger=ledger,
         relation=relation,
+    )
+
+
+def _graphical(frame, qi, sa, epsilon, seed, relation, progress, method, delta, bounds, bins):
+    from privcore.dp import synthesis
+
+    if method not in synthesis.METHODS:
+        raise ParameterError(
+            f"Unknown release method {method!r}: choose one of {', '.join(synthesis.METHODS)}.",
+            code="dp.bad_method",
+            method=method,
+            choices=list(synthesis.METHODS),
+        )
+    return synthesis.graphical_release(
+        frame,
+        qi,
+        sa,
+        method=method,
+        epsilon=epsilon,
+        delta=synthesis.DEFAULT_DELTA if delta is None else delta,
+        seed=seed,
+        relation=relation,
+        bounds=bounds,
+        bins=synthesis.DEFAULT_BINS if bins is None else bins,
+        progress=progress,
     )
 
 

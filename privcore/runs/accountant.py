@@ -13,8 +13,9 @@ Spending composes sequentially: runs with (ε₁, δ₁), …, (ε_k, δ_k) on t
 (Σε_i, Σδ_i)-DP (Dwork & Roth 2014, Theorem 3.16), as :class:`privcore.dp.Budget` adds
 them. What a request costs (:func:`cost_of`): a DP query ``draws`` × its ε (and × its δ
 when the noise is Gaussian; geometric and Laplace noise are pure ε-DP); a DP release its
-ε. The accuracy view, the dinner story and the audits of mechanisms spend nothing: they
-draw noise on simulated data or show the noise itself, not an answer about the table.
+ε (and its δ when made by MST or AIM, which are (ε, δ)-DP). The accuracy view, the
+dinner story and the audits of mechanisms spend nothing: they draw noise on simulated
+data or show the noise itself, not an answer about the table.
 
 A budget lives in memory (a page's session) or in a JSON file (``--budget-file`` of the
 command line, so that the steps of a pipeline share one budget): :meth:`Accountant.open`
@@ -50,7 +51,12 @@ def cost_of(request: Any) -> tuple[float, float] | None:
         delta = (request.delta or 0.0) if request.noise == "gaussian" else 0.0
         return request.epsilon * request.draws, delta * request.draws
     if kind == "dp_release":
-        return float(request.epsilon), 0.0
+        if request.method == "marginals":
+            return float(request.epsilon), 0.0
+        from privcore.dp.synthesis import DEFAULT_DELTA
+
+        delta = DEFAULT_DELTA if request.delta is None else float(request.delta)
+        return float(request.epsilon), delta
     return None
 
 

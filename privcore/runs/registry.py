@@ -307,6 +307,20 @@ REQUEST_OPTIONS: dict[str, Option] = {
             optional=True,
         ),
         _o("epsilon", "float", "the claimed ε", minimum=0.0, open_minimum=True),
+        _o(
+            "release_method",
+            "choice",
+            "how a DP release is made: marginals (noisy QI × SA marginals, ε-DP), mst or "
+            "aim (records synthesized from a graphical model, (ε, δ)-DP)",
+            choices=_constant("privcore.dp.synthesis", "METHODS"),
+        ),
+        _o(
+            "bins",
+            "int",
+            "intervals a numeric column with many values is cut into (MST, AIM)",
+            minimum=2,
+            maximum=100,
+        ),
         _o("domain", "int", "domain size d (frequency oracles)", minimum=2, optional=True),
         _o("samples", "int", "samples per input", minimum=100, optional=True),
         _o(

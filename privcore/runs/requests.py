@@ -546,13 +546,15 @@ class DinnerRequest(Request):
 @dataclass(frozen=True)
 class DpReleaseRequest(Request):
     """A differentially private release of a table (noisy marginals of each QI with the
-    SA, made consistent, and records synthesized from them) at ``epsilon``, compared on
+    SA, made consistent, and records synthesized from them; or records synthesized by
+    MST or AIM: ``method``) at ``epsilon``, compared on
     the same queries with a k-anonymous release (``k``, ``algorithm``) of the same data
     when ``k`` is given. ``gdpr``: also singling out, linkability and inference of each
     method (:func:`privcore.report.risk.held_out_risks`: each release made again from a
     seeded 80 % of the records, attacked against the other 20 %)."""
 
     kind: ClassVar[str] = "dp_release"
+    option_names: ClassVar[Mapping[str, str]] = {"method": "release_method"}
     qi: tuple[str, ...] = ()
     sa: tuple[str, ...] = ()
     epsilon: float = 1.0
@@ -562,10 +564,19 @@ class DpReleaseRequest(Request):
     algorithm: str = "optimal"
     max_suppression: float = 0.05
     gdpr: bool = False
+    #: "marginals" (noisy QI × SA marginals, ε-DP), "mst" or "aim" ((ε, δ)-DP synthesis,
+    #: :mod:`privcore.dp.synthesis`); ``delta`` for the latter (None: its default);
+    #: ``bounds``: public (column, lower, upper) of numeric columns to bin, in ``bins``
+    #: intervals (a numeric column with many values and no bounds gets DP-chosen ones)
+    method: str = "marginals"
+    delta: float | None = None
+    bounds: tuple[tuple[str, float, float], ...] = ()
+    bins: int = 10
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _dp_epsilon(self)
+        object.__setattr__(self, "bounds", tuple(tuple(b) for b in self.bounds))
         if len(self.sa) != 1:
             raise ParameterError(
                 "A DP release synthesizes one sensitive attribute; name exactly one.",

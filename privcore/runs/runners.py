@@ -330,6 +330,14 @@ class DpReleaseRun:
             "marginals": len(dp.marginals),
             "ledger": dp.ledger,
         }
+        if dp.method != "marginals":
+            out.update(
+                method=dp.method,
+                delta=dp.delta,
+                rho=dp.rho,
+                bounds=list(dp.bounds),
+                binnings=list(dp.binnings),
+            )
         if self.comparison is not None:
             out["comparison"] = self.comparison.summary
         if self.k_anon is not None:
@@ -343,7 +351,9 @@ class DpReleaseRun:
         return plain(out)
 
 
-def _compared_schema(inputs: Inputs, qi: tuple[str, ...], sa: str) -> Schema:
+def _compared_schema(
+    inputs: Inputs, qi: tuple[str, ...], sa: str, binned: set[str] | None = None
+) -> Schema:
     """The roles of the k-anonymous release a DP release is compared with: the chosen QIs
     and SA (whatever their roles in the data's schema), every other column insensitive
     (released as it is), identifiers kept (dropped), the chosen columns' hierarchies. The
@@ -357,12 +367,13 @@ def _compared_schema(inputs: Inputs, qi: tuple[str, ...], sa: str) -> Schema:
     roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
     roles[sa] = Role.SENSITIVE
     hierarchies = {} if schema is None else schema.hierarchies
-    chosen = {*qi, sa}
+    chosen = {*qi, sa} - (binned or set())  # a binned column's hierarchy no longer fits
     return Schema(roles, {c: h for c, h in hierarchies.items() if c in chosen})
 
 
 def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | None):
     from privcore.dp.release import compare_releases, dp_release
+    from privcore.dp.synthesis import binned_frame
 
     inputs.need("original")
     frame = inputs.original.frame
@@ -382,19 +393,27 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
         seed=request.seed,
         relation=request.relation,
         progress=part(0.0, share),
+        method=request.method,
+        delta=request.delta,
+        bounds={column: (lower, upper) for column, lower, upper in request.bounds},
+        bins=request.bins,
     )
+    # binned columns are compared, and the other methods made, on the same intervals
+    frame = binned_frame(frame, dp.binnings)
+    binned = {item["column"] for item in dp.binnings}
     if request.k is None:  # the DP release's own error on each query
         comparison = compare_releases(frame, list(request.qi), sa, dp, None)
-        result = DpReleaseRun(dp, None, comparison, _method_risks(request, inputs, progress))
+        risks = _method_risks(request, frame, progress)
+        result = DpReleaseRun(dp, None, comparison, risks)
         return result, result.summary()
-    schema = _compared_schema(inputs, request.qi, sa)
+    schema = _compared_schema(inputs, request.qi, sa, binned)
     k_anon = _k_anonymous(frame, schema, request, part(share, 0.9 - share))
     if progress is not None:
         progress(0.9, "comparing the two releases")
     comparison = compare_releases(
         frame, list(request.qi), sa, dp, k_anon.frame, schema.hierarchies, k=request.k
     )
-    risks = _method_risks(request, inputs, progress, schema)
+    risks = _method_risks(request, frame, progress, schema)
     result = DpReleaseRun(dp, k_anon, comparison, risks)
     return result, result.summary()
 
@@ -420,7 +439,7 @@ def _k_anonymous(
 
 def _method_risks(
     request: DpReleaseRequest,
-    inputs: Inputs,
+    frame: pd.DataFrame,
     progress: Progress | None,
     schema: Schema | None = None,
 ) -> dict[str, Any] | None:
@@ -432,13 +451,21 @@ def _method_risks(
     from privcore.dp.release import dp_release
     from privcore.report.risk import held_out_risks, not_measured
 
-    frame, qi, sa = inputs.original.frame, list(request.qi), request.sa[0]
+    qi, sa = list(request.qi), request.sa[0]
     if progress is not None:
         progress(0.95, "singling out, linkability and inference")
 
     def dp_records(training: pd.DataFrame) -> pd.DataFrame:
         made = dp_release(
-            training, qi, sa, epsilon=request.epsilon, seed=request.seed, relation=request.relation
+            training,
+            qi,
+            sa,
+            epsilon=request.epsilon,
+            seed=request.seed,
+            relation=request.relation,
+            method=request.method,
+            delta=request.delta,
+            bins=request.bins,
         )
         return made.records
 

@@ -33,7 +33,7 @@ def metric(at, label: str) -> str:
 def test_the_page_opens_in_both_languages(lang, title):
     at = open_page(lang)
     assert at.title[0].value == title
-    assert len(at.tabs) == 5
+    assert len(at.tabs) == 6
 
 
 def test_the_dinner_story_at_ln3_gives_a_posterior_of_three_quarters():

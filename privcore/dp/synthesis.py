@@ -1,0 +1,317 @@
+"""A DP release made by a graphical-model synthesizer — MST (:mod:`privcore.dp.mst`) or
+AIM (:mod:`privcore.dp.aim`) — over the quasi-identifiers and the sensitive attribute,
+in the same form as the marginal release (:class:`privcore.dp.release.DpRelease`), so
+that it is compared, assessed and shelved the same way.
+
+Domains
+-------
+A column's values are its public domain, as in the marginal release (missing is a value
+of its own). A numeric column with more than :data:`MAX_VALUES` distinct values is cut
+into ``bins`` intervals of equal width between a lower and an upper bound, values
+outside them counted in the first or last interval. The bounds are public when the user
+gives them; otherwise they are chosen under DP from the data — the 1st and 99th
+percentiles, each by the exponential mechanism over a grid fixed in advance (0 and
+±2^(k/2), k = 0 … 80) with utility −|#{x < c} − q·n| (sensitivity 1 + q; Smith 2011,
+"Privacy-preserving statistical estimation with optimal convergence rates") and a base
+measure leaning towards the tighter of tied candidates (:func:`dp_bounds`), at ε_b with
+ρ = ε_b²/8 each, :data:`BOUNDS_SHARE` of the budget in all — the ledger says so, and
+the release lists every binning with its source.
+
+Errors
+------
+Each released QI × SA marginal gets the bound of :mod:`privcore.dp.uncertainty` at 95 %
+(``bounds``), and so do all the two- and three-way marginals of the release's columns
+that have one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privcore.classes import value_codes
+from privcore.dp.mechanisms import Exponential
+from privcore.dp.zcdp import ZcdpLedger, rho_for
+from privcore.errors import ParameterError
+
+__all__ = [
+    "BOUNDS_SHARE",
+    "DEFAULT_BINS",
+    "DEFAULT_DELTA",
+    "MAX_VALUES",
+    "METHODS",
+    "Binning",
+    "bound_candidates",
+    "dp_bounds",
+    "synthesize",
+]
+
+METHODS = ("marginals", "mst", "aim")
+"""How a DP release is made: noisy QI × SA marginals (ε-DP), or MST / AIM ((ε, δ)-DP)."""
+DEFAULT_DELTA = 1e-9
+"""δ of MST and AIM when none is given."""
+MAX_VALUES = 32
+"""A numeric column with more distinct values than this is binned."""
+DEFAULT_BINS = 10
+BOUNDS_SHARE = 0.05
+"""The share of ρ spent on DP-chosen bounds, when some column needs them."""
+QUANTILE = 0.01
+TIGHTNESS = 1.5
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class Binning:
+    """How a numeric ``column`` was cut: ``bins`` intervals of equal width from
+    ``lower`` to ``upper``; ``source`` "public" (given) or "dp" (chosen under DP)."""
+
+    column: str
+    lower: float
+    upper: float
+    bins: int
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def labels(self) -> list[str]:
+        edges = np.linspace(self.lower, self.upper, self.bins + 1)
+        return [f"[{_short(a)}, {_short(b)})" for a, b in itertools.pairwise(edges)]
+
+    def codes(self, values: pd.Series) -> np.ndarray:
+        """Each value's interval (outside values in the first or last)."""
+        width = (self.upper - self.lower) / self.bins
+        raw = np.floor((values.to_numpy(dtype=float) - self.lower) / width)
+        return np.clip(np.nan_to_num(raw, nan=0.0), 0, self.bins - 1).astype(np.int64)
+
+
+def _short(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def bound_candidates() -> np.ndarray:
+    """The grid the DP bounds are chosen from, fixed before seeing any data."""
+    powers = 2.0 ** (np.arange(0, 81) / 2.0)
+    return np.concatenate([-powers[::-1], [0.0], powers])  # increasing
+
+
+def dp_bounds(values: np.ndarray, epsilon: float, rng) -> tuple[float, float]:
+    """The 1st and 99th percentiles of ``values`` chosen among :func:`bound_candidates`
+    by the exponential mechanism, each at ``epsilon`` (the module's utility). Among
+    candidates of equal utility — every one below all the data has the same rank — a
+    base measure fixed in advance prefers the larger for the lower bound and the smaller
+    for the upper one (weight e^(±γ·i) for the grid's i-th value, γ = :data:`TIGHTNESS`),
+    which leaves the privacy as it is: it does not depend on the data."""
+    grid = bound_candidates()
+    data = np.sort(values[np.isfinite(values)])
+    n = data.size
+    below = np.searchsorted(data, grid, side="left")  # #{x < c}
+    above = n - np.searchsorted(data, grid, side="right")  # #{x > c}
+    pick = Exponential(1.0 + QUANTILE, epsilon)
+    lean = 2.0 * pick.sensitivity / epsilon * TIGHTNESS * np.arange(grid.size)
+    lower = grid[int(pick.release(lean - np.abs(below - QUANTILE * n), rng=rng))]
+    upper = grid[int(pick.release(-lean - np.abs(above - QUANTILE * n), rng=rng))]
+    if upper <= lower:  # an empty or one-valued range: one cell's width around it
+        upper = lower + 1.0
+    return float(lower), float(upper)
+
+
+def _needs_bins(series: pd.Series) -> bool:
+    if not pd.api.types.is_numeric_dtype(series):
+        return False
+    return len(value_codes(series)[1]) > MAX_VALUES
+
+
+def _public_bounds(column: str, given: Any) -> tuple[float, float]:
+    try:
+        lower, upper = (float(v) for v in given)
+    except (TypeError, ValueError):
+        lower = upper = math.nan
+    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+        raise ParameterError(
+            f"The bounds of {column} must be two numbers, the lower below the upper.",
+            code="dp.bad_bounds",
+            column=column,
+        )
+    return lower, upper
+
+
+def _coded(frame: pd.DataFrame, columns: Sequence[str], binnings: Mapping[str, Binning]):
+    """Each column's codes and the values its codes stand for (interval labels for a
+    binned column; missing a value of its own, last)."""
+    codes, values = {}, {}
+    for name in columns:
+        if name in binnings:
+            codes[name] = binnings[name].codes(frame[name])
+            values[name] = pd.Index(binnings[name].labels())
+            continue
+        found, present = value_codes(frame[name], sort=True)
+        index = pd.Index(present)
+        if (found < 0).any():
+            index = index.append(pd.Index([np.nan]))
+            found = np.where(found < 0, len(present), found)
+        codes[name], values[name] = np.asarray(found, dtype=np.int64), index
+    return codes, values
+
+
+def synthesize(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    method: str,
+    epsilon: float,
+    delta: float = DEFAULT_DELTA,
+    seed: int | None = 0,
+    replace: bool = False,
+    bounds: Mapping[str, Any] | None = None,
+    bins: int = DEFAULT_BINS,
+    progress: Progress | None = None,
+) -> tuple[Any, dict[str, pd.Index], tuple[Binning, ...], ZcdpLedger]:
+    """MST or AIM (``method``) on ``columns`` of ``frame`` at (ε, δ): the synthesizer's
+    result (records as codes mapped back to values), each column's values, the binnings
+    and the ledger (bounds first, when chosen under DP)."""
+    from privcore.dp.aim import aim
+    from privcore.dp.mst import mst
+
+    if method not in ("mst", "aim"):
+        raise ParameterError(
+            f"Unknown synthesis method {method!r}: choose one of {', '.join(METHODS)}.",
+            code="dp.bad_method",
+            method=method,
+            choices=list(METHODS),
+        )
+    bins = int(bins)
+    if not 2 <= bins <= 100:
+        raise ParameterError(
+            "Numeric columns are cut into 2 to 100 intervals.", code="dp.bad_bins", bins=bins
+        )
+    bounds = dict(bounds or {})
+    rng = np.random.default_rng(seed)
+    ledger = ZcdpLedger(rho_for(epsilon, delta))
+    binned = [c for c in columns if _needs_bins(frame[c]) or c in bounds]
+    chosen = [c for c in binned if c not in bounds]
+    binnings = {}
+    for name in binned:
+        if name in bounds:
+            lower, upper = _public_bounds(name, bounds[name])
+            binnings[name] = Binning(name, lower, upper, bins, "public")
+    if chosen:
+        rho_each = BOUNDS_SHARE * ledger.rho / (2 * len(chosen))
+        for name in chosen:
+            ledger.spend(f"lower bound of {name}", rho_each)
+            ledger.spend(f"upper bound of {name}", rho_each)
+            lower, upper = dp_bounds(
+                frame[name].to_numpy(dtype=float), math.sqrt(8 * rho_each), rng
+            )
+            binnings[name] = Binning(name, lower, upper, bins, "dp")
+    codes, values = _coded(frame, columns, binnings)
+    coded = pd.DataFrame(codes)
+    domain = {c: list(range(len(values[c]))) for c in columns}
+    left, seed_left = ledger.remaining, int(rng.integers(2**31))  # the synthesizer: the rest
+    if method == "mst":
+        result = mst(coded, domain, epsilon, delta, seed=seed_left, replace=replace, rho=left)
+    else:
+        result = aim(
+            coded,
+            domain,
+            epsilon,
+            delta,
+            seed=seed_left,
+            replace=replace,
+            rho=left,
+            progress=progress,
+        )
+    for step in result.ledger.steps:
+        ledger.spend(step.label, step.rho)
+    return result, values, tuple(binnings[c] for c in binned), ledger
+
+
+def graphical_release(
+    frame: pd.DataFrame,
+    qi: Sequence[str],
+    sa: str,
+    *,
+    method: str,
+    epsilon: float,
+    delta: float,
+    seed: Any,
+    relation: str,
+    bounds: Mapping[str, Any] | None = None,
+    bins: int = DEFAULT_BINS,
+    progress: Progress | None = None,
+) -> Any:
+    """The :class:`~privcore.dp.release.DpRelease` of MST or AIM on ``qi`` and ``sa``:
+    the records, their QI × SA marginals, the ρ ledger step by step, the binnings and
+    each released marginal's error bound (:mod:`privcore.dp.uncertainty`, 95 %)."""
+    from privcore.classes import code_counts
+    from privcore.dp.release import COUNT_COLUMN, DpRelease
+    from privcore.dp.uncertainty import marginal_bounds
+
+    columns = [*qi, sa]
+    result, values, binnings, ledger = synthesize(
+        frame,
+        columns,
+        method=method,
+        epsilon=epsilon,
+        delta=delta,
+        seed=seed if isinstance(seed, int) else 0,
+        replace=relation == "replace",
+        bounds=bounds,
+        bins=bins,
+        progress=progress,
+    )
+    codes = {c: result.records[c].to_numpy(dtype=np.int64) for c in columns}
+    records = pd.DataFrame({c: values[c].take(codes[c]) for c in columns}, columns=columns)
+    n_sa = len(values[sa])
+    marginals = {sa: pd.DataFrame({sa: values[sa], COUNT_COLUMN: code_counts(codes[sa], n_sa)})}
+    for name in qi:
+        n_q = len(values[name])
+        counts = code_counts(codes[name] * n_sa + codes[sa], n_q * n_sa)
+        marginals[name] = pd.DataFrame(
+            {
+                name: values[name].repeat(n_sa),
+                sa: values[sa].take(np.tile(np.arange(n_sa), n_q)),
+                COUNT_COLUMN: counts,
+            }
+        )
+    released = [(sa,)] + [(name, sa) for name in qi]
+    spent = np.cumsum([step.rho for step in ledger.steps])
+    steps = [
+        {"label": step.label, "rho": step.rho, "spent_rho": float(total)}
+        for step, total in zip(ledger.steps, spent, strict=True)
+    ]
+    return DpRelease(
+        qi=tuple(qi),
+        sa=sa,
+        epsilon=float(epsilon),
+        total=len(records),
+        marginals=marginals,
+        records=records,
+        ledger=steps,
+        relation=relation,
+        method=method,
+        delta=float(delta),
+        rho=ledger.rho,
+        bounds=tuple(b.to_dict() for b in marginal_bounds(result, released)),
+        binnings=tuple(b.to_dict() for b in binnings),
+    )
+
+
+def binned_frame(frame: pd.DataFrame, binnings: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """``frame`` with each binned column replaced by its intervals' labels: the table a
+    graphical release is compared against."""
+    if not binnings:
+        return frame
+    out = frame.copy()
+    for item in binnings:
+        binning = Binning(**item)
+        labels = pd.Index(binning.labels())
+        out[binning.column] = labels.take(binning.codes(frame[binning.column]))
+    return out

@@ -1,0 +1,128 @@
+"""The DP release made by MST or AIM (privcore.dp.synthesis, DpReleaseRequest.method):
+binning by hand, DP bounds that land on the grid around the data, the release's ledger
+adding up to its budget, the accountant charging (ε, δ) and refusing an over-budget run
+before any noise, error bounds beside every released marginal, and public bounds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privcore.data import load, load_sample
+from privcore.dp import synthesis
+from privcore.dp.synthesis import Binning, bound_candidates, dp_bounds
+from privcore.dp.zcdp import rho_for
+from privcore.errors import InfeasibleError, ParameterError
+from privcore.runs import Accountant, DpReleaseRequest, Inputs, cost_of, run
+
+
+def test_a_binning_by_hand():
+    binning = Binning("x", 0.0, 10.0, 5, "public")
+    assert binning.labels() == ["[0, 2)", "[2, 4)", "[4, 6)", "[6, 8)", "[8, 10)"]
+    codes = binning.codes(pd.Series([-1.0, 0.0, 3.9, 9.99, 10.0, 11.0, np.nan]))
+    assert codes.tolist() == [0, 0, 1, 4, 4, 4, 0]
+
+
+def test_the_grid_is_fixed_and_increasing():
+    grid = bound_candidates()
+    assert grid.size == 2 * 81 + 1 and np.all(np.diff(grid) > 0)
+    assert grid[81] == 0.0 and grid[82] == 1.0 and grid[-1] == 2.0**40
+
+
+def test_dp_bounds_land_on_the_grid_points_around_the_data():
+    values = np.random.default_rng(0).uniform(20, 80, 20_000)
+    found = [dp_bounds(values, 2.0, np.random.default_rng(s)) for s in range(50)]
+    lowers = [lo for lo, _ in found]
+    uppers = [hi for _, hi in found]
+    # 16 = 2^4 is the largest grid point below all the data, 90.5 = 2^6.5 the smallest
+    # above: the base measure gives each 1 − e^(−1.5) ≈ 0.78 of the tied candidates
+    assert np.mean(np.isclose(lowers, 16.0)) >= 0.6
+    assert np.mean(np.isclose(uppers, 2.0**6.5)) >= 0.6
+    assert all(lo <= 22.7 for lo in lowers) and all(hi >= 64 for hi in uppers)
+
+
+@pytest.fixture(scope="module")
+def adult():
+    frame = load_sample("adult")[0].frame.head(3_000).copy()
+    return frame[["age", "sex", "race", "salary-class"]]
+
+
+@pytest.mark.parametrize("method", ["mst", "aim"])
+def test_a_release_by_a_synthesizer_spends_its_budget_step_by_step(adult, method):
+    request = DpReleaseRequest(
+        qi=("age", "sex", "race"), sa=("salary-class",), epsilon=2.0, method=method
+    )
+    outcome = run(request, Inputs(original=load(adult)))
+    dp = outcome.result.dp
+    assert dp.method == method and dp.delta == synthesis.DEFAULT_DELTA
+    assert dp.rho == pytest.approx(rho_for(2.0, synthesis.DEFAULT_DELTA))
+    assert math.fsum(step["rho"] for step in dp.ledger) == pytest.approx(dp.rho, rel=1e-9)
+    assert dp.ledger[0]["label"] == "lower bound of age"  # age has 70 values: binned under DP
+    assert [b["column"] for b in dp.binnings] == ["age"] and dp.binnings[0]["source"] == "dp"
+    assert set(dp.records["age"]) <= set(Binning(**dp.binnings[0]).labels())
+    # a bound beside every released marginal, the SA's first
+    assert [tuple(b["clique"]) for b in dp.bounds] == [
+        ("salary-class",),
+        ("age", "salary-class"),
+        ("sex", "salary-class"),
+        ("race", "salary-class"),
+    ]
+    for bound in dp.bounds:
+        assert (bound["l1"] is None) == (bound["source"] == "none")
+    summary = outcome.summary
+    assert summary["method"] == method and summary["binnings"][0]["column"] == "age"
+    assert summary["comparison"]["queries"] > 0  # compared on the binned table
+
+
+def test_public_bounds_are_used_as_given_and_spend_nothing(adult):
+    request = DpReleaseRequest(
+        qi=("age", "sex"),
+        sa=("salary-class",),
+        epsilon=1.0,
+        method="mst",
+        bounds=(("age", 15, 95),),
+        bins=8,
+    )
+    dp = run(request, Inputs(original=load(adult))).result.dp
+    assert dp.binnings == (
+        {"column": "age", "lower": 15.0, "upper": 95.0, "bins": 8, "source": "public"},
+    )
+    assert not any("bound of" in step["label"] for step in dp.ledger)
+
+
+def test_the_accountant_charges_epsilon_and_delta_and_refuses_before_any_noise(adult, monkeypatch):
+    aim_release = DpReleaseRequest(
+        qi=("sex",), sa=("salary-class",), epsilon=0.5, method="aim", delta=1e-8
+    )
+    assert cost_of(aim_release) == (0.5, 1e-8)
+    assert cost_of(DpReleaseRequest(qi=("sex",), sa=("salary-class",), epsilon=0.5)) == (0.5, 0.0)
+    drawn = []
+    from privcore.dp import aim as aim_module
+
+    real = aim_module.gaussian_zcdp
+    monkeypatch.setattr(
+        aim_module, "gaussian_zcdp", lambda *a, **k: drawn.append(1) or real(*a, **k)
+    )
+    budget = Accountant("census", epsilon=0.4, delta=1e-6)
+    with pytest.raises(InfeasibleError) as refused:
+        run(aim_release, Inputs(original=load(adult)), budget=budget)
+    assert refused.value.code == "dp.budget_exceeded"
+    assert drawn == [] and budget.spent == (0.0, 0.0)
+
+
+def test_bad_methods_bins_and_bounds_are_refused_in_words(adult):
+    with pytest.raises(ParameterError):
+        DpReleaseRequest(qi=("sex",), sa=("salary-class",), method="gan")
+    with pytest.raises(ParameterError):
+        DpReleaseRequest(qi=("sex",), sa=("salary-class",), method="mst", bins=1)
+    with pytest.raises(ParameterError) as raised:
+        run(
+            DpReleaseRequest(
+                qi=("age",), sa=("salary-class",), method="mst", bounds=(("age", 50, 20),)
+            ),
+            Inputs(original=load(adult)),
+        )
+    assert raised.value.code == "dp.bad_bounds"
