@@ -9,9 +9,10 @@ README "Command line"):
   ``epsilon``, ``delta``, ``interval`` (95 %), ``mechanism``, ``query``;
 - ``dp dinner --epsilon E [--prior P]`` → ``posterior_max``, ``posterior_exact_answers``
   (= 1) and the story's counts;
-- ``dp release INPUT --qi … --sa … --epsilon E --out FILE`` → the noisy marginals, the
-  synthesized records (written to ``--out``) and the per-query error report, compared
-  with a k-anonymous release of the same data with ``--k``;
+- ``dp release INPUT --qi … --sa … --epsilon E --out FILE [--method marginals|mst|aim]``
+  → the noisy marginals, the synthesized records (written to ``--out``) and the
+  per-query error report, compared with a k-anonymous release of the same data with
+  ``--k`` (:mod:`privcore.cli.dp_release`);
 - ``dp audit --mechanism NAME --epsilon E [--samples N] [--seed S]`` → ``epsilon_lb``,
   ``verdict`` (consistent / violation / inconclusive); exit 0 whatever the verdict.
 
@@ -22,32 +23,25 @@ Exit codes: 0 ok, 2 bad input (one line on stderr). The subcommands are one tabl
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from privcore import history
 from privcore.cli.toolkit import (
     Parser,
     add_option,
     budget_options,
-    check_outputs,
     columns,
     file_names,
-    formula_guard_option,
-    hierarchy_inputs,
-    hierarchy_option,
     load_table,
     number,
     number_list,
     positive_int,
     run_options,
     whole_number_in,
-    write_text,
 )
 from privcore.cli.toolkit.commands import Subcommand, add_subcommands
-from privcore.cli.toolkit.files import chosen_hierarchies, save_guarded
 from privcore.cli.toolkit.output import emit_run
 from privcore.cli.toolkit.running import request_and_run
 from privcore.errors import ParameterError
@@ -57,7 +51,6 @@ from privcore.runs import (
     DpAccuracyRequest,
     DpAuditRequest,
     DpQueryRequest,
-    DpReleaseRequest,
     Inputs,
     Request,
 )
@@ -77,10 +70,6 @@ AUDITED = (
     "broken_no_clamp",
     "broken_float_laplace",
 )
-
-
-#: The options ``dp release`` gives its request as they are.
-_RELEASE_VALUES = ("epsilon", "seed", "relation", "k", "algorithm", "max_suppression", "gdpr")
 
 
 def _where(pairs: list[str] | None) -> dict[str, Any]:
@@ -262,87 +251,6 @@ def _dinner_lines(asked: DinnerRequest, story: Any) -> list[str]:
     ]
 
 
-def cmd_dp_release(args: argparse.Namespace) -> int:
-    from privcore.data import Schema
-
-    qi = tuple(columns(args.qi, "--qi"))
-    sa = tuple(columns(args.sa, "--sa"))
-    check_outputs(
-        {"--out": args.out, "--report": args.report},
-        {"INPUT": args.input, **hierarchy_inputs(args)},
-    )
-    dataset = load_table(args.input)
-    suggest = args.k is not None and args.auto_hierarchies
-    given = chosen_hierarchies(args, dataset.frame, qi, suggest=suggest)
-    inputs = Inputs(
-        original=dataset,
-        # the roles of the compared k-anonymous release come from --qi and --sa
-        schema=Schema({}, given),
-        names=file_names(args, out=Path(args.out).name),
-    )
-    given_values = {name: getattr(args, name) for name in _RELEASE_VALUES}
-    asked, outcome = request_and_run(DpReleaseRequest, args, inputs, qi=qi, sa=sa, **given_values)
-    result = outcome.result
-    save_guarded(result.dp.records, args.out, formula_guard=args.formula_guard)
-    payload = result.dp.to_dict()
-    payload["out"] = str(args.out)
-    payload["comparison"] = result.comparison.to_dict()
-    if result.k_anon is not None:
-        payload["k_anon"] = {
-            "k": asked.k,
-            "algorithm": result.k_anon.algorithm,
-            "node": result.k_anon.node,
-            "suppressed": result.k_anon.n_suppressed,
-        }
-    if result.gdpr_risks is not None:
-        payload["gdpr_risks"] = result.gdpr_risks
-    if args.report:
-        write_text(args.report, history.to_json(payload), "--report")
-    return emit_run(args, payload, _release_lines(result, asked.k, args.out), outcome)
-
-
-def _release_lines(result: Any, k: int | None, out: str) -> list[str]:
-    """The release's budget, each marginal's ε, the error on each marginal's counts
-    (against the k-anonymous release with ``--k``) and, with ``--gdpr``, each method's
-    singling out, linkability and inference."""
-    lines = [
-        f"DP release at ε = {_n(result.dp.epsilon)}: {len(result.dp.marginals)} "
-        f"marginals ({len(result.dp.ledger)} noisy, ε split equally), "
-        f"{len(result.dp.records)} synthesized records written to {out}",
-    ]
-    for spend in result.dp.ledger:
-        lines.append(f"  {spend.get('label', '')}: ε = {_n(spend.get('epsilon'))}")
-    if result.k_anon is not None:
-        lines.append(f"compared with a {k}-anonymous release ({result.k_anon.algorithm}):")
-    else:
-        lines.append("error on each marginal's counts (--k compares with a k-anonymous release):")
-    for name, figures in result.comparison.summary.items():
-        if isinstance(figures, dict):
-            shown = ", ".join(
-                f"{key} {_n(value)}"
-                for key, value in figures.items()
-                if isinstance(value, (int, float))
-            )
-            lines.append(f"  {name}: {shown}")
-    for method, risks in (result.gdpr_risks or {}).items():
-        name = "DP release" if method == "dp" else f"{k}-anonymous release"
-        if "not_measured" in risks:
-            lines.append(f"{name}: singling out, linkability, inference not measured "
-                         f"({risks['not_measured']['error']})")  # fmt: skip
-            continue
-        shown = [f"singling out {_risk(risks['singling_out'])}"]
-        if risks.get("linkability"):
-            shown.append(f"linkability {_risk(risks['linkability'])}")
-        shown += [f"inference of {c} {_risk(r)}" for c, r in risks["inference"].items()]
-        lines.append(f"{name} (made from 80 %, 20 % held out): " + "; ".join(shown))
-    return lines
-
-
-def _risk(result: dict[str, Any]) -> str:
-    low, high = result["ci"]
-    return f"{result['risk']:.3f} [{low:.3f}, {high:.3f}] (naive {result['baseline']:.3f})"
-
-
 def cmd_dp_audit(args: argparse.Namespace) -> int:
     inputs, values = Inputs(), {"audited": args.mechanism, "samples": args.samples}
     if (args.outputs is None) == (args.mechanism is None):
@@ -464,50 +372,6 @@ def _dp_query_options(parser: argparse.ArgumentParser) -> None:
     _common(parser, seed_help="seed of the noise")
 
 
-def _release_options(parser: argparse.ArgumentParser) -> None:
-    """The options of ``dp release``."""
-    _input_option(parser)
-    # read as text and split by the command (cli.empty_list)
-    add_option(parser, "qi", required=True, type=None)
-    add_option(parser, "sa", required=True, type=None, help="the sensitive attribute")
-    add_option(parser, "epsilon", required=True, help="total ε of the release")
-    parser.add_argument("--out", required=True, help="the synthesized records (.csv or .parquet)")
-    parser.add_argument("--report", help="write the JSON report to this file too")
-    add_option(parser, "k", checked=True, help="compare with a k-anonymous release")
-    # any name: the request checks it against the registry's algorithms
-    add_option(
-        parser,
-        "algorithm",
-        default=DpReleaseRequest.algorithm,
-        help="algorithm of the k-anonymous release",
-        choices=None,
-        metavar=None,
-    )
-    add_option(
-        parser,
-        "max_suppression",
-        default=DpReleaseRequest.max_suppression,
-        help="share of rows the k-anonymous release may suppress",
-    )
-    hierarchy_option(parser)
-    parser.add_argument(
-        "--auto-hierarchies",
-        action="store_true",
-        help="suggest a hierarchy for each QI without --hierarchy (for --k)",
-    )
-    _relation_option(parser)
-    parser.add_argument(
-        "--gdpr",
-        action="store_true",
-        help="also singling out, linkability and inference of each method (DP, and the "
-        "k-anonymous one with --k): each release made again from a seeded 80 %% of the "
-        "records and attacked against the other 20 %% (JSON key gdpr_risks {dp, k_anon})",
-    )
-    formula_guard_option(parser, "the synthesized records")
-    budget_options(parser)
-    _common(parser, seed_help="seed of the noise and of the synthesis")
-
-
 def _audit_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``dp audit``."""
     parser.add_argument("--mechanism", choices=AUDITED, help="a built-in mechanism to audit")
@@ -580,6 +444,13 @@ def _person_options(parser: argparse.ArgumentParser) -> None:
     _differencing_options(parser, leaver=False)
 
 
+def _loaded(module: str, name: str) -> Callable[[Any], Any]:
+    """A subcommand's handler or options (``name``) from its own module
+    (``privcore.cli.<module>``: ``dp_release``, ``dp_plan``), imported when called, as
+    :mod:`~privcore.cli.entry` imports each command."""
+    return lambda arg: getattr(importlib.import_module(f"privcore.cli.{module}"), name)(arg)
+
+
 #: The ``dp`` subcommands, in the order ``privcore dp --help`` lists them.
 _SUBCOMMANDS = (
     Subcommand(
@@ -605,16 +476,21 @@ _SUBCOMMANDS = (
     ),
     Subcommand(
         "release",
-        cmd_dp_release,
-        _release_options,
-        "a DP release: noisy marginals and records synthesized from them",
+        _loaded("dp_release", "cmd_dp_release"),
+        _loaded("dp_release", "release_options"),
+        "a DP release: noisy marginals and records synthesized from them, or records "
+        "synthesized by MST or AIM",
         "Release each quasi-identifier's marginal with the sensitive attribute "
         "under ε-DP (ε split equally), made consistent (non-negative integers whose totals "
-        "agree), and write records synthesized from them to --out. With --k, the same "
+        "agree), and write records synthesized from them to --out; or, with --method mst "
+        "or aim, records synthesized from a graphical model under (ε, δ)-DP (numeric "
+        "columns with many values cut into --bins intervals). With --k, the same "
         "queries are answered from a k-anonymous release of the same data and both are "
         "compared with the truth. --json keys: epsilon, total, marginals, ledger, records, "
         "relation, out, and with --k comparison (per_query, summary) and k_anon; with --gdpr "
-        "gdpr_risks.",
+        "gdpr_risks; with --method mst or aim also method, delta, rho (the zCDP budget), "
+        "bounds (each released marginal's error bound at 95 %) and binnings, and the "
+        "ledger lists ρ step by step.",
     ),
     Subcommand(
         "audit",
@@ -651,11 +527,23 @@ _SUBCOMMANDS = (
         "posterior_exact_answers, epsilon, prior, mechanism, noisy_with, noisy_without, "
         "posteriors, posterior_max, posterior_min.",
     ),
+    Subcommand(
+        "plan",
+        _loaded("dp_plan", "cmd_dp_plan"),
+        _loaded("dp_plan", "plan_options"),
+        "the ε that meets a target: an error, an attacker's posterior or advantage",
+        "Choose ε from what matters: the smallest ε whose noise stays within --target-error "
+        "with --confidence, or the largest ε at which an attacker with --prior believes any "
+        "fact about one person at most --target-posterior, or at which a membership "
+        "attacker's advantage is at most --target-advantage; with the trade-off around it. "
+        "Nothing is read or spent. --json keys: epsilon, target (kind, value and its "
+        "parameters), parameters, tradeoff (epsilon, error, posterior, advantage).",
+    ),
 )
 
 
 def add_dp_commands(sub: Any) -> None:
-    """``privcore dp query|dinner|release|audit|accuracy|person``."""
+    """``privcore dp query|dinner|release|audit|accuracy|person|plan``."""
     dp = sub.add_parser(
         "dp",
         help="central differential privacy: noisy queries, the differencing attack, DP "

@@ -87,6 +87,7 @@ from privcore.dp.budget import Budget
 from privcore.dp.mechanisms import DiscreteLaplace
 from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import _check_columns, _check_relation
+from privcore.dp.released import COUNT_COLUMN, DpRelease
 from privcore.dp.sampling import generator
 from privcore.errors import ParameterError
 
@@ -111,8 +112,6 @@ RELATIVE_ERROR_FLOOR = 1.0
 """s in the relative error |estimate − true| / max(true, s)."""
 ZERO_ANSWER_THRESHOLD = 0.5
 """A query that is zero in truth counts as answered populated above this estimate."""
-COUNT_COLUMN = "count"
-"""The column of counts in every released marginal (no QI or SA may have this name)."""
 _HISTOGRAM_L1 = {"add_remove": 1, "replace": 2}  # L1 sensitivity of a histogram (queries.py)
 
 Progress = Callable[[float, str], None]
@@ -189,73 +188,6 @@ def _coded(frame: pd.DataFrame, name: str) -> _CodedColumn:
         values = values.append(pd.Index([np.nan]))
         codes = np.where(codes < 0, len(present), codes)
     return _CodedColumn(name, values, np.asarray(codes, dtype=np.int64))
-
-
-@dataclass(frozen=True)
-class DpRelease:
-    """An ε-DP release: the consistent marginals and the records synthesized from them.
-
-    ``marginals[sa]`` has columns [SA, count] (one row per SA value); ``marginals[q]``
-    for each QI q has columns [q, SA, count], one row per (value of q, value of SA), in
-    the order of the values. ``total`` is N̂, the number of records of every table and of
-    ``records``. ``ledger`` has one entry per noisy marginal: ``label``, ``columns``,
-    ``epsilon`` (its share of the budget), ``delta`` (0), ``mechanism`` ("geometric":
-    discrete Laplace), ``sensitivity`` (Δ₁), ``scale`` (Δ₁/ε_i), ``cells``, and
-    ``spent`` (the ε spent up to and including it).
-    """
-
-    qi: tuple[str, ...]
-    sa: str
-    epsilon: float
-    total: int
-    marginals: dict[str, pd.DataFrame]
-    records: pd.DataFrame
-    ledger: list[dict[str, Any]]
-    relation: str = "add_remove"
-    #: "marginals" (the steps above), "mst" or "aim" (:mod:`privcore.dp.synthesis`:
-    #: then ``delta`` and the zCDP budget ``rho`` are set, ``ledger`` lists ρ steps,
-    #: ``bounds`` each released marginal's error bound and ``binnings`` the numeric
-    #: columns cut into intervals)
-    method: str = "marginals"
-    delta: float = 0.0
-    rho: float | None = None
-    bounds: tuple[dict[str, Any], ...] = ()
-    binnings: tuple[dict[str, Any], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """``epsilon``, ``total``, ``marginals`` (a list of ``{"columns": [...],
-        "cells": [{column: value, …, "count": n}]}``, SA first), ``ledger``,
-        ``records`` (the number of synthesized records) and ``relation``."""
-        return plain(
-            {
-                "epsilon": self.epsilon,
-                "total": self.total,
-                "marginals": [
-                    {
-                        "columns": [c for c in table.columns if c != COUNT_COLUMN],
-                        "cells": table.to_dict("records"),
-                    }
-                    for table in self.marginals.values()
-                ],
-                "ledger": self.ledger,
-                "records": len(self.records),
-                "relation": self.relation,
-                **self._synthesis(),
-            }
-        )
-
-    def _synthesis(self) -> dict[str, Any]:
-        """MST's and AIM's own keys: ``method``, ``delta``, ``rho``, ``bounds``,
-        ``binnings`` (none for the marginal release, whose keys stay as they were)."""
-        if self.method == "marginals":
-            return {}
-        return {
-            "method": self.method,
-            "delta": self.delta,
-            "rho": self.rho,
-            "bounds": list(self.bounds),
-            "binnings": list(self.binnings),
-        }
 
 
 def _roles(frame: pd.DataFrame, qi: Any, sa: Any) -> tuple[tuple[str, ...], str]:

@@ -9,13 +9,16 @@ A column's values are its public domain, as in the marginal release (missing is 
 of its own). A numeric column with more than :data:`MAX_VALUES` distinct values is cut
 into ``bins`` intervals of equal width between a lower and an upper bound, values
 outside them counted in the first or last interval. The bounds are public when the user
-gives them; otherwise they are chosen under DP from the data — the 1st and 99th
-percentiles, each by the exponential mechanism over a grid fixed in advance (0 and
-±2^(k/2), k = 0 … 80) with utility −|#{x < c} − q·n| (sensitivity 1 + q; Smith 2011,
-"Privacy-preserving statistical estimation with optimal convergence rates") and a base
-measure leaning towards the tighter of tied candidates (:func:`dp_bounds`), at ε_b with
-ρ = ε_b²/8 each, :data:`BOUNDS_SHARE` of the budget in all — the ledger says so, and
-the release lists every binning with its source.
+gives them; otherwise they are chosen under DP from the data (:func:`dp_bounds`): the
+median on a grid fixed in advance (0 and ±2^(k/16), k = 0 … 640), then the 1st and
+99th percentiles at the median ∓ 2^(k/16), each by the exponential mechanism with utility
+−|#{x < c} − q·n| (sensitivity 1 + q; Smith 2011, "Privacy-preserving statistical
+estimation with optimal convergence rates") and a base measure preferring the narrower
+of tied spans, at ε_b with ρ = ε_b²/8 each, :data:`BOUNDS_SHARE` of the budget in all —
+the ledger says so, and the release lists every binning with its source. The median
+needs about n·ε_b ≥ 2·1.5·ln(1281/β) records to land near the data with probability
+1 − β (the exponential mechanism's utility gap; some 1,000 records at ε = 1): with
+fewer, DP-chosen bounds can fall far from the data — give public bounds.
 
 Errors
 ------
@@ -59,10 +62,11 @@ DEFAULT_DELTA = 1e-9
 MAX_VALUES = 32
 """A numeric column with more distinct values than this is binned."""
 DEFAULT_BINS = 10
-BOUNDS_SHARE = 0.05
+BOUNDS_SHARE = 0.1
 """The share of ρ spent on DP-chosen bounds, when some column needs them."""
 QUANTILE = 0.01
-TIGHTNESS = 1.5
+TIGHTNESS = 2.0
+STEPS_PER_DOUBLING = 16
 
 Progress = Callable[[float, str], None]
 
@@ -97,29 +101,44 @@ def _short(value: float) -> str:
 
 
 def bound_candidates() -> np.ndarray:
-    """The grid the DP bounds are chosen from, fixed before seeing any data."""
-    powers = 2.0 ** (np.arange(0, 81) / 2.0)
-    return np.concatenate([-powers[::-1], [0.0], powers])  # increasing
+    """The grid the DP median is chosen from, fixed before seeing any data: 0 and
+    ±2^(k/16), k = 0 … 640 (up to 2^40, neighbours 4.4 % apart), increasing."""
+    powers = _spans()
+    return np.concatenate([-powers[::-1], [0.0], powers])
+
+
+def _spans() -> np.ndarray:
+    return 2.0 ** (np.arange(0, 40 * STEPS_PER_DOUBLING + 1) / STEPS_PER_DOUBLING)
 
 
 def dp_bounds(values: np.ndarray, epsilon: float, rng) -> tuple[float, float]:
-    """The 1st and 99th percentiles of ``values`` chosen among :func:`bound_candidates`
-    by the exponential mechanism, each at ``epsilon`` (the module's utility). Among
-    candidates of equal utility — every one below all the data has the same rank — a
-    base measure fixed in advance prefers the larger for the lower bound and the smaller
-    for the upper one (weight e^(±γ·i) for the grid's i-th value, γ = :data:`TIGHTNESS`),
-    which leaves the privacy as it is: it does not depend on the data."""
-    grid = bound_candidates()
+    """A DP lower and upper bound of ``values``, three exponential mechanisms at
+    ``epsilon`` each (the module's steps): the median m among :func:`bound_candidates`
+    (utility −|#{x < c} − n/2|), then the lower bound m − s and the upper bound m + s
+    among the spans s = 2^(k/16) (utility −|#{x < c} − q·n| and −|#{x > c} − q·n|,
+    q = :data:`QUANTILE`). Spans of equal utility — every one past all the data — are
+    told apart by a base measure fixed in advance, e^(−γ·k/16) (γ = :data:`TIGHTNESS`), that
+    prefers the narrower: it does not depend on the data, so the privacy is as it is,
+    and with little data the bounds err towards the median rather than far out."""
     data = np.sort(values[np.isfinite(values)])
     n = data.size
-    below = np.searchsorted(data, grid, side="left")  # #{x < c}
-    above = n - np.searchsorted(data, grid, side="right")  # #{x > c}
-    pick = Exponential(1.0 + QUANTILE, epsilon)
-    lean = 2.0 * pick.sensitivity / epsilon * TIGHTNESS * np.arange(grid.size)
-    lower = grid[int(pick.release(lean - np.abs(below - QUANTILE * n), rng=rng))]
-    upper = grid[int(pick.release(-lean - np.abs(above - QUANTILE * n), rng=rng))]
-    if upper <= lower:  # an empty or one-valued range: one cell's width around it
-        upper = lower + 1.0
+
+    def below(c):
+        return np.searchsorted(data, c, side="left")  # #{x < c}
+
+    def above(c):
+        return n - np.searchsorted(data, c, side="right")  # #{x > c}
+
+    grid = bound_candidates()
+    middle = Exponential(1.0 + 0.5, epsilon)
+    median = grid[int(middle.release(-np.abs(below(grid) - 0.5 * n), rng=rng))]
+    spans = _spans()
+    tails = Exponential(1.0 + QUANTILE, epsilon)
+    steps = np.arange(spans.size) / STEPS_PER_DOUBLING
+    lean = 2.0 * tails.sensitivity / epsilon * TIGHTNESS * steps
+    lows, highs = median - spans, median + spans
+    lower = lows[int(tails.release(-lean - np.abs(below(lows) - QUANTILE * n), rng=rng))]
+    upper = highs[int(tails.release(-lean - np.abs(above(highs) - QUANTILE * n), rng=rng))]
     return float(lower), float(upper)
 
 
@@ -203,8 +222,9 @@ def synthesize(
             lower, upper = _public_bounds(name, bounds[name])
             binnings[name] = Binning(name, lower, upper, bins, "public")
     if chosen:
-        rho_each = BOUNDS_SHARE * ledger.rho / (2 * len(chosen))
+        rho_each = BOUNDS_SHARE * ledger.rho / (3 * len(chosen))
         for name in chosen:
+            ledger.spend(f"median of {name}", rho_each)
             ledger.spend(f"lower bound of {name}", rho_each)
             ledger.spend(f"upper bound of {name}", rho_each)
             lower, upper = dp_bounds(
@@ -251,7 +271,7 @@ def graphical_release(
     the records, their QI × SA marginals, the ρ ledger step by step, the binnings and
     each released marginal's error bound (:mod:`privcore.dp.uncertainty`, 95 %)."""
     from privcore.classes import code_counts
-    from privcore.dp.release import COUNT_COLUMN, DpRelease
+    from privcore.dp.released import COUNT_COLUMN, DpRelease
     from privcore.dp.uncertainty import marginal_bounds
 
     columns = [*qi, sa]

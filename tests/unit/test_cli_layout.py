@@ -143,6 +143,9 @@ OTHER_MEANING = {
     ("dp", "audit", "samples"),
     ("dp", "person", "mechanism"),
     ("dp", "accuracy", "mechanism"),
+    # how a DP release is made (option release_method under the flag --method; its test
+    # in tests/cli/test_dp_release_method.py), not the LDP audit's method
+    ("dp", "release", "method"),
     # the background attack's tau is a posterior confidence (option posterior_tau)
     ("background", "tau"),
 }
