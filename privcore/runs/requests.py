@@ -572,11 +572,26 @@ class DpReleaseRequest(Request):
     delta: float | None = None
     bounds: tuple[tuple[str, float, float], ...] = ()
     bins: int = 10
+    #: methods compared on the workload of all 2- and 3-way marginals, a regression and
+    #: (with ``gdpr``) the held-out risks: :func:`privcore.dp.method_comparison.compare_methods`
+    compare: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _dp_epsilon(self)
         object.__setattr__(self, "bounds", tuple(tuple(b) for b in self.bounds))
+        object.__setattr__(self, "compare", tuple(self.compare))
+        from privcore.dp.method_comparison import DP_METHODS, OTHER_METHODS
+
+        unknown = [m for m in self.compare if m not in (*DP_METHODS, *OTHER_METHODS)]
+        if unknown:
+            raise ParameterError(
+                f"Unknown method(s) to compare: {', '.join(map(str, unknown))}; choose among "
+                f"{', '.join((*DP_METHODS, *OTHER_METHODS))}.",
+                code="dp.bad_compare",
+                methods=", ".join(map(str, unknown)),
+                choices=", ".join((*DP_METHODS, *OTHER_METHODS)),
+            )
         if len(self.sa) != 1:
             raise ParameterError(
                 "A DP release synthesizes one sensitive attribute; name exactly one.",

@@ -319,6 +319,8 @@ class DpReleaseRun:
     comparison: Any = None
     #: {"dp": ..., "k_anon": ...}: ``GdprRisks.to_dict()`` of each method, when asked for
     gdpr_risks: dict[str, Any] | None = None
+    #: the methods compared on one workload (``MethodComparison``), when asked for
+    methods: Any = None
 
     def summary(self) -> dict[str, Any]:
         """Names and figures only: the marginals hold values of the data."""
@@ -348,6 +350,8 @@ class DpReleaseRun:
             }
         if self.gdpr_risks is not None:
             out["gdpr_risks"] = self.gdpr_risks
+        if self.methods is not None:
+            out["methods"] = self.methods.to_dict()
         return plain(out)
 
 
@@ -401,10 +405,11 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
     # binned columns are compared, and the other methods made, on the same intervals
     frame = binned_frame(frame, dp.binnings)
     binned = {item["column"] for item in dp.binnings}
+    methods = _compared_methods(request, inputs, progress)
     if request.k is None:  # the DP release's own error on each query
         comparison = compare_releases(frame, list(request.qi), sa, dp, None)
         risks = _method_risks(request, frame, progress)
-        result = DpReleaseRun(dp, None, comparison, risks)
+        result = DpReleaseRun(dp, None, comparison, risks, methods)
         return result, result.summary()
     schema = _compared_schema(inputs, request.qi, sa, binned)
     k_anon = _k_anonymous(frame, schema, request, part(share, 0.9 - share))
@@ -414,8 +419,37 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
         frame, list(request.qi), sa, dp, k_anon.frame, schema.hierarchies, k=request.k
     )
     risks = _method_risks(request, frame, progress, schema)
-    result = DpReleaseRun(dp, k_anon, comparison, risks)
+    result = DpReleaseRun(dp, k_anon, comparison, risks, methods)
     return result, result.summary()
+
+
+def _compared_methods(request: DpReleaseRequest, inputs: Inputs, progress: Progress | None) -> Any:
+    """The request's ``compare`` methods on one workload of the original's QIs and SA,
+    or None when none is asked for."""
+    if not request.compare:
+        return None
+    from privcore.dp.method_comparison import compare_methods
+
+    sa = request.sa[0]
+    if progress is not None:
+        progress(0.5, "comparing the methods on the workload")
+    return compare_methods(
+        inputs.original.frame,
+        list(request.qi),
+        sa,
+        _compared_schema(inputs, request.qi, sa),
+        methods=request.compare,
+        epsilon=request.epsilon,
+        delta=request.delta,
+        relation=request.relation,
+        k=request.k or 5,
+        algorithm=request.algorithm,
+        max_suppression=request.max_suppression,
+        bounds={column: (lower, upper) for column, lower, upper in request.bounds},
+        bins=request.bins,
+        seed=request.seed,
+        gdpr=request.gdpr,
+    )
 
 
 def _k_anonymous(

@@ -226,3 +226,19 @@ def test_the_audit_of_the_gaussian_measurement_step(broken):
     on_d_prime = np.asarray(gaussian_zcdp(np.ones(50_000), 1.0, rho, rng=rng))
     found = audit_outputs(on_d, on_d_prime, 1.0, delta=1e-6, seed=5)
     assert (found.verdict == "violation") is broken
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_audit_of_the_marginal_release_laplace_step(broken):
+    """A cell of a marginal as the marginal release measures it (discrete Laplace at its
+    share ε/m = 0.5 of ε = 1 over two marginals) passes the audit of ε = 0.5; the same
+    noise claimed at ε = 0.05 is caught."""
+    from privcore.dp.audit import audit_outputs
+    from privcore.dp.mechanisms import DiscreteLaplace
+
+    noise = DiscreteLaplace(1, 0.5)
+    rng = np.random.default_rng(6)
+    on_d = np.asarray(noise.release(np.zeros(50_000), rng=rng))
+    on_d_prime = np.asarray(noise.release(np.ones(50_000), rng=rng))
+    found = audit_outputs(on_d, on_d_prime, 0.05 if broken else 0.5, seed=6)
+    assert (found.verdict == "violation") is broken

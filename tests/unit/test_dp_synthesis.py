@@ -129,3 +129,18 @@ def test_bad_methods_bins_and_bounds_are_refused_in_words(adult):
             Inputs(original=load(adult)),
         )
     assert raised.value.code == "dp.bad_bounds"
+
+
+def test_a_release_compares_the_methods_asked_for_on_one_workload(adult):
+    request = DpReleaseRequest(
+        qi=("age", "sex"), sa=("salary-class",), epsilon=2.0, compare=("mst", "k_anon"), k=5
+    )
+    schema = load_sample("adult")[1]  # the hierarchies the k-anonymous release needs
+    summary = run(request, Inputs(original=load(adult), schema=schema)).summary
+    methods = summary["methods"]
+    assert [m["method"] for m in methods["methods"]] == ["mst", "k_anon"]
+    assert methods["columns"] == ["age", "sex", "salary-class"]
+    assert all(m["tvd2"] is not None for m in methods["methods"])
+    with pytest.raises(ParameterError) as raised:
+        DpReleaseRequest(qi=("sex",), sa=("salary-class",), compare=("gan",))
+    assert raised.value.code == "dp.bad_compare"
