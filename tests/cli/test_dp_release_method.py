@@ -311,3 +311,25 @@ def test_a_budget_without_delta_refuses_mst_before_any_noise(capsys, table, tmp_
     said = refused(capsys, [*argv, "--budget-epsilon", "10"])
     assert said.startswith("error: ") and "δ = 1e-09" in said
     assert not budget.exists()  # nothing spent, no file started
+
+
+def test_compare_lists_every_method_asked_for_in_text_and_json(tmp_path, capsys):
+    """--compare: each method's workload figures, or why it could not be measured."""
+    table = tmp_path / "small.csv"
+    frame = load_sample("adult")[0].frame.head(1_500)[["age", "sex", "race", "salary-class"]]
+    frame.to_csv(table, index=False)
+    common = [
+        "dp", "release", str(table), "--qi", "age,sex", "--sa", "salary-class",
+        "--epsilon", "2", "--out", str(tmp_path / "o.csv"), "--compare", "mst,marginals,pram",
+    ]  # fmt: skip
+    assert main([*common, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    methods = payload["methods"]["methods"]
+    assert [m["method"] for m in methods] == ["mst", "marginals", "pram"]
+    assert all(m["tvd2"] is not None for m in methods)
+    assert main(common) == 0
+    text = capsys.readouterr().out
+    assert "methods compared on every 2- and 3-way marginal of age, sex, salary-class" in text
+    assert "  pram (perturbed): TVD 2-way" in text
+    assert main([*common[:-1], "mst,gan"]) == 2
+    assert "gan" in capsys.readouterr().err
