@@ -264,6 +264,9 @@ def _methods_lines(compared: Any) -> list[str]:
                 f", accuracy {_n(r['accuracy'])} (trained on the original {_n(r['baseline'])}, "
                 f"majority {_n(r['majority'])})"
             )
+        rebuilt = m.reconstruction or {}
+        if "exact" in rebuilt:
+            shown += f"; rebuilt exactly from its QI × SA marginals {_n(rebuilt['exact'])}"
         risks = m.risks or {}
         if "singling_out" in risks:
             shown += f"; singling out {_risk(risks['singling_out'])}"

@@ -29,6 +29,13 @@ Figures of each method:
 - ``risks``: singling out, linkability and inference of the method, each release made
   again from a seeded 80 % and attacked against the other 20 %
   (:func:`privcore.report.risk.held_out_risks`), when asked for;
+- ``reconstruction``: the reconstruction lab on the marginals the release publishes —
+  its QI × SA tables counted from its records — rebuilt by the integer program of
+  :func:`privcore.attacks.reconstruction.reconstruct` and matched to the original's
+  records (``exact``: the share rebuilt exactly; a binned column is compared in its
+  intervals, a perturbed number in its interval); not measured, in words, for a release
+  whose cells are not the columns' values (generalized labels), or too many record
+  types;
 - ``seconds`` it took to make the release.
 
 A method that cannot release this table (too few rows, an infeasible suppression) is
@@ -79,6 +86,7 @@ class MethodFigures:
     tvd3: float | None = None
     regression: dict[str, Any] | None = None
     risks: dict[str, Any] | None = None
+    reconstruction: dict[str, Any] | None = None
     seconds: float | None = None
     not_measured: str | None = None
 
@@ -334,6 +342,7 @@ def compare_methods(
     bins: int = 10,
     seed: int = 0,
     gdpr: bool = False,
+    reconstruction: bool = True,
     progress: Progress | None = None,
 ) -> MethodComparison:
     """Each of ``methods`` releasing ``frame``'s ``qi`` and ``sa`` (DP ones at ε, δ;
@@ -369,7 +378,17 @@ def compare_methods(
         except PrivcoreError as exc:
             found.append(MethodFigures(method, _kind(method), not_measured=str(exc)))
             continue
-        found.append(MethodFigures(method, _kind(method), seconds=seconds, risks=risks, **figures))
+        rebuilt = _reconstruction(frame, released, qi, sa, binnings) if reconstruction else None
+        found.append(
+            MethodFigures(
+                method,
+                _kind(method),
+                seconds=seconds,
+                risks=risks,
+                reconstruction=rebuilt,
+                **figures,
+            )
+        )
     if progress is not None:
         progress(1.0, "compared")
     return MethodComparison(tuple(columns), tuple(found), binnings)
@@ -384,3 +403,46 @@ def _risks(frame, make, qi, sa, seed, hierarchies) -> dict[str, Any]:
         ).to_dict()
     except PrivcoreError as exc:
         return {"not_measured": not_measured(exc)}
+
+
+def _reconstruction(frame, released, qi, sa, binnings) -> dict[str, Any]:
+    """The reconstruction lab on the release's published QI × SA marginals (module docs):
+    the share of the original's records rebuilt exactly, or why it was not measured."""
+    from privcore.attacks.reconstruction import Schema as TableSchema
+    from privcore.attacks.reconstruction import reconstruct
+    from privcore.attacks.reconstruction.domains import domains
+    from privcore.attacks.reconstruction.published import publications
+    from privcore.dp.synthesis import binned_frame
+
+    columns = [*qi, sa]
+    truth = binned_frame(frame, binnings)[columns].reset_index(drop=True)
+    published = released[columns].reset_index(drop=True)
+    for item in binnings:  # a binned column compared in its intervals
+        binning, column = Binning(**item), item["column"]
+        labels = pd.Index(binning.labels())
+        values = published[column]
+        if not values.isin(labels).all() and pd.api.types.is_numeric_dtype(values):
+            published[column] = labels.take(binning.codes(values))
+    for column in columns:
+        if not published[column].isin(truth[column].unique()).all():
+            return {
+                "not_measured": f"{column}: the release's cells are not the column's values "
+                "(generalized labels or suppressed cells), so its marginals are not tables "
+                "over them"
+            }
+    try:
+        schema = TableSchema(domains(truth, columns))
+        publication = publications(schema, {"all": published}, [(q, sa) for q in qi])[0]
+        found = reconstruct(
+            publication, truth=truth, max_solutions=1, certain=False, time_limit=30.0
+        )
+    except PrivcoreError as exc:
+        return {"not_measured": str(exc)}
+    if found.accuracy is None:
+        return {"not_measured": "no table fitting the marginals was found in 30 s"}
+    return {
+        "exact": found.accuracy.exact_share,
+        "rebuilt": found.accuracy.n_rebuilt,
+        "records": found.accuracy.n_true,
+        "seconds": found.seconds,
+    }

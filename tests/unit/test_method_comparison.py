@@ -61,12 +61,18 @@ def test_every_method_is_measured_or_says_why(adult):
             continue
         assert 0.0 <= method.tvd2 <= 1.0 and 0.0 <= method.tvd3 <= 1.0
         assert 0.0 <= method.regression["accuracy"] <= 1.0
+        rebuilt = method.reconstruction
+        assert ("exact" in rebuilt) != ("not_measured" in rebuilt)
     kinds = {m.method: m.kind for m in found.methods}
     assert kinds["aim"] == "dp_synthetic" and kinds["k_anon"] == "generalized"
     assert kinds["pram"] == "perturbed" and kinds["condensation"] == "synthetic"
     # MDAV with no suppression allowed cannot release this table: its reason is kept
     mdav = next(m for m in found.methods if m.method == "mdav")
     assert mdav.not_measured and "suppress" in mdav.not_measured
+    # the reconstruction lab on the published marginals: not on generalized labels
+    by_method = {m.method: m.reconstruction for m in found.methods if m.reconstruction}
+    assert "generalized" in by_method["k_anon"]["not_measured"]
+    assert 0.0 <= by_method["aim"]["exact"] <= 1.0 and 0.0 <= by_method["pram"]["exact"] <= 1.0
 
 
 def test_the_risks_of_each_method_on_held_out_records(adult):
