@@ -18,7 +18,10 @@ values taken as their public domain) at ε = 1, δ = 10⁻⁹, seeds 0 … ``--s
   ``--mbi DIR`` holds mbi and JAX (neither is a dependency). Two adapters bridge the
   repository's mechanisms to the wheel's interface: ``estimation.mirror_descent`` calls
   ``MirrorDescent().estimate`` (warm start from the given potentials), and a model's
-  ``cliques`` are a list. Their error is read from the model's marginals.
+  ``cliques`` are a list. Their error is read from the model's marginals (AIM) or the
+  records (MST, which returns records). JAX compiles a program per round: on Linux the
+  reference AIM needs ``vm.max_map_count`` above its default 65,530 (``sysctl -w
+  vm.max_map_count=1048576``), or LLVM fails with "Cannot allocate memory".
 
 Each method and seed runs in a fresh process, so that seconds and peak memory are its
 own. Figures: seconds, peak memory (MB) and the mean total-variation distance of all 36
@@ -146,8 +149,9 @@ def _reference(method: str, seed: int, reference: str, mbi: str) -> dict:
 
         synth = reference_mst.MST(data, EPSILON, DELTA)
         seconds = time.perf_counter() - started
+        drawn = synth.to_dict()  # mbi 2.0's Dataset: codes per column
         records = pd.DataFrame(
-            {c: np.asarray(domain[c])[synth.df[c].to_numpy()] for c in frame.columns}
+            {c: np.asarray(domain[c])[np.asarray(drawn[c])] for c in frame.columns}
         )
         return {
             "seconds": seconds,
