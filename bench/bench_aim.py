@@ -15,11 +15,13 @@ values taken as their public domain) at ε = 1, δ = 10⁻⁹, seeds 0 … ``--s
 - ``reference-aim`` / ``reference-mst``: the mechanisms of the Private-PGM repository
   (``mechanisms/aim.py``, ``mechanisms/mst.py``) on the mbi 2.0 wheel, run when
   ``--reference DIR`` holds those files (with ``mechanism.py`` and ``cdp2adp.py``) and
-  ``--mbi DIR`` holds mbi and JAX (neither is a dependency). Two adapters bridge the
+  ``--mbi DIR`` holds mbi and JAX (neither is a dependency). Adapters bridge the
   repository's mechanisms to the wheel's interface: ``estimation.mirror_descent`` calls
-  ``MirrorDescent().estimate`` (warm start from the given potentials), and a model's
-  ``cliques`` are a list. Their error is read from the model's marginals (AIM) or the
-  records (MST, which returns records). JAX compiles a program per round: on Linux the
+  ``MirrorDescent().estimate`` (warm start from the given potentials), a model's
+  ``cliques`` are a list, a ``Dataset``'s table is its ``df`` (its columns of codes
+  held as objects made whole numbers), a ``Domain``'s attributes its ``attrs``. Their
+  error is read from the model's marginals (AIM) or the records (MST, which returns
+  records). JAX compiles a program per round: on Linux the
   reference AIM needs ``vm.max_map_count`` above its default 65,530 (``sysctl -w
   vm.max_map_count=1048576``), or LLVM fails with "Cannot allocate memory".
 
@@ -138,6 +140,21 @@ def _reference(method: str, seed: int, reference: str, mbi: str) -> dict:
         return Listed(fitted)
 
     estimation.mirror_descent = mirror_descent
+    if not hasattr(Dataset, "df"):  # the repository's MST reads a Dataset's table as .df
+        Dataset.df = property(
+            lambda self: pd.DataFrame({k: np.asarray(v) for k, v in self.to_dict().items()})
+        )
+        checked = Dataset.__post_init__
+
+        def whole_numbers(self):  # and maps codes through JAX scalars: object columns
+            codes = {k: np.asarray(v) for k, v in dict(self.data.items()).items()}
+            codes = {k: v.astype(np.int64) if v.dtype == object else v for k, v in codes.items()}
+            object.__setattr__(self, "data", codes)
+            checked(self)
+
+        Dataset.__post_init__ = whole_numbers
+    if not hasattr(Domain, "attrs"):  # and names a Domain's attributes .attrs
+        Domain.attrs = property(lambda self: self.attributes)
     frame = _adult()
     domain = {c: sorted(frame[c].unique()) for c in frame.columns}
     codes = pd.DataFrame({c: pd.Index(domain[c]).get_indexer(frame[c]) for c in frame.columns})
