@@ -34,8 +34,10 @@ cliques of two columns along a tree this is :class:`privcore.dp.tree_model.TreeM
 Sampling
 --------
 Records are drawn along the tree from its first clique: that clique's columns from μ_1,
-then each next clique's new columns given the separator it shares with its parent, by
-inverse CDF on all rows at once.
+then each next clique's new columns given the separator it shares with its parent —
+each group of rows with the same separator values shared out in proportion to the
+conditional and rounded (:func:`privcore.dp.tree_model.rounded_draw`), on all rows at
+once.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from privcore.dp.tree_model import Measurement, estimate_total
+from privcore.dp.tree_model import Measurement, estimate_total, rounded_draw
 
 __all__ = ["JunctionTreeModel", "fit_graphical", "junction_cliques", "model_megabytes"]
 
@@ -274,7 +276,7 @@ class JunctionTreeModel:
         beliefs = self.beliefs()
         first = self.cliques[0]
         joint = beliefs[0].ravel()
-        drawn = _draw(joint[None, :], np.zeros(rows, dtype=np.int64), rng)
+        drawn = rounded_draw(joint[None, :], np.zeros(rows, dtype=np.int64), rng)
         codes = dict(zip(first, np.unravel_index(drawn, beliefs[0].shape), strict=True))
         for parent, child in self.edges:
             columns = self.cliques[child]
@@ -289,25 +291,9 @@ class JunctionTreeModel:
                 if separator
                 else np.zeros(rows, dtype=np.int64)
             )
-            picked = _draw(table, given, rng)
+            picked = rounded_draw(table, given, rng)
             codes.update(zip(new, np.unravel_index(picked, new_shape), strict=True))
         return {c: np.asarray(codes[c], dtype=np.int64) for c in self.columns}
-
-
-def _draw(table: np.ndarray, given: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One cell per row from the row ``given`` of ``table`` (unnormalized probabilities;
-    an empty row is uniform), by inverse CDF: every row's cumulative shares, shifted by
-    the row's index, form one increasing array searched once."""
-    table = np.asarray(table, dtype=float)
-    mass = table.sum(axis=1, keepdims=True)
-    shares = np.where(mass > 0, table / np.where(mass > 0, mass, 1.0), 1.0 / table.shape[1])
-    cumulative = np.cumsum(shares, axis=1)
-    cumulative[:, -1] = 1.0
-    offsets = np.arange(table.shape[0], dtype=float)[:, None]
-    flat = (cumulative + offsets).ravel()
-    u = rng.random(given.size)
-    found = np.searchsorted(flat, given + u, side="right")
-    return np.minimum(found - given * table.shape[1], table.shape[1] - 1)
 
 
 def fit_graphical(

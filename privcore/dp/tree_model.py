@@ -12,7 +12,10 @@ differential privacy", Algorithm 1): mirror descent on the potentials θ minimiz
 over the measurements m (a column's or an edge's noisy counts y_m with noise σ_m), μ_m
 the model's marginal and N the total, estimated from the measurements. The step is
 halved when the loss does not fall and grows by a tenth when it does. Rows are then
-drawn from the fitted model column by column along the tree (ancestral sampling).
+drawn from the fitted model column by column along the tree: the root's values shared
+out over the rows in proportion to its marginal, then each child's within each group of
+rows with one parent value, in proportion to the conditional, the counts rounded
+(:func:`rounded_draw`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["Measurement", "TreeModel", "estimate_total", "fit_tree"]
+from privcore.classes import code_counts
+
+__all__ = ["Measurement", "TreeModel", "estimate_total", "fit_tree", "rounded_draw"]
 
 
 @dataclass(frozen=True)
@@ -125,19 +130,21 @@ class TreeModel:
     # ----------------------------------------------------------------- sampling
 
     def sample(self, rows: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """``rows`` records drawn from the model: codes per column (ancestral sampling
+        """``rows`` records drawn from the model: codes per column (rounded, ancestral
         along the tree: the root's marginal, then each child given its parent)."""
         edges = self.edge_marginals()
         columns = list(self.sizes)
         root = self.edges[0][0] if self.edges else columns[0]
-        codes = {root: _draw(self.marginal((root,), edges)[None, :], np.zeros(rows, int), rng)}
+        codes = {
+            root: rounded_draw(self.marginal((root,), edges)[None, :], np.zeros(rows, int), rng)
+        }
         for parent, child in self.edges:
             joint = edges[(parent, child)]
             conditional = joint / np.maximum(joint.sum(axis=1, keepdims=True), 1e-300)
-            codes[child] = _draw(conditional, codes[parent], rng)
+            codes[child] = rounded_draw(conditional, codes[parent], rng)
         for column in columns:  # a column in no edge: its own marginal
             if column not in codes:
-                codes[column] = _draw(
+                codes[column] = rounded_draw(
                     self.marginal((column,), edges)[None, :], np.zeros(rows, int), rng
                 )
         return codes
@@ -184,12 +191,29 @@ def _add_gradient(gradient, clique, g) -> None:
             return
 
 
-def _draw(conditional: np.ndarray, given: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One code per row from the row ``given`` of ``conditional`` (inverse CDF)."""
-    cumulative = np.cumsum(conditional, axis=1)
-    cumulative[:, -1] = 1.0
-    u = rng.random(given.size)
-    return (u[:, None] > cumulative[given]).sum(axis=1)
+def rounded_draw(table: np.ndarray, given: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One cell per row, the rows of each ``given`` group shared out in proportion to
+    that group's row of ``table`` and rounded (largest remainders), in a random order
+    within the group — the counts of a group of n rows are n·p rounded rather than a
+    multinomial draw (Private-PGM's "round" synthesis), so the records keep the model's
+    marginals without the sampling noise. All rows at once: no loop over groups."""
+    table = np.asarray(table, dtype=float)
+    groups, cells = table.shape
+    mass = table.sum(axis=1, keepdims=True)
+    shares = np.where(mass > 0, table / np.where(mass > 0, mass, 1.0), 1.0 / cells)
+    sizes = code_counts(given, groups)
+    wanted = sizes[:, None] * shares
+    counts = np.floor(wanted).astype(np.int64)
+    short = sizes - counts.sum(axis=1)  # units each group still has to place
+    order = np.argsort(-(wanted - counts) + rng.random(wanted.shape) * 1e-9, axis=1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(cells)[None, :].repeat(groups, axis=0), axis=1)
+    counts += (rank < short[:, None]).astype(np.int64)
+    values = np.repeat(np.tile(np.arange(cells), groups), counts.ravel())  # group-major
+    placed = np.lexsort((rng.random(given.size), given))  # rows by group, shuffled within
+    out = np.empty(given.size, dtype=np.int64)
+    out[placed] = values
+    return out
 
 
 def fit_tree(

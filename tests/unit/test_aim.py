@@ -242,3 +242,18 @@ def test_the_audit_of_the_marginal_release_laplace_step(broken):
     on_d_prime = np.asarray(noise.release(np.ones(50_000), rng=rng))
     found = audit_outputs(on_d, on_d_prime, 0.05 if broken else 0.5, seed=6)
     assert (found.verdict == "violation") is broken
+
+
+def test_rounded_draws_share_each_group_out_by_its_conditional():
+    from privcore.dp.tree_model import rounded_draw
+
+    table = np.array([[0.5, 0.5], [0.2, 0.8], [0.0, 0.0]])
+    given = np.array([1, 0, 1, 1, 0, 1, 0, 1])  # group 0: 3 rows, group 1: 5 rows
+    drawn = rounded_draw(table, given, np.random.default_rng(0))
+    # group 1: 5 × (0.2, 0.8) = (1, 4) exactly; group 0: 3 × (½, ½) = 1.5 each, one of
+    # them rounded up
+    assert np.bincount(drawn[given == 1], minlength=2).tolist() == [1, 4]
+    assert sorted(np.bincount(drawn[given == 0], minlength=2).tolist()) == [1, 2]
+    # an empty row of the table is uniform; every row gets a cell
+    many = rounded_draw(table, np.full(10, 2), np.random.default_rng(1))
+    assert np.bincount(many, minlength=2).tolist() == [5, 5]
