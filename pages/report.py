@@ -98,6 +98,7 @@ if stored is not None:
                 origin=entry.origin or entry.name,
             )
             copy.aligned, copy.shuffled = entry.aligned, entry.shuffled
+            copy.kind = entry.kind  # DP synthetic records stay DP synthetic
             wb.under_review[wb.active] = copy.id
             st.rerun()
         else:

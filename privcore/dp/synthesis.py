@@ -89,6 +89,17 @@ class Binning:
         edges = np.linspace(self.lower, self.upper, self.bins + 1)
         return [f"[{_short(a)}, {_short(b)})" for a, b in itertools.pairwise(edges)]
 
+    def hierarchy(self) -> Any:
+        """A generalization hierarchy of the intervals: each interval, then pairs of
+        neighbours merged, then ``*`` — so that a k-anonymous release can generalize a
+        binned column as it would any other."""
+        from privcore.data.hierarchy.builders import mapping_hierarchy
+
+        edges = np.linspace(self.lower, self.upper, self.bins + 1)
+        pairs = np.arange(self.bins) // 2 * 2
+        merged = [f"[{_short(edges[i])}, {_short(edges[min(i + 2, self.bins)])})" for i in pairs]
+        return mapping_hierarchy(pd.DataFrame({"interval": self.labels(), "pair": merged}))
+
     def codes(self, values: pd.Series) -> np.ndarray:
         """Each value's interval (outside values in the first or last)."""
         width = (self.upper - self.lower) / self.bins

@@ -285,6 +285,14 @@ def assess_risk(
     ``weights``: ``original`` and ``release`` are a joint frequency set, row i of each
     standing for ``weights[i]`` record pairs."""
     qi, sa = list(qi), list(sa)
+    missing = [c for c in (*qi, *sa) if c not in release.columns]
+    if missing:
+        raise ParameterError(
+            f"The release has no column {', '.join(missing)}: its risk is assessed on the "
+            "quasi-identifiers and sensitive attributes it publishes — choose those.",
+            code="risk.release_columns",
+            columns=", ".join(missing),
+        )
 
     def step(fraction: float, message: str) -> None:
         if progress is not None:

@@ -356,11 +356,12 @@ class DpReleaseRun:
 
 
 def _compared_schema(
-    inputs: Inputs, qi: tuple[str, ...], sa: str, binned: set[str] | None = None
+    inputs: Inputs, qi: tuple[str, ...], sa: str, binned: Mapping[str, Any] | None = None
 ) -> Schema:
     """The roles of the k-anonymous release a DP release is compared with: the chosen QIs
     and SA (whatever their roles in the data's schema), every other column insensitive
-    (released as it is), identifiers kept (dropped), the chosen columns' hierarchies. The
+    (released as it is), identifiers kept (dropped), the chosen columns' hierarchies (a
+    binned column's: the hierarchy of its intervals, ``binned``). The
     k-anonymous release then generalizes exactly the QIs both are compared on."""
     from privcore.data import Role
 
@@ -371,13 +372,14 @@ def _compared_schema(
     roles.update(dict.fromkeys(qi, Role.QUASI_IDENTIFIER))
     roles[sa] = Role.SENSITIVE
     hierarchies = {} if schema is None else schema.hierarchies
-    chosen = {*qi, sa} - (binned or set())  # a binned column's hierarchy no longer fits
-    return Schema(roles, {c: h for c, h in hierarchies.items() if c in chosen})
+    chosen = {*qi, sa} - set(binned or {})  # a binned column's hierarchy no longer fits:
+    kept = {c: h for c, h in hierarchies.items() if c in chosen}
+    return Schema(roles, {**kept, **(binned or {})})  # its intervals' own instead
 
 
 def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | None):
     from privcore.dp.release import compare_releases, dp_release
-    from privcore.dp.synthesis import binned_frame
+    from privcore.dp.synthesis import Binning, binned_frame
 
     inputs.need("original")
     frame = inputs.original.frame
@@ -404,7 +406,7 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
     )
     # binned columns are compared, and the other methods made, on the same intervals
     frame = binned_frame(frame, dp.binnings)
-    binned = {item["column"] for item in dp.binnings}
+    binned = {item["column"]: Binning(**item).hierarchy() for item in dp.binnings}
     methods = _compared_methods(request, inputs, progress)
     if request.k is None:  # the DP release's own error on each query
         comparison = compare_releases(frame, list(request.qi), sa, dp, None)

@@ -61,6 +61,9 @@ LIGHT = {
     ("ui/data/table_page.py", "f'lt_import::{column}'"): "reads an uploaded hierarchy file",
     ("ui/data/table_page.py", "f'lt_use::{column}'"): "keeps a suggestion already made",
     ("ui/dp/queries.py", "'dp_new_budget'"): "starts a new budget: two numbers",
+    ("ui/dp/release.py", "'dp_release_shelve'"): (
+        "puts records already synthesized on the shelf (their fingerprint)"
+    ),
     ("ui/history/page.py", "f'delete::{run_id}'"): "deletes one history row",
     ("ui/learn/common.py", "f'{key}::check'"): "checks an exercise's answer",
     ("ui/learn/differencing.py", "'learn_l7_draw'"): "one noisy count of a ten-row lesson table",

@@ -144,3 +144,14 @@ def test_a_release_compares_the_methods_asked_for_on_one_workload(adult):
     with pytest.raises(ParameterError) as raised:
         DpReleaseRequest(qi=("sex",), sa=("salary-class",), compare=("gan",))
     assert raised.value.code == "dp.bad_compare"
+
+
+def test_a_binned_column_gets_a_hierarchy_of_its_intervals_for_the_k_anonymous_release(adult):
+    binning = Binning("age", 0.0, 80.0, 4, "public")
+    hierarchy = binning.hierarchy()
+    assert hierarchy.height == 2  # interval → pair of intervals → *
+    request = DpReleaseRequest(
+        qi=("age", "sex"), sa=("salary-class",), epsilon=2.0, method="mst", k=5
+    )  # the default optimal search, which needs a hierarchy of every QI
+    outcome = run(request, Inputs(original=load(adult), schema=load_sample("adult")[1]))
+    assert outcome.result.k_anon is not None and outcome.summary["k_anon"]["node"] is not None

@@ -272,8 +272,9 @@ def chosen_tables(
 def release_checkbox(entry: ShelfRelease) -> bool:
     """ "The release's cells are published too": on by default for a release made here
     by a generalization; a release read from a file is read as generalized (off by
-    default: nothing declares it so); off and disabled for any other kind, with why."""
-    kind = entry.release.kind.value if entry.made_here else None
+    default: nothing declares it so); off and disabled for any other kind declared (by
+    its method, or by the page that shelved it: DP synthetic records), with why."""
+    kind = entry.release_kind
     if kind is not None and kind != "generalized":
         st.checkbox(t("at.rec_release"), value=False, disabled=True, key="at_rec_release_off")
         st.caption(

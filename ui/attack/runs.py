@@ -140,12 +140,12 @@ def reconstruction(
     """The database reconstruction on the original's own counts (``values``: the
     request's tables, roles, block, suppression, ε, seeds and time limit). With
     ``release_cells``, the cells of ``entry`` are published too: a release made here
-    declares its kind (only a generalized one is read; another is refused in words), a
-    file is read as generalized. The attack builds its own voter roll of the table's
+    declares its kind (only a generalized one is read; another is refused in words), as
+    do the synthetic records of a DP release (DP synthetic), a file is read as
+    generalized. The attack builds its own voter roll of the table's
     people: none from the page."""
     if release_cells:
-        kind = entry.release.kind.value if entry.made_here else None
-        inputs = shelf_inputs(entry, original, schema, release_kind=kind)
+        inputs = shelf_inputs(entry, original, schema, release_kind=entry.release_kind)
     else:
         inputs = Inputs(original=original, schema=schema)
     request = new_request(DatabaseReconstructionRequest, values, inputs, page=PAGE)

@@ -35,7 +35,8 @@ class ShelfRelease:
     """A release of the session.
 
     ``source``: "made" (on the Anonymize page), "replay" (made again from a spec),
-    "file" (uploaded) or "dataset" (a loaded data set with the original's columns);
+    "file" (uploaded), "dataset" (a loaded data set with the original's columns) or
+    "dp" (the synthetic records of a DP release, Differential privacy page);
     ``data``: the key of the data set it is a release of; ``frame``: its rows (for a
     release made here, in the original's order); ``request``: the anonymization request
     (``to_dict()``) it was made with, if made here; ``fingerprint``: SHA-256 of its rows;
@@ -44,7 +45,11 @@ class ShelfRelease:
     be computed; ``shuffled``: its download shuffles the rows (the default);
     ``origin``: the file name or data set key it was read from; ``outcome``: the run
     that made it (:class:`privcore.runs.Outcome`, its reproduction in Python), if made
-    here.
+    here; ``kind``: the kind of release (a :class:`privcore.core.kinds.ReleaseKind`
+    value, e.g. "dp_synthetic") declared by the page that put a release not made on the
+    Anonymize page on the shelf (the synthetic records of a DP release: ``source``
+    "dp"), None when nothing declares it (a file: the figures read it as they need);
+    a release made here declares its own (:attr:`release_kind`).
     """
 
     id: str
@@ -63,10 +68,19 @@ class ShelfRelease:
     shuffled: bool = True
     origin: str | None = None
     outcome: Any = field(default=None, compare=False, repr=False)
+    kind: str | None = None
 
     @property
     def made_here(self) -> bool:
         return self.release is not None
+
+    @property
+    def release_kind(self) -> str | None:
+        """The kind of the release as declared by what made it: its method's for a
+        release made here, else ``kind`` (None: not declared)."""
+        if self.release is not None:
+            return str(self.release.kind)
+        return self.kind
 
     @property
     def blanked(self) -> Any:

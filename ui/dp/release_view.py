@@ -1,7 +1,8 @@
 """Views of the DP release tab: a DP release beside a k-anonymous one on the same
 queries — the summary of their errors, a chart of every query's errors, the per-query
-table, the noisy marginals' ledger, singling out, linkability and inference of both, and
-the downloads."""
+table, the noisy marginals' ledger (MST and AIM: the ρ ledger, the binnings and each
+released marginal's error bound, :mod:`ui.dp.synthesis_view`), singling out,
+linkability and inference of both, and the downloads."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ui.common.i18n import current_language, escape_md, t, t_plain
 from ui.common.workspace.names import algorithm_title, file_stem
 from ui.dp.answers_view import cell_value
 from ui.dp.story_view import number
+from ui.dp.synthesis_view import bounds_by_marginal, synthesis_details, synthesis_header
 
 
 def cell_text(cell: Mapping[str, Any]) -> str:
@@ -59,16 +61,12 @@ def release_result(result: Any, *, name: str) -> None:
         )
     )
     left, right = st.columns(2, gap="large")
+    synthesized = dp.method != "marginals"  # MST or AIM
     with left, st.container(border=True):
-        st.markdown(f"**{t('dp.release_dp', epsilon=number(dp.epsilon))}**")
-        st.caption(
-            t(
-                "dp.release_dp_facts",
-                records=f"{len(dp.records):,}",
-                marginals=len(dp.ledger),
-                share=number(dp.ledger[0]["epsilon"]) if dp.ledger else "—",
-            )
-        )
+        if synthesized:
+            synthesis_header(dp)
+        else:
+            _marginals_header(dp)
         _release_metrics(summary["dp"], summary["zero_in_truth"])
     with right, st.container(border=True):
         k = summary["k_anon"].get("k")
@@ -85,12 +83,16 @@ def release_result(result: Any, *, name: str) -> None:
             )
     if result.gdpr_risks is not None:
         method_risks(result.gdpr_risks, k=summary["k_anon"].get("k"), algorithm=k_anon.algorithm)
-    table = per_query_frame(comparison.per_query)
+    table = per_query_frame(comparison.per_query, dp.bounds if synthesized else None)
     show_chart(errors_chart(comparison.per_query), key="dp_release_chart_data")
     st.caption(t("dp.errors_chart_help"))
     st.dataframe(table, hide_index=True)
-    st.markdown(f"**{t('dp.release_ledger')}**")
-    st.dataframe(release_ledger_frame(dp.ledger), hide_index=True)
+    if synthesized:
+        st.caption(t("dp.dp_bound_caption"))
+        synthesis_details(dp)
+    else:
+        st.markdown(f"**{t('dp.release_ledger')}**")
+        st.dataframe(release_ledger_frame(dp.ledger), hide_index=True)
     stem = file_stem(name)
     d1, d2 = st.columns(2)
     d1.download_button(
@@ -108,6 +110,19 @@ def release_result(result: Any, *, name: str) -> None:
         mime="text/csv",
         on_click="ignore",
         key="dp_download_errors",
+    )
+
+
+def _marginals_header(dp: Any) -> None:
+    """The title and facts of a release of noisy marginals: ε, and each marginal's share."""
+    st.markdown(f"**{t('dp.release_dp', epsilon=number(dp.epsilon))}**")
+    st.caption(
+        t(
+            "dp.release_dp_facts",
+            records=f"{len(dp.records):,}",
+            marginals=len(dp.ledger),
+            share=number(dp.ledger[0]["epsilon"]) if dp.ledger else "—",
+        )
     )
 
 
@@ -140,14 +155,24 @@ def _marginal(columns: Any) -> str:
     return " × ".join(map(str, columns))
 
 
-def per_query_frame(per_query: pd.DataFrame) -> pd.DataFrame:
+def per_query_frame(
+    per_query: pd.DataFrame, bounds: Sequence[Mapping[str, Any]] | None = None
+) -> pd.DataFrame:
     """The per-query table in words: the cell, its marginal, the three answers and the
-    errors of both releases."""
+    errors of both releases; with ``bounds`` (MST and AIM), beside each marginal the
+    bound on the DP release's error on it at 95 %."""
     yes, no = t_plain("words.yes"), t_plain("words.no")
+    bound = {}
+    if bounds is not None:
+        said = bounds_by_marginal(bounds)
+        none = t_plain("dp.bound_none")
+        keys = [tuple(map(str, c)) for c in per_query["columns"]]
+        bound = {t_plain("dp.dp_bound"): [said.get(key, none) for key in keys]}
     return pd.DataFrame(
         {
             t_plain("dp.cell"): [cell_text(c) for c in per_query["cell"]],
             t_plain("dp.marginal"): [_marginal(c) for c in per_query["columns"]],
+            **bound,
             t_plain("dp.true_count"): per_query["true"].to_numpy(),
             t_plain("dp.dp_count"): per_query["dp"].to_numpy(),
             t_plain("dp.k_count"): per_query["k_anon"].to_numpy(dtype=float).round(2),

@@ -310,10 +310,10 @@ def _intruder_linkage(
 ) -> dict[str, Any]:
     """The release linked with the uploaded register
     (:func:`privcore.report.intruder.register_linkage`): the release's own suppressed
-    rows and kind when it was made here, matches checked with the report's key."""
+    rows when it was made here, its kind when declared (made here, or DP synthetic),
+    matches checked with the report's key."""
     from privcore.report.intruder import register_linkage
 
-    made = entry.release
     return register_linkage(
         entry.frame,
         given["frame"],
@@ -322,7 +322,7 @@ def _intruder_linkage(
         key=report.roles.get("key"),
         hierarchies=dict(hierarchies),
         blanked=entry.blanked,
-        release_kind=None if made is None else str(made.kind),
+        release_kind=entry.release_kind,
         name=given["name"],
     )
 

@@ -95,11 +95,13 @@ def release_inputs(
 
 def shelf_inputs(entry: ShelfRelease, original: Dataset, schema: Schema, **more: Any) -> Inputs:
     """The inputs of a run on ``entry`` beside the original, its rows as they stand on
-    the shelf unless ``more`` gives its ``release`` frame (paired first), the kind of a
-    release made here; ``more``: the run's other inputs."""
+    the shelf unless ``more`` gives its ``release`` frame (paired first), the kind of
+    release its maker declared (a release made here: its method's; the synthetic records
+    of a DP release: DP synthetic); ``more``: the run's other inputs."""
     release = more.pop("release", entry.frame)
-    if entry.release is not None:  # made here: its kind is declared by its method
-        more.setdefault("release_kind", str(entry.release.kind))
+    kind = entry.release_kind  # declared, never guessed from the cells
+    if kind is not None:
+        more.setdefault("release_kind", kind)
     return Inputs(
         original=original, schema=schema, release=release, release_name=entry.name, **more
     )

@@ -1,0 +1,134 @@
+"""The methods compared on one workload (:mod:`privcore.dp.method_comparison`): one row
+per method — its kind, the mean total-variation distance of every 2- and 3-way marginal,
+the accuracy of a model trained on its release, the share of records the reconstruction
+lab rebuilds from its marginals, its held-out risks — and a chart of error against what
+the reconstruction rebuilds. A method that could not release the table keeps its reason,
+in words."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ui.common.charts import show_chart
+from ui.common.components import fmt
+from ui.common.i18n import t, t_plain
+
+#: the method names as the page says them (the word keys)
+METHOD_WORDS = {
+    "aim": "dp.method_aim",
+    "mst": "dp.method_mst",
+    "marginals": "dp.method_marginals",
+    "k_anon": "dp.methods_k_anon",
+    "pram": "dp.methods_pram",
+    "noise": "dp.methods_noise",
+    "rank_swap": "dp.methods_rank_swap",
+    "mdav": "dp.methods_mdav",
+    "condensation": "dp.methods_condensation",
+}
+KIND_WORDS = {
+    "dp_synthetic": "dp.methods_kind_dp_synthetic",
+    "generalized": "dp.methods_kind_generalized",
+    "perturbed": "dp.methods_kind_perturbed",
+    "synthetic": "dp.methods_kind_synthetic",
+}
+
+
+def method_name(method: str) -> str:
+    return t_plain(METHOD_WORDS.get(method, method))
+
+
+def _share(value: Any) -> str:
+    return "—" if value is None else f"{float(value):.1%}"
+
+
+def _risk(risks: Mapping[str, Any] | None) -> str:
+    if not risks:
+        return "—"
+    if "not_measured" in risks:
+        return t_plain("dp.methods_not_measured")
+    single = risks.get("singling_out") or {}
+    rate, interval = single.get("risk"), single.get("ci")
+    if rate is None:
+        return "—"
+    if not interval:
+        return f"{float(rate):.1%}"
+    return f"{float(rate):.1%} [{float(interval[0]):.1%}, {float(interval[1]):.1%}]"
+
+
+def methods_frame(compared: Mapping[str, Any]) -> pd.DataFrame:
+    """The comparison as a table, in words: one row per method."""
+    rows = []
+    for m in compared["methods"]:
+        regression = m.get("regression") or {}
+        rebuilt = m.get("reconstruction") or {}
+        rows.append(
+            {
+                t_plain("dp.methods_method"): method_name(m["method"]),
+                t_plain("dp.methods_kind"): t_plain(KIND_WORDS.get(m["kind"], m["kind"])),
+                t_plain("dp.methods_tvd2"): fmt(m.get("tvd2"), 4),
+                t_plain("dp.methods_tvd3"): fmt(m.get("tvd3"), 4),
+                t_plain("dp.methods_accuracy"): _share(regression.get("accuracy")),
+                t_plain("dp.methods_rebuilt"): _share(rebuilt.get("exact")),
+                t_plain("dp.methods_singling_out"): _risk(m.get("risks")),
+                t_plain("dp.methods_seconds"): fmt(m.get("seconds"), 2),
+                t_plain("dp.methods_why"): m.get("not_measured")
+                or rebuilt.get("not_measured")
+                or "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _chart(compared: Mapping[str, Any]) -> alt.Chart | None:
+    points = [
+        {
+            t_plain("dp.methods_method"): method_name(m["method"]),
+            t_plain("dp.methods_tvd3"): m["tvd3"],
+            t_plain("dp.methods_rebuilt"): (m.get("reconstruction") or {})["exact"],
+        }
+        for m in compared["methods"]
+        if m.get("tvd3") is not None and "exact" in (m.get("reconstruction") or {})
+    ]
+    if len(points) < 2:
+        return None
+    name, error, rebuilt = (
+        t_plain("dp.methods_method"),
+        t_plain("dp.methods_tvd3"),
+        t_plain("dp.methods_rebuilt"),
+    )
+    base = alt.Chart(pd.DataFrame(points), title=t_plain("dp.methods_chart_title"))
+    dots = base.mark_circle(size=90).encode(
+        x=alt.X(f"{error}:Q", title=error),
+        y=alt.Y(f"{rebuilt}:Q", title=rebuilt, axis=alt.Axis(format="%")),
+        tooltip=[name, error, rebuilt],
+    )
+    labels = base.mark_text(align="left", dx=7).encode(
+        x=f"{error}:Q", y=f"{rebuilt}:Q", text=f"{name}:N"
+    )
+    return dots + labels
+
+
+def methods_result(compared: Mapping[str, Any], *, key: str) -> None:
+    """The comparison of methods: the caption, the table, the chart (with its text)."""
+    columns = ", ".join(compared["columns"])
+    st.caption(t("dp.methods_caption", columns=columns))
+    for item in compared.get("binnings", ()):
+        st.caption(
+            t(
+                "dp.methods_binned",
+                column=item["column"],
+                bins=item["bins"],
+                lower=fmt(item["lower"], 4),
+                upper=fmt(item["upper"], 4),
+            )
+        )
+    st.dataframe(methods_frame(compared), hide_index=True)
+    chart = _chart(compared)
+    if chart is not None:
+        show_chart(chart, key=f"{key}_chart")
+    st.caption(t("dp.methods_note"))
