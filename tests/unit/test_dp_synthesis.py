@@ -155,3 +155,13 @@ def test_a_binned_column_gets_a_hierarchy_of_its_intervals_for_the_k_anonymous_r
     )  # the default optimal search, which needs a hierarchy of every QI
     outcome = run(request, Inputs(original=load(adult), schema=load_sample("adult")[1]))
     assert outcome.result.k_anon is not None and outcome.summary["k_anon"]["node"] is not None
+
+
+def test_the_risk_of_a_release_without_a_chosen_column_is_refused_in_words(adult):
+    from privcore.report.risk import assess_risk
+
+    released = adult[["sex", "salary-class"]]  # DP synthetic records of two columns
+    with pytest.raises(ParameterError) as raised:
+        assess_risk(adult, released, ["age", "sex"], ["salary-class"])
+    assert raised.value.code == "risk.release_columns"
+    assert "age" in str(raised.value)
