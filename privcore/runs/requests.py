@@ -573,7 +573,7 @@ class DpReleaseRequest(Request):
     bounds: tuple[tuple[str, float, float], ...] = ()
     bins: int = 10
     #: methods compared on the workload of all 2- and 3-way marginals, a regression and
-    #: (with ``gdpr``) the held-out risks: :func:`privcore.dp.method_comparison.compare_methods`
+    #: (with ``gdpr``) the held-out risks: :func:`privcore.report.method_comparison.compare_methods`
     compare: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -581,7 +581,7 @@ class DpReleaseRequest(Request):
         _dp_epsilon(self)
         object.__setattr__(self, "bounds", tuple(tuple(b) for b in self.bounds))
         object.__setattr__(self, "compare", tuple(self.compare))
-        from privcore.dp.method_comparison import DP_METHODS, OTHER_METHODS
+        from privcore.report.method_comparison import DP_METHODS, OTHER_METHODS
 
         unknown = [m for m in self.compare if m not in (*DP_METHODS, *OTHER_METHODS)]
         if unknown:

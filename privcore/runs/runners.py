@@ -430,7 +430,7 @@ def _compared_methods(request: DpReleaseRequest, inputs: Inputs, progress: Progr
     or None when none is asked for."""
     if not request.compare:
         return None
-    from privcore.dp.method_comparison import compare_methods
+    from privcore.report.method_comparison import compare_methods
 
     sa = request.sa[0]
     if progress is not None:

@@ -242,7 +242,7 @@ def test_the_chinese_tab_words_the_new_controls_and_tables(adult_2000):
 def test_every_method_compared_on_one_workload(adult_2000, lang):
     """ "Compare every method": one row per method — its errors on the 2- and 3-way
     marginals, the model trained on it, the reconstruction — or its reason in words."""
-    from privcore.dp.method_comparison import DP_METHODS, OTHER_METHODS
+    from privcore.report.method_comparison import DP_METHODS, OTHER_METHODS
     from privcore.words.catalog import text
 
     at = open_tab(adult_2000, lang, method="mst")

@@ -1,5 +1,5 @@
 """DP synthetic data against the other methods on one workload
-(privcore.dp.method_comparison): the reading of generalized and perturbed releases by
+(privcore.report.method_comparison): the reading of generalized and perturbed releases by
 hand, and every method measured or its reason given."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from privcore.data import Role, Schema, load_sample
-from privcore.dp.method_comparison import (
+from privcore.report.method_comparison import (
     DP_METHODS,
     OTHER_METHODS,
     compare_methods,

@@ -1,4 +1,4 @@
-"""The methods compared on one workload (:mod:`privcore.dp.method_comparison`): one row
+"""The methods compared on one workload (:mod:`privcore.report.method_comparison`): one row
 per method — its kind, the mean total-variation distance of every 2- and 3-way marginal,
 the accuracy of a model trained on its release, the share of records the reconstruction
 lab rebuilds from its marginals, its held-out risks — and a chart of error against what

@@ -13,8 +13,8 @@ import streamlit as st
 
 from privcore.core.kinds import ReleaseKind
 from privcore.data import fingerprint
-from privcore.dp.method_comparison import DP_METHODS, OTHER_METHODS
 from privcore.dp.synthesis import BOUNDS_SHARE, DEFAULT_BINS, DEFAULT_DELTA, MAX_VALUES
+from privcore.report.method_comparison import DP_METHODS, OTHER_METHODS
 from privcore.runs import DpReleaseRequest, Inputs
 from privcore.runs.registry import ALGORITHMS
 from ui.common.components import choice_radio
