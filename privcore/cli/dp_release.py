@@ -253,7 +253,7 @@ def _methods_lines(compared: Any) -> list[str]:
     ]
     for m in compared.methods:
         if m.not_measured is not None:
-            lines.append(f"  {m.method} ({m.kind}): not measured: {m.not_measured}")
+            lines.append(f"  {m.method} ({m.kind}): not measured: {m.not_measured['message']}")
             continue
         shown = f"TVD 2-way {_n(m.tvd2)}, 3-way {_n(m.tvd3)}"
         if m.tvd3 is None:

@@ -78,7 +78,8 @@ Progress = Callable[[float, str], None]
 
 @dataclass(frozen=True)
 class MethodFigures:
-    """One method's figures (module docs), or ``not_measured`` (the reason, in words)."""
+    """One method's figures (module docs), or ``not_measured``: why not, as results keep
+    an error — its ``error`` code, ``error_params`` and the English ``message``."""
 
     method: str
     kind: str
@@ -88,7 +89,7 @@ class MethodFigures:
     risks: dict[str, Any] | None = None
     reconstruction: dict[str, Any] | None = None
     seconds: float | None = None
-    not_measured: str | None = None
+    not_measured: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return plain(dict(self.__dict__))
@@ -376,7 +377,7 @@ def compare_methods(
             )
             risks = _risks(frame, make, qi, sa, seed, hierarchies) if gdpr else None
         except PrivcoreError as exc:
-            found.append(MethodFigures(method, _kind(method), not_measured=str(exc)))
+            found.append(MethodFigures(method, _kind(method), not_measured=_reason(exc)))
             continue
         rebuilt = _reconstruction(frame, released, qi, sa, binnings) if reconstruction else None
         found.append(
@@ -425,11 +426,11 @@ def _reconstruction(frame, released, qi, sa, binnings) -> dict[str, Any]:
             published[column] = labels.take(binning.codes(values))
     for column in columns:
         if not published[column].isin(truth[column]).all():
-            return {
-                "not_measured": f"{column}: the release's cells are not the column's values "
-                "(generalized labels or suppressed cells), so its marginals are not tables "
-                "over them"
-            }
+            message = (
+                f"{column}: the release's cells are not the column's values (generalized "
+                "labels or suppressed cells), so its marginals are not tables over them"
+            )
+            return {"not_measured": _why("compare.generalized_cells", message, column=column)}
     try:
         schema = TableSchema(domains(truth, columns))
         publication = publications(schema, {"all": published}, [(q, sa) for q in qi])[0]
@@ -437,12 +438,22 @@ def _reconstruction(frame, released, qi, sa, binnings) -> dict[str, Any]:
             publication, truth=truth, max_solutions=1, certain=False, time_limit=30.0
         )
     except PrivcoreError as exc:
-        return {"not_measured": str(exc)}
+        return {"not_measured": _reason(exc)}
     if found.accuracy is None:
-        return {"not_measured": "no table fitting the marginals was found in 30 s"}
+        message = "no table fitting the marginals was found in 30 s"
+        return {"not_measured": _why("compare.no_table", message, seconds=30)}
     return {
         "exact": found.accuracy.exact_share,
         "rebuilt": found.accuracy.n_rebuilt,
         "records": found.accuracy.n_true,
         "seconds": found.seconds,
     }
+
+
+def _why(code: str, message: str, **params: Any) -> dict[str, Any]:
+    """A reason as results keep an error: code, parameters (words), English message."""
+    return {"error": code, "error_params": plain(params), "message": message}
+
+
+def _reason(exc: PrivcoreError) -> dict[str, Any]:
+    return _why(exc.code, str(exc), **dict(exc.params))

@@ -57,7 +57,8 @@ def test_every_method_is_measured_or_says_why(adult):
     assert found.binnings[0]["column"] == "age"  # the same intervals for every method
     for method in found.methods:
         if method.not_measured is not None:
-            assert method.tvd2 is None and method.not_measured  # words, never a blank
+            assert method.tvd2 is None and method.not_measured["error"]  # never a blank
+            assert method.not_measured["message"]
             continue
         assert 0.0 <= method.tvd2 <= 1.0 and 0.0 <= method.tvd3 <= 1.0
         assert 0.0 <= method.regression["accuracy"] <= 1.0
@@ -68,10 +69,11 @@ def test_every_method_is_measured_or_says_why(adult):
     assert kinds["pram"] == "perturbed" and kinds["condensation"] == "synthetic"
     # MDAV with no suppression allowed cannot release this table: its reason is kept
     mdav = next(m for m in found.methods if m.method == "mdav")
-    assert mdav.not_measured and "suppress" in mdav.not_measured
+    assert "suppress" in mdav.not_measured["message"]
     # the reconstruction lab on the published marginals: not on generalized labels
     by_method = {m.method: m.reconstruction for m in found.methods if m.reconstruction}
-    assert "generalized" in by_method["k_anon"]["not_measured"]
+    assert by_method["k_anon"]["not_measured"]["error"] == "compare.generalized_cells"
+    assert "generalized" in by_method["k_anon"]["not_measured"]["message"]
     assert 0.0 <= by_method["aim"]["exact"] <= 1.0 and 0.0 <= by_method["pram"]["exact"] <= 1.0
 
 

@@ -117,6 +117,7 @@ def test_privcore_report_has_no_text_html_or_row_group_by():
         "dossier.py",
         "findings.py",
         "intruder.py",
+        "method_comparison.py",
         "readiness.py",
         "reconstructed.py",
         "redo.py",

@@ -14,9 +14,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from privcore.words.catalog import error_words
 from ui.common.charts import show_chart
 from ui.common.components import fmt
-from ui.common.i18n import t, t_plain
+from ui.common.i18n import current_language, t, t_plain
 
 #: the method names as the page says them (the word keys)
 METHOD_WORDS = {
@@ -60,6 +61,14 @@ def _risk(risks: Mapping[str, Any] | None) -> str:
     return f"{float(rate):.1%} [{float(interval[0]):.1%}, {float(interval[1]):.1%}]"
 
 
+def _why(reason: Mapping[str, Any] | None) -> str:
+    """A method's or its reconstruction's reason, in the page's language."""
+    if not reason:
+        return ""
+    worded = error_words(reason, current_language())
+    return reason.get("message", "") if worded == reason.get("error") else worded
+
+
 def methods_frame(compared: Mapping[str, Any]) -> pd.DataFrame:
     """The comparison as a table, in words: one row per method."""
     rows = []
@@ -76,9 +85,9 @@ def methods_frame(compared: Mapping[str, Any]) -> pd.DataFrame:
                 t_plain("dp.methods_rebuilt"): _share(rebuilt.get("exact")),
                 t_plain("dp.methods_singling_out"): _risk(m.get("risks")),
                 t_plain("dp.methods_seconds"): fmt(m.get("seconds"), 2),
-                t_plain("dp.methods_why"): m.get("not_measured")
-                or rebuilt.get("not_measured")
-                or "",
+                t_plain("dp.methods_why"): _why(
+                    m.get("not_measured") or rebuilt.get("not_measured")
+                ),
             }
         )
     return pd.DataFrame(rows)
