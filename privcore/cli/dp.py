@@ -42,7 +42,7 @@ from privcore.cli.toolkit import (
     whole_number_in,
 )
 from privcore.cli.toolkit.commands import Subcommand, add_subcommands
-from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.output import emit_run, reading
 from privcore.cli.toolkit.running import request_and_run
 from privcore.errors import ParameterError
 from privcore.runs import (
@@ -131,16 +131,7 @@ def _query_kind(args: argparse.Namespace) -> tuple[str, str | None, tuple[str, .
     return query, None, ()
 
 
-def _n(value: Any) -> str:
-    """A number for reading: whole numbers without decimals, others to 4 significant
-    decimals; "—" for none."""
-    if value is None:
-        return "—"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    if isinstance(value, float):
-        return f"{value:.6g}" if abs(value) >= 1 else f"{value:.4g}"
-    return str(value)
+_n = reading  # numbers as every dp subcommand prints them
 
 
 def _words(value: Any) -> str:

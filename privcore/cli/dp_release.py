@@ -40,7 +40,7 @@ from privcore.cli.toolkit import (
     write_text,
 )
 from privcore.cli.toolkit.files import chosen_hierarchies, save_guarded
-from privcore.cli.toolkit.output import emit_run
+from privcore.cli.toolkit.output import emit_run, reading
 from privcore.cli.toolkit.running import request_and_run
 from privcore.errors import ParameterError
 from privcore.runs import DpReleaseRequest, Inputs
@@ -60,16 +60,7 @@ _BOUND_SOURCES = {
 }
 
 
-def _n(value: Any) -> str:
-    """A number for reading, as :mod:`privcore.cli.dp` prints it: whole numbers without
-    decimals, others to 4 significant decimals; "—" for none."""
-    if value is None:
-        return "—"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    if isinstance(value, float):
-        return f"{value:.6g}" if abs(value) >= 1 else f"{value:.4g}"
-    return str(value)
+_n = reading  # numbers as every dp subcommand prints them
 
 
 # --------------------------------------------------------------------------- MST and AIM

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from privcore.dp.tree_model import Measurement, estimate_total, rounded_draw
+from privcore.dp.tree_model import Measurement, estimate_total, mirror_descent, rounded_draw
 
 __all__ = ["JunctionTreeModel", "fit_graphical", "junction_cliques", "model_megabytes"]
 
@@ -258,15 +258,15 @@ class JunctionTreeModel:
         homes = [self._home(m.clique) for m in measurements]
         sigma_min = min(m.sigma for m in measurements)
         step = sigma_min**2 / self.total**2  # 1 / the loss's curvature in probabilities
-        loss, gradient = self._loss_and_gradient(measurements, homes, self.theta)
-        for _ in range(iterations):
-            trial = [t - step * g for t, g in zip(self.theta, gradient, strict=True)]
-            trial_loss, trial_gradient = self._loss_and_gradient(measurements, homes, trial)
-            if trial_loss <= loss:
-                self.theta, loss, gradient = trial, trial_loss, trial_gradient
-                step *= 1.1
-            else:
-                step *= 0.5
+        self.theta, loss = mirror_descent(
+            self.theta,
+            lambda theta: self._loss_and_gradient(measurements, homes, theta),
+            lambda theta, gradient, size: [
+                t - size * g for t, g in zip(theta, gradient, strict=True)
+            ],
+            step,
+            iterations,
+        )
         return loss
 
     # ----------------------------------------------------------------- sampling

@@ -20,15 +20,23 @@ rows with one parent value, in proportion to the conditional, the counts rounded
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
 
 from privcore.classes import code_counts
 
-__all__ = ["Measurement", "TreeModel", "estimate_total", "fit_tree", "rounded_draw"]
+__all__ = [
+    "Measurement",
+    "TreeModel",
+    "estimate_total",
+    "fit_tree",
+    "mirror_descent",
+    "rounded_draw",
+]
 
 
 @dataclass(frozen=True)
@@ -116,15 +124,13 @@ class TreeModel:
         """Mirror descent on θ (the module's loss), ``iterations`` steps; the final loss."""
         sigma_min = min(m.sigma for m in measurements)
         step = sigma_min**2 / self.total**2  # 1 / the loss's curvature in probabilities
-        loss, gradient = self._loss_and_gradient(measurements, self.theta)
-        for _ in range(iterations):
-            trial = {e: t - step * gradient[e] for e, t in self.theta.items()}
-            trial_loss, trial_gradient = self._loss_and_gradient(measurements, trial)
-            if trial_loss <= loss:
-                self.theta, loss, gradient = trial, trial_loss, trial_gradient
-                step *= 1.1
-            else:
-                step *= 0.5
+        self.theta, loss = mirror_descent(
+            self.theta,
+            lambda theta: self._loss_and_gradient(measurements, theta),
+            lambda theta, gradient, size: {e: t - size * gradient[e] for e, t in theta.items()},
+            step,
+            iterations,
+        )
         return loss
 
     # ----------------------------------------------------------------- sampling
@@ -189,6 +195,29 @@ def _add_gradient(gradient, clique, g) -> None:
         if clique[0] == b:
             table += g[None, :]
             return
+
+
+def mirror_descent(
+    theta: Any,
+    loss_and_gradient: Callable[[Any], tuple[float, Any]],
+    shift: Callable[[Any, Any, float], Any],
+    step: float,
+    iterations: int,
+) -> tuple[Any, float]:
+    """``iterations`` steps of mirror descent on potentials ``theta``: each tries
+    ``shift(theta, gradient, step)`` (θ − step·∇L over the marginals), kept when the loss
+    does not rise (the step then grows by a tenth), else dropped (the step halved).
+    The potentials reached and their loss."""
+    loss, gradient = loss_and_gradient(theta)
+    for _ in range(iterations):
+        trial = shift(theta, gradient, step)
+        trial_loss, trial_gradient = loss_and_gradient(trial)
+        if trial_loss <= loss:
+            theta, loss, gradient = trial, trial_loss, trial_gradient
+            step *= 1.1
+        else:
+            step *= 0.5
+    return theta, loss
 
 
 def rounded_draw(table: np.ndarray, given: np.ndarray, rng: np.random.Generator) -> np.ndarray:

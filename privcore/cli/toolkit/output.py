@@ -64,6 +64,18 @@ def num(value: Any) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
+def reading(value: Any) -> str:
+    """A number for reading: whole numbers without decimals, others to 6 significant
+    digits (4 below 1); "—" for none."""
+    if value is None:
+        return "—"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) >= 1 else f"{value:.4g}"
+    return str(value)
+
+
 def history_lines(outcome: Outcome) -> list[str]:
     """The line naming the recorded run, for the readable output."""
     return [f"history run: #{outcome.run_id}"] if outcome.run_id is not None else []
