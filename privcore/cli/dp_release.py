@@ -131,18 +131,6 @@ def _method_values(args: argparse.Namespace, chosen: tuple[str, ...]) -> dict[st
     return {"method": args.method, "delta": args.delta, "bounds": bounds, "bins": bins}
 
 
-def _check_numeric(frame: Any, bounds: tuple[tuple[str, float, float], ...]) -> None:
-    """Bounds belong to numeric columns: a column of text cannot be cut into intervals."""
-    for column, _, _ in bounds:
-        if column in frame.columns and frame[column].dtype.kind not in "iuf":
-            raise ParameterError(
-                f"--bounds gives bounds to {column}, whose values are not numbers: only a "
-                "numeric column is cut into intervals.",
-                code="cli.bounds_not_numeric",
-                column=column,
-            )
-
-
 # --------------------------------------------------------------------------- the command
 
 
@@ -157,7 +145,6 @@ def cmd_dp_release(args: argparse.Namespace) -> int:
         {"INPUT": args.input, **hierarchy_inputs(args)},
     )
     dataset = load_table(args.input)
-    _check_numeric(dataset.frame, method_values.get("bounds", ()))
     suggest = args.k is not None and args.auto_hierarchies
     given = chosen_hierarchies(args, dataset.frame, qi, suggest=suggest)
     inputs = Inputs(

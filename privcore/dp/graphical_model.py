@@ -51,7 +51,13 @@ from scipy.special import logsumexp
 
 from privcore.dp.tree_model import Measurement, estimate_total, mirror_descent, rounded_draw
 
-__all__ = ["JunctionTreeModel", "fit_graphical", "junction_cliques", "model_megabytes"]
+__all__ = [
+    "JunctionTreeModel",
+    "fit_graphical",
+    "junction_cliques",
+    "model_megabytes",
+    "summed_onto",
+]
 
 
 # --------------------------------------------------------------------------- structure
@@ -143,15 +149,15 @@ def _aligned(table: np.ndarray, have: Sequence[str], want: Sequence[str]) -> np.
     return moved.reshape(shape)
 
 
-def _summed(table: np.ndarray, have: Sequence[str], keep: Sequence[str]) -> np.ndarray:
-    """The sum of ``table`` (over ``have``) onto ``keep``, in ``keep``'s order."""
+def summed_onto(table: np.ndarray, have: Sequence[str], keep: Sequence[str]) -> np.ndarray:
+    """The sum of ``table`` (over the columns ``have``) onto ``keep``, in ``keep``'s order."""
     axes = tuple(i for i, c in enumerate(have) if c not in keep)
     reduced = table.sum(axis=axes) if axes else table
     left = [c for c in have if c in keep]
     return np.transpose(reduced, [left.index(c) for c in keep])
 
 
-def _log_summed(table: np.ndarray, have: Sequence[str], keep: Sequence[str]) -> np.ndarray:
+def _log_summed_onto(table: np.ndarray, have: Sequence[str], keep: Sequence[str]) -> np.ndarray:
     axes = tuple(i for i, c in enumerate(have) if c not in keep)
     reduced = logsumexp(table, axis=axes) if axes else table
     left = [c for c in have if c in keep]
@@ -200,13 +206,13 @@ class JunctionTreeModel:
         inside = [np.array(t, dtype=float) for t in theta]
         for parent, child in reversed(self.edges):
             separator = [c for c in cliques[parent] if c in cliques[child]]
-            message = _log_summed(inside[child], cliques[child], separator)
+            message = _log_summed_onto(inside[child], cliques[child], separator)
             up[child] = message
             inside[parent] = inside[parent] + _aligned(message, separator, cliques[parent])
         full = list(inside)
         for parent, child in self.edges:  # root first: parent's full belief is known
             separator = [c for c in cliques[parent] if c in cliques[child]]
-            outside = _log_summed(full[parent], cliques[parent], separator) - up[child]
+            outside = _log_summed_onto(full[parent], cliques[parent], separator) - up[child]
             full[child] = inside[child] + _aligned(outside, separator, cliques[child])
         return [np.exp(table - logsumexp(table)) for table in full]
 
@@ -219,7 +225,7 @@ class JunctionTreeModel:
         holding = [i for i, c in enumerate(self.cliques) if set(clique) <= set(c)]
         if holding:
             i = min(holding, key=lambda j: beliefs[j].size)
-            return _summed(beliefs[i], self.cliques[i], clique)
+            return summed_onto(beliefs[i], self.cliques[i], clique)
         return self._joined_marginal(clique, beliefs)
 
     def _joined_marginal(self, clique: list[str], beliefs: Sequence[np.ndarray]) -> np.ndarray:
@@ -232,7 +238,7 @@ class JunctionTreeModel:
             separator = [c for c in self.cliques[parent] if c in self.cliques[child]]
             if not separator:
                 continue
-            mass = _summed(beliefs[parent], self.cliques[parent], separator)
+            mass = summed_onto(beliefs[parent], self.cliques[parent], separator)
             inverse = np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0)
             operands += [inverse, [letter[c] for c in separator]]
         inputs = ",".join("".join(o) for o in operands[1::2])
@@ -246,7 +252,7 @@ class JunctionTreeModel:
         n = self.total
         loss, gradient = 0.0, [np.zeros_like(t) for t in theta]
         for m, home in zip(measurements, homes, strict=True):
-            mu = _summed(beliefs[home], self.cliques[home], m.clique)
+            mu = summed_onto(beliefs[home], self.cliques[home], m.clique)
             diff = n * mu.ravel() - m.counts
             loss += float(diff @ diff) / (2.0 * m.sigma**2)
             g = (n * diff / m.sigma**2).reshape(mu.shape)
@@ -282,7 +288,7 @@ class JunctionTreeModel:
             columns = self.cliques[child]
             separator = [c for c in columns if c in self.cliques[parent]]
             new = [c for c in columns if c not in separator]
-            table = _summed(beliefs[child], columns, [*separator, *new])
+            table = summed_onto(beliefs[child], columns, [*separator, *new])
             sep_shape = [self.sizes[c] for c in separator]
             new_shape = [self.sizes[c] for c in new]
             table = table.reshape(int(np.prod(sep_shape, dtype=np.int64)), -1)

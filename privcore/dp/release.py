@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import code_counts, value_codes
+from privcore.classes import code_counts
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
@@ -87,7 +87,7 @@ from privcore.dp.budget import Budget
 from privcore.dp.mechanisms import DiscreteLaplace
 from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import _check_columns, _check_relation
-from privcore.dp.released import COUNT_COLUMN, DpRelease
+from privcore.dp.released import COUNT_COLUMN, DpRelease, coded_values
 from privcore.dp.sampling import generator
 from privcore.errors import ParameterError
 
@@ -182,12 +182,8 @@ class _CodedColumn:
 
 
 def _coded(frame: pd.DataFrame, name: str) -> _CodedColumn:
-    codes, present = value_codes(frame[name], sort=True)
-    values = pd.Index(present)
-    if (codes < 0).any():  # missing is a value of its own, the last one
-        values = values.append(pd.Index([np.nan]))
-        codes = np.where(codes < 0, len(present), codes)
-    return _CodedColumn(name, values, np.asarray(codes, dtype=np.int64))
+    codes, values = coded_values(frame[name])
+    return _CodedColumn(name, values, codes)
 
 
 def _roles(frame: pd.DataFrame, qi: Any, sa: Any) -> tuple[tuple[str, ...], str]:

@@ -7,14 +7,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from privcore.classes import value_codes
 from privcore.core.jsonsafe import plain
 
-__all__ = ["COUNT_COLUMN", "DpRelease"]
+__all__ = ["COUNT_COLUMN", "DpRelease", "coded_values"]
 
 COUNT_COLUMN = "count"
 """The column of counts in every released marginal (no QI or SA may have this name)."""
+
+
+def coded_values(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """A column's public domain — the values present, sorted, a missing value a value
+    of its own, the last — and each row's code into it."""
+    codes, present = value_codes(values, sort=True)
+    domain = pd.Index(present)
+    if (codes < 0).any():
+        domain = domain.append(pd.Index([np.nan]))
+        codes = np.where(codes < 0, len(present), codes)
+    return np.asarray(codes, dtype=np.int64), domain
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ import pandas as pd
 
 from privcore.classes import value_codes
 from privcore.dp.mechanisms import Exponential
+from privcore.dp.released import coded_values
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
 
@@ -52,6 +53,7 @@ __all__ = [
     "Binning",
     "bound_candidates",
     "dp_bounds",
+    "needs_bins",
     "synthesize",
 ]
 
@@ -153,8 +155,10 @@ def dp_bounds(values: np.ndarray, epsilon: float, rng) -> tuple[float, float]:
     return float(lower), float(upper)
 
 
-def _needs_bins(series: pd.Series) -> bool:
-    if not pd.api.types.is_numeric_dtype(series):
+def needs_bins(series: pd.Series) -> bool:
+    """Is ``series`` numeric (not boolean) with more than :data:`MAX_VALUES` values —
+    a column MST and AIM cut into intervals?"""
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
         return False
     return len(value_codes(series)[1]) > MAX_VALUES
 
@@ -182,12 +186,7 @@ def _coded(frame: pd.DataFrame, columns: Sequence[str], binnings: Mapping[str, B
             codes[name] = binnings[name].codes(frame[name])
             values[name] = pd.Index(binnings[name].labels())
             continue
-        found, present = value_codes(frame[name], sort=True)
-        index = pd.Index(present)
-        if (found < 0).any():
-            index = index.append(pd.Index([np.nan]))
-            found = np.where(found < 0, len(present), found)
-        codes[name], values[name] = np.asarray(found, dtype=np.int64), index
+        codes[name], values[name] = coded_values(frame[name])
     return codes, values
 
 
@@ -225,11 +224,18 @@ def synthesize(
     bounds = dict(bounds or {})
     rng = np.random.default_rng(seed)
     ledger = ZcdpLedger(rho_for(epsilon, delta))
-    binned = [c for c in columns if _needs_bins(frame[c]) or c in bounds]
+    binned = [c for c in columns if needs_bins(frame[c]) or c in bounds]
     chosen = [c for c in binned if c not in bounds]
     binnings = {}
     for name in binned:
         if name in bounds:
+            if not pd.api.types.is_numeric_dtype(frame[name]):
+                raise ParameterError(
+                    f"Bounds were given to {name}, whose values are not numbers: only a "
+                    "numeric column is cut into intervals.",
+                    code="dp.bounds_not_numeric",
+                    column=name,
+                )
             lower, upper = _public_bounds(name, bounds[name])
             binnings[name] = Binning(name, lower, upper, bins, "public")
     if chosen:

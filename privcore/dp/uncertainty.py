@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from privcore.dp.graphical_model import summed_onto
 from privcore.dp.parameters import check_beta
 
 __all__ = ["MarginalBound", "gaussian_l1_bound", "marginal_bounds"]
@@ -66,14 +67,6 @@ def gaussian_l1_bound(tau: float, cells: int, beta: float) -> float:
     return mean + tau * math.sqrt(2.0 * cells * math.log(1.0 / beta))
 
 
-def _summed_onto(counts: np.ndarray, have: Sequence[str], sizes, keep: Sequence[str]):
-    table = np.asarray(counts, dtype=float).reshape([sizes[c] for c in have])
-    axes = tuple(i for i, c in enumerate(have) if c not in keep)
-    reduced = table.sum(axis=axes) if axes else table
-    left = [c for c in have if c in keep]
-    return np.transpose(reduced, [left.index(c) for c in keep]).ravel()
-
-
 def _measured(clique, released, measurements, sizes, beta: float) -> float:
     cells = int(np.prod([sizes[c] for c in clique]))
     holding = [m for m in measurements if set(clique) <= set(m.clique)]
@@ -83,7 +76,8 @@ def _measured(clique, released, measurements, sizes, beta: float) -> float:
         return gaussian_l1_bound(tau, cells, beta)
 
     best = min(holding, key=noise)
-    summed = _summed_onto(best.counts, best.clique, sizes, clique)
+    table = np.asarray(best.counts, dtype=float).reshape([sizes[c] for c in best.clique])
+    summed = summed_onto(table, best.clique, clique).ravel()
     return float(np.abs(released - summed).sum()) + noise(best)
 
 

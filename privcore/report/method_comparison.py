@@ -54,10 +54,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.classes import group_rows, value_codes
+from privcore.classes import group_rows
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import parse_column
-from privcore.dp.synthesis import MAX_VALUES, Binning
+from privcore.dp.released import coded_values
+from privcore.dp.synthesis import Binning, needs_bins
 from privcore.errors import PrivcoreError
 
 __all__ = [
@@ -127,13 +128,9 @@ class _Column:
 
 
 def _domain(frame: pd.DataFrame, name: str, binning: Binning | None) -> _Column:
-    codes, present = value_codes(frame[name], sort=True)
-    raw = pd.Index(present)
-    if (codes < 0).any():
-        raw = raw.append(pd.Index([np.nan]))
-    numeric = pd.api.types.is_numeric_dtype(frame[name])
-    if binning is None and numeric and len(present) > MAX_VALUES:
-        low, high = float(np.nanmin(present)), float(np.nanmax(present))
+    raw = coded_values(frame[name])[1]
+    if binning is None and needs_bins(frame[name]):
+        low, high = float(frame[name].min()), float(frame[name].max())
         binning = Binning(name, low, high + (high - low) * 1e-9 or 1.0, EVALUATION_BINS, "eval")
     if binning is None:
         return _Column(name, raw, np.arange(len(raw)), len(raw), None)
@@ -271,9 +268,9 @@ def _public_binnings(frame, columns, bounds, bins) -> tuple[dict[str, Any], ...]
     out = []
     for name in columns:
         series = frame[name]
-        if not pd.api.types.is_numeric_dtype(series):
-            continue
-        if name not in bounds and len(value_codes(series)[1]) <= MAX_VALUES:
+        if not (name in bounds and pd.api.types.is_numeric_dtype(series)) and not needs_bins(
+            series
+        ):
             continue
         low, high = bounds.get(name, (float(series.min()), float(series.max())))
         high = float(high) if float(high) > float(low) else float(low) + 1.0

@@ -215,7 +215,7 @@ def test_a_malformed_bounds_is_refused_in_words(capsys, table, bounds):
         (["age=15:95,age=10:90"], "error: --bounds gives age twice."),
         (["age=15:95", "age=10:90"], "error: --bounds gives age twice."),
         (["hours=0:99"], "error: --bounds names hours, which is neither a --qi column nor "),
-        (["sex=0:1"], "error: --bounds gives bounds to sex, whose values are not numbers"),
+        (["sex=0:1"], "error: Bounds were given to sex, whose values are not numbers"),
     ],
 )
 def test_bounds_of_a_column_twice_outside_the_release_or_of_text_are_refused(

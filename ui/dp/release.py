@@ -13,7 +13,13 @@ import streamlit as st
 
 from privcore.core.kinds import ReleaseKind
 from privcore.data import fingerprint
-from privcore.dp.synthesis import BOUNDS_SHARE, DEFAULT_BINS, DEFAULT_DELTA, MAX_VALUES
+from privcore.dp.synthesis import (
+    BOUNDS_SHARE,
+    DEFAULT_BINS,
+    DEFAULT_DELTA,
+    MAX_VALUES,
+    needs_bins,
+)
 from privcore.report.method_comparison import DP_METHODS, OTHER_METHODS
 from privcore.runs import DpReleaseRequest, Inputs
 from privcore.runs.registry import ALGORITHMS
@@ -212,14 +218,7 @@ def wide_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
     """The numeric ``columns`` of ``frame`` with more than
     :data:`~privcore.dp.synthesis.MAX_VALUES` distinct values: MST and AIM cut them into
     intervals."""
-    return [
-        c
-        for c in columns
-        if c in frame.columns
-        and pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-        and frame[c].nunique(dropna=True) > MAX_VALUES
-    ]
+    return [c for c in columns if c in frame.columns and needs_bins(frame[c])]
 
 
 def _public_bounds(ctx: Context, column: str) -> list[Any] | None:
