@@ -45,7 +45,6 @@ kept with its reason in words, never dropped in silence.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -150,30 +149,37 @@ def _weights(values: pd.Series, column: _Column, hierarchy: Any) -> tuple[np.nda
     onto = np.zeros((len(column.raw), column.cells))
     onto[np.arange(len(column.raw)), column.cell] = 1.0
     weights = cover @ onto
-    size = weights.sum(axis=1)
-    for label in np.flatnonzero(size == 0):  # a perturbed number, or a value never seen
-        weights[label] = _nearest(cells.labels[label], column)
+    empty = np.flatnonzero(weights.sum(axis=1) == 0)  # perturbed numbers, unseen values
+    if empty.size:
+        weights[empty] = _nearest(np.asarray(cells.labels, dtype=object)[empty], column)
     weights /= weights.sum(axis=1, keepdims=True)
     return np.asarray(cells.codes, dtype=np.int64), weights
 
 
-def _nearest(value: Any, column: _Column) -> np.ndarray:
-    """A label covering no value: its interval, the nearest value of a numeric column,
-    else every cell alike (as ``*``)."""
-    out = np.zeros(column.cells)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if math.isfinite(number):
-        if column.binning is not None:
-            out[int(column.binning.codes(pd.Series([number]))[0])] = 1.0
-            return out
+def _nearest(labels: np.ndarray, column: _Column) -> np.ndarray:
+    """Labels covering no value, all at once: a number falls in its interval, or on the
+    nearest value of a numeric column (the lower of two as near); anything else counts
+    on every cell alike (as ``*``)."""
+    out = np.ones((len(labels), column.cells))
+    numbers = pd.to_numeric(pd.Series(labels, dtype=object), errors="coerce")
+    numbers = numbers.to_numpy(dtype=float)
+    rows = np.flatnonzero(np.isfinite(numbers))
+    if column.binning is not None:
+        cell = column.binning.codes(pd.Series(numbers[rows]))
+    else:
         raw = pd.to_numeric(pd.Series(column.raw), errors="coerce").to_numpy(dtype=float)
-        if np.isfinite(raw).any():
-            out[column.cell[int(np.nanargmin(np.abs(raw - number)))]] = 1.0
+        known = np.flatnonzero(np.isfinite(raw))
+        if known.size == 0:
             return out
-    out[:] = 1.0
+        known = known[np.argsort(raw[known], kind="stable")]
+        ordered, wanted = raw[known], numbers[rows]
+        above = np.clip(np.searchsorted(ordered, wanted), 1, max(len(ordered) - 1, 1))
+        below = above - 1
+        above = np.minimum(above, len(ordered) - 1)
+        lower = np.abs(wanted - ordered[below]) <= np.abs(ordered[above] - wanted)
+        cell = column.cell[known[np.where(lower, below, above)]]
+    out[rows] = 0.0
+    out[rows, cell] = 1.0
     return out
 
 

@@ -86,3 +86,13 @@ def test_the_risks_of_each_method_on_held_out_records(adult):
         risks = method.risks
         assert risks is not None and ("singling_out" in risks or "not_measured" in risks)
     assert np.isfinite(found.methods[0].seconds)
+
+
+def test_perturbed_numbers_fall_in_their_interval_or_on_the_nearest_value_all_at_once():
+    original = pd.DataFrame({"n": [1, 2, 5, 5, 8], "s": list("pqpqp")})
+    # 3.5 is as near 2 as 5: the lower one; 100 and 7 are nearest 8
+    released = original.assign(n=[0.2, 3.5, 4.9, 100.0, 7.0])
+    found = workload_figures(original, released, ["n", "s"], ["n"], "s")
+    # read as (1,p) (2,q) (5,p) (8,q) (8,p) against (1,p) (2,q) (5,p) (5,q) (8,p): one
+    # record of five moved
+    assert found["tvd2"] == pytest.approx(0.2)
