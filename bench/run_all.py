@@ -23,6 +23,7 @@ SCRIPTS = [
     "bench_speed",
     "bench_attacks",
     "bench_ldp",
+    "bench_ldp_device",
     "bench_dp",
     "bench_dp_sum",
     "bench_dp_release",

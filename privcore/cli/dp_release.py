@@ -170,17 +170,7 @@ def cmd_dp_release(args: argparse.Namespace) -> int:
     payload = result.dp.to_dict()
     payload["out"] = str(args.out)
     payload["comparison"] = result.comparison.to_dict()
-    if result.k_anon is not None:
-        payload["k_anon"] = {
-            "k": asked.k,
-            "algorithm": result.k_anon.algorithm,
-            "node": result.k_anon.node,
-            "suppressed": result.k_anon.n_suppressed,
-        }
-    if result.gdpr_risks is not None:
-        payload["gdpr_risks"] = result.gdpr_risks
-    if result.methods is not None:
-        payload["methods"] = result.methods.to_dict()
+    payload.update(result.compared(k=asked.k))
     if args.report:
         write_text(args.report, history.to_json(payload), "--report")
     return emit_run(args, payload, _release_lines(result, asked.k, args.out), outcome)

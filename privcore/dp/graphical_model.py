@@ -49,7 +49,13 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from privcore.dp.tree_model import Measurement, estimate_total, mirror_descent, rounded_draw
+from privcore.dp.tree_model import (
+    Measurement,
+    breadth_first,
+    estimate_total,
+    mirror_descent,
+    rounded_draw,
+)
 
 __all__ = [
     "JunctionTreeModel",
@@ -115,15 +121,7 @@ def _tree(cliques: Sequence[tuple[str, ...]]) -> list[tuple[int, int]]:
             part[root(a)] = root(b)
             joined[a].append(b)
             joined[b].append(a)
-    edges, seen, queue = [], {0}, [0]
-    while queue:
-        node = queue.pop(0)
-        for other in joined[node]:
-            if other not in seen:
-                seen.add(other)
-                edges.append((node, other))
-                queue.append(other)
-    return edges
+    return breadth_first(joined, [0])
 
 
 def model_megabytes(

@@ -163,8 +163,14 @@ def _oriented(columns: list[str], edges: Sequence[tuple[str, str]]) -> list[tupl
     for a, b in edges:
         neighbours[a].append(b)
         neighbours[b].append(a)
+    return breadth_first(neighbours, columns)
+
+
+def breadth_first(neighbours: Mapping[Any, Sequence[Any]], starts: Sequence[Any]) -> list:
+    """The edges of a forest as (parent, child), walked breadth-first from each of
+    ``starts`` in turn that is not reached yet and has a neighbour."""
     oriented, seen = [], set()
-    for start in columns:
+    for start in starts:
         if start in seen or not neighbours[start]:
             continue
         seen.add(start)

@@ -342,17 +342,26 @@ class DpReleaseRun:
             )
         if self.comparison is not None:
             out["comparison"] = self.comparison.summary
+        out.update(self.compared())
+        return plain(out)
+
+    def compared(self, k: int | None = None) -> dict[str, Any]:
+        """What the release was compared with, when asked for: the k-anonymous release
+        (its ``k`` first when given), each method's GDPR risks, the methods on one
+        workload."""
+        out: dict[str, Any] = {}
         if self.k_anon is not None:
-            out["k_anon"] = {
-                "algorithm": self.k_anon.algorithm,
-                "node": self.k_anon.node,
-                "suppressed": self.k_anon.n_suppressed,
-            }
+            out["k_anon"] = {} if k is None else {"k": k}
+            out["k_anon"].update(
+                algorithm=self.k_anon.algorithm,
+                node=self.k_anon.node,
+                suppressed=self.k_anon.n_suppressed,
+            )
         if self.gdpr_risks is not None:
             out["gdpr_risks"] = self.gdpr_risks
         if self.methods is not None:
             out["methods"] = self.methods.to_dict()
-        return plain(out)
+        return out
 
 
 def _compared_schema(

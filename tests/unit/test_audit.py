@@ -275,9 +275,10 @@ def logged(name: str, epsilon: float, n: int = 60_000, d: int = 5, seed: int = 0
     mechanism = make(name, epsilon, d=d if MECHANISMS[name].family == "frequency" else None)
     gen = generator(seed, device())
     if mechanism.family == "frequency":
-        inputs = torch.randint(0, d, (n,), generator=gen)
+        inputs = torch.randint(0, d, (n,), generator=gen, device=gen.device)
     else:
-        inputs = torch.tensor(np.random.default_rng(seed).choice([-1.0, 0.0, 1.0], n))
+        values = np.random.default_rng(seed).choice([-1.0, 0.0, 1.0], n)
+        inputs = torch.tensor(values, device=gen.device)
     vectors = mechanism.vectors(mechanism.perturb(inputs, gen)).cpu().numpy()
     frame = pd.DataFrame({"x": inputs.cpu().numpy()})
     if vectors.shape[1] == 1:
