@@ -88,9 +88,10 @@ def _check(args: argparse.Namespace) -> None:
             f"--confidence must lie strictly between 0 and 1, got {args.confidence:g}.",
             code="cli.dp_plan_confidence",
         )
-    if not (0.0 <= args.prior <= 1.0):
+    if not (0.0 < args.prior < 1.0):
         raise ParameterError(
-            f"--prior must be a probability from 0 to 1, got {args.prior:g}.",
+            f"--prior must be a probability from 0 to 1, both excluded (0 and 1 are "
+            f"certainties that no answer changes), got {args.prior:g}.",
             code="cli.dp_plan_prior",
         )
     if args.noise == "gaussian" and args.delta is None:

@@ -213,12 +213,23 @@ def _release_lines(result: Any, k: int | None, out: str) -> list[str]:
 
 def _methods_lines(compared: Any) -> list[str]:
     """--compare: each method's mean TVD over the 2- and 3-way marginals, its
-    train-on-release accuracy and, with --gdpr, its held-out risks."""
+    train-on-release accuracy and, with --gdpr, its three held-out risks (singling out,
+    linkability, inference of each sensitive column)."""
     lines = [
         f"methods compared on every 2- and 3-way marginal of {', '.join(compared.columns)} "
         "(mean total-variation distance; accuracy of predicting the SA on the original, "
         "trained on the release):"
     ]
+    for b in compared.binnings:
+        source = (
+            "public bounds"
+            if b["source"] == "public"
+            else ("the data's own range: not private, for this study only, not for a release")
+        )
+        lines.append(
+            f"  {b['column']} read in {b['bins']} intervals from {b['lower']:.4g} to "
+            f"{b['upper']:.4g} ({source})"
+        )
     for m in compared.methods:
         if m.not_measured is not None:
             lines.append(f"  {m.method} ({m.kind}): not measured: {m.not_measured['message']}")
@@ -238,6 +249,10 @@ def _methods_lines(compared: Any) -> list[str]:
         risks = m.risks or {}
         if "singling_out" in risks:
             shown += f"; singling out {_risk(risks['singling_out'])}"
+        if risks.get("linkability"):
+            shown += f"; linkability {_risk(risks['linkability'])}"
+        for column, risk in (risks.get("inference") or {}).items():
+            shown += f"; inference of {column} {_risk(risk)}"
         lines.append(f"  {m.method} ({m.kind}): {shown}, {_n(m.seconds)} s")
     return lines
 

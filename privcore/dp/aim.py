@@ -47,7 +47,7 @@ import pandas as pd
 from privcore.dp.graphical_model import JunctionTreeModel, fit_graphical, model_megabytes
 from privcore.dp.mechanisms import Exponential, gaussian_zcdp
 from privcore.dp.mst import coded_columns, marginal_counts
-from privcore.dp.tree_model import Measurement
+from privcore.dp.tree_model import Measurement, synthetic_rows
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
 
@@ -262,7 +262,7 @@ def aim(
             select_eps *= 2.0
     if iterations != round_iterations:
         model = fit(sizes, measurements, iterations, model)
-    drawn = model.sample(int(rows or round(model.total)), rng)
+    drawn = model.sample(synthetic_rows(model.total, rows), rng)
     records = pd.DataFrame({c: np.asarray(domain[c], dtype=object)[drawn[c]] for c in columns})
     return AimResult(
         records,

@@ -36,7 +36,7 @@ import pandas as pd
 
 from privcore.classes import code_counts
 from privcore.dp.mechanisms import Exponential, gaussian_zcdp
-from privcore.dp.tree_model import Measurement, TreeModel, fit_tree
+from privcore.dp.tree_model import Measurement, TreeModel, fit_tree, synthetic_rows
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
 
@@ -175,6 +175,6 @@ def mst(
         two_way.append(_measure(codes, sizes, edge, third / (d - 1), rng, l2))
     measurements = (*one_way, *two_way)
     model = fit(sizes, edges, measurements, iterations)
-    drawn = model.sample(int(rows or round(model.total)), rng)
+    drawn = model.sample(synthetic_rows(model.total, rows), rng)
     records = pd.DataFrame({c: np.asarray(domain[c], dtype=object)[drawn[c]] for c in columns})
     return MstResult(records, tuple(edges), ledger, model, measurements, epsilon, delta)

@@ -96,7 +96,14 @@ def epsilon_for_posterior(posterior: float, prior: float) -> float:
     """The largest ε whose answers leave an attacker with ``prior`` p at most
     ``posterior`` on any fact about one person (the module's formula); the posterior
     must lie above the prior and below 1."""
-    if not (0.0 < prior < 1.0) or not (prior < posterior < 1.0):
+    if not 0.0 < prior < 1.0:
+        raise ParameterError(
+            f"The attacker's prior must lie strictly between 0 and 1, got {prior!r}: a prior "
+            "of 0 or 1 is a certainty that no answer changes.",
+            code="dp.bad_plan_prior",
+            prior=prior,
+        )
+    if not prior < posterior < 1.0:
         raise ParameterError(
             f"The target posterior must lie between the prior {prior!r} and 1, got {posterior!r}.",
             code="dp.bad_target_posterior",

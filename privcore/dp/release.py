@@ -80,6 +80,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.classes import code_counts
+from privcore.config import limits
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
@@ -348,7 +349,9 @@ def dp_release(
     weights = np.array([1.0 / table.shape[0] for table in noisy])
     margins = np.stack([table.sum(axis=0) for table in noisy]).astype(float)
     sa_estimate = weights @ margins / weights.sum()
-    total = max(0, round(float(sa_estimate.sum())))
+    # N̂ at most the installation's row limit: at ε near 10⁻⁶ the noise alone can sum to
+    # millions of records (post-processing, no privacy spent)
+    total = min(max(0, round(float(sa_estimate.sum()))), limits().max_rows)
     sa_counts = nonnegative_integer_projection(sa_estimate[:, None], [total])[:, 0]
     # 3: each two-way table, column s on the integers summing to n_s
     tables = [nonnegative_integer_projection(table, sa_counts) for table in noisy]
@@ -416,13 +419,16 @@ class Comparison:
     ``per_query``: one row per query — ``query`` (``count(age=39, occupation=Sales)``),
     ``columns`` (tuple), ``cell`` (dict column → value), ``true``, ``dp``, ``k_anon``
     (estimates), ``dp_error``, ``k_anon_error`` (absolute errors), ``dp_relative``,
-    ``k_anon_relative`` (|estimate − true| / max(true, 1)) and ``zero_in_truth``.
+    ``k_anon_relative`` (|estimate − true| / max(true, 1)) and ``zero_in_truth``; for a
+    release by MST or AIM also ``dp_bound`` (its marginal's L1 error bound, or None).
     ``summary``: ``queries``, ``zero_in_truth`` (queries whose true answer is 0),
     ``relative_error_floor``, and per release (``dp``, ``k_anon``): ``mean_abs_error``,
     ``median_abs_error``, ``max_abs_error``, ``mean_relative_error``,
     ``zero_answered_positive`` (zero-in-truth queries answered > 0.5),
     ``zero_mean_error`` (their mean absolute error over the zero-in-truth queries; None
-    when there are none); ``dp`` adds ``epsilon``, ``k_anon`` adds ``k`` and
+    when there are none); ``dp`` adds ``epsilon`` (and, for MST or AIM, ``bounded`` and
+    ``within_bound``: queries with an error bound, the share within it), ``k_anon`` adds
+    ``k`` and
     ``rows_outside_domain`` (per column, rows of the k-anonymous release whose cell
     contains no value of the domain: they count in no query).
     """
@@ -657,4 +663,25 @@ def compare_releases(
     blocks = [_sa_block(dp, sa_domain, sa_true, spread)]
     blocks += [_qi_block(original, name, dp, sa_domain, sa_true, spread) for name in qi]
     summary = _summary(blocks, dp, spread, k)
-    return Comparison(per_query=_per_query(blocks), summary=plain(summary))
+    per_query = _per_query(blocks)
+    if dp.bounds:
+        _add_bounds(per_query, summary["dp"], dp.bounds)
+    return Comparison(per_query=per_query, summary=plain(summary))
+
+
+def _add_bounds(
+    per_query: pd.DataFrame, figures: dict[str, Any], bounds: Sequence[Mapping[str, Any]]
+) -> None:
+    """MST and AIM: beside each query, ``dp_bound``, the L1 error bound of its marginal
+    at its confidence (one count's error is at most the marginal's L1 error,
+    |x̂_c − x_c| ≤ ‖x̂ − x‖₁; None where the marginal has no bound); in the summary,
+    ``bounded`` (queries with a bound) and ``within_bound`` (the share of them whose
+    error is within it)."""
+    by_columns = {frozenset(map(str, b["clique"])): b.get("l1") for b in bounds}
+    bound = [by_columns.get(frozenset(map(str, c))) for c in per_query["columns"]]
+    per_query["dp_bound"] = bound
+    known = np.array([b is not None for b in bound], dtype=bool)
+    limit = np.array([np.inf if b is None else float(b) for b in bound])
+    figures["bounded"] = int(known.sum())
+    within = per_query["dp_error"].to_numpy(dtype=float) <= limit
+    figures["within_bound"] = float(within[known].mean()) if known.any() else None

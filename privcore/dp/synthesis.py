@@ -76,7 +76,8 @@ Progress = Callable[[float, str], None]
 @dataclass(frozen=True)
 class Binning:
     """How a numeric ``column`` was cut: ``bins`` intervals of equal width from
-    ``lower`` to ``upper``; ``source`` "public" (given) or "dp" (chosen under DP)."""
+    ``lower`` to ``upper``; ``source`` "public" (given), "dp" (chosen under DP) or
+    "data" (the data's own range, in a comparison of methods only: not private)."""
 
     column: str
     lower: float
@@ -88,8 +89,8 @@ class Binning:
         return asdict(self)
 
     def labels(self) -> list[str]:
-        edges = np.linspace(self.lower, self.upper, self.bins + 1)
-        return [f"[{_short(a)}, {_short(b)})" for a, b in itertools.pairwise(edges)]
+        edges = _edge_texts(np.linspace(self.lower, self.upper, self.bins + 1))
+        return [f"[{a}, {b})" for a, b in itertools.pairwise(edges)]
 
     def hierarchy(self) -> Any:
         """A generalization hierarchy of the intervals: each interval, then pairs of
@@ -97,9 +98,9 @@ class Binning:
         binned column as it would any other."""
         from privcore.data.hierarchy.builders import mapping_hierarchy
 
-        edges = np.linspace(self.lower, self.upper, self.bins + 1)
+        edges = _edge_texts(np.linspace(self.lower, self.upper, self.bins + 1))
         pairs = np.arange(self.bins) // 2 * 2
-        merged = [f"[{_short(edges[i])}, {_short(edges[min(i + 2, self.bins)])})" for i in pairs]
+        merged = [f"[{edges[i]}, {edges[min(i + 2, self.bins)]})" for i in pairs]
         return mapping_hierarchy(pd.DataFrame({"interval": self.labels(), "pair": merged}))
 
     def codes(self, values: pd.Series) -> np.ndarray:
@@ -109,8 +110,14 @@ class Binning:
         return np.clip(np.nan_to_num(raw, nan=0.0), 0, self.bins - 1).astype(np.int64)
 
 
-def _short(value: float) -> str:
-    return f"{value:.4g}"
+def _edge_texts(edges: np.ndarray) -> list[str]:
+    """The edges written with 4 significant digits, or as many more as it takes for
+    neighbours to read differently (bounds 1000 and 1001 cut in 10 need 6)."""
+    for digits in range(4, 18):
+        texts = [f"{value:.{digits}g}" for value in edges]
+        if len(set(texts)) == len(texts):
+            return texts
+    return texts
 
 
 def bound_candidates() -> np.ndarray:

@@ -74,10 +74,16 @@ def rho_for(epsilon: float, delta: float) -> float:
     def gap(rho: float) -> float:
         return _log_approx_delta(rho, epsilon) - target
 
-    low, high = 1e-12, epsilon + 1.0
+    # The classic conversion ε = ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop. 1.3) is looser
+    # than approx_delta's, so its ρ is within δ: half of it brackets the answer from below
+    # at any ε (1e-12 alone did not for ε ≲ 1e-5, where ρ is ~1e-14).
+    log_inverse = -target
+    classic = (epsilon / (math.sqrt(log_inverse + epsilon) + math.sqrt(log_inverse))) ** 2
+    low, high = min(1e-12, 0.5 * classic), epsilon + 1.0
     if gap(low) > 0:  # even the smallest ρ is over δ: no budget to spend
         return 0.0
-    return brentq(gap, low, high, xtol=1e-15, rtol=1e-12, maxiter=500)
+    xtol = 1e-15 if low == 1e-12 else 1e-12 * low
+    return brentq(gap, low, high, xtol=xtol, rtol=1e-12, maxiter=500)
 
 
 def exponential_rho(epsilon: float) -> float:

@@ -270,7 +270,8 @@ def _regression(truth: _Read, release: _Read, qi: list[str], sa: str) -> dict[st
 
 def _public_binnings(frame, columns, bounds, bins) -> tuple[dict[str, Any], ...]:
     """The binning of every numeric column with many values, the same for all methods:
-    the user's bounds, else the original's range (the comparison's public bounds)."""
+    the user's bounds (source "public"), else the original's own range (source "data":
+    not private, which a study for the data's owner may use and a release may not)."""
     out = []
     for name in columns:
         series = frame[name]
@@ -280,7 +281,8 @@ def _public_binnings(frame, columns, bounds, bins) -> tuple[dict[str, Any], ...]
             continue
         low, high = bounds.get(name, (float(series.min()), float(series.max())))
         high = float(high) if float(high) > float(low) else float(low) + 1.0
-        out.append(Binning(name, float(low), high + 1e-9 * (high - low), bins, "public"))
+        source = "public" if name in bounds else "data"
+        out.append(Binning(name, float(low), high + 1e-9 * (high - low), bins, source))
     return tuple(b.to_dict() for b in out)
 
 

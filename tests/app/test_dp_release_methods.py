@@ -262,3 +262,8 @@ def test_every_method_compared_on_one_workload(adult_2000):
             assert why == error_words(method.not_measured, lang) and why
         else:
             assert row[text("dp.methods_tvd2", lang)] != "—"
+        risks = method.risks or {}
+        if risks and "not_measured" not in risks:  # all three held-out risks, each worded
+            assert row[text("dp.methods_singling_out", lang)].endswith("]")
+            assert row[text("dp.methods_inference", lang)].startswith(f"{SA} ")
+            assert text("dp.methods_linkability", lang) in row

@@ -168,6 +168,8 @@ def test_the_readable_output_says_what_the_epsilon_means(capsys):
         (["--target-advantage", "-0.1"], "The target advantage must lie strictly between 0"),
         (["--target-error", "5", "--confidence", "1"], "--confidence must lie strictly between"),
         (["--target-error", "5", "--prior", "1.5"], "--prior must be a probability from 0 to 1"),
+        (["--target-posterior", "0.9", "--prior", "0"], "from 0 to 1, both excluded"),
+        (["--target-error", "5", "--prior", "1"], "from 0 to 1, both excluded"),
         (["--target-error", "5", "--mechanism", "gaussian"], "--mechanism gaussian needs --delta"),
         (["--target-error", "5", "--delta", "1e-6"], "--delta belongs to --mechanism gaussian."),
         (["--target-error", "5", "--sensitivity", "1.5"], "needs an integer sensitivity"),

@@ -333,3 +333,33 @@ def test_compare_lists_every_method_asked_for_in_text_and_json(tmp_path, capsys)
     assert "  pram (perturbed): TVD 2-way" in text
     assert main([*common[:-1], "mst,gan"]) == 2
     assert "gan" in capsys.readouterr().err
+
+
+def test_the_methods_lines_give_all_three_risks_and_where_the_intervals_come_from():
+    """--compare --gdpr in text: singling out, linkability and the inference of each
+    sensitive column; intervals on the data's own range are said not to be private."""
+    from types import SimpleNamespace
+
+    from privcore.cli.dp_release import _methods_lines
+
+    risk = {"risk": 0.1, "ci": [0.05, 0.15], "baseline": 0.02}
+    method = SimpleNamespace(
+        method="mst", kind="dp_synthetic", not_measured=None, tvd2=0.05, tvd3=0.1,
+        regression=None, reconstruction=None, seconds=1.0,
+        risks={"singling_out": risk, "linkability": risk, "inference": {"salary-class": risk}},
+    )  # fmt: skip
+    data = {"column": "age", "lower": 17.0, "upper": 90.0, "bins": 10, "source": "data"}
+    public = {**data, "column": "hours", "source": "public"}
+    compared = SimpleNamespace(columns=["age", "salary-class"], methods=[method],
+                               binnings=[data, public])  # fmt: skip
+    lines = _methods_lines(compared)
+    said = "0.100 [0.050, 0.150] (naive 0.020)"
+    assert lines[-1] == (
+        f"  mst (dp_synthetic): TVD 2-way 0.05, 3-way 0.1; singling out {said}; "
+        f"linkability {said}; inference of salary-class {said}, 1 s"
+    )
+    assert lines[1] == (
+        "  age read in 10 intervals from 17 to 90 (the data's own range: not private, "
+        "for this study only, not for a release)"
+    )
+    assert lines[2] == "  hours read in 10 intervals from 17 to 90 (public bounds)"

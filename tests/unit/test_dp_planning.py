@@ -65,6 +65,10 @@ def test_impossible_targets_are_refused_in_words():
     with pytest.raises(ParameterError) as low:
         epsilon_for_posterior(0.4, 0.5)  # below the prior: no ε gives it
     assert low.value.code == "dp.bad_target_posterior"
+    for certain in (0.0, 1.0):  # a prior of 0 or 1 is a certainty: refused as such
+        with pytest.raises(ParameterError) as prior:
+            epsilon_for_posterior(0.9, certain)
+        assert prior.value.code == "dp.bad_plan_prior" and "strictly between" in str(prior.value)
     with pytest.raises(ParameterError) as zero:
         epsilon_for_error(0, 0.95)
     assert zero.value.code == "dp.bad_target_error"

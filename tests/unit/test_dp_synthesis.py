@@ -26,6 +26,41 @@ def test_a_binning_by_hand():
     assert codes.tolist() == [0, 0, 1, 4, 4, 4, 0]
 
 
+def test_narrow_bounds_get_as_many_digits_as_their_edges_need():
+    # 1000 to 1001 in 10: 4 significant digits would write 1000 for the first six edges
+    assert Binning("x", 1000.0, 1001.0, 10, "public").labels()[:2] == [
+        "[1000, 1000.1)",
+        "[1000.1, 1000.2)",
+    ]
+    labels = Binning("x", 1721.3, 1721.9, 10, "dp").labels()
+    assert len(set(labels)) == 10 and labels[0] == "[1721.3, 1721.36)"
+    assert Binning("x", 0.0, 10.0, 5, "public").labels()[0] == "[0, 2)"  # 4 digits suffice
+
+
+def test_a_release_between_narrow_public_bounds_is_made(adult):
+    request = DpReleaseRequest(
+        qi=("age", "sex"),
+        sa=("salary-class",),
+        epsilon=1.0,
+        method="mst",
+        bounds=(("age", 1000, 1001),),
+    )
+    dp = run(request, Inputs(original=load(adult))).result.dp
+    assert set(dp.records["age"]) <= set(Binning(**dp.binnings[0]).labels())
+
+
+@pytest.mark.parametrize("method", ["marginals", "mst", "aim"])
+def test_a_tiny_epsilon_draws_no_more_records_than_the_row_limit(adult, monkeypatch, method):
+    # at ε = 10⁻⁶ the noisy total of 3,000 rows is in the hundreds of thousands or more
+    monkeypatch.setenv("PRIVCORE_MAX_ROWS", "4000")
+    request = DpReleaseRequest(qi=("sex", "race"), sa=("salary-class",), epsilon=1e-6,
+                               method=method)  # fmt: skip
+    dp = run(request, Inputs(original=load(adult))).result.dp
+    assert 1 <= len(dp.records) <= 4000 and dp.total <= 4000
+    if method != "marginals":
+        assert dp.rho > 0  # a ρ of about 6.5e-14, not 0
+
+
 def test_the_grid_is_fixed_and_increasing():
     grid = bound_candidates()
     assert grid.size == 2 * 641 + 1 and np.all(np.diff(grid) > 0)
@@ -78,6 +113,24 @@ def test_a_release_by_a_synthesizer_spends_its_budget_step_by_step(adult, method
     summary = outcome.summary
     assert summary["method"] == method and summary["binnings"][0]["column"] == "age"
     assert summary["comparison"]["queries"] > 0  # compared on the binned table
+
+
+def test_each_query_of_the_comparison_carries_its_marginals_bound(adult):
+    request = DpReleaseRequest(qi=("sex", "race"), sa=("salary-class",), epsilon=1.0, method="mst")
+    result = run(request, Inputs(original=load(adult))).result
+    per_query, figures = result.comparison.per_query, result.comparison.summary["dp"]
+    l1 = {frozenset(b["clique"]): b["l1"] for b in result.dp.bounds}
+    for columns, bound in zip(per_query["columns"], per_query["dp_bound"], strict=True):
+        assert bound == l1[frozenset(columns)]  # None where the marginal has no bound
+    known = per_query["dp_bound"].notna().to_numpy()
+    assert figures["bounded"] == int(known.sum()) > 0
+    errors = per_query["dp_error"].to_numpy()[known]
+    limits = per_query["dp_bound"].to_numpy(dtype=float)[known]
+    assert figures["within_bound"] == pytest.approx(np.mean(errors <= limits))
+    assert figures["within_bound"] == 1.0  # a 95 % bound of a whole marginal, per count
+    marginals = DpReleaseRequest(qi=("sex", "race"), sa=("salary-class",), epsilon=1.0)
+    plain = run(marginals, Inputs(original=load(adult))).result.comparison
+    assert "dp_bound" not in plain.per_query and "bounded" not in plain.summary["dp"]
 
 
 def test_public_bounds_are_used_as_given_and_spend_nothing(adult):

@@ -45,6 +45,16 @@ def test_more_epsilon_or_more_delta_is_more_budget():
     assert rho_for(1.0, 1e-6) > rho_for(1.0, 1e-9)
 
 
+@pytest.mark.parametrize("epsilon", [1e-10, 1e-6, 1e-5, 1e-3])
+def test_a_tiny_epsilon_still_has_its_budget(epsilon):
+    # below ε ≈ 1e-5 the answer is under the old bracket's floor of 1e-12
+    rho = rho_for(epsilon, 1e-9)
+    L = math.log(1e9)
+    classic = (epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))) ** 2
+    assert rho >= classic > 0  # at least the looser conversion's ρ
+    assert approx_delta(rho, epsilon) == pytest.approx(1e-9, rel=1e-6)
+
+
 def test_zcdp_needs_a_delta_above_zero():
     with pytest.raises(ParameterError) as refused:
         rho_for(1.0, 0.0)

@@ -47,18 +47,28 @@ def _share(value: Any) -> str:
     return "—" if value is None else f"{float(value):.1%}"
 
 
-def _risk(risks: Mapping[str, Any] | None) -> str:
+def _rate(result: Mapping[str, Any] | None) -> str:
+    """One risk as its rate and 95 % interval, "—" when there is none."""
+    rate = (result or {}).get("risk")
+    if rate is None:
+        return "—"
+    interval = result.get("ci")
+    if not interval:
+        return f"{float(rate):.1%}"
+    return f"{float(rate):.1%} [{float(interval[0]):.1%}, {float(interval[1]):.1%}]"
+
+
+def _risk(risks: Mapping[str, Any] | None, which: str) -> str:
+    """The held-out risk ``which`` (singling_out, linkability or inference: each
+    sensitive column's) in words."""
     if not risks:
         return "—"
     if "not_measured" in risks:
         return t_plain("dp.methods_not_measured")
-    single = risks.get("singling_out") or {}
-    rate, interval = single.get("risk"), single.get("ci")
-    if rate is None:
-        return "—"
-    if not interval:
-        return f"{float(rate):.1%}"
-    return f"{float(rate):.1%} [{float(interval[0]):.1%}, {float(interval[1]):.1%}]"
+    if which == "inference":
+        shown = [f"{column} {_rate(r)}" for column, r in (risks.get("inference") or {}).items()]
+        return "; ".join(shown) or "—"
+    return _rate(risks.get(which))
 
 
 def _why(reason: Mapping[str, Any] | None) -> str:
@@ -83,7 +93,9 @@ def methods_frame(compared: Mapping[str, Any]) -> pd.DataFrame:
                 t_plain("dp.methods_tvd3"): fmt(m.get("tvd3"), 4),
                 t_plain("dp.methods_accuracy"): _share(regression.get("accuracy")),
                 t_plain("dp.methods_rebuilt"): _share(rebuilt.get("exact")),
-                t_plain("dp.methods_singling_out"): _risk(m.get("risks")),
+                t_plain("dp.methods_singling_out"): _risk(m.get("risks"), "singling_out"),
+                t_plain("dp.methods_linkability"): _risk(m.get("risks"), "linkability"),
+                t_plain("dp.methods_inference"): _risk(m.get("risks"), "inference"),
                 t_plain("dp.methods_seconds"): fmt(m.get("seconds"), 2),
                 t_plain("dp.methods_why"): _why(
                     m.get("not_measured") or rebuilt.get("not_measured")
@@ -129,7 +141,7 @@ def methods_result(compared: Mapping[str, Any], *, key: str) -> None:
     for item in compared.get("binnings", ()):
         st.caption(
             t(
-                "dp.methods_binned",
+                "dp.methods_binned" if item["source"] == "public" else "dp.methods_binned_data",
                 column=item["column"],
                 bins=item["bins"],
                 lower=fmt(item["lower"], 4),
