@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,7 @@ __all__ = [
     "MethodComparison",
     "MethodFigures",
     "compare_methods",
+    "regression_says_nothing",
     "workload_figures",
 ]
 
@@ -109,6 +110,14 @@ class MethodComparison:
             "binnings": list(self.binnings),
             "methods": [m.to_dict() for m in self.methods],
         }
+
+
+def regression_says_nothing(regressions: Iterable[Mapping[str, Any] | None]) -> bool:
+    """True when the model trained on the original itself does no better than the
+    majority guess (within half a point): on these columns the regression cannot tell
+    the methods apart, whatever each release keeps."""
+    measured = [r for r in regressions if r]
+    return bool(measured) and all(r["baseline"] <= r["majority"] + 0.005 for r in measured)
 
 
 # --------------------------------------------------------------------------- domain

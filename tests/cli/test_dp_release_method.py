@@ -363,3 +363,8 @@ def test_the_methods_lines_give_all_three_risks_and_where_the_intervals_come_fro
         "for this study only, not for a release)"
     )
     assert lines[2] == "  hours read in 10 intervals from 17 to 90 (public bounds)"
+    method.regression = {"accuracy": 0.7, "baseline": 0.75, "majority": 0.75}
+    assert _methods_lines(compared)[-1] == (
+        "  the model trained on the original does no better than the majority guess "
+        "(0.75): on these columns the accuracy cannot tell the methods apart"
+    )
