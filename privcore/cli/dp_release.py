@@ -215,7 +215,7 @@ def _methods_lines(compared: Any) -> list[str]:
     """--compare: each method's mean TVD over the 2- and 3-way marginals, its
     train-on-release accuracy and, with --gdpr, its three held-out risks (singling out,
     linkability, inference of each sensitive column)."""
-    from privcore.report.method_comparison import regression_says_nothing
+    from privcore.report.method_comparison import uninformative_majority
 
     lines = [
         f"methods compared on every 2- and 3-way marginal of {', '.join(compared.columns)} "
@@ -256,9 +256,8 @@ def _methods_lines(compared: Any) -> list[str]:
         for column, risk in (risks.get("inference") or {}).items():
             shown += f"; inference of {column} {_risk(risk)}"
         lines.append(f"  {m.method} ({m.kind}): {shown}, {_n(m.seconds)} s")
-    regressions = [m.regression for m in compared.methods if m.not_measured is None]
-    if regression_says_nothing(regressions):
-        majority = next(r["majority"] for r in regressions if r)
+    majority = uninformative_majority(m.regression for m in compared.methods)
+    if majority is not None:
         lines.append(
             f"  the model trained on the original does no better than the majority guess "
             f"({_n(majority)}): on these columns the accuracy cannot tell the methods apart"

@@ -66,7 +66,7 @@ __all__ = [
     "MethodComparison",
     "MethodFigures",
     "compare_methods",
-    "regression_says_nothing",
+    "uninformative_majority",
     "workload_figures",
 ]
 
@@ -112,12 +112,15 @@ class MethodComparison:
         }
 
 
-def regression_says_nothing(regressions: Iterable[Mapping[str, Any] | None]) -> bool:
-    """True when the model trained on the original itself does no better than the
-    majority guess (within half a point): on these columns the regression cannot tell
-    the methods apart, whatever each release keeps."""
+def uninformative_majority(regressions: Iterable[Mapping[str, Any] | None]) -> float | None:
+    """The majority guess's accuracy when the model trained on the original itself does
+    no better (within half a point): on these columns the regression cannot tell the
+    methods apart, whatever each release keeps. None when it can, or nothing was
+    measured."""
     measured = [r for r in regressions if r]
-    return bool(measured) and all(r["baseline"] <= r["majority"] + 0.005 for r in measured)
+    if measured and all(r["baseline"] <= r["majority"] + 0.005 for r in measured):
+        return float(measured[0]["majority"])
+    return None
 
 
 # --------------------------------------------------------------------------- domain

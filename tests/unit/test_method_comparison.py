@@ -13,7 +13,7 @@ from privcore.report.method_comparison import (
     DP_METHODS,
     OTHER_METHODS,
     compare_methods,
-    regression_says_nothing,
+    uninformative_majority,
     workload_figures,
 )
 
@@ -103,7 +103,7 @@ def test_a_regression_that_tells_nothing_apart_is_named():
     # the model trained on the original at 75.1 % against a majority guess of 75.1 %
     flat = {"accuracy": 0.70, "baseline": 0.7511, "majority": 0.7511}
     useful = {"accuracy": 0.70, "baseline": 0.82, "majority": 0.7511}
-    assert regression_says_nothing([flat, None, flat])
-    assert regression_says_nothing([{**flat, "baseline": 0.755}])  # within half a point
-    assert not regression_says_nothing([useful, None])
-    assert not regression_says_nothing([None, None])  # nothing measured: nothing to say
+    assert uninformative_majority([flat, None, flat]) == 0.7511
+    assert uninformative_majority([{**flat, "baseline": 0.755}]) == 0.7511  # within ½ point
+    assert uninformative_majority([useful, None]) is None
+    assert uninformative_majority([None, None]) is None  # nothing measured: nothing to say

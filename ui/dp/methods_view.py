@@ -14,7 +14,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from privcore.report.method_comparison import regression_says_nothing
+from privcore.report.method_comparison import uninformative_majority
 from privcore.words.catalog import error_words
 from ui.common.charts import show_chart
 from ui.common.components import fmt
@@ -150,9 +150,8 @@ def methods_result(compared: Mapping[str, Any], *, key: str) -> None:
             )
         )
     st.dataframe(methods_frame(compared), hide_index=True)
-    regressions = [m.get("regression") for m in compared["methods"]]
-    if regression_says_nothing(regressions):
-        majority = next(r["majority"] for r in regressions if r)
+    majority = uninformative_majority(m.get("regression") for m in compared["methods"])
+    if majority is not None:
         st.caption(t("dp.methods_regression_flat", majority=f"{majority:.1%}"))
     chart = _chart(compared)
     if chart is not None:
