@@ -14,27 +14,8 @@ from __future__ import annotations
 
 import time
 
-from _util import ROOT, median_probe, table
-
-QI = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-]
-
-
-def _best(fn, repeat=3):
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, value
+from _util import ADULT_QI as QI
+from _util import ROOT, best_of, median_probe, table
 
 
 def adult_rows() -> list[list]:
@@ -49,34 +30,25 @@ def adult_rows() -> list[list]:
     frame = dataset.frame
     rows = []
 
-    seconds, release = _best(lambda: anonymize(frame, schema, [KAnonymity(5)], algorithm="optimal"))
-    out = release.to_dict()
-    rows.append(
-        [
-            "privcore optimal (k=5, 0 %)",
-            f"{seconds:.3f}",
-            f"{release.timings['search']:.3f}",
-            out["k"],
-            out["suppressed_rows"],
-            f"{out['loss']['gcp']:.4f}",
-            f"{out['loss']['discernibility']:,}",
-            str(out["node"]),
-        ]
-    )
-    seconds, release = _best(lambda: anonymize(frame, schema, [KAnonymity(5)], algorithm="datafly"))
-    out = release.to_dict()
-    rows.append(
-        [
-            "privcore Datafly (k=5, 0 %)",
-            f"{seconds:.3f}",
-            f"{release.timings['search']:.3f}",
-            out["k"],
-            out["suppressed_rows"],
-            f"{out['loss']['gcp']:.4f}",
-            f"{out['loss']['discernibility']:,}",
-            str(out["node"]),
-        ]
-    )
+    for algorithm, label in (("optimal", "optimal"), ("datafly", "Datafly")):
+        seconds, release = best_of(
+            lambda algorithm=algorithm: anonymize(
+                frame, schema, [KAnonymity(5)], algorithm=algorithm
+            )
+        )
+        out = release.to_dict()
+        rows.append(
+            [
+                f"privcore {label} (k=5, 0 %)",
+                f"{seconds:.3f}",
+                f"{release.timings['search']:.3f}",
+                out["k"],
+                out["suppressed_rows"],
+                f"{out['loss']['gcp']:.4f}",
+                f"{out['loss']['discernibility']:,}",
+                str(out["node"]),
+            ]
+        )
 
     from anjana.anonymity import k_anonymity
 
@@ -94,7 +66,7 @@ def adult_rows() -> list[list]:
     }
     plain = frame.astype(str).astype(object)
     with pd.option_context("future.infer_string", False):  # pandas 2 behaviour for anjana
-        seconds, theirs = _best(lambda: k_anonymity(plain.copy(), [], QI, 5, 0, hierarchies), 1)
+        seconds, theirs = best_of(lambda: k_anonymity(plain.copy(), [], QI, 5, 0, hierarchies), 1)
     measured = measure_release(
         frame,
         theirs.reset_index(drop=True),
@@ -129,7 +101,7 @@ def mondrian_row() -> list[list]:
     if "mondrian" not in ALGORITHMS:
         return [["privcore Mondrian (k=10)", "not registered", "", "", "", "", "", ""]]
     dataset, schema = load_sample("adult")
-    seconds, release = _best(
+    seconds, release = best_of(
         lambda: anonymize(dataset.frame, schema, [KAnonymity(10)], algorithm="mondrian")
     )
     out = release.to_dict()
@@ -238,7 +210,7 @@ def local_rows() -> list[list]:
     ]
     rows = []
     for label, algorithm, models, share in runs:
-        seconds, release = _best(
+        seconds, release = best_of(
             lambda a=algorithm, m=models, s=share: anonymize(
                 frame, schema, m, algorithm=a, max_suppression=s
             ),
@@ -258,7 +230,7 @@ def local_rows() -> list[list]:
         )
     made = anonymize(frame, schema, [KAnonymity(5)], algorithm="optimal")
     spec = made.spec()
-    seconds, again = _best(lambda: reproduce(frame, spec))
+    seconds, again = best_of(lambda: reproduce(frame, spec))
     assert again.frame.equals(made.frame)
     rows.append(
         [

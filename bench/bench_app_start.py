@@ -10,65 +10,39 @@ sample's figures), and every start's figures follow the table.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
 import subprocess
-import sys
 import time
-import urllib.request
 
-from _util import OUT, ROOT, table
+from _util import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    OUT,
+    ROOT,
+    free_port,
+    streamlit_run,
+    table,
+    wait_healthy,
+)
 from playwright.sync_api import sync_playwright
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cold_start(script: str, heading: str, browser, last: str | None = None) -> list[float]:
     """Seconds from launch to the page's ``heading`` shown, then to the element with
     test id ``last`` shown (when given)."""
-    port = _port()
+    port = free_port()
     env_history = OUT / "bench_history.db"
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            script,
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
+        streamlit_run(script, port),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env={"PRIVCORE_HISTORY": str(env_history), "PATH": "/usr/bin:/bin"},
     )
     try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.05)
+        if not wait_healthy(f"http://127.0.0.1:{port}", poll_s=0.05, timeout_s=1, proc=proc):
+            raise RuntimeError(f"{script} did not start")
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{port}/")
         page.get_by_role("heading", name=heading).wait_for(timeout=60_000)
@@ -89,9 +63,7 @@ def main(runs: int = 3) -> str:
     hello.write_text('import streamlit as st\n\nst.title("Hello")\n')
     rows = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
-        )
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         hello_runs, app_runs = [], []
         for _ in range(runs):
             hello_runs.append(cold_start(str(hello), "Hello", browser))

@@ -29,15 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _util import ROOT, median_probe, table
+from _util import ADULT_QI, ROOT, median_probe, table
 
 EPSILON = 1.0
 K = 10
 ADULT = ROOT / "assets" / "adult"
-QI = [
-    "sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-    "salary-class",
-]  # fmt: skip  # the bundled schema's (load_sample("adult"))
+QI = ADULT_QI
 SA = "occupation"
 SETUP = """
 from privcore.anonymize import anonymize

@@ -20,14 +20,11 @@ import statistics
 import sys
 from pathlib import Path
 
-from _util import OUT, ROOT, run_measured, table
+from _util import ADULT_QI, OUT, ROOT, run_measured, table
 
 ROWS = 10_000_000
 REPEAT = 3
-QI = [
-    "sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-    "salary-class",
-]  # fmt: skip
+QI = ADULT_QI
 SA = ["occupation"]
 
 

@@ -24,7 +24,7 @@ import sys
 import time
 
 import numpy as np
-from _util import ROOT, median_probe, table
+from _util import ADULT_QI, ROOT, median_probe, table
 
 SETUP = """
 import numpy as np, pandas as pd
@@ -89,15 +89,7 @@ def partition_rows() -> list[list]:
     return rows
 
 
-ADULT_CATEGORICAL = [
-    "sex",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-]
+ADULT_CATEGORICAL = [c for c in ADULT_QI if c != "age"]
 
 
 def adult_rows() -> list[list]:

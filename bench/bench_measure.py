@@ -9,20 +9,9 @@ every model + PL/DR/UL + risk + loss in one `measure_release` call, in a fresh p
 
 from __future__ import annotations
 
-import time
+from _util import ADULT_QI as QI
+from _util import MILLION_QI_SETUP, best_of, median_probe, table
 
-from _util import median_probe, table
-
-QI = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-]
 SA = "occupation"
 NODES = {
     "raw": dict.fromkeys(QI, 0),
@@ -35,15 +24,6 @@ NODES = {
         "workclass": 1,
     },
 }
-
-
-def _timed(fn, repeat: int = 3):
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def _adult_tables():
@@ -88,8 +68,8 @@ def pycanon_rows() -> list[list]:
     rows = []
     for label, frame in _adult_tables().items():
         for what, call in theirs.items():
-            their_s, their_v = _timed(lambda call=call, frame=frame: call(frame), repeat=1)
-            our_s, our_v = _timed(lambda what=what, frame=frame: ours(frame, what))
+            their_s, their_v = best_of(lambda call=call, frame=frame: call(frame), repeat=1)
+            our_s, our_v = best_of(lambda what=what, frame=frame: ours(frame, what))
             rows.append(
                 [
                     label,
@@ -108,37 +88,30 @@ def _show(value) -> str:
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
-MILLION_SETUP = r"""
-import numpy as np, pandas as pd
+MILLION_SETUP = (
+    MILLION_QI_SETUP
+    + r"""
 from privcore.measure.report import measure_release
 from privcore.models import (KAnonymity, DistinctLDiversity, EntropyLDiversity,
                              RecursiveCLDiversity, TCloseness)
-rng = np.random.default_rng(1)
-n = 1_000_000
-original = pd.DataFrame({
-    "age": rng.integers(17, 91, n), "zip": rng.integers(10000, 10400, n),
-    "sex": rng.choice(["F", "M"], n), "race": rng.choice(list("ABCDE"), n),
-    "edu": rng.choice([f"e{i}" for i in range(16)], n), "hours": rng.integers(1, 99, n),
-    "country": rng.choice([f"c{i}" for i in range(40)], n),
-    "work": rng.choice(list("abcdefgh"), n),
-    "disease": rng.choice([f"d{i}" for i in range(12)], n),
-})
+original = frame
+original["disease"] = rng.choice([f"d{i}" for i in range(12)], n)
 release = original.copy()
 release["age"] = (release["age"] // 10 * 10).astype(str) + "s"
 release["zip"] = (release["zip"] // 100).astype(str) + "**"
 release["hours"] = (release["hours"] // 20).astype(str)
 release["edu"] = "*"
 release["country"] = release["country"].str[:2]
-QI = ["age", "zip", "sex", "race", "edu", "hours", "country", "work"]
 models = [KAnonymity(5), DistinctLDiversity(2), EntropyLDiversity(2),
           RecursiveCLDiversity(3, 2), TCloseness(0.2)]
 """
+)
 
 
 def million_row() -> list[list]:
     result = median_probe(
         MILLION_SETUP,
-        "m = measure_release(original, release, qi=QI, sa=['disease'], models=models)",
+        "m = measure_release(original, release, qi=qi, sa=['disease'], models=models)",
     )
     return [
         [

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from _util import ROOT, median_probe, table
+from _util import MILLION_QI_SETUP, ROOT, median_probe, table
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -34,20 +34,12 @@ dataset, schema = load_sample("adult")
 frame, qi = dataset.frame, list(schema.quasi_identifiers)
 """
 
-MILLION_SETUP = r"""
-import numpy as np, pandas as pd
+MILLION_SETUP = (
+    MILLION_QI_SETUP
+    + r"""
 from privcore.measure.population import individual_risk, population_uniqueness
-rng = np.random.default_rng(1)
-n = 1_000_000
-frame = pd.DataFrame({
-    "age": rng.integers(17, 91, n), "zip": rng.integers(10000, 10400, n),
-    "sex": rng.choice(["F", "M"], n), "race": rng.choice(list("ABCDE"), n),
-    "edu": rng.choice([f"e{i}" for i in range(16)], n), "hours": rng.integers(1, 99, n),
-    "country": rng.choice([f"c{i}" for i in range(40)], n),
-    "work": rng.choice(list("abcdefgh"), n),
-})
-qi = list(frame.columns)
 """
+)
 
 
 def _share(value) -> str:

@@ -48,14 +48,12 @@ import contextlib
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,7 +62,7 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
-from _util import OUT, ROOT, table, tree_rss_kb
+from _util import CHROMIUM, CHROMIUM_ARGS, OUT, ROOT, free_port, table, tree_rss_kb, wait_healthy
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect, sync_playwright
 
@@ -74,16 +72,6 @@ from privcore.dp.audit import MAX_SAMPLES as DP_AUDIT_MAX_SAMPLES
 from privcore.words.catalog import text
 from ui.common.heavy import computing_keys, declared_buttons
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1400, "height": 1000}
 #: The memory one demo server may use, its workers included (the container's limit).
 DEMO_BUDGET_MB = 2048
@@ -114,18 +102,12 @@ def _dockerfile() -> tuple[dict[str, str], list[str]]:
     return env, command
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Server:
     """The demo server and a sampler of its resident memory (workers included)."""
 
     def __init__(self, workdir: Path) -> None:
         env, command = _dockerfile()
-        self.port = _free_port()
+        self.port = free_port()
         args = [a for a in command if not a.startswith(("--server.port", "--server.address"))]
         args = [sys.executable if a == "python" else a for a in args]
         args += [f"--server.port={self.port}", "--server.address=127.0.0.1"]
@@ -144,13 +126,7 @@ class Server:
             args, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT
         )
         self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.base}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.3)
+        wait_healthy(self.base, poll_s=0.3)
         self.samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)

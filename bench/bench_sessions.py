@@ -48,25 +48,22 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from _util import ROOT, table
+from _util import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    free_port,
+    streamlit_run,
+    table,
+    wait_healthy,
+)
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SESSIONS = 30
 TARGET_P95_S = 3.0  # issue 16: p95 per page at 30 visitors
 K_STEPS = 1  # browser load: slider moves after the first search (k = 5 → 6)
@@ -120,12 +117,6 @@ VISIT_TOTAL = "whole visit (all actions, one after another)"
 # --------------------------------------------------------------------------- server
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as fh:
         kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS"))
@@ -173,7 +164,7 @@ def _machine_busy_s() -> tuple[float, float]:
 
 
 def _start_server(workdir: Path, script: str = "serve.py") -> tuple[subprocess.Popen, str, Path]:
-    port = _free_port()
+    port = free_port()
     log_path = workdir / "streamlit.log"
     # the demo's settings for heavy work (Dockerfile): worker processes, two at a time
     env = {
@@ -184,37 +175,15 @@ def _start_server(workdir: Path, script: str = "serve.py") -> tuple[subprocess.P
     }
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                script,
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
+            streamlit_run(script, port, "--browser.gatherUsageStats", "false"),
             cwd=ROOT,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return proc, base, log_path
-        except OSError:
-            time.sleep(0.2)
+    if wait_healthy(base, within_s=START_TIMEOUT_S, proc=proc):
+        return proc, base, log_path
     _stop_server(proc)
     raise RuntimeError(f"the app did not start; see {log_path}:\n{log_path.read_text()[-2000:]}")
 
@@ -311,6 +280,31 @@ async def _sample_rss(pid: int, peak: list[float], stop: asyncio.Event) -> None:
             await asyncio.wait_for(stop.wait(), timeout=0.25)
 
 
+@contextlib.asynccontextmanager
+async def _measured(pid: int, facts: dict):
+    """Measure the load run inside: its wall seconds, the server's (``pid``) and the
+    clients' CPU seconds, the machine's busy share, and the server's memory at the end
+    (every session still connected) and at its peak, from ``facts["rss_before"]`` on;
+    into ``facts``. Yields the load's deadline (``LOAD_BUDGET_S`` from now)."""
+    peak = [facts["rss_before"]]
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(_sample_rss(pid, peak, stop))
+    cpu0, wall0 = _cpu_s(pid), time.monotonic()
+    client0, machine0 = _tree_cpu_s(os.getpid(), pid), _machine_busy_s()
+    yield wall0 + LOAD_BUDGET_S
+    facts["wall_s"] = time.monotonic() - wall0
+    facts["cpu_s"] = _cpu_s(pid) - cpu0
+    # before the sessions close: a browser's renderers are still alive and counted
+    facts["client_cpu_s"] = _tree_cpu_s(os.getpid(), pid) - client0
+    machine1 = _machine_busy_s()
+    facts["machine_busy"] = (machine1[0] - machine0[0]) / (machine1[1] - machine0[1])
+    # every finished session still connected, its results in session state
+    facts["rss_open"] = _rss_mb(pid)
+    stop.set()
+    await sampler
+    facts["rss_peak"] = max(peak[0], facts["rss_open"])
+
+
 async def _close_all(outs: list[dict]) -> None:
     from playwright.async_api import Error as PlaywrightError
 
@@ -341,36 +335,20 @@ async def _load(base: str, pid: int, _history_path: Path) -> dict:
             facts["rss_before"] = _rss_mb(pid)
 
             outs: list[dict] = [{} for _ in range(SESSIONS)]
-            peak = [facts["rss_before"]]
-            stop = asyncio.Event()
-            sampler = asyncio.create_task(_sample_rss(pid, peak, stop))
-            cpu0, wall0 = _cpu_s(pid), time.monotonic()
-            client0, machine0 = _tree_cpu_s(os.getpid(), pid), _machine_busy_s()
-            deadline = wall0 + LOAD_BUDGET_S
-            tasks = [
-                asyncio.create_task(_session(browser, base, i, deadline, outs[i]))
-                for i in range(SESSIONS)
-            ]
-            _done, pending = await asyncio.wait(tasks, timeout=LOAD_BUDGET_S + 10)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-            for out, task in zip(outs, tasks, strict=True):
-                if task in pending:
-                    out["error"] = out.get("error") or "cancelled at the time limit"
-                elif task.exception() is not None:
-                    out["error"] = f"{type(task.exception()).__name__}: {task.exception()}"
-            facts["wall_s"] = time.monotonic() - wall0
-            facts["cpu_s"] = _cpu_s(pid) - cpu0
-            # before the contexts close: the renderers are still alive and counted
-            facts["client_cpu_s"] = _tree_cpu_s(os.getpid(), pid) - client0
-            machine1 = _machine_busy_s()
-            facts["machine_busy"] = (machine1[0] - machine0[0]) / (machine1[1] - machine0[1])
-            # all 30 sessions still connected, their results in session state
-            facts["rss_open"] = _rss_mb(pid)
-            stop.set()
-            await sampler
-            facts["rss_peak"] = max(peak[0], facts["rss_open"])
+            async with _measured(pid, facts) as deadline:
+                tasks = [
+                    asyncio.create_task(_session(browser, base, i, deadline, outs[i]))
+                    for i in range(SESSIONS)
+                ]
+                _done, pending = await asyncio.wait(tasks, timeout=LOAD_BUDGET_S + 10)
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                for out, task in zip(outs, tasks, strict=True):
+                    if task in pending:
+                        out["error"] = out.get("error") or "cancelled at the time limit"
+                    elif task.exception() is not None:
+                        out["error"] = f"{type(task.exception()).__name__}: {task.exception()}"
             facts["outs"] = outs
             await _close_all(outs)
         finally:
@@ -543,30 +521,16 @@ async def _load_protocol(base: str, pid: int, history_path: Path) -> dict:
 
     release = asyncio.Event()
     outs: list[dict] = [{} for _ in range(SESSIONS)]
-    peak = [facts["rss_before"]]
-    stop = asyncio.Event()
-    sampler = asyncio.create_task(_sample_rss(pid, peak, stop))
-    cpu0, wall0 = _cpu_s(pid), time.monotonic()
-    client0, machine0 = _tree_cpu_s(os.getpid(), pid), _machine_busy_s()
-    deadline = wall0 + LOAD_BUDGET_S
-    tasks = [
-        asyncio.create_task(_protocol_session(url, i, deadline, outs[i], release))
-        for i in range(SESSIONS)
-    ]
-    while time.monotonic() < deadline + 10 and not all(
-        out.get("finished") or out.get("error") or task.done()
-        for out, task in zip(outs, tasks, strict=True)
-    ):
-        await asyncio.sleep(0.1)
-    facts["wall_s"] = time.monotonic() - wall0
-    facts["cpu_s"] = _cpu_s(pid) - cpu0
-    facts["client_cpu_s"] = _tree_cpu_s(os.getpid(), pid) - client0
-    machine1 = _machine_busy_s()
-    facts["machine_busy"] = (machine1[0] - machine0[0]) / (machine1[1] - machine0[1])
-    facts["rss_open"] = _rss_mb(pid)  # every finished session still connected
-    stop.set()
-    await sampler
-    facts["rss_peak"] = max(peak[0], facts["rss_open"])
+    async with _measured(pid, facts) as deadline:
+        tasks = [
+            asyncio.create_task(_protocol_session(url, i, deadline, outs[i], release))
+            for i in range(SESSIONS)
+        ]
+        while time.monotonic() < deadline + 10 and not all(
+            out.get("finished") or out.get("error") or task.done()
+            for out, task in zip(outs, tasks, strict=True)
+        ):
+            await asyncio.sleep(0.1)
     release.set()
     _done, pending = await asyncio.wait(tasks, timeout=30)
     for task in pending:

@@ -21,21 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _util import ROOT, median_probe, table
+from _util import ADULT_QI, ROOT, median_probe, table
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-QI8 = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-]
+QI8 = ADULT_QI
 QI9 = [*QI8, "occupation"]
 
 

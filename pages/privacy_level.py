@@ -55,15 +55,12 @@ params = {
     "population_rows": None if population is None else len(population),
 }
 
+on_release = runs.OnRelease(entry, original, schema, pairing, population)
 measure_clicked = heavy_button(t("pl.measure"), key="pl_measure")
 bar_slot = st.empty()  # on every run: the layout below keeps its tabs' state
 measured = None
 if measure_clicked:
-    measured = guard_run(
-        lambda: runs.measure_release(
-            entry, original, schema, pairing, values, population=population, slot=bar_slot
-        )
-    )
+    measured = guard_run(lambda: runs.measure_release(on_release, values, slot=bar_slot))
 stored = latest_result(PAGE, entry, params, measured)
 if stored is not None:
     view.render(stored["value"], original.frame, wb, entry)
@@ -87,16 +84,7 @@ risk_bar_slot = st.empty()
 assessed = None
 if risk_clicked:
     assessed = guard_run(
-        lambda: runs.assess_release(
-            entry,
-            original,
-            schema,
-            pairing,
-            risk_values,
-            population=population,
-            control=control,
-            slot=risk_bar_slot,
-        )
+        lambda: runs.assess_release(on_release, risk_values, control=control, slot=risk_bar_slot)
     )
 stored = latest_result(RISK, entry, risk_params, assessed)
 if stored is not None:

@@ -46,7 +46,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -288,17 +288,25 @@ def columns_in_turn(
         yield column, problem.frame[column]
 
 
+class MethodRun(TypedDict):
+    """What the release of a perturbative method says of its run: the ``algorithm``
+    (its name), its ``title``, when it ``started`` (:func:`time.perf_counter`) and its
+    ``params``."""
+
+    algorithm: str
+    title: str
+    started: float
+    params: dict[str, Any]
+
+
 def release_changed(
     call: Call,
     problem: Problem,
     released: pd.DataFrame,
     *,
-    algorithm: str,
-    title: str,
-    started: float,
-    params: dict[str, Any],
     notes: Sequence[str],
     numeric: bool = True,
+    **run: Unpack[MethodRun],
 ) -> Release:
     """The release of a method that changes values and does not aim at the constraints
     (PRAM, noise, rank swapping, top/bottom coding): the time of the change since
@@ -306,20 +314,18 @@ def release_changed(
     the method's ``params`` and ``notes`` — and, for a method that changes ``numeric``
     QIs, the note on the codes it kept (:func:`codes_note`) — (:func:`finish_perturbed`,
     ``enforces_models=False``), then ``Done``."""
+    title = run["title"]
     if numeric:
         notes = [*notes, *codes_note(problem, title)]
-    search_seconds = time.perf_counter() - started
+    search_seconds = time.perf_counter() - run["started"]
     report_progress(call.progress, 0.5, f"{title}: measuring the release")
     release = finish_perturbed(
         problem,
         released,
-        algorithm=algorithm,
-        title=title,
-        started=started,
         search_seconds=search_seconds,
-        params=params,
         notes=notes,
         enforces_models=False,
+        **run,
     )
     report_progress(call.progress, 1.0, "Done")
     return release
@@ -329,19 +335,17 @@ def finish_perturbed(
     problem: Problem,
     released: pd.DataFrame,
     *,
-    algorithm: str,
-    title: str,
-    started: float,
-    params: dict[str, Any],
     notes: Sequence[str] = (),
     suppressed: np.ndarray | None = None,
     enforces_models: bool,
     search_seconds: float | None = None,
     kind: ReleaseKind = ReleaseKind.PERTURBED,
+    **run: Unpack[MethodRun],
 ) -> Release:
     """Measure and wrap a perturbed release (:func:`~privcore.anonymize.base.finish`).
 
-    ``params`` gain ``enforces_models``. A method that does not enforce the constraints
+    ``run`` names the method (:class:`MethodRun`); its ``params`` gain
+    ``enforces_models``. A method that does not enforce the constraints
     (``enforces_models=False``) gets a note with the k the release has and whether the
     constraints hold on its classes (``perturbation.not_enforced.holds`` / ``.fails``);
     with a suppression limit it also says that the limit was not used (such a method
@@ -362,9 +366,9 @@ def finish_perturbed(
         problem,
         released,
         np.zeros(n, dtype=bool) if suppressed is None else suppressed,
-        algorithm=algorithm,
-        params={**params, "enforces_models": enforces_models},
-        started=started,
+        algorithm=run["algorithm"],
+        params={**run["params"], "enforces_models": enforces_models},
+        started=run["started"],
         search_seconds=search_seconds,
         notes=notes,
         kind=kind,
@@ -386,6 +390,7 @@ def finish_perturbed(
         return release
     measured = release.measurement.to_dict()
     holds = bool(release.measurement.models.satisfied)
+    title = run["title"]
     note = Note(
         f"perturbation.not_enforced.{'holds' if holds else 'fails'}",
         f"{title} perturbs values without aiming at a class size: the release has "

@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -367,6 +367,17 @@ def _baseline(targets: _Targets) -> float:
     return float((inverse * targets.people).sum() / targets.total)
 
 
+class _Candidates(NamedTuple):
+    """Where each target's candidate records lie: the release's ``classes``, the
+    target's own record (``target_record``) and the (target, class) pairs ``pair_i``,
+    ``pair_cls`` (sorted by target) of the classes holding its candidates."""
+
+    classes: EquivalenceClasses
+    target_record: np.ndarray
+    pair_i: np.ndarray
+    pair_cls: np.ndarray
+
+
 def _sensitive_findings(
     release: pd.DataFrame,
     truth: pd.DataFrame | None,
@@ -383,13 +394,14 @@ def _sensitive_findings(
     disclosed; per numeric SA whether it lies within the tolerance) and the summary's
     ``attribute_disclosed``, ``attribute_wrong`` and ``attribute_within_tolerance``
     (people per SA)."""
+    candidates = _Candidates(classes, targets.record, *pairs)
     columns: dict[str, np.ndarray | None] = {}
     disclosed: dict[str, int] = {}
     wrong: dict[str, int] = {}
     for s in sa:
         true = truth[s] if truth is not None else release[s]
         values, is_disclosed, is_wrong = _sensitive_reading(
-            release[s], true, classes, targets.record, *pairs, shown=shown
+            release[s], true, candidates, shown=shown
         )
         columns[f"{s} values"] = values
         columns[f"{s} disclosed"] = is_disclosed
@@ -400,7 +412,7 @@ def _sensitive_findings(
         true = truth[s] if truth is not None else release[s]
         if not is_number(true.dtype):
             continue
-        is_within = _within_tolerance(release[s], true, classes, targets.record, *pairs, tolerance)
+        is_within = _within_tolerance(release[s], true, candidates, tolerance)
         columns[f"{s} within tolerance"] = is_within
         within[s] = targets.count(is_within)
     figures = {
@@ -567,14 +579,7 @@ def _people_counts(
 
 
 def _sensitive_reading(
-    released: pd.Series,
-    true: pd.Series,
-    classes: EquivalenceClasses,
-    target_record: np.ndarray,
-    pair_i: np.ndarray,
-    pair_cls: np.ndarray,
-    *,
-    shown: bool = True,
+    released: pd.Series, true: pd.Series, candidates: _Candidates, *, shown: bool = True
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """Per target: the distinct SA values of its candidate records (text, at most five
     then "…"; None unless ``shown``), whether they are one value equal to the target's
@@ -585,6 +590,7 @@ def _sensitive_reading(
     the union means one value in every part — so the answer is exact and the work is
     bounded by six per (target, class) pair.
     """
+    classes, target_record, pair_i, pair_cls = candidates
     n_targets = len(target_record)
     codes, values = factorize(released)
     keys = comparable_keys(pd.Series(values, dtype=object))
@@ -655,13 +661,7 @@ def _shown(
 
 
 def _within_tolerance(
-    released: pd.Series,
-    true: pd.Series,
-    classes: EquivalenceClasses,
-    target_record: np.ndarray,
-    pair_i: np.ndarray,
-    pair_cls: np.ndarray,
-    tolerance: float,
+    released: pd.Series, true: pd.Series, candidates: _Candidates, tolerance: float
 ) -> np.ndarray:
     """Per target: do the numeric SA values of all its candidate records lie within
     ± ``tolerance`` · |x| of its true value x? (False with no candidate, a missing or
@@ -670,6 +670,7 @@ def _within_tolerance(
     Each class's smallest and largest value come from one count of (class, value rank)
     pairs (:meth:`~privcore.classes.EquivalenceClasses.count_values`); a target's range
     is the smallest and largest over its candidate classes (runs of ``pair_i``)."""
+    classes, target_record, pair_i, pair_cls = candidates
     n_targets = len(target_record)
     numbers = pd.to_numeric(released, errors="coerce").to_numpy(dtype=np.float64, copy=True)
     numbers[~np.isfinite(numbers)] = np.nan

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from privcore.config import Limits
 from privcore.errors import DataFormatError
@@ -30,6 +31,34 @@ MB = 1024 * 1024
 
 def _now() -> float:
     return _clock()
+
+
+#: Per error code of a read above a limit: the :class:`ReadBudget` field holding the
+#: limit, and the message (a :meth:`str.format` template of ``limit``, the error's
+#: params and ``where``, the place of the cell).
+_OVER_LIMIT: dict[str, tuple[str, str]] = {
+    "data.parse_timeout": (
+        "max_seconds",
+        "Reading the file took longer than {limit} seconds, the limit of this installation "
+        "(PRIVCORE_MAX_PARSE_SECONDS). Use a smaller file, or save it as CSV or Parquet, "
+        "which read faster.",
+    ),
+    "data.too_many_rows": (
+        "max_rows",
+        "The file has more than {limit:,} rows, the limit of this installation "
+        "(PRIVCORE_MAX_ROWS). Use a sample or raise the limit.",
+    ),
+    "data.too_many_columns": (
+        "max_columns",
+        "The table has {columns} columns; this installation accepts at most {limit} "
+        "(PRIVCORE_MAX_COLUMNS).",
+    ),
+    "data.cell_too_long": (
+        "max_cell_chars",
+        "The file has a cell of {chars:,} characters{where}; this installation accepts at "
+        "most {limit:,} characters in one cell (PRIVCORE_MAX_CELL_CHARS).",
+    ),
+}
 
 
 @dataclass
@@ -61,30 +90,13 @@ class ReadBudget:
     def check_time(self) -> None:
         """Raise ``data.parse_timeout`` once the read has taken longer than the limit."""
         if _clock() - self.started > self.max_seconds:
-            raise DataFormatError(
-                f"Reading the file took longer than {self.max_seconds} seconds, the limit of "
-                "this installation (PRIVCORE_MAX_PARSE_SECONDS). Use a smaller file, or save "
-                "it as CSV or Parquet, which read faster.",
-                code="data.parse_timeout",
-                limit=self.max_seconds,
-            )
+            raise self._over_limit("data.parse_timeout")
 
     def too_many_rows(self) -> DataFormatError:
-        return DataFormatError(
-            f"The file has more than {self.max_rows:,} rows, the limit of this installation "
-            "(PRIVCORE_MAX_ROWS). Use a sample or raise the limit.",
-            code="data.too_many_rows",
-            limit=self.max_rows,
-        )
+        return self._over_limit("data.too_many_rows")
 
     def too_many_columns(self, columns: int) -> DataFormatError:
-        return DataFormatError(
-            f"The table has {columns} columns; this installation accepts at most "
-            f"{self.max_columns} (PRIVCORE_MAX_COLUMNS).",
-            code="data.too_many_columns",
-            columns=int(columns),
-            limit=self.max_columns,
-        )
+        return self._over_limit("data.too_many_columns", columns=int(columns))
 
     def cell_too_long(
         self, chars: int, *, line: int | None = None, column: str | None = None
@@ -96,14 +108,15 @@ class ReadBudget:
             where, params = f" (line {line:,})", {"line": int(line)}
         elif column is not None:
             where, params = f" (column '{column}')", {"column": str(column)}
-        return DataFormatError(
-            f"The file has a cell of {chars:,} characters{where}; this installation accepts "
-            f"at most {self.max_cell_chars:,} characters in one cell (PRIVCORE_MAX_CELL_CHARS).",
-            code="data.cell_too_long",
-            chars=int(chars),
-            limit=self.max_cell_chars,
-            **params,
-        )
+        return self._over_limit("data.cell_too_long", where, chars=int(chars), **params)
+
+    def _over_limit(self, code: str, where: str = "", **params: Any) -> DataFormatError:
+        """The error ``code`` of :data:`_OVER_LIMIT`: its message filled with the limit,
+        ``where`` and ``params``; the limit (``limit``) and ``params`` as its params."""
+        name, message = _OVER_LIMIT[code]
+        limit = getattr(self, name)
+        text = message.format(limit=limit, where=where, **params)
+        return DataFormatError(text, code=code, **params, limit=limit)
 
 
 def expands_too_much(limit_mb: int, *, factor: int = 1) -> DataFormatError:

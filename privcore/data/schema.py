@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from privcore.data.hierarchy import Hierarchy
-from privcore.data.roles import Role, RoleSuggestion
+from privcore.data.roles import ROLES, Role, RoleSuggestion
 from privcore.errors import HierarchyError, RoleError
 
 SCHEMA_VERSION = 1
@@ -35,16 +35,15 @@ class Schema:
     def __post_init__(self) -> None:
         roles = {}
         for column, role in dict(self.roles).items():
-            try:
-                roles[str(column)] = Role(role)
-            except ValueError as exc:
-                allowed = ", ".join(r.value for r in Role)
-                raise RoleError(
-                    f"Unknown role '{role}' for column '{column}'. Allowed: {allowed}.",
-                    code="roles.unknown",
-                    column=str(column),
-                    role=str(role),
-                ) from exc
+            RoleError.unless_one_of(
+                role,
+                ROLES,
+                "Unknown role '{role}' for column '{column}'. Allowed: {choices}.",
+                code="roles.unknown",
+                column=str(column),
+                role=str(role),
+            )
+            roles[str(column)] = Role(role)
         object.__setattr__(self, "roles", roles)
         object.__setattr__(self, "hierarchies", dict(self.hierarchies))
 

@@ -46,7 +46,7 @@ import pandas as pd
 
 from privcore.dp.graphical_model import JunctionTreeModel, fit_graphical, model_megabytes
 from privcore.dp.mechanisms import Exponential, gaussian_zcdp
-from privcore.dp.mst import coded_columns, marginal_counts
+from privcore.dp.mst import coded_columns, marginal_counts, synthesis_summary
 from privcore.dp.tree_model import Measurement, synthetic_rows
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
@@ -94,15 +94,12 @@ class AimResult:
     last_chance: dict[tuple[str, ...], tuple[int, np.ndarray]] = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": "aim",
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "rows": len(self.records),
-            "measured": [list(m.clique) for m in self.measurements],
-            "rounds": len(self.rounds),
-            "budget": self.ledger.to_dict(),
-        }
+        return synthesis_summary(
+            self,
+            "aim",
+            measured=[list(m.clique) for m in self.measurements],
+            rounds=len(self.rounds),
+        )
 
 
 def workload_candidates(

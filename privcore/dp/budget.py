@@ -9,12 +9,13 @@ drawn, so a refused query reveals nothing.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from privcore.core import privacy_parameters
 from privcore.core.composition import Composition
 from privcore.core.jsonsafe import plain
+from privcore.core.records import PlainFields
 from privcore.dp.parameters import check_epsilon
 from privcore.dp.queries import NoisyAnswer, Query, answer
 
@@ -22,15 +23,12 @@ __all__ = ["Budget", "Spend"]
 
 
 @dataclass(frozen=True)
-class Spend:
+class Spend(PlainFields):
     """One line of the ledger: what a query cost."""
 
     label: str
     epsilon: float
     delta: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _budget_delta(delta: Any) -> float:

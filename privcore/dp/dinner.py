@@ -97,21 +97,40 @@ class DifferencingAttack:
     target_row: int
     where: Mapping[str, Any]
     count_with: int
-    count_without: int
     target_has_value: bool
-    posterior_exact_answers: float
     epsilon: float
     prior: float
     mechanism: str
     noisy_with: np.ndarray
     noisy_without: np.ndarray
     posteriors: np.ndarray
-    posterior_max: float
-    posterior_min: float
+
+    @property
+    def count_without(self) -> int:
+        """The count of the rows meeting ``where`` without the target."""
+        return self.count_with - int(self.target_has_value)
 
     @property
     def exact_difference(self) -> int:
         return self.count_with - self.count_without
+
+    @property
+    def posterior_exact_answers(self) -> float:
+        """Exact answers: their difference is the indicator of the target's value, so the
+        attacker's belief that the target has it becomes that difference, whatever the
+        prior (the belief in the true value: 1)."""
+        belief = float(self.exact_difference)
+        return belief if self.target_has_value else 1.0 - belief
+
+    @property
+    def posterior_max(self) -> float:
+        """p·e^ε/(p·e^ε + 1 − p): the largest posterior ε-DP answers allow."""
+        return float(_shifted_belief(self.prior, self.epsilon))
+
+    @property
+    def posterior_min(self) -> float:
+        """p·e^−ε/(p·e^−ε + 1 − p): the smallest posterior ε-DP answers allow."""
+        return float(_shifted_belief(self.prior, -self.epsilon))
 
     def to_dict(self) -> dict[str, Any]:
         return plain(
@@ -185,10 +204,6 @@ def differencing(
     target_has_value = bool(mask[int(target_row)])
     count_with = int(mask.sum())
     count_without = count_with - int(target_has_value)
-    # exact answers: the difference is the indicator of the target's value, so the
-    # attacker's belief that the target has it becomes that difference, whatever the prior
-    exact_belief = float(count_with - count_without)
-    posterior_exact = exact_belief if target_has_value else 1.0 - exact_belief
     rng = generator(seed)
     noise = noise_mechanism(mechanism, 1, epsilon)
     noisy_with = np.asarray(noise.release(count_with, size=draws, rng=rng))
@@ -200,17 +215,13 @@ def differencing(
         target_row=int(target_row),
         where=dict(where),
         count_with=count_with,
-        count_without=count_without,
         target_has_value=target_has_value,
-        posterior_exact_answers=posterior_exact,
         epsilon=epsilon,
         prior=prior,
         mechanism=mechanism,
         noisy_with=noisy_with,
         noisy_without=noisy_without,
         posteriors=np.atleast_1d(_shifted_belief(prior, log_ratio)),
-        posterior_max=float(_shifted_belief(prior, epsilon)),
-        posterior_min=float(_shifted_belief(prior, -epsilon)),
     )
 
 

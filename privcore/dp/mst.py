@@ -40,7 +40,7 @@ from privcore.dp.tree_model import Measurement, TreeModel, fit_tree, synthetic_r
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
 
-__all__ = ["MstResult", "coded_columns", "marginal_counts", "mst"]
+__all__ = ["MstResult", "coded_columns", "marginal_counts", "mst", "synthesis_summary"]
 
 
 @dataclass(frozen=True)
@@ -58,14 +58,20 @@ class MstResult:
     delta: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": "mst",
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "rows": len(self.records),
-            "edges": [list(edge) for edge in self.edges],
-            "budget": self.ledger.to_dict(),
-        }
+        return synthesis_summary(self, "mst", edges=[list(edge) for edge in self.edges])
+
+
+def synthesis_summary(result: Any, method: str, **own: Any) -> dict[str, Any]:
+    """The summary of a synthesis result (MST's, AIM's): its ``method``, ε, δ, the rows
+    made, the ``own`` figures of the method, and the ledger of ρ spent."""
+    return {
+        "method": method,
+        "epsilon": result.epsilon,
+        "delta": result.delta,
+        "rows": len(result.records),
+        **own,
+        "budget": result.ledger.to_dict(),
+    }
 
 
 def coded_columns(

@@ -29,7 +29,7 @@ import contextlib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -164,13 +164,13 @@ class NoisyAnswer:
 
 
 def _check_relation(relation: str) -> str:
-    if relation not in RELATIONS:
-        raise ParameterError(
-            f"The neighbouring relation must be one of {', '.join(RELATIONS)}, got {relation!r}.",
-            code="dp.bad_relation",
-            relation=relation,
-        )
-    return relation
+    return ParameterError.unless_one_of(
+        relation,
+        RELATIONS,
+        "The neighbouring relation must be one of {choices}, got {value!r}.",
+        code="dp.bad_relation",
+        relation=relation,
+    )
 
 
 def _check_columns(
@@ -419,34 +419,31 @@ def clamped_sum(
     )
 
 
+class RowScope(TypedDict, total=False):
+    """The keyword options :func:`mean` passes on to its two queries, as
+    :func:`clamped_sum` and :func:`count` take them: the rows meeting ``where`` (all
+    rows by default) and the neighbouring ``relation`` (``"add_remove"`` by default)."""
+
+    where: Mapping[Any, Any] | None
+    relation: str
+
+
 def mean(
-    frame: pd.DataFrame,
-    column: Any,
-    lower: float,
-    upper: float,
-    *,
-    where: Mapping[Any, Any] | None = None,
-    relation: str = "add_remove",
+    frame: pd.DataFrame, column: Any, lower: float, upper: float, **scope: Unpack[RowScope]
 ) -> Query:
     """The mean of the clamped column over the rows meeting ``where``, released as
     noisy sum / noisy count.
 
-    Two queries: :func:`clamped_sum` and :func:`count`, each answered with half of the
-    budget (ε/2, and δ/2 for the Gaussian mechanism), so by sequential composition the
-    mean costs ε (and δ). The ratio is clipped to [a, b] (post-processing costs nothing).
+    Two queries: :func:`clamped_sum` and :func:`count` (``where`` and ``relation``
+    passed to both), each answered with half of the budget (ε/2, and δ/2 for the
+    Gaussian mechanism), so by sequential composition the mean costs ε (and δ). The
+    ratio is clipped to [a, b] (post-processing costs nothing).
     """
-    total = clamped_sum(frame, column, lower, upper, where=where, relation=relation)
-    rows = count(frame, where, relation=relation)
+    total = clamped_sum(frame, column, lower, upper, **scope)
+    rows = count(frame, **scope)
     true_mean = total.true_answer / rows.true_answer if rows.true_answer else math.nan
     return Query(
-        "mean",
-        true_mean,
-        None,
-        None,
-        "real",
-        relation,
-        {"column": column, "lower": lower, "upper": upper, "where": dict(where or {})},
-        (total, rows),
+        "mean", true_mean, None, None, "real", total.relation, dict(total.params), (total, rows)
     )
 
 

@@ -84,6 +84,7 @@ from privcore.config import limits
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
+from privcore.dp import synthesis
 from privcore.dp.budget import Budget
 from privcore.dp.mechanisms import DiscreteLaplace
 from privcore.dp.parameters import check_epsilon
@@ -357,36 +358,21 @@ def dp_release(
     tables = [nonnegative_integer_projection(table, sa_counts) for table in noisy]
     if progress is not None:
         progress((steps - 1) / steps, "made the marginals consistent; synthesizing records")
-    marginals: dict[str, pd.DataFrame] = {
-        sa: pd.DataFrame({sa: target.values, COUNT_COLUMN: sa_counts})
-    }
-    for name, table in zip(qi, tables, strict=True):
-        values = columns[name].values
-        marginals[name] = pd.DataFrame(
-            {
-                name: values.repeat(n_sa),
-                sa: target.values.take(np.tile(np.arange(n_sa), len(values))),
-                COUNT_COLUMN: table.ravel(),
-            }
-        )
     records = _synthesize(columns, qi, sa, tables, sa_counts, rng)
     if progress is not None:
         progress(1.0, f"{total:,} records synthesized")
-    return DpRelease(
-        qi=qi,
-        sa=sa,
+    return synthesis.release_of_records(
+        records,
+        sa,
+        (target.values, sa_counts),
+        {name: (columns[name].values, table) for name, table in zip(qi, tables, strict=True)},
         epsilon=epsilon,
-        total=int(total),
-        marginals=marginals,
-        records=records,
         ledger=ledger,
         relation=relation,
     )
 
 
 def _graphical(frame, qi, sa, epsilon, seed, relation, progress, method, delta, bounds, bins):
-    from privcore.dp import synthesis
-
     if method not in synthesis.METHODS:
         raise ParameterError(
             f"Unknown release method {method!r}: choose one of {', '.join(synthesis.METHODS)}.",

@@ -40,7 +40,7 @@ import pandas as pd
 
 from privcore.classes import value_codes
 from privcore.dp.mechanisms import Exponential
-from privcore.dp.released import coded_values
+from privcore.dp.released import COUNT_COLUMN, DpRelease, coded_values
 from privcore.dp.zcdp import ZcdpLedger, rho_for
 from privcore.errors import ParameterError
 
@@ -295,7 +295,6 @@ def graphical_release(
     the records, their QI × SA marginals, the ρ ledger step by step, the binnings and
     each released marginal's error bound (:mod:`privcore.dp.uncertainty`, 95 %)."""
     from privcore.classes import code_counts
-    from privcore.dp.released import COUNT_COLUMN, DpRelease
     from privcore.dp.uncertainty import marginal_bounds
 
     columns = [*qi, sa]
@@ -314,30 +313,22 @@ def graphical_release(
     codes = {c: result.records[c].to_numpy(dtype=np.int64) for c in columns}
     records = pd.DataFrame({c: values[c].take(codes[c]) for c in columns}, columns=columns)
     n_sa = len(values[sa])
-    marginals = {sa: pd.DataFrame({sa: values[sa], COUNT_COLUMN: code_counts(codes[sa], n_sa)})}
-    for name in qi:
-        n_q = len(values[name])
-        counts = code_counts(codes[name] * n_sa + codes[sa], n_q * n_sa)
-        marginals[name] = pd.DataFrame(
-            {
-                name: values[name].repeat(n_sa),
-                sa: values[sa].take(np.tile(np.arange(n_sa), n_q)),
-                COUNT_COLUMN: counts,
-            }
-        )
+    qi_counts = {
+        name: (values[name], code_counts(codes[name] * n_sa + codes[sa], len(values[name]) * n_sa))
+        for name in qi
+    }
     released = [(sa,)] + [(name, sa) for name in qi]
     spent = np.cumsum([step.rho for step in ledger.steps])
     steps = [
         {"label": step.label, "rho": step.rho, "spent_rho": float(total)}
         for step, total in zip(ledger.steps, spent, strict=True)
     ]
-    return DpRelease(
-        qi=tuple(qi),
-        sa=sa,
+    return release_of_records(
+        records,
+        sa,
+        (values[sa], code_counts(codes[sa], n_sa)),
+        qi_counts,
         epsilon=float(epsilon),
-        total=len(records),
-        marginals=marginals,
-        records=records,
         ledger=steps,
         relation=relation,
         method=method,
@@ -345,6 +336,40 @@ def graphical_release(
         rho=ledger.rho,
         bounds=tuple(b.to_dict() for b in marginal_bounds(result, released)),
         binnings=tuple(b.to_dict() for b in binnings),
+    )
+
+
+def release_of_records(
+    records: pd.DataFrame,
+    sa: str,
+    sa_counts: tuple[pd.Index, np.ndarray],
+    qi_counts: Mapping[str, tuple[pd.Index, np.ndarray]],
+    **fields: Any,
+) -> DpRelease:
+    """The :class:`~privcore.dp.released.DpRelease` of ``records`` (N̂: their number), the
+    marginal release's and MST's or AIM's alike. ``sa_counts``: the SA's values and the
+    count of each, its marginal [SA, count]; ``qi_counts[q]``: QI q's values and the
+    counts of each (value of q, value of SA) pair, q's value major (a table q × SA or
+    its flattening), its marginal [q, SA, count]. ``fields``: the rest of the release
+    (``epsilon``, ``ledger``, ``relation`` and a synthesizer's own)."""
+    sa_values, counts = sa_counts
+    n_sa = len(sa_values)
+    marginals = {sa: pd.DataFrame({sa: sa_values, COUNT_COLUMN: counts})}
+    for name, (values, table) in qi_counts.items():
+        marginals[name] = pd.DataFrame(
+            {
+                name: values.repeat(n_sa),
+                sa: sa_values.take(np.tile(np.arange(n_sa), len(values))),
+                COUNT_COLUMN: np.ravel(table),
+            }
+        )
+    return DpRelease(
+        qi=tuple(qi_counts),
+        sa=sa,
+        total=len(records),
+        marginals=marginals,
+        records=records,
+        **fields,
     )
 
 

@@ -46,7 +46,9 @@ class Engine(Protocol):
     it: scan a table, say its size and columns, show its first rows, group it into a
     frequency set, restrict it to a fragment, pair two tables row for row (and say how
     the rows paired by a key lie in the two files), and write a release by a join with
-    each distinct combination's released values."""
+    each distinct combination's released values. An engine subclasses it and shares
+    :meth:`frequency_set` and :meth:`write` (which hands its own work to the engine's
+    :meth:`_write_release`)."""
 
     name: str
 
@@ -70,7 +72,9 @@ class Engine(Protocol):
 
     def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
         """The distinct combinations of ``columns`` with their counts, in
-        :func:`canonical` form (missing is one value of its own)."""
+        :func:`canonical` form (missing is one value of its own): the ``frame`` of
+        :meth:`grouped` (so the two always agree)."""
+        return self.grouped(table, columns).frame
 
     def restricted(self, table: Any, column: str, raw_values: Sequence[Any]) -> Any:
         """The rows whose raw value of ``column`` is one of ``raw_values`` (a fragment)."""
@@ -78,6 +82,17 @@ class Engine(Protocol):
     def paired(self, original: Any, release: Any, *, key: str | None = None) -> Any:
         """Row i of ``original`` beside row i of ``release`` (by position, or by
         ``key``), their columns named ``o:<name>`` and ``r:<name>``."""
+
+    def _check_paired(self, original: Any, release: Any, key: str | None) -> None:
+        """Refuse two tables :meth:`paired` cannot pair: by position, unless they have as
+        many rows (:func:`check_pairing`); by ``key``, unless it names each row of both
+        once (the engine's :meth:`_check_key`)."""
+        check_pairing(self.rows(original), self.rows(release), key)
+        if key is not None:
+            self._check_key(original, release, key)
+
+    def _check_key(self, original: Any, release: Any, key: str) -> None:
+        """``key`` is a column of both tables and names each of their rows once."""
 
     def key_order(self, original: Any, release: Any, key: str) -> dict[str, Any]:
         """How the rows paired by ``key`` lie in the two files, and how the key's values
@@ -97,16 +112,43 @@ class Engine(Protocol):
         shuffle_seed: int | None = None,
     ) -> int:
         """Write the release: each row's grouped cells replaced by the released values
-        of its frequency-set row; returns the rows written."""
+        of its frequency-set row (``released``: one row per row of ``grouped.frame``),
+        the ``drop`` columns left out; ``shuffle_seed``: rows in an order drawn from it
+        (None: in the table's order). Returns the rows written."""
+        check_released(grouped, released)
+        job = ReleaseWrite(grouped, released, Path(out), tuple(drop), shuffle_seed)
+        return self._write_release(table, job)
+
+    def _write_release(self, table: Any, job: ReleaseWrite) -> int:
+        """The engine's own writing of :meth:`write`'s ``job``; returns the rows written."""
 
 
-class GroupedFrequencySet:
-    """What every engine shares: its frequency set is the ``frame`` of its
-    :meth:`Engine.grouped` (so the two always agree)."""
+@dataclass(frozen=True, eq=False)
+class ReleaseWrite:
+    """What :meth:`Engine.write` writes: the table's frequency set (``grouped``) and its
+    released values (``released``), the file or folder ``out`` (``.parquet``, else CSV),
+    the ``drop`` columns and the ``shuffle_seed``."""
 
-    def frequency_set(self, table: Any, columns: Sequence[str]) -> pd.DataFrame:
-        """The frequency set of ``columns`` (:meth:`grouped`)."""
-        return self.grouped(table, columns).frame
+    grouped: Regrouped
+    released: pd.DataFrame
+    out: Path
+    drop: tuple[str, ...] = ()
+    shuffle_seed: int | None = None
+
+    @property
+    def columns(self) -> list[str]:
+        """The grouped columns (those whose cells the released values replace)."""
+        return [c for c in self.grouped.raw.columns if c != COUNT]
+
+    @property
+    def as_csv(self) -> bool:
+        """Written as CSV (any ``out`` but ``.parquet``)."""
+        return self.out.suffix.lower() != ".parquet"
+
+    @property
+    def grouped_rows(self) -> int:
+        """The rows of the table ``grouped`` counts (what a join writes)."""
+        return int(self.grouped.raw[COUNT].sum())
 
 
 def check_columns(present: Sequence[str], wanted: Sequence[str]) -> list[str]:
@@ -386,8 +428,7 @@ def released_columns(grouped: Regrouped, released: pd.DataFrame) -> pd.DataFrame
     ``released`` — one row per row of ``grouped.frame`` — and, for the frequency set's
     other columns, the values as the loader reads them)."""
     columns = [c for c in grouped.raw.columns if c != COUNT]
-    if len(released) != len(grouped.frame):
-        raise ValueError("one released row per row of the frequency set")
+    check_released(grouped, released)
     mapping = pd.DataFrame({f"raw:{c}": grouped.raw[c].to_numpy() for c in columns})
     rows = grouped.row_of_raw
     for column in columns:
@@ -395,3 +436,9 @@ def released_columns(grouped: Regrouped, released: pd.DataFrame) -> pd.DataFrame
         values = source[column].reset_index(drop=True)
         mapping[column] = values.to_numpy()[rows] if len(values) else values
     return mapping
+
+
+def check_released(grouped: Regrouped, released: pd.DataFrame) -> None:
+    """``released`` has one row per row of the frequency set ``grouped.frame``."""
+    if len(released) != len(grouped.frame):
+        raise ValueError("one released row per row of the frequency set")

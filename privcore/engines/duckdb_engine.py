@@ -28,10 +28,10 @@ import pandas as pd
 from privcore.engines.base import (
     COUNT,
     Converter,
-    GroupedFrequencySet,
+    Engine,
     Regrouped,
+    ReleaseWrite,
     check_columns,
-    check_pairing,
     converted_frame,
     is_text,
     key_order_figures,
@@ -161,7 +161,7 @@ def default_memory_limit() -> str:
     return f"{min(max(quarter, DEFAULT_MEMORY_FLOOR), DEFAULT_MEMORY_CAP) // 2**20}MiB"
 
 
-class DuckDBEngine(GroupedFrequencySet):
+class DuckDBEngine(Engine):
     """Row-level work in embedded DuckDB. ``memory_limit`` (e.g. ``"2GB"``; default
     :func:`default_memory_limit`) and ``temp_dir`` (where it spills) are DuckDB's
     settings of the same names; ``threads`` its worker threads (default: DuckDB's, the
@@ -368,9 +368,8 @@ class DuckDBEngine(GroupedFrequencySet):
         """One table of the two, row i of ``original`` beside row i of ``release`` (by
         position in their files, or by ``key``), their columns named ``o:<name>`` and
         ``r:<name>``: the joint frequency sets of a measurement come from it."""
-        check_pairing(self.rows(original), self.rows(release), key)
+        self._check_paired(original, release, key)
         if key is not None:
-            self._check_key(original, release, key)
             left, right, on = original.sql, release.sql, f"o.{_quote(key)} = r.{_quote(key)}"
         selects = [f"o.{_quote(c)} AS {_quote('o:' + c)}" for c in original.columns] + [
             f"r.{_quote(c)} AS {_quote('r:' + c)}" for c in release.columns
@@ -499,32 +498,23 @@ class DuckDBEngine(GroupedFrequencySet):
         frame = self._frame(table, f"{table.sql} LIMIT {int(rows)}")
         return converted_frame(frame, table.converters)
 
-    def write(
-        self,
-        table: DuckDBTable,
-        grouped: Regrouped,
-        released: pd.DataFrame,
-        out: str | Path,
-        *,
-        drop: Sequence[str] = (),
-        shuffle_seed: int | None = None,
-    ) -> int:
-        """Write the release of ``table`` to ``out`` (``.parquet`` or ``.csv``): each row's
-        cells in ``grouped``'s columns replaced by the released values of its row of the
-        frequency set (``released``: one row per row of ``grouped.frame``) — a join of
-        the table with the distinct raw combinations — the ``drop`` columns left out, the
-        others copied as stored. Returns the rows written. ``shuffle_seed``: rows sorted
-        by a hash of their cells and the seed (identical rows stay together, which says
-        nothing); None: in the table's order."""
-        mapping = released_columns(grouped, released)
+    def _write_release(self, table: DuckDBTable, job: ReleaseWrite) -> int:
+        """Write the release of ``table`` to ``job.out`` (``.parquet`` or ``.csv``): each
+        row's cells in the grouped columns replaced by the released values of its row of
+        the frequency set — a join of the table with the distinct raw combinations — the
+        ``drop`` columns left out, the others copied as stored. Returns the rows written.
+        ``shuffle_seed``: rows sorted by a hash of their cells and the seed (identical
+        rows stay together, which says nothing); None: in the table's order."""
+        mapping = released_columns(job.grouped, job.released)
         self.connection.register(MAPPING, mapping)
         try:
-            columns = [c for c in grouped.raw.columns if c != COUNT]
-            text = {c: is_text(mapping[c]) for c in columns}
-            self._write_joined(table, MAPPING, text, out, drop=drop, shuffle_seed=shuffle_seed)
+            text = {c: is_text(mapping[c]) for c in job.columns}
+            self._write_joined(
+                table, MAPPING, text, job.out, drop=job.drop, shuffle_seed=job.shuffle_seed
+            )
         finally:
             self.connection.unregister(MAPPING)
-        return int(grouped.raw[COUNT].sum())
+        return job.grouped_rows
 
     def keep_released(self, table: DuckDBTable, grouped: Regrouped, released: pd.DataFrame) -> None:
         """Keep the released rows of one fragment of ``table`` inside the engine: the

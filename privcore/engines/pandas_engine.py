@@ -13,10 +13,10 @@ from privcore.data import Dataset, load
 from privcore.data.codes import factorize
 from privcore.engines.base import (
     COUNT,
-    GroupedFrequencySet,
+    Engine,
     Regrouped,
+    ReleaseWrite,
     check_columns,
-    check_pairing,
     key_order_figures,
     regrouped,
     spearman_with_position,
@@ -27,7 +27,7 @@ from privcore.engines.base import (
 from privcore.errors import DataFormatError
 
 
-class PandasEngine(GroupedFrequencySet):
+class PandasEngine(Engine):
     """Row-level work on a table held in memory (the default for uploads)."""
 
     name = "pandas"
@@ -50,9 +50,8 @@ class PandasEngine(GroupedFrequencySet):
     ) -> pd.DataFrame:
         """One table of the two, row i of ``original`` beside row i of ``release`` (by
         position, or by ``key``), their columns named ``o:<name>`` and ``r:<name>``."""
-        check_pairing(len(original), len(release), key)
+        self._check_paired(original, release, key)
         if key is not None:
-            self._check_key(original, release, key)
             missing = ~original[key].isin(release[key])
             if missing.any():
                 raise DataFormatError(
@@ -127,35 +126,27 @@ class PandasEngine(GroupedFrequencySet):
         """The first ``rows`` rows."""
         return table.head(int(rows)).reset_index(drop=True)
 
-    def write(
-        self,
-        table: pd.DataFrame,
-        grouped: Regrouped,
-        released: pd.DataFrame,
-        out: str | Path,
-        *,
-        drop: Sequence[str] = (),
-        shuffle_seed: int | None = None,
-    ) -> int:
-        """Write the release of ``table`` (``grouped`` by :meth:`grouped`) to ``out``
-        with :func:`privcore.data.save` (CSV formula-guarded): each row's cells in the
-        grouped columns replaced by the released values of its row of the frequency
-        set, the ``drop`` columns left out; rows in the table's order. Returns the rows
-        written."""
+    def _write_release(self, table: pd.DataFrame, job: ReleaseWrite) -> int:
+        """Write the release of ``table`` (``job.grouped`` by :meth:`grouped`) to
+        ``job.out`` with :func:`privcore.data.save` (CSV formula-guarded): each row's
+        cells in the grouped columns replaced by the released values of its row of the
+        frequency set, the ``drop`` columns left out; rows in the table's order. Returns
+        the rows written."""
         from privcore.data import save
 
+        grouped, released = job.grouped, job.released
         rows = grouped.table_rows
         if rows is None or len(rows) != len(table):
             raise ValueError("write a table grouped by this engine's grouped()")
-        out_frame = table.drop(columns=list(drop)).reset_index(drop=True)
+        out_frame = table.drop(columns=list(job.drop)).reset_index(drop=True)
         for column in grouped.frame.columns:
             if column != COUNT and column in out_frame.columns:
                 source = released if column in released.columns else grouped.frame
                 out_frame[column] = source[column].to_numpy()[rows]
-        if shuffle_seed is not None:
-            order = np.random.default_rng(shuffle_seed).permutation(len(out_frame))
+        if job.shuffle_seed is not None:
+            order = np.random.default_rng(job.shuffle_seed).permutation(len(out_frame))
             out_frame = out_frame.iloc[order].reset_index(drop=True)
-        save(out_frame, out)
+        save(out_frame, job.out)
         return len(out_frame)
 
 

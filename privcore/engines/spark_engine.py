@@ -24,10 +24,10 @@ import pandas as pd
 
 from privcore.engines.base import (
     COUNT,
-    GroupedFrequencySet,
+    Engine,
     Regrouped,
+    ReleaseWrite,
     check_columns,
-    check_pairing,
     converted_frame,
     key_order_figures,
     normalized_text,
@@ -90,7 +90,7 @@ def spark_memory(role: str) -> str:
     return os.environ.get(f"PRIVCORE_SPARK_{role}_MEMORY", "").strip() or SPARK_MEMORY
 
 
-class SparkEngine(GroupedFrequencySet):
+class SparkEngine(Engine):
     """Row-level work in Spark. ``session``: a ``SparkSession`` to use (a cluster's);
     else one is made for ``master`` (``local[2]`` by default, or ``spark://…``,
     ``yarn``…) with ``driver_memory`` and ``executor_memory`` (default
@@ -269,9 +269,8 @@ class SparkEngine(GroupedFrequencySet):
         ``r:<name>``."""
         from pyspark.sql import functions as F
 
-        check_pairing(self.rows(original), self.rows(release), key)
+        self._check_paired(original, release, key)
         if key is not None:
-            self._check_key(original, release, key)
             left, right, on = original.frame, release.frame, key
         else:
             left, right, on = original.numbered("__row"), release.numbered("__row"), "__row"
@@ -392,28 +391,20 @@ class SparkEngine(GroupedFrequencySet):
         frame = _typed(table.first(int(rows)).toPandas(), table.frame, table.frame.columns)
         return converted_frame(frame, table.converters)
 
-    def write(
-        self,
-        table: SparkTable,
-        grouped: Regrouped,
-        released: pd.DataFrame,
-        out: str | Path,
-        *,
-        drop: Sequence[str] = (),
-        shuffle_seed: int | None = None,
-    ) -> int:
-        """Write the release of ``table`` to ``out``: a directory of Parquet parts (which
-        :func:`pandas.read_parquet` reads as one table) for ``.parquet``, else one CSV
-        file. Each row's cells in ``grouped``'s columns are replaced by the released
-        values of its row of the frequency set (``released``), by a broadcast join with
-        the distinct raw combinations (null-safe); the ``drop`` columns are left out, the
-        others copied as stored. Returns the rows written. ``shuffle_seed``: rows in an
-        order drawn from it; None: in the table's order."""
+    def _write_release(self, table: SparkTable, job: ReleaseWrite) -> int:
+        """Write the release of ``table`` to ``job.out``: a directory of Parquet parts
+        (which :func:`pandas.read_parquet` reads as one table) for ``.parquet``, else one
+        CSV file. Each row's cells in the grouped columns are replaced by the released
+        values of its row of the frequency set, by a broadcast join with the distinct raw
+        combinations (null-safe); the ``drop`` columns are left out, the others copied as
+        stored. Returns the rows written. ``shuffle_seed``: rows in an order drawn from
+        it; None: in the table's order."""
         from pyspark.sql import functions as F
 
-        columns = [c for c in grouped.raw.columns if c != COUNT]
-        mapping = released_columns(grouped, released)
-        left = table.frame if shuffle_seed is not None else table.numbered("__privcore_row")
+        columns = job.columns
+        mapping = released_columns(job.grouped, job.released)
+        shuffled = job.shuffle_seed is not None
+        left = table.frame if shuffled else table.numbered("__privcore_row")
         for column in mapping.columns:  # Spark needs one type per column
             if mapping[column].dtype == object:
                 mapping[column] = mapping[column].map(lambda v: None if v is None else str(v))
@@ -423,21 +414,20 @@ class SparkEngine(GroupedFrequencySet):
         outputs = [
             (right if name in columns else left)[f"`{name}`"].alias(name)
             for name in table.frame.columns
-            if name not in drop
+            if name not in job.drop
         ]
-        if shuffle_seed is None:
+        if not shuffled:
             joined = joined.orderBy("__privcore_row")  # a projection keeps the order
         result = joined.select(*outputs)
-        target = Path(out)
-        if target.suffix.lower() != ".parquet":
+        if job.as_csv:
             result = _guarded(result)
-        if shuffle_seed is not None:
-            result = result.orderBy(F.rand(int(shuffle_seed)))
-        if target.suffix.lower() == ".parquet":
-            result.write.mode("overwrite").parquet(str(target))
+        if shuffled:
+            result = result.orderBy(F.rand(int(job.shuffle_seed)))
+        if job.as_csv:
+            _write_one_csv(result, job.out)
         else:
-            _write_one_csv(result, target)
-        return int(grouped.raw[COUNT].sum())
+            result.write.mode("overwrite").parquet(str(job.out))
+        return job.grouped_rows
 
 
 class SparkTable:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 import pandas as pd
 
@@ -85,11 +85,42 @@ def _where(
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
 
 
+class RunFilters(TypedDict, total=False):
+    """Which runs :func:`list_runs`, :func:`runs_frame` and :func:`export_csv` read,
+    newest first (every key may be left out).
+
+    ``kind`` keeps one kind or any of a sequence of kinds (an empty sequence matches
+    nothing); ``search`` keeps runs whose kind, page, data set name, status, error,
+    parameters or results contain the text (case-insensitive substring). At most
+    ``limit`` runs are read (``None`` for all; default 1000, :func:`export_csv`: all).
+    ``include_data``: the stored ``data`` column too (default: left out, a ``has_data``
+    flag says whether it is there). ``owner`` keeps only the runs recorded with that
+    token (see :func:`record_run`). ``path``: the history file (default: the
+    configured one)."""
+
+    kind: str | Sequence[str] | None
+    search: str | None
+    limit: int | None
+    include_data: bool
+    owner: str | None
+    path: str | os.PathLike[str] | None
+
+
+def _selected(read: Callable[[Database, str, list[Any]], T], missing: T, filters: RunFilters) -> T:
+    """``read(db, sql, args)`` with the query of the runs ``filters`` select, or
+    ``missing`` when the history has no file."""
+    selection = dict(filters)
+    path = selection.pop("path", None)
+    sql, args = _select(**selection)
+    return _on_history(path, lambda db: read(db, sql, args), missing)
+
+
 def _select(
-    kind: str | Sequence[str] | None,
-    search: str | None,
-    limit: int | None,
-    include_data: bool,
+    *,
+    kind: str | Sequence[str] | None = None,
+    search: str | None = None,
+    limit: int | None = 1000,
+    include_data: bool = False,
     owner: str | None = None,
 ) -> tuple[str, list[Any]]:
     if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
@@ -114,32 +145,19 @@ def _empty_row_keys(include_data: bool) -> list[str]:
     return keys if include_data else [*keys, "has_data"]
 
 
-def list_runs(
-    *,
-    kind: str | Sequence[str] | None = None,
-    search: str | None = None,
-    limit: int | None = 1000,
-    include_data: bool = False,
-    owner: str | None = None,
-    path: str | os.PathLike[str] | None = None,
-) -> list[dict[str, Any]]:
-    """Return recorded runs as dicts, newest first: the latest start first, and of runs
-    that started at the same moment (a report and the measurement and attack recorded
-    with it share their start) the one recorded last.
-
-    ``kind`` keeps one kind or any of a sequence of kinds (an empty sequence matches
-    nothing); ``search`` keeps runs whose kind, page, data set name, status, error,
-    parameters or results contain the text (case-insensitive substring). At most
-    ``limit`` runs are returned (``None`` for all).
+def list_runs(**filters: Unpack[RunFilters]) -> list[dict[str, Any]]:
+    """Return the runs ``filters`` select (:class:`RunFilters`) as dicts, newest first:
+    the latest start first, and of runs that started at the same moment (a report and
+    the measurement and attack recorded with it share their start) the one recorded
+    last.
 
     ``params`` and ``results`` are parsed back from JSON. The stored ``data`` column is
     left out unless ``include_data`` is true - a ``has_data`` flag says whether it is
-    there; :func:`get_run` always includes it. ``owner`` keeps only the runs recorded
-    with that token (see :func:`record_run`). A missing database file is an empty
+    there; :func:`get_run` always includes it. A missing database file is an empty
     history (nothing is created).
     """
-    sql, args = _select(kind, search, limit, include_data, owner)
-    return [_parsed(row) for row in _on_history(path, lambda db: list(db.query(sql, args)), [])]
+    rows = _selected(lambda db, sql, args: list(db.query(sql, args)), [], filters)
+    return [_parsed(row) for row in rows]
 
 
 def get_run(
@@ -168,16 +186,9 @@ def delete_run(
     return _on_history(path, lambda db: db.execute(sql, args).rowcount > 0, False)
 
 
-def runs_frame(
-    *,
-    kind: str | Sequence[str] | None = None,
-    search: str | None = None,
-    limit: int | None = 1000,
-    include_data: bool = False,
-    owner: str | None = None,
-    path: str | os.PathLike[str] | None = None,
-) -> pd.DataFrame:
-    """Return the runs selected as in :func:`list_runs` as a DataFrame, newest first.
+def runs_frame(**filters: Unpack[RunFilters]) -> pd.DataFrame:
+    """Return the runs ``filters`` select (:class:`RunFilters`, as in :func:`list_runs`)
+    as a DataFrame, newest first.
 
     One row per run with the same dtypes whatever the content: ``params``,
     ``results``, the times (ISO 8601) and the other text columns are pandas
@@ -185,10 +196,11 @@ def runs_frame(
     ``Int64``; ``duration_s`` is float; ``has_data`` is bool (or ``data`` is object
     when ``include_data``). Made for tables and export.
     """
-    sql, args = _select(kind, search, limit, include_data, owner)
-    frame = _on_history(path, lambda db: pd.read_sql_query(sql, db.conn, params=args), None)
+    frame = _selected(
+        lambda db, sql, args: pd.read_sql_query(sql, db.conn, params=args), None, filters
+    )
     if frame is None:
-        frame = pd.DataFrame(columns=_empty_row_keys(include_data))
+        frame = pd.DataFrame(columns=_empty_row_keys(filters.get("include_data", False)))
     # The same dtypes whatever the content (pandas infers per column otherwise).
     frame = frame.astype(
         {
@@ -202,18 +214,10 @@ def runs_frame(
     return frame
 
 
-def export_csv(
-    *,
-    kind: str | Sequence[str] | None = None,
-    search: str | None = None,
-    limit: int | None = None,
-    include_data: bool = False,
-    owner: str | None = None,
-    path: str | os.PathLike[str] | None = None,
-    formula_guard: bool = True,
-) -> str:
+def export_csv(*, formula_guard: bool = True, **filters: Unpack[RunFilters]) -> str:
     """Return the CSV text (header plus one line per run) of :func:`runs_frame`: every
-    run selected, newest first (at most ``limit``), without the :data:`SECRET_COLUMNS`.
+    run ``filters`` select (:class:`RunFilters`; ``limit`` here defaults to all), newest
+    first, without the :data:`SECRET_COLUMNS`.
 
     Text cells a spreadsheet would run as a formula (a data set named ``=HYPERLINK(…)``)
     are prefixed with ``'`` (:func:`privcore.data.writing.guard_formulas`) unless
@@ -222,12 +226,7 @@ def export_csv(
     """
     from privcore.data.writing import csv_text
 
-    frame = runs_frame(
-        kind=kind,
-        search=search,
-        limit=limit,
-        include_data=include_data,
-        owner=owner,
-        path=path,
-    ).drop(columns=list(SECRET_COLUMNS), errors="ignore")
+    frame = runs_frame(**({"limit": None} | filters)).drop(
+        columns=list(SECRET_COLUMNS), errors="ignore"
+    )
     return csv_text(frame, formula_guard=formula_guard)[0]

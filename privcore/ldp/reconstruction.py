@@ -179,19 +179,24 @@ class Reconstruction:
 
     ``edges``: k + 1 interval edges; ``estimate``: k shares (sum 1); ``perturbed``: the
     shares of the perturbed values over the same edges (values clipped into the range),
-    for a side-by-side chart; ``history``: the L1 change of every iteration;
-    ``log_likelihood``: mean log-likelihood per value of the binned data at the end.
+    for a side-by-side chart; ``history``: the L1 change of every iteration (one entry
+    per iteration: :attr:`iterations`); ``log_likelihood``: mean log-likelihood per value
+    of the binned data at the end.
     """
 
     edges: np.ndarray
     estimate: np.ndarray
     perturbed: np.ndarray
-    iterations: int
     converged: bool
     method: str
     history: list[float] = field(default_factory=list)
     noise: Noise | None = None
     log_likelihood: float = float("nan")
+
+    @property
+    def iterations(self) -> int:
+        """The iterations run: one per entry of ``history``."""
+        return len(self.history)
 
     @property
     def bins(self) -> int:
@@ -307,7 +312,6 @@ def reconstruct(
         edges=edges,
         estimate=theta,
         perturbed=perturbed_shares,
-        iterations=len(history),
         converged=converged,
         method=method,
         history=history,

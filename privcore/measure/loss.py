@@ -374,13 +374,13 @@ def _checked(
     """Levels per QI checked against the QI's hierarchy; all of one length n."""
     if not levels:
         raise ParameterError("No quasi-identifier levels were given.", code="measure.no_qi")
-    absent = [name for name in levels if name not in hierarchies]
-    if absent:
-        raise ParameterError(
-            f"No hierarchy was given for {', '.join(repr(a) for a in absent)}.",
-            code="measure.no_hierarchy",
-            columns=absent,
-        )
+    ParameterError.unless_present(
+        levels,
+        hierarchies,
+        "No hierarchy was given for {names}.",
+        code="measure.no_hierarchy",
+        quoted=True,
+    )
     out = {name: _check_levels(lv, hierarchies[name].height, name) for name, lv in levels.items()}
     lengths = {len(v) for v in out.values()}
     if len(lengths) > 1:

@@ -50,6 +50,7 @@ from privcore.core.jsonsafe import plain, plain_fields
 from privcore.core.notes import Note
 from privcore.core.privacy_parameters import as_float
 from privcore.core.progress import Progress
+from privcore.core.records import PlainFields
 from privcore.data.hierarchy import Hierarchy
 from privcore.errors import ParameterError
 from privcore.matching import match_roll
@@ -81,7 +82,7 @@ class DeltaPresence:
 
 
 @dataclass(frozen=True, eq=False)
-class KMap:
+class KMap(PlainFields):
     """k-map of a release: ``k`` = min_j F_j, the largest k for which every class
     matches at least k people (None with no class). With ``requested`` given, ``holds``
     says whether k-map holds for it (``requested`` ≤ ``k``) and ``classes_below``/
@@ -92,9 +93,6 @@ class KMap:
     holds: bool | None = None
     classes_below: int = 0
     records_below: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return plain_fields(self)
 
 
 @dataclass(frozen=True, eq=False)

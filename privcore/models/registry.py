@@ -39,11 +39,11 @@ def model_from_dict(d: Mapping[str, Any]) -> PrivacyModel:
             parameters=unknown,
         )
     required = [f for f in fields if f not in ("attributes", "distance")]
-    absent = [f for f in required if f not in d]
-    if absent:
-        raise ParameterError(
-            f"Privacy model '{d['model']}' needs {', '.join(absent)}.",
-            code="models.missing_parameter",
-            parameters=absent,
-        )
+    ParameterError.unless_present(
+        required,
+        d,
+        f"Privacy model '{d['model']}' needs {{names}}.",
+        code="models.missing_parameter",
+        missing_param="parameters",
+    )
     return cls(**{f: d[f] for f in fields if f in d})

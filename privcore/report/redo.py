@@ -252,17 +252,17 @@ def _report_dict(report: Any) -> dict[str, Any]:
 
 def file_record(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
     """A file's name, its path as given and the SHA-256 of its bytes."""
-    try:
-        digest = hashlib.sha256()
-        with Path(path).open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise ParameterError(
-            f"Cannot read the {what} file {path}: {exc.strerror or exc}.",
+    digest = hashlib.sha256()
+    with (
+        ParameterError.on_os_error(
+            f"Cannot read the {what} file {path}: {{reason}}.",
             code="report.redo_unreadable",
             path=str(path),
-        ) from exc
+        ),
+        Path(path).open("rb") as handle,
+    ):
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
     return {"name": Path(path).name, "path": str(path), "sha256": digest.hexdigest()}
 
 

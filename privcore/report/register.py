@@ -97,13 +97,14 @@ def earlier_to_check(
 
 
 def _check_access(access: str) -> None:
-    if access not in ACCESS:
-        raise ParameterError(
-            f"The access of a release must be one of {', '.join(ACCESS)}, not {access!r}.",
-            code="register.access",
-            value=str(access),
-            allowed=", ".join(ACCESS),
-        )
+    ParameterError.unless_one_of(
+        access,
+        ACCESS,
+        "The access of a release must be one of {choices}, not {value!r}.",
+        code="register.access",
+        value=str(access),
+        allowed=", ".join(ACCESS),
+    )
 
 
 def _present(frame: pd.DataFrame, names: Sequence[str]) -> list[str]:

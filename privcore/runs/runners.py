@@ -404,14 +404,9 @@ def _dp_release(request: DpReleaseRequest, inputs: Inputs, progress: Progress | 
         frame,
         list(request.qi),
         sa,
-        epsilon=request.epsilon,
-        seed=request.seed,
-        relation=request.relation,
         progress=part(0.0, share),
-        method=request.method,
-        delta=request.delta,
         bounds={column: (lower, upper) for column, lower, upper in request.bounds},
-        bins=request.bins,
+        **_release_options(request),
     )
     # binned columns are compared, and the other methods made, on the same intervals
     frame = binned_frame(frame, dp.binnings)
@@ -482,6 +477,20 @@ def _k_anonymous(
     )
 
 
+def _release_options(request: DpReleaseRequest) -> dict[str, Any]:
+    """The keyword arguments of :func:`~privcore.dp.release.dp_release` that the request
+    fixes for every release it makes: ε, the seed, the neighbouring relation, the method,
+    δ and the number of intervals of a binned column."""
+    return {
+        "epsilon": request.epsilon,
+        "seed": request.seed,
+        "relation": request.relation,
+        "method": request.method,
+        "delta": request.delta,
+        "bins": request.bins,
+    }
+
+
 def _method_risks(
     request: DpReleaseRequest,
     frame: pd.DataFrame,
@@ -500,19 +509,11 @@ def _method_risks(
     if progress is not None:
         progress(0.95, "singling out, linkability and inference")
 
+    options = _release_options(request)
+
     def dp_records(training: pd.DataFrame) -> pd.DataFrame:
-        made = dp_release(
-            training,
-            qi,
-            sa,
-            epsilon=request.epsilon,
-            seed=request.seed,
-            relation=request.relation,
-            method=request.method,
-            delta=request.delta,
-            bins=request.bins,
-        )
-        return made.records
+        # on the binned table (``frame``): the intervals are text, no bounds apply
+        return dp_release(training, qi, sa, **options).records
 
     def measured(make: Callable[[pd.DataFrame], pd.DataFrame], **options: Any) -> dict:
         """The figures, or what kept them from being measured (a table too small to

@@ -19,18 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from privcore.attacks.reconstruction import (
-    Between,
-    Count,
-    Mean,
-    Median,
-    Noise,
-    Publication,
-    Reconstruction,
-    Schema,
-    Statistic,
-    reconstruct,
-)
+from privcore.attacks import reconstruction as rc
 from privcore.dp.mechanisms import DiscreteLaplace
 from ui.common.components import fmt
 from ui.common.i18n import t, t_plain
@@ -39,13 +28,13 @@ from ui.learn.common import answer_input, exercise, is_close
 
 OLDEST = 115  # ages are whole numbers 0..OLDEST
 COLUMNS = ("age", "sex", "race", "marital")
-SCHEMA = Schema(
+SCHEMA = rc.Schema(
     {"age": range(OLDEST + 1), "sex": ("F", "M"), "race": ("B", "W"), "marital": ("S", "M")}
 )
-ADULTS = Between(18, OLDEST)
+ADULTS = rc.Between(18, OLDEST)
 THRESHOLD = 3  # a cell of fewer people is withheld, shown as "(D)"
 #: The census rule of the article: no one under 15 is married (a structural zero).
-MARRIED_CHILDREN = {"marital": "M", "age": Between(0, 14)}
+MARRIED_CHILDREN = {"marital": "M", "age": rc.Between(0, 14)}
 MAX_SOLUTIONS = 10  # tables counted per solve; more than that reads "at least 11"
 #: The noise section: the tables the counts belong to (each one's cells are disjoint, so
 #: one person changes one count of each by one), ε split equally among them.
@@ -112,21 +101,23 @@ def line(line_id: str) -> Line:
     return next(candidate for candidate in PUBLISHED if candidate.id == line_id)
 
 
-def statistics(line_ids, structural_zero: bool = False) -> list[Statistic]:
+def statistics(line_ids, structural_zero: bool = False) -> list[rc.Statistic]:
     """The published statistics of the lines: each line's count, median and mean, or its
     count withheld below THRESHOLD; with the structural zero when asked."""
-    out: list[Statistic] = []
+    out: list[rc.Statistic] = []
     for item in map(line, line_ids):
         if item.withheld:
-            out.append(Count(item.where, None, suppressed_below=THRESHOLD, name=item.id))
+            out.append(rc.Count(item.where, None, suppressed_below=THRESHOLD, name=item.id))
             continue
         out += [
-            Count(item.where, item.count, name=f"{item.id} count"),
-            Median("age", item.median, item.where, name=f"{item.id} median"),
-            Mean("age", item.mean, item.where, rounded_to=item.rounded_to, name=f"{item.id} mean"),
+            rc.Count(item.where, item.count, name=f"{item.id} count"),
+            rc.Median("age", item.median, item.where, name=f"{item.id} median"),
+            rc.Mean(
+                "age", item.mean, item.where, rounded_to=item.rounded_to, name=f"{item.id} mean"
+            ),
         ]
     if structural_zero:
-        out.append(Count(MARRIED_CHILDREN, 0, name="married under 15"))
+        out.append(rc.Count(MARRIED_CHILDREN, 0, name="married under 15"))
     return out
 
 
@@ -169,11 +160,11 @@ def age_combinations(
 
 
 @st.cache_data(show_spinner=False, max_entries=len(STAGES))
-def solve_stage(number: int) -> Reconstruction:
+def solve_stage(number: int) -> rc.Reconstruction:
     """The attack on the statistics of stage ``number`` (1-based), against the block."""
     line_ids, structural_zero = STAGES[number - 1]
-    publication = Publication(SCHEMA, statistics(line_ids, structural_zero))
-    return reconstruct(publication, truth=BLOCK, max_solutions=MAX_SOLUTIONS)
+    publication = rc.Publication(SCHEMA, statistics(line_ids, structural_zero))
+    return rc.reconstruct(publication, truth=BLOCK, max_solutions=MAX_SOLUTIONS)
 
 
 def noisy_release(epsilon: float, seed: int) -> tuple[np.ndarray, DiscreteLaplace]:
@@ -186,16 +177,18 @@ def noisy_release(epsilon: float, seed: int) -> tuple[np.ndarray, DiscreteLaplac
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def solve_noisy(epsilon: float, seed: int) -> tuple[np.ndarray, Reconstruction]:
+def solve_noisy(epsilon: float, seed: int) -> tuple[np.ndarray, rc.Reconstruction]:
     """The noisy counts and the attack on them (told the noise law), against the block."""
     noisy, mechanism = noisy_release(epsilon, seed)
-    noise = Noise("discrete_laplace", mechanism.scale, BETA)
+    noise = rc.Noise("discrete_laplace", mechanism.scale, BETA)
     counts = [
-        Count(item.where, int(value), noise=noise, name=item.id)
+        rc.Count(item.where, int(value), noise=noise, name=item.id)
         for item, value in zip(PUBLISHED, noisy, strict=True)
     ]
-    counts.append(Count(MARRIED_CHILDREN, 0, name="married under 15"))
-    result = reconstruct(Publication(SCHEMA, counts), truth=BLOCK, max_solutions=MAX_SOLUTIONS)
+    counts.append(rc.Count(MARRIED_CHILDREN, 0, name="married under 15"))
+    result = rc.reconstruct(
+        rc.Publication(SCHEMA, counts), truth=BLOCK, max_solutions=MAX_SOLUTIONS
+    )
     return noisy, result
 
 
@@ -210,7 +203,7 @@ def _group(item: Line) -> str:
     return t_plain(f"learn.l8.group.{item.group}")
 
 
-def tables_text(result: Reconstruction) -> str:
+def tables_text(result: rc.Reconstruction) -> str:
     """How many tables fit, in words: one, exactly N, at least N or none found."""
     if result.unique:
         return t_plain("learn.l8.tables_unique")
@@ -305,7 +298,7 @@ def _combinations() -> None:
     st.caption(t("learn.l8.combos_article"))
 
 
-def _stages() -> Reconstruction:
+def _stages() -> rc.Reconstruction:
     """Each stage solved and shown as one row; returns the last stage's result."""
     st.subheader(t("learn.l8.stages_title"))
     st.markdown(
@@ -351,7 +344,7 @@ def _stages() -> Reconstruction:
     return results[-1]
 
 
-def _rebuilt(final: Reconstruction) -> None:
+def _rebuilt(final: rc.Reconstruction) -> None:
     """The rebuilt table beside the true one, and the records certain."""
     st.subheader(t("learn.l8.rebuilt_title"))
     left, right = st.columns(2)
@@ -376,7 +369,7 @@ def _rebuilt(final: Reconstruction) -> None:
         st.info(t("learn.l8.rebuilt_differs"), icon=":material/info:")
 
 
-def _noise(final: Reconstruction) -> None:
+def _noise(final: rc.Reconstruction) -> None:
     """The counts with noise at ε, the attack on them, and what it still rebuilds."""
     st.subheader(t("learn.l8.noise_title"))
     st.markdown(t("learn.l8.noise_text", tables=len(TABLES)))

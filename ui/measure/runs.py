@@ -5,12 +5,13 @@ from a bundled sample is computed once per server: :func:`ui.common.shared.share
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from privcore.data import Dataset, Schema
-from privcore.runs import MeasureRequest, Outcome, RiskRequest
+from privcore.runs import Inputs, MeasureRequest, Outcome, RiskRequest
 from ui.common.heavy import new_request, run_heavy
 from ui.common.i18n import t
 from ui.common.shared import share_release_run
@@ -20,43 +21,49 @@ from ui.common.workspace.pairing import release_inputs
 PAGE = "privacy_level"
 
 
-def measure_release(
-    entry: ShelfRelease,
-    original: Dataset,
-    schema: Schema,
-    pairing: str,
-    values: Mapping[str, Any],
-    *,
-    population: pd.DataFrame | None,
-    slot: Any,
-) -> Outcome:
-    """Measure ``entry`` with the page's ``values`` (its QIs, SAs, thresholds, key and
-    alignment), rows paired as ``pairing`` says, against ``population`` when one is
-    given; the progress bar goes in ``slot``."""
-    qi, sa = values["qi"], values["sa"]
-    inputs = release_inputs(entry, original, schema, pairing, qi=qi, sa=sa, population=population)
+@dataclass(frozen=True, eq=False)
+class OnRelease:
+    """What both runs of the page read: the shelf release ``entry`` of ``original``
+    (described by ``schema``), rows paired as ``pairing`` says, and ``population`` when
+    one is given."""
+
+    entry: ShelfRelease
+    original: Dataset
+    schema: Schema
+    pairing: str
+    population: pd.DataFrame | None = None
+
+    def inputs(self, values: Mapping[str, Any], **more: Any) -> Inputs:
+        """The inputs of a run with the page's QIs and SAs (``values``) and ``more``
+        (:func:`~ui.common.workspace.pairing.release_inputs`)."""
+        return release_inputs(
+            self.entry,
+            self.original,
+            self.schema,
+            self.pairing,
+            qi=values["qi"],
+            sa=values["sa"],
+            population=self.population,
+            **more,
+        )
+
+
+def measure_release(on: OnRelease, values: Mapping[str, Any], *, slot: Any) -> Outcome:
+    """Measure the release ``on`` with the page's ``values`` (its QIs, SAs, thresholds,
+    key and alignment), against its population when one is given; the progress bar
+    goes in ``slot``."""
+    inputs = on.inputs(values)
     request = new_request(MeasureRequest, values, inputs, page=PAGE)
-    inputs = share_release_run(request, inputs, entry, public_inputs=population is None)
+    inputs = share_release_run(request, inputs, on.entry, public_inputs=on.population is None)
     return run_heavy(request, inputs, label=t("pl.measuring"), page=PAGE, slot=slot)
 
 
 def assess_release(
-    entry: ShelfRelease,
-    original: Dataset,
-    schema: Schema,
-    pairing: str,
-    values: Mapping[str, Any],
-    *,
-    population: pd.DataFrame | None,
-    control: pd.DataFrame | None,
-    slot: Any,
+    on: OnRelease, values: Mapping[str, Any], *, control: pd.DataFrame | None, slot: Any
 ) -> Outcome:
-    """The risk of ``entry`` beyond class sizes with the page's ``values`` (its QIs,
-    SAs and sampling fraction), against ``population`` and the ``control`` set when
-    given; the progress bar goes in ``slot``."""
-    qi, sa = values["qi"], values["sa"]
-    inputs = release_inputs(
-        entry, original, schema, pairing, qi=qi, sa=sa, population=population, control=control
-    )
+    """The risk of the release ``on`` beyond class sizes with the page's ``values`` (its
+    QIs, SAs and sampling fraction), against its population and the ``control`` set
+    when given; the progress bar goes in ``slot``."""
+    inputs = on.inputs(values, control=control)
     request = new_request(RiskRequest, values, inputs, page=PAGE)
     return run_heavy(request, inputs, label=t("risk.assessing"), page=PAGE, slot=slot)

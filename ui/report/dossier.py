@@ -31,6 +31,8 @@ from ui.report.reproduce import dossier_files, page_reproduction
 
 #: The context's limits a reason must explain when the page's own are kept.
 _OWN_LIMITS = ("min_k", "max_prosecutor")
+#: The dossier's files, each with its MIME type, as their download buttons stand.
+_DOSSIER_FILES = {"html": "text/html", "pdf": "application/pdf", "json": "application/json"}
 
 
 def _names(text: str) -> list[str]:
@@ -223,31 +225,17 @@ def dossier_downloads(
     documents = st.session_state.get(built_key)
     if not documents:
         return
-    c1, c2, c3 = st.columns(3)
-    c1.download_button(
-        t("rp.dossier.html"),
-        documents["html"],
-        file_name=f"{stem}_dossier.html",
-        mime="text/html",
-        key=f"{built_key}_html",
-    )
-    if documents.get("pdf"):
-        c2.download_button(
-            t("rp.dossier.pdf"),
-            documents["pdf"],
-            file_name=f"{stem}_dossier.pdf",
-            mime="application/pdf",
-            key=f"{built_key}_pdf",
+    for column, (kind, mime) in zip(st.columns(3), _DOSSIER_FILES.items(), strict=True):
+        if kind == "pdf" and not documents.get("pdf"):  # no PDF made here: why
+            column.warning(escape_md(documents["pdf_error"]), icon=":material/picture_as_pdf:")
+            continue
+        column.download_button(
+            t(f"rp.dossier.{kind}"),
+            documents[kind],
+            file_name=f"{stem}_dossier.{kind}",
+            mime=mime,
+            key=f"{built_key}_{kind}",
         )
-    else:
-        c2.warning(escape_md(documents["pdf_error"]), icon=":material/picture_as_pdf:")
-    c3.download_button(
-        t("rp.dossier.json"),
-        documents["json"],
-        file_name=f"{stem}_dossier.json",
-        mime="application/json",
-        key=f"{built_key}_json",
-    )
     _redo_downloads(documents.get("redo") or {}, built_key)
     st.caption(t("rp.dossier.sha", sha=documents["sha"]))
     if documents.get("entry") is not None:

@@ -64,12 +64,13 @@ class Noise:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if self.law not in NOISE_LAWS:
-            raise ParameterError(
-                f"Unknown noise law {self.law!r}: use one of {', '.join(NOISE_LAWS)}.",
-                code="reconstruction.noise_law",
-                law=self.law,
-            )
+        ParameterError.unless_one_of(
+            self.law,
+            NOISE_LAWS,
+            "Unknown noise law {law!r}: use one of {choices}.",
+            code="reconstruction.noise_law",
+            law=self.law,
+        )
         if not (self.scale > 0 and 0 < self.beta < 1):
             raise ParameterError(
                 "A noise law needs a scale > 0 and a β in (0, 1).",
@@ -218,12 +219,13 @@ class Schema:
         return all(isinstance(v, Real) and not isinstance(v, bool) for v in self.domain(column))
 
     def domain(self, column: str) -> tuple[Any, ...]:
-        if column not in self.domains:
-            raise ParameterError(
-                f"Unknown column {column!r}: the schema has {', '.join(self.columns)}.",
-                code="reconstruction.column",
-                column=column,
-            )
+        ParameterError.unless_one_of(
+            column,
+            self.domains,
+            "Unknown column {column!r}: the schema has {choices}.",
+            code="reconstruction.column",
+            column=column,
+        )
         return self.domains[column]
 
     def numbers(self, column: str) -> np.ndarray:

@@ -113,20 +113,13 @@ def add_option(
     request's field checked by an option of another name). ``parameter``: a parameter
     declared by its owner (an algorithm's own option) rather than the registry's."""
     option = parameter or REQUEST_OPTIONS[name]
-    settings = _reading(option, checked)
-    dest = more.pop("dest", name)
+    settings = {"dest": name, "default": default, "required": required}
+    settings.update(_reading(option, checked))
     if isinstance(settings.get("choices"), LazyChoices) and "choices" not in more:
         note = f"{note}; one of %(choices)s" if note else "one of %(choices)s"
     settings.update(more)
     words = (help or option.help) + (f"; {note}" if note else "") + default_words(default)
-    return parser.add_argument(
-        *(flags or (option.flag,)),
-        dest=dest,
-        default=default,
-        required=required,
-        help=words,
-        **settings,
-    )
+    return parser.add_argument(*(flags or (option.flag,)), help=words, **settings)
 
 
 def add_request_options(

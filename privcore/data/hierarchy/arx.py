@@ -96,14 +96,12 @@ def _read_source(source: Any) -> tuple[str, str | None]:
         return _decode(bytes(source)), None
     if isinstance(source, str | os.PathLike):
         path = Path(source)
-        try:
+        with HierarchyError.on_os_error(
+            f"The hierarchy file '{path}' could not be read: {{reason}}.",
+            code="hierarchy.unreadable",
+            path=str(path),
+        ):
             data = path.read_bytes()
-        except OSError as exc:
-            raise HierarchyError(
-                f"The hierarchy file '{path}' could not be read: {exc.strerror or exc}.",
-                code="hierarchy.unreadable",
-                path=str(path),
-            ) from exc
         return _decode(data), path.name
     if hasattr(source, "read"):
         data = source.getvalue() if hasattr(source, "getvalue") else source.read()

@@ -5,12 +5,13 @@ name (:class:`UnnamedColumn`), and the constants and errors every reader shares.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 import pandas as pd
 
+from privcore.core.records import PlainFields
 from privcore.errors import DataFormatError
 
 #: Cell texts read as missing. Matching is exact (case-sensitive) after the cell is read.
@@ -26,15 +27,12 @@ INDEX_NAME = "index"
 
 
 @dataclass(frozen=True)
-class Fingerprint:
+class Fingerprint(PlainFields):
     """Identity of a table without its content: SHA-256 of its canonical bytes."""
 
     sha256: str
     rows: int
     columns: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def fingerprint(frame: pd.DataFrame) -> Fingerprint:
@@ -54,7 +52,7 @@ def fingerprint(frame: pd.DataFrame) -> Fingerprint:
 
 
 @dataclass(frozen=True)
-class UnnamedColumn:
+class UnnamedColumn(PlainFields):
     """The first column of a file whose first header cell was empty, as pandas writes a
     table with its index (``to_csv()``, ``to_excel()``) and R its row names.
 
@@ -67,9 +65,6 @@ class UnnamedColumn:
     name: str
     running_index: bool
     start: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,11 @@ from privcore.errors import DataFormatError
 # in one piece (the same dtypes as one read_csv call).
 _CSV_CHUNK_ROWS = 1_000_000
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+# pandas' read_csv options that make the loader's missing markers, and only those,
+# missing values (pandas' own list holds "None", "n/a", "-nan", …)
+READ_CSV_MISSING: Mapping[str, Any] = MappingProxyType(
+    {"na_values": list(MISSING_MARKERS), "keep_default_na": False}
+)
 
 
 def _read_text(
@@ -172,12 +178,11 @@ def _parse_rows(
             budget,
             sep=delimiter,
             encoding=encoding,
-            na_values=list(MISSING_MARKERS),
-            keep_default_na=False,
             skipinitialspace=skip_space,
             skip_blank_lines=True,
             # by position: pandas names an unnamed column itself ("Unnamed: 0")
             dtype={names.index(name): "str" for name in text_columns} or None,
+            **READ_CSV_MISSING,
         )
     except pd.errors.ParserError as exc:
         raise _ragged_error(str(exc), len(names)) from exc

@@ -111,13 +111,12 @@ def _check_request(
     density: str,
 ) -> None:
     """The columns exist, the claimed ε is a number > 0, the method and density known."""
-    if input_column not in frame.columns or any(c not in frame.columns for c in output_columns):
-        missing = [c for c in [input_column, *output_columns] if c not in frame.columns]
-        raise ParameterError(
-            f"The samples have no column {', '.join(missing)}.",
-            code="ldp.samples_columns",
-            columns=missing,
-        )
+    ParameterError.unless_present(
+        [input_column, *output_columns],
+        frame.columns,
+        "The samples have no column {names}.",
+        code="ldp.samples_columns",
+    )
     if not output_columns:
         raise ParameterError("Name at least one output column.", code="ldp.samples_columns")
     if not (

@@ -156,13 +156,14 @@ class ThresholdHistogramEncoding(_IndependentBits, _HistogramEncoding):
         if threshold is None:
             theta = optimal_threshold(self.epsilon)
         else:
-            theta = as_float(threshold)
-            if not 0.0 <= theta <= 1.0:
-                raise ParameterError(
-                    f"THE's threshold θ must be a number in [0, 1], got {threshold!r}.",
-                    code="ldp.bad_threshold",
-                    threshold=threshold,
-                )
+            theta = ParameterError.unless_within(
+                as_float(threshold),
+                0.0,
+                1.0,
+                "THE's threshold θ must be a number in [{low:g}, {high:g}], got {threshold!r}.",
+                code="ldp.bad_threshold",
+                threshold=threshold,
+            )
         self.threshold = theta
         self.p_star = _laplace_sf(theta - 1.0, self.scale)
         self.q_star = _laplace_sf(theta, self.scale)

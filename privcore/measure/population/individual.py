@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from privcore.classes import EquivalenceClasses, group_sums
-from privcore.core.jsonsafe import plain_fields
+from privcore.core.records import PlainFields
 from privcore.errors import ParameterError
 from privcore.measure.population.sample import _fraction, _sample_classes, population_size
 
@@ -103,7 +103,7 @@ def _exact_risk(f: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class IndividualRisk:
+class IndividualRisk(PlainFields):
     """Benedetti–Franconi individual risk of every record (sdcMicro ``measure_risk``).
 
     ``per_record[i]``: E[1/F | f] of row i (each of its records when rows stand for
@@ -121,9 +121,7 @@ class IndividualRisk:
     method: str
     sampling_fraction: float | None
     records: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return plain_fields(self, leave_out=("per_record",))
+    summary_leaves_out: ClassVar[tuple[str, ...]] = ("per_record",)
 
 
 def individual_risk_of_classes(

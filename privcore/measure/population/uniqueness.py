@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from privcore.classes import EquivalenceClasses
-from privcore.core.jsonsafe import plain_fields
+from privcore.core.records import PlainFields
 from privcore.measure.population.models import (
     dankar_choice,
     pitman_uniques,
@@ -29,7 +29,7 @@ MODELS = ("zayatz", "pitman", "snb")
 
 
 @dataclass(frozen=True)
-class PopulationUniqueness:
+class PopulationUniqueness(PlainFields):
     """Estimated population uniqueness of a sample (see the module docstring).
 
     - ``model``: the model Dankar et al.'s rule chose ("zayatz", "pitman", "snb"), or
@@ -60,9 +60,6 @@ class PopulationUniqueness:
     ) -> PopulationUniqueness:
         """A sample without uniques: model "none", every estimate 0."""
         return cls("none", 0.0, 0.0, dict.fromkeys(MODELS, 0.0), fraction, population, records, 0)
-
-    def to_dict(self) -> dict[str, Any]:
-        return plain_fields(self)
 
 
 def uniqueness_of_frequencies(
