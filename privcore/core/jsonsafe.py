@@ -32,6 +32,8 @@ def plain(obj: Any) -> Any:
     ``None``; non-string mapping keys become strings. Anything else becomes its
     ``str()``, so writing a record never fails on an odd value.
     """
+    if isinstance(obj, enum.Enum):  # before str and int: a StrEnum is also a str
+        return plain(obj.value)
     if obj is None or isinstance(obj, (bool, str, int)):
         return obj
     if isinstance(obj, float):
@@ -64,8 +66,6 @@ def plain(obj: Any) -> Any:
         return str(obj)
     if isinstance(obj, Decimal):
         return plain(float(obj))
-    if isinstance(obj, enum.Enum):
-        return plain(obj.value)
     if isinstance(obj, (bytes, bytearray)):
         return bytes(obj).decode("utf-8", errors="replace")
     to_dict = getattr(obj, "to_dict", None)

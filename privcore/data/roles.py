@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from privcore.core.records import PlainFields
 from privcore.data.codes import is_number, n_distinct
 
 
@@ -32,7 +33,7 @@ ROLES: tuple[Role, ...] = tuple(Role)
 
 
 @dataclass(frozen=True)
-class RoleSuggestion:
+class RoleSuggestion(PlainFields):
     """A suggested role for one column and why.
 
     ``rule`` is a stable code ("value_pattern", "name_pattern", "unique", "dates",
@@ -46,16 +47,6 @@ class RoleSuggestion:
     reason: str
     confidence: str
     details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "column": self.column,
-            "role": self.role.value,
-            "rule": self.rule,
-            "reason": self.reason,
-            "confidence": self.confidence,
-            "details": self.details,
-        }
 
 
 # Name patterns, matched on the column name lower-cased with -_. turned into spaces.

@@ -135,3 +135,16 @@ def test_profile_missing_and_types():
     assert table.loc["b", "missing"] == 2
     assert table.loc["b", "missing_share"] == 2 / 3
     assert table.loc["c", "type"] == "empty"
+
+
+def test_suggestion_summary_names_the_role_as_plain_text():
+    """The summary of a suggestion is its fields as JSON types: the role as its value
+    (a StrEnum is a str, but the summary holds the plain string), details copied."""
+    from privcore.core.jsonsafe import plain
+    from privcore.data.roles import RoleSuggestion
+
+    summary = RoleSuggestion("zip", Q, "name_pattern", "r", "high", {"n": (1, 2)}).to_dict()
+    assert list(summary) == ["column", "role", "rule", "reason", "confidence", "details"]
+    assert type(summary["role"]) is str and summary["role"] == "quasi_identifier"
+    assert summary["details"] == {"n": [1, 2]}
+    assert type(plain({"r": S})["r"]) is str

@@ -63,10 +63,7 @@ def roll_controls(wb: Workbench, original: Dataset, qi: list[str], *, key: str) 
     The roll is kept in the session under ``key`` with the data set it belongs to.
     """
     source = choice_radio(
-        t("at.roll_source"),
-        ["synthetic", "upload"],
-        lambda s: t(f"at.roll_{s}"),
-        key=keep(f"{key}_source"),
+        t("at.roll_source"), ["synthetic", "upload"], "at.roll_", key=keep(f"{key}_source")
     )
     if source == "synthetic":
         _synthetic_roll(wb, original, qi, key=key)

@@ -15,7 +15,7 @@ from privcore.attacks import AttackReport, RollFrequencySet, Simulation
 from privcore.runs import AttackRequest
 from privcore.runs.registry import OPTIONS
 from privcore.words.labels import attack_table
-from ui.common.charts import ACCENT, FAIL, MUTED, show_chart
+from ui.common.charts import ACCENT, FAIL, MUTED, show_chart, titled_axes
 from ui.common.components import escape_md, fmt
 from ui.common.i18n import current_language, t, t_plain
 from ui.common.state import keep
@@ -318,8 +318,7 @@ def effective_k_chart(report: AttackReport) -> alt.Chart:
         alt.Chart(data, title=t("at.effective_k_title"))
         .mark_bar()
         .encode(
-            x=alt.X("k:O", title=t("at.effective_k_x")),
-            y=alt.Y("records:Q", title=t("at.records")),
+            **titled_axes("k:O", "at.effective_k_x", "records:Q", "at.records"),
             color=alt.Color(
                 "re-identified:N", title=t("at.reidentified"), scale=alt.Scale(range=[MUTED, FAIL])
             ),

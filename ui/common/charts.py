@@ -7,7 +7,7 @@ so a page without charts (Home, the first page a visitor sees) does not wait for
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import altair as alt
@@ -33,6 +33,17 @@ def _theme() -> alt.theme.ThemeConfig:
             "view": {"stroke": None},
         }
     }
+
+
+def titled_axes(x: str, x_words: str, y: str, y_words: str) -> dict[str, Any]:
+    """The ``x`` and ``y`` encodings of a chart (Altair shorthands such as ``"k:O"``),
+    titled with the catalogue's words ``x_words`` and ``y_words`` in the page's language:
+    ``chart.encode(**titled_axes(...), color=...)``."""
+    import altair as alt
+
+    from ui.common.i18n import t
+
+    return {"x": alt.X(x, title=t(x_words)), "y": alt.Y(y, title=t(y_words))}
 
 
 def enable() -> None:

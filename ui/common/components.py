@@ -109,15 +109,19 @@ def safe_bounds(low: Any, high: Any, value: Any) -> tuple[Any, Any, Any]:
 def choice_radio(
     label: str,
     options: Sequence[Any],
-    word: Callable[[Any], str],
+    word: Callable[[Any], str] | str,
     *,
     key: str,
     where: Any = None,
 ) -> Any:
     """A row of radio buttons (in ``where``, a column or container; the page by default)
     labelled ``label``: one per option, shown as ``word(option)`` (worded now:
-    :func:`ui.common.i18n.labels`), the choice kept under ``key``. Returns the option
-    chosen."""
+    :func:`ui.common.i18n.labels`), the choice kept under ``key``. ``word`` may be the
+    catalogue's key prefix of the options' words instead: option ``o`` is then worded
+    ``t(word + o)``. Returns the option chosen."""
+    if isinstance(word, str):
+        prefix = word
+        word = lambda option: t(f"{prefix}{option}")  # noqa: E731 - the words of a prefix
     return (st if where is None else where).radio(
         label, options, horizontal=True, format_func=labels(options, word), key=key
     )

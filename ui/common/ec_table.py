@@ -81,10 +81,7 @@ def _picked_class(class_table: pd.DataFrame, key: str) -> int | None:
     :data:`MAX_SHOWN` rows; returns the id of the class clicked, or None."""
     only_bad = st.toggle(t("ec.only_violating"), key=f"{key}::bad")
     order = choice_radio(
-        t("ec.sort"),
-        ["size_asc", "size_desc", "class"],
-        lambda o: t(f"ec.sort_{o}"),
-        key=f"{key}::order",
+        t("ec.sort"), ["size_asc", "size_desc", "class"], "ec.sort_", key=f"{key}::order"
     )
     table = class_table
     if only_bad:

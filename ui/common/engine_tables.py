@@ -141,10 +141,7 @@ def release_file_input(table: LargeTable, key: str, *, page: str) -> tuple[str, 
         st.caption(t("lt.release_offered"))
     release_path = _through_copy(table, key, release_path, page)
     pairing = choice_radio(
-        t("ws.pairing"),
-        PAIRINGS,
-        lambda p: t(f"lt.pairing_{p}"),
-        key=f"{page}_table_pairing::{key}",
+        t("ws.pairing"), PAIRINGS, "lt.pairing_", key=f"{page}_table_pairing::{key}"
     )
     key_column = None
     if pairing == "key":

@@ -38,9 +38,7 @@ def accuracy_tab(ctx: Context, query_spec: dict | None) -> None:
     if ctx.needs_data():
         return
     sources = ["builder", "count"]
-    source = choice_radio(
-        t("dp.acc_source"), sources, lambda s: t(f"dp.acc_source_{s}"), key=keep("dp_acc_source")
-    )
+    source = choice_radio(t("dp.acc_source"), sources, "dp.acc_source_", key=keep("dp_acc_source"))
     spec = dict(query_spec) if source == "builder" else _count_spec(ctx)
     st.caption(t("dp.acc_query", query=query_label(spec)))
     relation_note(spec["relation"])

@@ -19,7 +19,7 @@ from privcore.words.catalog import note_sentence
 from privcore.words.risks import article29_rows
 from ui.common.chart_lines import identity_line
 from ui.common.charts import show_chart
-from ui.common.components import fmt
+from ui.common.components import explained_metric, fmt
 from ui.common.i18n import current_language, escape_md, t, t_plain
 from ui.common.workspace.names import algorithm_title, file_stem
 from ui.dp.answers_view import cell_value
@@ -36,16 +36,10 @@ def _release_metrics(figures: Mapping[str, Any], zero_in_truth: int) -> None:
     st.metric(t("dp.mean_abs_error"), fmt(figures["mean_abs_error"], 2))
     st.metric(t("dp.median_abs_error"), fmt(figures["median_abs_error"], 2))
     st.metric(t("dp.max_abs_error"), fmt(figures["max_abs_error"], 1))
-    st.metric(
-        t("dp.mean_relative_error"),
-        f"{figures['mean_relative_error']:.1%}",
-        help=t("dp.mean_relative_error_help"),
-    )
-    st.metric(
-        t("dp.zero_answered"),
-        f"{figures['zero_answered_positive']:,} / {zero_in_truth:,}",
-        help=t("dp.zero_answered_help"),
-    )
+    relative = f"{figures['mean_relative_error']:.1%}"
+    explained_metric(st, t("dp.mean_relative_error"), relative, "dp.mean_relative_error_help")
+    zeros = f"{figures['zero_answered_positive']:,} / {zero_in_truth:,}"
+    explained_metric(st, t("dp.zero_answered"), zeros, "dp.zero_answered_help")
 
 
 def release_result(result: Any, *, name: str) -> None:

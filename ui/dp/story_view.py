@@ -18,7 +18,7 @@ import streamlit as st
 
 from privcore.dp import posterior_bound
 from ui.common.charts import ACCENT, FAIL, MUTED
-from ui.common.components import fmt, verdict_row
+from ui.common.components import explained_metric, fmt, verdict_row
 from ui.common.i18n import t, t_plain
 from ui.common.workspace.names import diner_name
 
@@ -91,11 +91,8 @@ def dinner_result(story: Any) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric(t("dp.diners"), f"{story.diners_before} → {story.diners_after}")
     c2.metric(t("dp.singles"), f"{story.singles_before} → {story.singles_after}")
-    c3.metric(
-        t("dp.noisy_singles"),
-        f"{fmt_noisy(attack.noisy_with[0])} → {fmt_noisy(attack.noisy_without[0])}",
-        help=t("dp.noisy_singles_help"),
-    )
+    noisy = f"{fmt_noisy(attack.noisy_with[0])} → {fmt_noisy(attack.noisy_without[0])}"
+    explained_metric(c3, t("dp.noisy_singles"), noisy, "dp.noisy_singles_help")
     status = status_word(story.leaver_status)
     verdict_row(
         [
@@ -187,16 +184,10 @@ def differencing_result(attack: Any, *, row: int, column: str, value: Any) -> No
     """The differencing attack on one person of the data set."""
     has = t_plain("dp.has_value" if attack.target_has_value else "dp.has_not_value")
     c1, c2 = st.columns(2)
-    c1.metric(
-        t("dp.exact_counts"),
-        f"{attack.count_with:,} → {attack.count_without:,}",
-        help=t("dp.exact_counts_help"),
-    )
-    c2.metric(
-        t("dp.noisy_counts"),
-        f"{fmt_noisy(attack.noisy_with[0])} → {fmt_noisy(attack.noisy_without[0])}",
-        help=t("dp.noisy_singles_help"),
-    )
+    exact = f"{attack.count_with:,} → {attack.count_without:,}"
+    explained_metric(c1, t("dp.exact_counts"), exact, "dp.exact_counts_help")
+    noisy = f"{fmt_noisy(attack.noisy_with[0])} → {fmt_noisy(attack.noisy_without[0])}"
+    explained_metric(c2, t("dp.noisy_counts"), noisy, "dp.noisy_singles_help")
     condition = f"{column} = {value}"
     verdict_row(
         [

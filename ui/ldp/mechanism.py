@@ -75,10 +75,7 @@ def _controls() -> tuple[dict[str, Any], str, bool]:
     n_ob = samples_input("ldp.n_ob", 1_000_000, 40_000, 10_000, "ldp_n_ob")
     n_lb = samples_input("ldp.n_lb", 5_000_000, 200_000, 100_000, "ldp_n_lb")
     density = choice_radio(
-        t("ldp.density_mode"),
-        list(DENSITIES),
-        lambda m: t(f"ldp.density_{m}"),
-        key=keep("ldp_density"),
+        t("ldp.density_mode"), list(DENSITIES), "ldp.density_", key=keep("ldp_density")
     )
     seed = int(st.number_input(t("an.seed"), 0, 2**31 - 1, 0, key=keep("ldp_seed")))
     go = heavy_button(t("ldp.run"), key="ldp_run", cancel_key="ldp_cancel")

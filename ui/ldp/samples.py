@@ -47,11 +47,7 @@ def _columns(columns: list[str]) -> tuple[str, list[str], float, str]:
         t("ldp.input_col"), columns, key=keep("ldp_in", valid=lambda v: v in columns)
     )
     shape = choice_radio(
-        t("ldp.output_shape"),
-        ["one", "prefix"],
-        lambda s: t(f"ldp.output_{s}"),
-        key=keep("ldp_shape"),
-        where=c2,
+        t("ldp.output_shape"), ["one", "prefix"], "ldp.output_", key=keep("ldp_shape"), where=c2
     )
     others = [c for c in columns if c != input_col]
     if shape == "one":

@@ -92,11 +92,7 @@ def reconstruction_tab() -> None:
         c3.number_input(t("ldp.rc_n"), 1_000, 1_000_000, 100_000, 10_000, key=keep("ldp_rc_n"))
     )
     method = choice_radio(
-        t("ldp.rc_method"),
-        ["bayes", "em"],
-        lambda m: t(f"ldp.rc_{m}"),
-        key=keep("ldp_rc_method"),
-        where=c4,
+        t("ldp.rc_method"), ["bayes", "em"], "ldp.rc_", key=keep("ldp_rc_method"), where=c4
     )
     if heavy_button(t("ldp.rc_run"), key="ldp_rc_run", primary=False):
         try:

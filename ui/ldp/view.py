@@ -15,7 +15,7 @@ from privcore.ldp.audit import AuditReport
 from privcore.ldp.device import device
 from privcore.runs.registry import MECHANISMS
 from ui.common.chart_lines import identity_line
-from ui.common.charts import ACCENT, FAIL, PASS, WARN, show_chart
+from ui.common.charts import ACCENT, FAIL, PASS, WARN, show_chart, titled_axes
 from ui.common.components import fmt
 from ui.common.errors import show_error
 from ui.common.i18n import t, t_plain
@@ -190,8 +190,7 @@ def distributions_chart(report: AuditReport, inputs: list[Any]) -> alt.Chart | N
         alt.Chart(data, title=t("ldp.density_title"))
         .mark_line()
         .encode(
-            x=alt.X("y:Q", title=t("ldp.output_value")),
-            y=alt.Y("density:Q", title=t("ldp.density")),
+            **titled_axes("y:Q", "ldp.output_value", "density:Q", "ldp.density"),
             color=alt.Color("input:N", title=t("ldp.input")),
             strokeDash=alt.StrokeDash("how:N", title=t("ldp.estimator")),
             tooltip=[
@@ -243,8 +242,7 @@ def leakage_chart(report: AuditReport) -> alt.Chart | None:
         alt.Chart(data, title=t("ldp.leakage_title"))
         .mark_bar(color=WARN)
         .encode(
-            x=alt.X("coordinate:O", title=t("ldp.coordinate")),
-            y=alt.Y("leakage:Q", title=t("ldp.leakage_y")),
+            **titled_axes("coordinate:O", "ldp.coordinate", "leakage:Q", "ldp.leakage_y"),
             tooltip=["coordinate:O", alt.Tooltip("leakage:Q", format=".4f")],
         )
     )
@@ -311,8 +309,7 @@ def sweep_chart(frame: pd.DataFrame) -> alt.Chart:
         alt.Chart(data, title=t("ldp.sweep_title"))
         .mark_line(point=True)
         .encode(
-            x=alt.X("claimed:Q", title=t("ldp.claimed")),
-            y=alt.Y("measured:Q", title=t("ldp.measured")),
+            **titled_axes("claimed:Q", "ldp.claimed", "measured:Q", "ldp.measured"),
             color=alt.Color("measure:N", title=None),
             tooltip=["measure:N", "claimed:Q", alt.Tooltip("measured:Q", format=".3f")],
         )
@@ -339,8 +336,7 @@ def reconstruction_chart(
         alt.Chart(data, title=t("ldp.rc_title"))
         .mark_line(point=True)
         .encode(
-            x=alt.X("x:Q", title=t("ldp.rc_x")),
-            y=alt.Y("share:Q", title=t("ldp.rc_y")),
+            **titled_axes("x:Q", "ldp.rc_x", "share:Q", "ldp.rc_y"),
             color=alt.Color(
                 "series:N",
                 title=None,
