@@ -96,6 +96,7 @@ def adult_rows() -> list[list]:
     from privcore.anonymize import anonymize
     from privcore.data import load_sample
     from privcore.data.schema import Schema
+    from privcore.errors import InfeasibleError
     from privcore.measure.utility import perturbation_utility
     from privcore.models import KAnonymity
 
@@ -116,7 +117,12 @@ def adult_rows() -> list[list]:
     for algorithm, qi, options in runs:
         schema = Schema({**dict.fromkeys(qi, "quasi_identifier"), "occupation": "sensitive"})
         start = time.perf_counter()
-        release = anonymize(frame, schema, [KAnonymity(5)], algorithm=algorithm, **options)
+        try:
+            release = anonymize(frame, schema, [KAnonymity(5)], algorithm=algorithm, **options)
+        except InfeasibleError as refused:  # MDAV's strata of many categories: refused
+            reason = str(refused)[:100]
+            rows.append([f"{algorithm} ({len(qi)} QIs)", "refused", reason, *["—"] * 6])
+            continue
         seconds = time.perf_counter() - start
         categorical = [c for c in qi if c != "age"]
         utility = perturbation_utility(
