@@ -347,8 +347,9 @@ def _clamped_total(
     """Σ clamp(x, a, b) over the rows meeting ``where``, a missing value counting as a (any
     fixed value inside [a, b] keeps the sensitivity of the clamped sum). One pass over
     the column and one copy: integers with integer bounds are clamped and summed exactly
-    as integers; other numbers as floats, ``fmax`` taking a missing value (NaN) to a and
-    ``fmin`` clamping above; without ``where`` no mask is applied."""
+    as integers; other numbers as floats, clipped to [a, b] and summed, a second pass
+    (``fmax``) taking a missing value (NaN) to a only when the total shows one; without
+    ``where`` no mask is applied."""
     series = frame[_check_columns(frame, [column])[0]]
     if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
         raise ParameterError(
@@ -371,9 +372,12 @@ def _clamped_total(
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     if rows is not None:
         values = values[rows]
-    clamped = np.fmax(values, low)  # NaN → a
-    np.fmin(clamped, high, out=clamped)
-    return float(clamped.sum())
+    clamped = np.clip(values, low, high)  # a NaN stays NaN, and so does the total
+    total = float(clamped.sum())
+    if math.isnan(total):  # a missing value: fmax takes it to a
+        np.fmax(clamped, low, out=clamped)
+        total = float(clamped.sum())
+    return total
 
 
 def _sum_kind(frame: pd.DataFrame, column: Any, low: float, high: float) -> str:

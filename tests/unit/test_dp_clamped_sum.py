@@ -36,6 +36,15 @@ def test_missing_values_count_as_the_lower_bound():
     assert clamped_sum(flags, "x", 0, 1).true_answer == 2
 
 
+def test_infinities_clamp_and_a_missing_value_among_them_counts_as_a():
+    # clip, then a NaN found in the total taken to a: 1.5 + 0 + 100 + 0 (−∞ → a) = 101.5
+    frame = pd.DataFrame({"x": [1.5, np.nan, np.inf, -np.inf]})
+    assert clamped_sum(frame, "x", 0, 100).true_answer == 101.5
+    # no missing value: one clip and one sum, 100 + 0 + 40.5 = 140.5
+    finite = pd.DataFrame({"x": [np.inf, -7.0, 40.5]})
+    assert clamped_sum(finite, "x", 0, 100).true_answer == 140.5
+
+
 def test_fractional_or_huge_bounds_sum_as_floats():
     frame = pd.DataFrame({"x": [1, 2, 3]})
     # bounds [0.5, 2.5]: 1 + 2 + 2.5 = 5.5, a real query
