@@ -75,13 +75,14 @@ class PrivcoreError(Exception):
     @contextmanager
     def on_os_error(cls, message: str, *, code: str, **params: Any) -> Iterator[None]:
         """Within the block, an :class:`OSError` (a file the system would not read or
-        write) becomes one of these: ``message`` with ``{reason}`` replaced by what the
-        system said (its ``strerror``, else the error itself)."""
+        write) becomes one of these: ``message`` is a :meth:`str.format` template of
+        ``params`` (which the error carries) and ``reason``, what the system said (its
+        ``strerror``, else the error itself)."""
         try:
             yield
         except OSError as exc:
             reason = str(exc.strerror or exc)
-            raise cls(message.replace("{reason}", reason), code=code, **params) from exc
+            raise cls(message.format(**params, reason=reason), code=code, **params) from exc
 
 
 class DataFormatError(PrivcoreError):

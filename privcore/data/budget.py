@@ -108,15 +108,22 @@ class ReadBudget:
             where, params = f" (line {line:,})", {"line": int(line)}
         elif column is not None:
             where, params = f" (column '{column}')", {"column": str(column)}
-        return self._over_limit("data.cell_too_long", where, chars=int(chars), **params)
+        return self._over_limit("data.cell_too_long", where, params, chars=int(chars))
 
-    def _over_limit(self, code: str, where: str = "", **params: Any) -> DataFormatError:
+    def _over_limit(
+        self,
+        code: str,
+        where: str = "",
+        located: dict[str, Any] | None = None,
+        **figures: Any,
+    ) -> DataFormatError:
         """The error ``code`` of :data:`_OVER_LIMIT`: its message filled with the limit,
-        ``where`` and ``params``; the limit (``limit``) and ``params`` as its params."""
+        ``where`` and ``figures``; its params the ``figures``, the limit (``limit``) and
+        where it is (``located``), in that order."""
         name, message = _OVER_LIMIT[code]
         limit = getattr(self, name)
-        text = message.format(limit=limit, where=where, **params)
-        return DataFormatError(text, code=code, **params, limit=limit)
+        text = message.format(limit=limit, where=where, **figures)
+        return DataFormatError(text, code=code, **figures, limit=limit, **(located or {}))
 
 
 def expands_too_much(limit_mb: int, *, factor: int = 1) -> DataFormatError:

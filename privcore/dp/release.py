@@ -84,7 +84,6 @@ from privcore.config import limits
 from privcore.core.jsonsafe import plain
 from privcore.data.cells import ColumnCells, parse_column
 from privcore.data.hierarchy import Hierarchy
-from privcore.dp import synthesis
 from privcore.dp.budget import Budget
 from privcore.dp.mechanisms import DiscreteLaplace
 from privcore.dp.parameters import check_epsilon
@@ -361,6 +360,8 @@ def dp_release(
     records = _synthesize(columns, qi, sa, tables, sa_counts, rng)
     if progress is not None:
         progress(1.0, f"{total:,} records synthesized")
+    from privcore.dp import synthesis  # imports scipy.optimize: when a release is made
+
     return synthesis.release_of_records(
         records,
         sa,
@@ -373,6 +374,8 @@ def dp_release(
 
 
 def _graphical(frame, qi, sa, epsilon, seed, relation, progress, method, delta, bounds, bins):
+    from privcore.dp import synthesis  # imports scipy.optimize: when a release is made
+
     if method not in synthesis.METHODS:
         raise ParameterError(
             f"Unknown release method {method!r}: choose one of {', '.join(synthesis.METHODS)}.",

@@ -255,7 +255,7 @@ def file_record(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
     digest = hashlib.sha256()
     with (
         ParameterError.on_os_error(
-            f"Cannot read the {what} file {path}: {{reason}}.",
+            f"Cannot read the {what} file {{path}}: {{reason}}.",
             code="report.redo_unreadable",
             path=str(path),
         ),

@@ -497,3 +497,35 @@ def test_roll_and_audit_sample_limits_name_the_variable(monkeypatch, capsys):
         capsys, "audit --mechanism grr --epsilon 1 --domain 5 --samples 5000 --quiet"
     )
     assert_user_message(message, "5,000", "1,000", "PRIVCORE_MAX_AUDIT_SAMPLES")
+
+
+def test_an_unreadable_file_keeps_its_path_as_given_in_the_message():
+    """The system's reason fills the message's own place for it, never text inside the
+    path (a path holding "{reason}" is written as it is)."""
+    import pytest
+
+    from privcore.data.hierarchy.arx import _read_source
+    from privcore.errors import HierarchyError, ParameterError
+    from privcore.report.redo import file_record
+
+    path = "/nonexistent/{reason}.csv"
+    with pytest.raises(ParameterError) as caught:
+        file_record(path, "original")
+    assert str(caught.value) == f"Cannot read the original file {path}: No such file or directory."
+    with pytest.raises(HierarchyError) as caught:
+        _read_source(path)
+    assert str(caught.value) == (
+        f"The hierarchy file '{path}' could not be read: No such file or directory."
+    )
+    assert caught.value.params == {"path": path}
+
+
+def test_limit_errors_name_the_figure_then_the_limit_then_where():
+    """The params of a limit error, as the history keeps them: the figure measured, the
+    installation's limit, then where it was found."""
+    from privcore.data.budget import ReadBudget
+
+    budget = ReadBudget(10, 20, 1, 5)
+    assert list(budget.cell_too_long(24, line=2).params) == ["chars", "limit", "line"]
+    assert list(budget.cell_too_long(24, column="a").params) == ["chars", "limit", "column"]
+    assert budget.too_many_columns(50).params == {"columns": 50, "limit": 20}

@@ -97,7 +97,7 @@ def _read_source(source: Any) -> tuple[str, str | None]:
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         with HierarchyError.on_os_error(
-            f"The hierarchy file '{path}' could not be read: {{reason}}.",
+            "The hierarchy file '{path}' could not be read: {reason}.",
             code="hierarchy.unreadable",
             path=str(path),
         ):
