@@ -145,12 +145,14 @@ def prepare(
         if not isinstance(model, PrivacyModel):
             raise ParameterError(f"Not a privacy model: {model!r}.", code="models.not_a_model")
     max_suppression = as_float(max_suppression)
-    if not 0.0 <= max_suppression <= 1.0:
-        raise ParameterError(
-            f"The suppression limit must be a share between 0 and 1 (got {max_suppression}).",
-            code="anonymize.bad_suppression",
-            value=max_suppression,
-        )
+    ParameterError.unless_within(
+        max_suppression,
+        0.0,
+        1.0,
+        "The suppression limit must be a share between 0 and 1 (got {value}).",
+        code="anonymize.bad_suppression",
+        value=max_suppression,
+    )
     hierarchies = dict(schema.hierarchies)
     if need_hierarchies:
         without = [c for c in qi if c not in hierarchies]

@@ -121,7 +121,10 @@ def choice_radio(
     ``t(word + o)``. Returns the option chosen."""
     if isinstance(word, str):
         prefix = word
-        word = lambda option: t(f"{prefix}{option}")  # noqa: E731 - the words of a prefix
+
+        def word(option: Any) -> str:
+            return t(f"{prefix}{option}")
+
     return (st if where is None else where).radio(
         label, options, horizontal=True, format_func=labels(options, word), key=key
     )
