@@ -32,8 +32,11 @@ def test_the_downloaded_notebook_gets_the_figures_the_page_shows(page: Page, app
     panel = page.get_by_test_id("stExpander").filter(has_text="Reproduce in Python").first
     panel.get_by_text("Reproduce in Python").click()
     expect(panel.get_by_text("MeasureRequest.from_dict")).to_be_visible(timeout=30_000)
-    with page.expect_download() as info:
-        panel.get_by_role("button", name="Download the notebook and its files (.zip)").click()
+    button = panel.get_by_role("button", name="Download the notebook and its files (.zip)")
+    expect(button).to_be_enabled(timeout=30_000)
+    # the bundle is built on click: a loaded machine may take a while
+    with page.expect_download(timeout=90_000) as info:
+        button.click()
     archive = tmp_path / info.value.suggested_filename
     info.value.save_as(archive)
     assert archive.name == "reproduce_measure.zip"
